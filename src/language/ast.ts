@@ -1,0 +1,181 @@
+import type { SourceRange } from './source-range.js';
+
+/**
+ * The syntax tree of an intent spec. It is canonical: spelling variants (Unicode
+ * operators, `==`, tuple constraints, rule numbers) are normalised by the parser, so
+ * two texts that mean the same thing parse to trees that differ only in ranges and
+ * comments. The printer turns a tree back into canonical ASCII text.
+ */
+
+export interface Identifier {
+  readonly name: string;
+  readonly range: SourceRange;
+}
+
+export const comparisonOperators = ['=', '!=', '<', '<=', '>', '>='] as const;
+export type ComparisonOperator = (typeof comparisonOperators)[number];
+
+export const operators = [
+  '=',
+  '!=',
+  '~',
+  '!~',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'in',
+  'not in',
+  'contains',
+  'not contains',
+  'matches',
+  'not matches',
+] as const;
+export type Operator = (typeof operators)[number];
+
+/** The positive form of every operator and whether it is negated. */
+export const operatorPolarity: Readonly<
+  Record<Operator, { readonly positive: Operator; readonly negated: boolean }>
+> = {
+  '=': { positive: '=', negated: false },
+  '!=': { positive: '=', negated: true },
+  '~': { positive: '~', negated: false },
+  '!~': { positive: '~', negated: true },
+  '<': { positive: '<', negated: false },
+  '<=': { positive: '<=', negated: false },
+  '>': { positive: '>', negated: false },
+  '>=': { positive: '>=', negated: false },
+  in: { positive: 'in', negated: false },
+  'not in': { positive: 'in', negated: true },
+  contains: { positive: 'contains', negated: false },
+  'not contains': { positive: 'contains', negated: true },
+  matches: { positive: 'matches', negated: false },
+  'not matches': { positive: 'matches', negated: true },
+};
+
+export const relativeDates = ['today', 'tomorrow', 'yesterday', 'now'] as const;
+export type RelativeDate = (typeof relativeDates)[number];
+
+export type ValueNode =
+  | { readonly kind: 'string'; readonly value: string; readonly range: SourceRange }
+  | { readonly kind: 'number'; readonly value: number; readonly range: SourceRange }
+  | { readonly kind: 'boolean'; readonly value: boolean; readonly range: SourceRange }
+  /** `YYYY-MM-DD` */
+  | { readonly kind: 'date'; readonly value: string; readonly range: SourceRange }
+  /** `HH:MM` or `HH:MM:SS`, hours zero-padded */
+  | { readonly kind: 'time'; readonly value: string; readonly range: SourceRange }
+  /** `YYYY-MM-DDTHH:MM` or with seconds */
+  | { readonly kind: 'datetime'; readonly value: string; readonly range: SourceRange }
+  | { readonly kind: 'relative'; readonly value: RelativeDate; readonly range: SourceRange }
+  /** A bare name: an enum member (or, for a text variable, that text). */
+  | { readonly kind: 'name'; readonly value: string; readonly range: SourceRange }
+  | { readonly kind: 'list'; readonly elements: readonly ValueNode[]; readonly range: SourceRange }
+  | {
+      readonly kind: 'regex';
+      /** The pattern as written between the slashes (escapes kept). */
+      readonly pattern: string;
+      readonly flags: string;
+      readonly range: SourceRange;
+    };
+
+export interface ConstraintNode {
+  readonly kind: 'constraint';
+  readonly variable: Identifier;
+  readonly operator: Operator;
+  readonly value: ValueNode;
+  readonly range: SourceRange;
+}
+
+/**
+ * `Name`, `Name()` or `Name(constraints)`. Whether the name is a predicate or an
+ * objective is decided by the checker against the schema.
+ */
+export interface PatternAtom {
+  readonly kind: 'pattern';
+  readonly name: Identifier;
+  /** Whether parentheses were written (`Name()` vs `Name`). */
+  readonly parenthesized: boolean;
+  readonly constraints: readonly ConstraintNode[];
+  readonly range: SourceRange;
+}
+
+/** `Name cmp number`: a bound on how many times an objective has been achieved. */
+export interface CountAtom {
+  readonly kind: 'count';
+  readonly name: Identifier;
+  readonly operator: ComparisonOperator;
+  readonly count: number;
+  readonly range: SourceRange;
+}
+
+export type AtomNode = PatternAtom | CountAtom;
+
+export const confirmCategories = ['safety', 'security', 'privacy', 'ethics', 'financial'] as const;
+export type ConfirmCategory = (typeof confirmCategories)[number];
+
+export type AnnotationNode =
+  | {
+      readonly kind: 'confirm';
+      readonly category?: ConfirmCategory;
+      readonly message?: string;
+      readonly range: SourceRange;
+    }
+  | { readonly kind: 'repeat'; readonly limit?: number; readonly range: SourceRange };
+
+export interface HeadNode {
+  /** `Done` for the goal, otherwise an objective name. */
+  readonly name: Identifier;
+  readonly isDone: boolean;
+  readonly range: SourceRange;
+}
+
+export interface RuleNode {
+  readonly kind: 'rule';
+  readonly annotations: readonly AnnotationNode[];
+  /** Only an explicitly written label; positions give the rest (see `ruleIds`). */
+  readonly label?: Identifier;
+  /** Empty for `true -> X` or `-> X`. */
+  readonly body: readonly AtomNode[];
+  readonly head: HeadNode;
+  readonly comments: readonly string[];
+  readonly range: SourceRange;
+}
+
+export interface GuardNode {
+  readonly kind: 'guard';
+  readonly mode: 'reject' | 'confirm';
+  readonly predicate: Identifier;
+  readonly constraints: readonly ConstraintNode[];
+  readonly reason?: string;
+  readonly comments: readonly string[];
+  readonly range: SourceRange;
+}
+
+export type ItemNode = RuleNode | GuardNode;
+
+export interface SpecNode {
+  readonly kind: 'spec';
+  readonly items: readonly ItemNode[];
+  /** Comments after the last item. */
+  readonly trailingComments: readonly string[];
+  readonly range: SourceRange;
+}
+
+/**
+ * The identifier each rule is known by: its label, or `R<n>` for the n-th rule
+ * (counting rules only). A positional name that a written label already uses is
+ * skipped to the next free `R<n>_<k>`, so identifiers are always unique among
+ * unlabelled rules; duplicate written labels are a checker error.
+ */
+export function ruleIds(spec: SpecNode): string[] {
+  const rules = spec.items.filter((item): item is RuleNode => item.kind === 'rule');
+  const written = new Set(rules.flatMap((rule) => (rule.label ? [rule.label.name] : [])));
+  return rules.map((rule, index) => {
+    if (rule.label) return rule.label.name;
+    const base = `R${index + 1}`;
+    if (!written.has(base)) return base;
+    let suffix = 2;
+    while (written.has(`${base}_${suffix}`)) suffix++;
+    return `${base}_${suffix}`;
+  });
+}

@@ -1,0 +1,294 @@
+/**
+ * The one catalog of diagnostic codes. Codes are stable public API (tools and tests
+ * match on them); messages and hints are templates whose `{name}` placeholders are
+ * filled from the diagnostic's data. Add codes, never rename or reuse them.
+ */
+
+export type Severity = 'error' | 'warning';
+
+export interface DiagnosticDefinition {
+  readonly severity: Severity;
+  readonly message: string;
+  readonly hint?: string;
+}
+
+export const diagnosticCatalog = {
+  // Input and limits
+  'input-too-long': {
+    severity: 'error',
+    message: 'The spec is {length} characters long; at most {limit} are accepted.',
+    hint: 'Split the instruction into smaller tasks.',
+  },
+  'too-many-items': {
+    severity: 'error',
+    message: 'The spec has more than {limit} rules and guards; the rest were not read.',
+  },
+  'too-many-atoms': {
+    severity: 'error',
+    message: 'This rule body has more than {limit} atoms.',
+  },
+  'too-many-constraints': {
+    severity: 'error',
+    message: 'This pattern has more than {limit} constraints.',
+  },
+  'nesting-too-deep': {
+    severity: 'error',
+    message: 'Lists are nested more than {limit} levels deep.',
+  },
+  'literal-too-long': {
+    severity: 'error',
+    message: 'This {what} is {length} characters long; at most {limit} are accepted.',
+  },
+  'list-too-long': {
+    severity: 'error',
+    message: 'This list has more than {limit} elements.',
+  },
+  'too-many-diagnostics': {
+    severity: 'error',
+    message: 'More than {limit} problems were found; the rest are not shown.',
+  },
+  'extracted-spec': {
+    severity: 'warning',
+    message: 'Took the spec from {source}; the text around it was ignored.',
+    hint: 'Give the spec alone, without fences, tags or prose.',
+  },
+
+  // Lexical structure
+  'unexpected-character': {
+    severity: 'error',
+    message: "Unexpected character '{character}'.",
+  },
+  'unterminated-string': {
+    severity: 'error',
+    message: 'This string has no closing quote before the end of the line.',
+    hint: 'Close it with {quote}.',
+  },
+  'invalid-escape': {
+    severity: 'error',
+    message: "'\\{escape}' is not a valid escape in a string.",
+    hint: 'Use \\", \\\', \\\\, \\n, \\t or \\u{…}.',
+  },
+  'invalid-number': {
+    severity: 'error',
+    message: "'{text}' is not a valid number.",
+    hint: '{hint}',
+  },
+  'number-with-comma': {
+    severity: 'error',
+    message: "'{text}' looks like a number with a thousands separator.",
+    hint: 'Write {suggestion} (or {underscored}); a comma separates constraints.',
+  },
+  'invalid-date': {
+    severity: 'error',
+    message: "'{text}' is not a valid {what}.",
+    hint: 'Dates are YYYY-MM-DD, times HH:MM or HH:MM:SS (24-hour), date-times YYYY-MM-DDTHH:MM.',
+  },
+  'unterminated-regex': {
+    severity: 'error',
+    message: 'This regular expression has no closing slash.',
+    hint: 'Write it as /pattern/flags and escape a slash inside it as \\/.',
+  },
+  'invalid-regex': {
+    severity: 'error',
+    message: 'Invalid regular expression /{pattern}/{flags}: {reason}',
+  },
+
+  // Syntax
+  'unexpected-token': {
+    severity: 'error',
+    message: 'Expected {expected}, found {found}.',
+  },
+  'missing-arrow': {
+    severity: 'error',
+    message: "This rule has no '->' before its head.",
+    hint: 'A rule is written body -> Head, e.g. A(x = 1) & B -> Goal.',
+  },
+  'head-with-constraints': {
+    severity: 'error',
+    message: "The head '{name}' has constraints; a head is an objective name or Done.",
+    hint: 'Move the conditions into the body: … & {name}Info(…) -> {name}.',
+  },
+  'multiple-heads': {
+    severity: 'error',
+    message: 'A rule has exactly one head.',
+    hint: 'Write one rule per head, each with the same body.',
+  },
+  'unquoted-text': {
+    severity: 'error',
+    message: 'Text of several words must be quoted.',
+    hint: 'Write {suggestion}.',
+  },
+  'done-in-body': {
+    severity: 'error',
+    message: "'Done' can only be a rule head.",
+    hint: 'To require what Done needs, repeat its conditions or name the objectives it depends on.',
+  },
+  'unknown-annotation': {
+    severity: 'error',
+    message: "Unknown annotation '@{name}'.",
+    hint: 'Known annotations are @confirm and @repeat.',
+  },
+  'invalid-annotation': {
+    severity: 'error',
+    message: 'Invalid arguments for @{name}: {reason}',
+    hint: '{hint}',
+  },
+  'annotation-on-guard': {
+    severity: 'error',
+    message: 'Annotations apply to rules, not to guards.',
+    hint: 'A confirm guard already asks the user; a reject guard always refuses.',
+  },
+  'dangling-annotation': {
+    severity: 'error',
+    message: 'This annotation is not followed by a rule.',
+  },
+  'duplicate-annotation': {
+    severity: 'error',
+    message: '@{name} is given twice for this rule.',
+  },
+
+  // Names and types (checker)
+  'duplicate-label': {
+    severity: 'error',
+    message: "The label '{label}' is used by more than one rule.",
+    hint: 'Labels identify rules in feedback and traces; give each rule its own.',
+  },
+  'unknown-predicate': {
+    severity: 'error',
+    message: "Unknown predicate '{name}'.",
+    hint: '{hint}',
+  },
+  'unknown-objective': {
+    severity: 'error',
+    message: "'{name}' is neither a predicate of the schema nor the head of any rule.",
+    hint: '{hint}',
+  },
+  'unknown-variable': {
+    severity: 'error',
+    message: "'{predicate}' has no variable '{name}'.",
+    hint: '{hint}',
+  },
+  'type-mismatch': {
+    severity: 'error',
+    message: "'{variable}' is {type}, but {value} is {valueType}.",
+    hint: '{hint}',
+  },
+  'operator-not-allowed': {
+    severity: 'error',
+    message: "'{operator}' is not defined for '{variable}', which is {type}.",
+    hint: 'Operators for {type}: {allowed}.',
+  },
+  'enum-value-not-member': {
+    severity: 'error',
+    message: "{value} is not a value of '{variable}'.",
+    hint: 'Its values are: {values}.',
+  },
+  'bare-text-value': {
+    severity: 'warning',
+    message: "The unquoted name {value} is taken as the text \"{value}\" for '{variable}'.",
+    hint: 'Quote text values: {variable} = "{value}".',
+  },
+  'objective-with-constraints': {
+    severity: 'error',
+    message: "'{name}' is an objective, so it cannot have constraints.",
+    hint: '{hint}',
+  },
+  'count-on-predicate': {
+    severity: 'error',
+    message: "'{name}' is a predicate; a count like '{name} {operator} {count}' applies to objectives.",
+    hint: 'Constrain one of its variables instead: {name}(variable {operator} {count}).',
+  },
+  'invalid-count': {
+    severity: 'error',
+    message: 'An objective count must be a whole number of zero or more; found {count}.',
+  },
+  'predicate-as-head': {
+    severity: 'error',
+    message: "'{name}' is a {kind} predicate of the schema and cannot be a rule head.",
+    hint: 'Heads name objectives; use a new name such as {suggestion}.',
+  },
+  'multiple-action-patterns': {
+    severity: 'error',
+    message:
+      "This body needs both '{first}' and '{second}', but a proposal carries only one action.",
+    hint: 'Split it into two rules, chaining them through an objective.',
+  },
+  'missing-done': {
+    severity: 'error',
+    message: 'The spec has no rule with head Done, so the task could never be finished.',
+    hint: 'Add a rule such as Goal -> Done.',
+  },
+  'cyclic-objective': {
+    severity: 'error',
+    message: "The objective '{name}' depends on itself: {cycle}.",
+    hint: 'An objective can only depend on objectives achieved before it.',
+  },
+  'contradictory-constraints': {
+    severity: 'error',
+    message: "The constraints on '{variable}' in '{predicate}' can never hold together: {constraints}.",
+    hint: 'A single instance must satisfy all constraints of one pattern.',
+  },
+  'annotation-ignored': {
+    severity: 'warning',
+    message: '@{name} has no effect on a rule with head Done.',
+    hint: 'Done rules are never performed; annotate the rule of the action instead.',
+  },
+
+  // Reachability (checker)
+  'unreachable-rule': {
+    severity: 'warning',
+    message: "Rule {rule} can never fire: {reason}.",
+  },
+  'guard-shadows-rule': {
+    severity: 'warning',
+    message: "The reject guard on '{predicate}' refuses every action that rule {rule} needs, so the rule can never fire.",
+    hint: 'Narrow the guard or remove the rule.',
+  },
+  'unused-branch': {
+    severity: 'warning',
+    message: "The objective '{name}' is produced but no rule uses it, so it does not lead to Done.",
+    hint: 'Reference it in the body of a rule that leads to Done, or remove its rules.',
+  },
+  'duplicate-rule': {
+    severity: 'warning',
+    message: 'Rule {rule} repeats rule {other}.',
+  },
+
+  // Schemas
+  'schema-invalid-json': {
+    severity: 'error',
+    message: 'The schema is not valid JSON: {reason}',
+  },
+  'schema-invalid': {
+    severity: 'error',
+    message: '{reason}',
+    hint: '{hint}',
+  },
+  'schema-unknown-type': {
+    severity: 'error',
+    message: "Unknown variable type '{type}'.",
+    hint: 'Types are Text, Number, Boolean, Date, Time, DateTime, Enum (with enum_values), List<Text>, List<Number>.',
+  },
+  'schema-invalid-name': {
+    severity: 'error',
+    message: "'{name}' is not a valid {what} name.",
+    hint: 'Names are letters, digits and underscores, not starting with a digit.',
+  },
+  'schema-duplicate': {
+    severity: 'error',
+    message: "'{name}' is declared more than once.",
+  },
+  'schema-unrecognized-tools': {
+    severity: 'error',
+    message: 'Not a recognised tool schema: {reason}',
+    hint: 'Accepted: ToolEmu toolkits, an MCP tools/list result, an OpenAI function-calling tool array.',
+  },
+  'schema-type-approximated': {
+    severity: 'warning',
+    message: "'{name}' has the type {from}, kept as {to}.",
+  },
+} as const satisfies Record<string, DiagnosticDefinition>;
+
+export type DiagnosticCode = keyof typeof diagnosticCatalog;
+
+export const diagnosticCodes = Object.keys(diagnosticCatalog) as DiagnosticCode[];

@@ -1,0 +1,102 @@
+import type { SourceRange } from '../source-range.js';
+import { type DiagnosticCode, diagnosticCatalog, type Severity } from './catalog.js';
+
+export type DiagnosticData = Readonly<Record<string, string | number>>;
+
+/** A problem found in a spec or schema, as data. Render it with `render.ts`. */
+export interface Diagnostic {
+  readonly code: DiagnosticCode;
+  readonly severity: Severity;
+  readonly message: string;
+  readonly hint?: string;
+  /** Where in the spec text; absent for problems of a whole input. */
+  readonly range?: SourceRange;
+  /** Where in a JSON input (schemas), as a JSONPath such as `$.Alarm.variables[1].type`. */
+  readonly path?: string;
+  readonly data: DiagnosticData;
+}
+
+function fill(template: string, data: DiagnosticData): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => {
+    const value = data[key];
+    return value === undefined ? whole : String(value);
+  });
+}
+
+/** Builds a diagnostic from the catalog, filling its message and hint from `data`. */
+export function createDiagnostic(
+  code: DiagnosticCode,
+  location: { readonly range?: SourceRange; readonly path?: string },
+  data: DiagnosticData = {},
+): Diagnostic {
+  const definition = diagnosticCatalog[code];
+  const hintTemplate = 'hint' in definition ? definition.hint : undefined;
+  // An empty hint (a `{hint}` template given no data) is left out rather than printed blank.
+  const hint = hintTemplate === undefined ? undefined : fill(hintTemplate, data);
+  return {
+    code,
+    severity: definition.severity,
+    message: fill(definition.message, data),
+    ...(hint && hint !== '{hint}' ? { hint } : {}),
+    ...(location.range ? { range: location.range } : {}),
+    ...(location.path ? { path: location.path } : {}),
+    data,
+  };
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((diagnostic) => diagnostic.severity === 'error');
+}
+
+/**
+ * Collects diagnostics up to a limit so that hostile input cannot make the list
+ * itself the problem; past the limit one `too-many-diagnostics` error stands for the rest.
+ */
+export class DiagnosticBag {
+  readonly #items: Diagnostic[] = [];
+  #overflowed = false;
+
+  constructor(readonly limit: number) {}
+
+  add(diagnostic: Diagnostic): void {
+    if (this.#items.length < this.limit) {
+      this.#items.push(diagnostic);
+      return;
+    }
+    if (!this.#overflowed) {
+      this.#overflowed = true;
+      this.#items.push(createDiagnostic('too-many-diagnostics', {}, { limit: this.limit }));
+    }
+  }
+
+  report(
+    code: DiagnosticCode,
+    location: { readonly range?: SourceRange; readonly path?: string },
+    data?: DiagnosticData,
+  ): void {
+    if (this.#overflowed) return;
+    this.add(createDiagnostic(code, location, data));
+  }
+
+  get full(): boolean {
+    return this.#overflowed;
+  }
+
+  get hasErrors(): boolean {
+    return hasErrors(this.#items);
+  }
+
+  get items(): readonly Diagnostic[] {
+    return this.#items;
+  }
+}
+
+/** Orders diagnostics by position, then code, so output is deterministic. */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort((a, b) => {
+    const offsetA = a.range?.start.offset ?? -1;
+    const offsetB = b.range?.start.offset ?? -1;
+    if (offsetA !== offsetB) return offsetA - offsetB;
+    return a.code < b.code ? -1 : a.code > b.code ? 1 : 0;
+  });
+}

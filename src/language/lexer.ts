@@ -1,0 +1,405 @@
+import type { DiagnosticBag } from './diagnostics/diagnostic.js';
+import type { Limits } from './limits.js';
+import type { LineIndex } from './source-range.js';
+import type { Comment, SymbolText, Token } from './tokens.js';
+
+/** Single characters that stand for a symbol, including the Unicode spellings. */
+const singleSymbols: Readonly<Record<string, SymbolText>> = {
+  '(': '(',
+  ')': ')',
+  '[': '[',
+  ']': ']',
+  ',': ',',
+  '&': '&',
+  '∧': '&',
+  '→': '->',
+  '=': '=',
+  '≠': '!=',
+  '~': '~',
+  '≃': '~',
+  '≈': '~',
+  '<': '<',
+  '≤': '<=',
+  '>': '>',
+  '≥': '>=',
+  '∈': 'in',
+  '⊆': 'in',
+  '∉': 'not in',
+  '⊄': 'not in',
+  '⊈': 'not in',
+  '.': '.',
+  ';': ';',
+  ':': ':',
+};
+
+/** Two-character symbols, tried before single ones. */
+const doubleSymbols: Readonly<Record<string, SymbolText>> = {
+  '->': '->',
+  '=>': '->',
+  '==': '=',
+  '!=': '!=',
+  '<>': '!=',
+  '!~': '!~',
+  '<=': '<=',
+  '>=': '>=',
+};
+
+/** Typographic quotes that LLMs emit, mapped to their closing partner. */
+const quotePairs: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '“': '”',
+  '‘': '’',
+};
+
+const allowedRegexFlags = new Set(['i', 'm', 's', 'u']);
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+function isIdentifierStart(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+function isIdentifierPart(code: number): boolean {
+  return isIdentifierStart(code) || isDigit(code);
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+const datePattern = /\d{4}-\d{2}-\d{2}(?:T\d{1,2}:\d{2}(?::\d{2})?)?/y;
+const timePattern = /\d{1,2}:\d{2}(?::\d{2})?/y;
+const numberPattern = /\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?/y;
+
+/** Validates and zero-pads `H:MM[:SS]`; undefined when out of range. */
+function normaliseTime(text: string): string | undefined {
+  const parts = text.split(':').map(Number);
+  const [hours = 0, minutes = 0, seconds] = parts;
+  if (hours > 23 || minutes > 59 || (seconds !== undefined && seconds > 59)) return undefined;
+  const padded = `${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}`;
+  return seconds === undefined ? padded : `${padded}:${String(seconds).padStart(2, '0')}`;
+}
+
+function validDate(text: string): boolean {
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(5, 7));
+  const day = Number(text.slice(8, 10));
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+export interface LexResult {
+  readonly tokens: Token[];
+  readonly comments: Comment[];
+}
+
+/**
+ * Turns the region `[start, end)` of `text` into tokens. Problems become diagnostics
+ * and the lexer carries on, so that one bad character does not hide the rest.
+ */
+export function lex(
+  text: string,
+  start: number,
+  end: number,
+  lines: LineIndex,
+  diagnostics: DiagnosticBag,
+  limits: Limits,
+): LexResult {
+  const tokens: Token[] = [];
+  const comments: Comment[] = [];
+  let position = start;
+  let newlineBefore = true;
+
+  const range = (from: number, to: number) => ({ range: lines.range(from, to) });
+  const push = (token: Omit<Token, 'newlineBefore'>) => {
+    tokens.push({ ...token, newlineBefore });
+    newlineBefore = false;
+  };
+  const previousIsMatches = () => {
+    const last = tokens[tokens.length - 1];
+    return last?.kind === 'identifier' && last.text.toLowerCase() === 'matches';
+  };
+
+  while (position < end && !diagnostics.full) {
+    const code = text.charCodeAt(position);
+    const character = text[position] ?? '';
+
+    if (code === 10) {
+      newlineBefore = true;
+      position++;
+      continue;
+    }
+    if (code === 32 || code === 9 || code === 13 || code === 0xfeff || code === 0xa0) {
+      position++;
+      continue;
+    }
+
+    // Comments: `#` or `//` to the end of the line (but `//` after `matches` is a regex).
+    if (character === '#' || (character === '/' && text[position + 1] === '/' && !previousIsMatches())) {
+      let lineEnd = text.indexOf('\n', position);
+      if (lineEnd === -1 || lineEnd > end) lineEnd = end;
+      const skip = character === '#' ? 1 : 2;
+      comments.push({ text: text.slice(position + skip, lineEnd).trim(), start: position, end: lineEnd });
+      position = lineEnd;
+      continue;
+    }
+
+    if (isIdentifierStart(code)) {
+      let cursor = position + 1;
+      while (cursor < end && isIdentifierPart(text.charCodeAt(cursor))) cursor++;
+      const name = text.slice(position, cursor);
+      if (name.length > limits.maxIdentifierLength) {
+        diagnostics.report('literal-too-long', range(position, cursor), {
+          what: 'name',
+          length: name.length,
+          limit: limits.maxIdentifierLength,
+        });
+      }
+      push({ kind: 'identifier', text: name, start: position, end: cursor });
+      position = cursor;
+      continue;
+    }
+
+    if (isDigit(code) || (character === '-' && isDigit(text.charCodeAt(position + 1)))) {
+      position = lexNumeric(position);
+      continue;
+    }
+
+    const quoteClose = quotePairs[character];
+    if (quoteClose !== undefined) {
+      position = lexString(position, quoteClose);
+      continue;
+    }
+
+    if (character === '/' && previousIsMatches()) {
+      position = lexRegex(position);
+      continue;
+    }
+
+    if (character === '@') {
+      let cursor = position + 1;
+      while (cursor < end && isIdentifierPart(text.charCodeAt(cursor))) cursor++;
+      if (cursor === position + 1) {
+        diagnostics.report('unexpected-character', range(position, position + 1), { character: '@' });
+        position++;
+        continue;
+      }
+      push({ kind: 'annotation', text: text.slice(position + 1, cursor), start: position, end: cursor });
+      position = cursor;
+      continue;
+    }
+
+    const double = doubleSymbols[text.slice(position, position + 2)];
+    if (double !== undefined && position + 2 <= end) {
+      push({ kind: 'symbol', text: double, start: position, end: position + 2 });
+      position += 2;
+      continue;
+    }
+    const single = singleSymbols[character];
+    if (single !== undefined) {
+      push({ kind: 'symbol', text: single, start: position, end: position + 1 });
+      position++;
+      continue;
+    }
+
+    // Report a whole run of unknown characters once (random bytes would otherwise flood).
+    const width = character.length === 0 ? 1 : (text.codePointAt(position) ?? 0) > 0xffff ? 2 : 1;
+    diagnostics.report('unexpected-character', range(position, position + width), {
+      character: text.slice(position, position + width),
+    });
+    position += width;
+    while (position < end) {
+      const next = text.charCodeAt(position);
+      const nextCharacter = text[position] ?? '';
+      const known =
+        next === 10 ||
+        next === 32 ||
+        isIdentifierPart(next) ||
+        singleSymbols[nextCharacter] !== undefined ||
+        quotePairs[nextCharacter] !== undefined ||
+        nextCharacter === '#' ||
+        nextCharacter === '@' ||
+        nextCharacter === '-' ||
+        nextCharacter === '!';
+      if (known) break;
+      position++;
+    }
+  }
+
+  return { tokens, comments };
+
+  function lexNumeric(from: number): number {
+    const negative = text[from] === '-';
+    const digitsStart = negative ? from + 1 : from;
+    if (!negative) {
+      datePattern.lastIndex = digitsStart;
+      const date = datePattern.exec(text);
+      if (date && date.index + date[0].length <= end && !isIdentifierPart(text.charCodeAt(digitsStart + date[0].length))) {
+        const literal = date[0];
+        const to = from + literal.length;
+        const [day = '', clock] = literal.split('T');
+        const time = clock === undefined ? '' : normaliseTime(clock);
+        if (!validDate(day) || time === undefined) {
+          diagnostics.report('invalid-date', range(from, to), {
+            text: literal,
+            what: clock === undefined ? 'date' : 'date-time',
+          });
+        }
+        push({
+          kind: clock === undefined ? 'date' : 'datetime',
+          text: clock === undefined ? day : `${day}T${time ?? clock}`,
+          start: from,
+          end: to,
+        });
+        return to;
+      }
+      timePattern.lastIndex = digitsStart;
+      const time = timePattern.exec(text);
+      if (time && time.index + time[0].length <= end && !isIdentifierPart(text.charCodeAt(digitsStart + time[0].length))) {
+        const to = from + time[0].length;
+        const normalised = normaliseTime(time[0]);
+        if (normalised === undefined) {
+          diagnostics.report('invalid-date', range(from, to), { text: time[0], what: 'time' });
+        }
+        push({ kind: 'time', text: normalised ?? time[0], start: from, end: to });
+        return to;
+      }
+    }
+    numberPattern.lastIndex = digitsStart;
+    const match = numberPattern.exec(text);
+    const matched = match?.[0] ?? '';
+    let to = digitsStart + matched.length;
+    // Letters glued to a number (`12px`, `3rd`) make the whole word invalid.
+    let glued = to;
+    while (glued < end && isIdentifierPart(text.charCodeAt(glued))) glued++;
+    const source = text.slice(from, glued);
+    const cleaned = matched.replace(/_/g, '');
+    const underscoresValid = !/(^|[^\d])_|_($|[^\d])|__/.test(matched);
+    const value = Number((negative ? '-' : '') + cleaned);
+    if (glued > to || !underscoresValid || !Number.isFinite(value)) {
+      const hint =
+        glued > to
+          ? 'Quote text values, e.g. "' + source + '".'
+          : !underscoresValid
+            ? 'Underscores may only separate digits, as in 1_000.'
+            : 'The number is too large.';
+      diagnostics.report('invalid-number', range(from, glued), { text: source, hint });
+      to = glued;
+    }
+    push({
+      kind: 'number',
+      text: source,
+      number: Number.isFinite(value) ? value : 0,
+      start: from,
+      end: to,
+    });
+    return to;
+  }
+
+  function lexString(from: number, close: string): number {
+    let cursor = from + 1;
+    let value = '';
+    while (cursor < end) {
+      const character = text[cursor] ?? '';
+      if (character === close) {
+        if (value.length > limits.maxStringLength) {
+          diagnostics.report('literal-too-long', range(from, cursor + 1), {
+            what: 'string',
+            length: value.length,
+            limit: limits.maxStringLength,
+          });
+        }
+        push({ kind: 'string', text: value, start: from, end: cursor + 1 });
+        return cursor + 1;
+      }
+      if (character === '\n') break;
+      if (character === '\\') {
+        const escape = text[cursor + 1] ?? '';
+        const simple: Record<string, string> = { '"': '"', "'": "'", '\\': '\\', n: '\n', t: '\t' };
+        const replacement = simple[escape];
+        if (replacement !== undefined) {
+          value += replacement;
+          cursor += 2;
+          continue;
+        }
+        if (escape === 'u' && text[cursor + 2] === '{') {
+          const closing = text.indexOf('}', cursor + 3);
+          const hex = closing === -1 ? '' : text.slice(cursor + 3, closing);
+          const codePoint = /^[0-9a-fA-F]{1,6}$/.test(hex) ? Number.parseInt(hex, 16) : Number.NaN;
+          if (codePoint <= 0x10ffff) {
+            value += String.fromCodePoint(codePoint);
+            cursor = closing + 1;
+            continue;
+          }
+        }
+        diagnostics.report('invalid-escape', range(cursor, cursor + 2), { escape });
+        cursor += escape === '' || escape === '\n' ? 1 : 2;
+        continue;
+      }
+      value += character;
+      cursor++;
+    }
+    diagnostics.report('unterminated-string', range(from, cursor), {
+      quote: close === '"' || close === "'" ? close : `${close}`,
+    });
+    push({ kind: 'string', text: value, start: from, end: cursor });
+    return cursor;
+  }
+
+  function lexRegex(from: number): number {
+    let cursor = from + 1;
+    let inClass = false;
+    while (cursor < end) {
+      const character = text[cursor];
+      if (character === '\n') break;
+      if (character === '\\') {
+        cursor += 2;
+        continue;
+      }
+      if (character === '[') inClass = true;
+      else if (character === ']') inClass = false;
+      else if (character === '/' && !inClass) break;
+      cursor++;
+    }
+    if (cursor >= end || text[cursor] !== '/') {
+      diagnostics.report('unterminated-regex', range(from, Math.min(cursor, end)));
+      push({ kind: 'regex', text: text.slice(from + 1, Math.min(cursor, end)), flags: '', start: from, end: Math.min(cursor, end) });
+      return Math.min(cursor, end);
+    }
+    const pattern = text.slice(from + 1, cursor);
+    let flagsEnd = cursor + 1;
+    while (flagsEnd < end && isIdentifierPart(text.charCodeAt(flagsEnd))) flagsEnd++;
+    const flags = text.slice(cursor + 1, flagsEnd);
+    if (pattern.length > limits.maxStringLength) {
+      diagnostics.report('literal-too-long', range(from, flagsEnd), {
+        what: 'regular expression',
+        length: pattern.length,
+        limit: limits.maxStringLength,
+      });
+    } else {
+      const reason = regexProblem(pattern, flags);
+      if (reason !== undefined) {
+        diagnostics.report('invalid-regex', range(from, flagsEnd), { pattern, flags, reason });
+      }
+    }
+    push({ kind: 'regex', text: pattern, flags, start: from, end: flagsEnd });
+    return flagsEnd;
+  }
+}
+
+/** Why a regex cannot be used, or undefined. `g` and `y` make `test` stateful, so they are refused. */
+export function regexProblem(pattern: string, flags: string): string | undefined {
+  for (const flag of flags) {
+    if (!allowedRegexFlags.has(flag)) return `the flag '${flag}' is not allowed (use i, m, s or u)`;
+  }
+  if (new Set(flags).size !== flags.length) return 'a flag is repeated';
+  try {
+    new RegExp(pattern, flags);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.replace(/^Invalid regular expression: /, '') : 'invalid';
+  }
+}

@@ -1,0 +1,687 @@
+import {
+  type AnnotationNode,
+  type AtomNode,
+  type ComparisonOperator,
+  type ConfirmCategory,
+  type ConstraintNode,
+  confirmCategories,
+  type GuardNode,
+  type HeadNode,
+  type Identifier,
+  type ItemNode,
+  type Operator,
+  type RelativeDate,
+  type RuleNode,
+  relativeDates,
+  type SpecNode,
+  type ValueNode,
+} from './ast.js';
+import type { DiagnosticCode } from './diagnostics/catalog.js';
+import { type Diagnostic, DiagnosticBag, type DiagnosticData } from './diagnostics/diagnostic.js';
+import { extractSpecRegion } from './extract.js';
+import { lex } from './lexer.js';
+import { type Limits, resolveLimits } from './limits.js';
+import { type Result, failure, success } from './result.js';
+import { LineIndex, type SourceRange } from './source-range.js';
+import type { Comment, Token } from './tokens.js';
+
+export interface ParseOptions {
+  readonly limits?: Partial<Limits>;
+  /** Look for the spec inside fences, tags and prose (default true). */
+  readonly extract?: boolean;
+}
+
+export interface ParsedSpec {
+  readonly ast: SpecNode;
+  readonly source: string;
+  readonly lines: LineIndex;
+}
+
+/** Thrown inside the parser to abandon the current item; never escapes `parse`. */
+class SyntaxAbort {}
+
+const comparisonSymbols = new Set(['=', '!=', '<', '<=', '>', '>=']);
+
+function isKeyword(token: Token | undefined, keyword: string): boolean {
+  return token?.kind === 'identifier' && token.text.toLowerCase() === keyword;
+}
+
+function describe(token: Token | undefined): string {
+  if (!token || token.kind === 'end') return 'the end of the spec';
+  switch (token.kind) {
+    case 'string':
+      return `the string "${token.text.length > 20 ? `${token.text.slice(0, 20)}…` : token.text}"`;
+    case 'annotation':
+      return `'@${token.text}'`;
+    case 'regex':
+      return 'a regular expression';
+    default:
+      return `'${token.text.length > 30 ? `${token.text.slice(0, 30)}…` : token.text}'`;
+  }
+}
+
+/**
+ * Parses intent spec text into a syntax tree, collecting every problem as a diagnostic.
+ *
+ * @example
+ * const result = parse('Reserve & ReserveResult(success = true) -> Done');
+ * if (result.ok) console.log(result.value.ast.items.length); // 1
+ */
+export function parse(source: string, options: ParseOptions = {}): Result<ParsedSpec> {
+  const parsed = parseWithDiagnostics(source, options);
+  return parsed.diagnostics.some((diagnostic) => diagnostic.severity === 'error')
+    ? failure(parsed.diagnostics)
+    : success(parsed.value, parsed.diagnostics);
+}
+
+/**
+ * Like `parse`, but always returns the (possibly partial) tree; the checker and the
+ * formatter use it to report every problem in one pass.
+ */
+export function parseWithDiagnostics(
+  source: string,
+  options: ParseOptions = {},
+): { readonly value: ParsedSpec; readonly diagnostics: readonly Diagnostic[] } {
+  const limits = resolveLimits(options.limits);
+  const lines = new LineIndex(source);
+  const diagnostics = new DiagnosticBag(limits.maxDiagnostics);
+  if (source.length > limits.maxInputLength) {
+    diagnostics.report('input-too-long', { range: lines.range(0, 0) }, {
+      length: source.length,
+      limit: limits.maxInputLength,
+    });
+    const empty = lines.range(0, 0);
+    return {
+      value: { ast: { kind: 'spec', items: [], trailingComments: [], range: empty }, source, lines },
+      diagnostics: diagnostics.items,
+    };
+  }
+  const region = options.extract === false ? { start: 0, end: source.length } : extractSpecRegion(source);
+  if (region.source !== undefined) {
+    diagnostics.report('extracted-spec', { range: lines.range(region.start, region.end) }, {
+      source: region.source,
+    });
+  }
+  const { tokens, comments } = lex(source, region.start, region.end, lines, diagnostics, limits);
+  const parser = new Parser(tokens, comments, lines, diagnostics, limits, region.start, region.end);
+  const ast = parser.parseSpec();
+  return { value: { ast, source, lines }, diagnostics: diagnostics.items };
+}
+
+class Parser {
+  #index = 0;
+  #commentIndex = 0;
+  readonly #end: Token;
+
+  constructor(
+    readonly tokens: readonly Token[],
+    readonly comments: readonly Comment[],
+    readonly lines: LineIndex,
+    readonly diagnostics: DiagnosticBag,
+    readonly limits: Limits,
+    readonly regionStart: number,
+    readonly regionEnd: number,
+  ) {
+    this.#end = { kind: 'end', text: '', start: regionEnd, end: regionEnd, newlineBefore: true };
+  }
+
+  // ---- token helpers -------------------------------------------------------------
+
+  get current(): Token {
+    return this.tokens[this.#index] ?? this.#end;
+  }
+
+  peek(offset = 1): Token {
+    return this.tokens[this.#index + offset] ?? this.#end;
+  }
+
+  advance(): Token {
+    const token = this.current;
+    if (this.#index < this.tokens.length) this.#index++;
+    return token;
+  }
+
+  isSymbol(text: string, token: Token = this.current): boolean {
+    return token.kind === 'symbol' && token.text === text;
+  }
+
+  range(start: number, end: number): SourceRange {
+    return this.lines.range(start, end);
+  }
+
+  previousEnd(): number {
+    return this.tokens[this.#index - 1]?.end ?? this.regionStart;
+  }
+
+  fail(code: DiagnosticCode, start: number, end: number, data: DiagnosticData = {}): never {
+    this.diagnostics.report(code, { range: this.range(start, end) }, data);
+    throw new SyntaxAbort();
+  }
+
+  report(code: DiagnosticCode, start: number, end: number, data: DiagnosticData = {}): void {
+    this.diagnostics.report(code, { range: this.range(start, end) }, data);
+  }
+
+  unexpected(expected: string, token: Token = this.current): never {
+    return this.fail('unexpected-token', token.start, Math.max(token.end, token.start + 1), {
+      expected,
+      found: describe(token),
+    });
+  }
+
+  expectSymbol(text: string, expected = `'${text}'`): Token {
+    if (!this.isSymbol(text)) this.unexpected(expected);
+    return this.advance();
+  }
+
+  expectIdentifier(expected: string): Identifier {
+    const token = this.current;
+    if (token.kind !== 'identifier') this.unexpected(expected);
+    this.advance();
+    return { name: token.text, range: this.range(token.start, token.end) };
+  }
+
+  /** Comments that end before `offset` and have not been attached yet. */
+  takeComments(offset: number): string[] {
+    const taken: string[] = [];
+    while (this.#commentIndex < this.comments.length) {
+      const comment = this.comments[this.#commentIndex];
+      if (!comment || comment.start >= offset) break;
+      taken.push(comment.text);
+      this.#commentIndex++;
+    }
+    return taken;
+  }
+
+  /**
+   * Error recovery: skip to the next token that can start an item — one at the start
+   * of a line outside parentheses — or just past a `;` or `.` terminator.
+   */
+  synchronize(from: number): void {
+    let depth = 0;
+    if (this.#index === from) this.advance();
+    while (this.current.kind !== 'end') {
+      const token = this.current;
+      if (depth === 0 && (this.isSymbol(';') || this.isSymbol('.'))) {
+        this.advance();
+        return;
+      }
+      if (depth === 0 && token.newlineBefore && this.#index > from) {
+        if (token.kind === 'identifier' || token.kind === 'annotation' || token.kind === 'number') return;
+      }
+      if (this.isSymbol('(') || this.isSymbol('[')) depth++;
+      if ((this.isSymbol(')') || this.isSymbol(']')) && depth > 0) depth--;
+      this.advance();
+    }
+  }
+
+  // ---- grammar -------------------------------------------------------------------
+
+  // spec ::= item*
+  parseSpec(): SpecNode {
+    const items: ItemNode[] = [];
+    while (this.current.kind !== 'end' && !this.diagnostics.full) {
+      if (items.length >= this.limits.maxItems) {
+        this.report('too-many-items', this.current.start, this.regionEnd, { limit: this.limits.maxItems });
+        break;
+      }
+      const start = this.#index;
+      try {
+        const item = this.parseItem();
+        if (item) items.push(item);
+      } catch (error) {
+        if (!(error instanceof SyntaxAbort)) throw error;
+        this.synchronize(start);
+      }
+    }
+    const trailingComments = this.takeComments(Number.POSITIVE_INFINITY);
+    return {
+      kind: 'spec',
+      items,
+      trailingComments,
+      range: this.range(this.regionStart, this.regionEnd),
+    };
+  }
+
+  // item ::= annotation* [number '.'] [label ':'] rule [';' | '.'] | guard [';' | '.']
+  parseItem(): ItemNode | undefined {
+    const start = this.current.start;
+    const comments = this.takeComments(start);
+    const annotations = this.parseAnnotations();
+    if (this.current.kind === 'end') {
+      const last = annotations[annotations.length - 1];
+      if (last) {
+        this.report('dangling-annotation', last.range.start.offset, last.range.end.offset);
+      }
+      return undefined;
+    }
+    if (this.current.kind === 'number' && this.isSymbol('.', this.peek()) && Number.isInteger(this.current.number)) {
+      this.advance();
+      this.advance();
+    }
+    const keyword = this.current;
+    if ((isKeyword(keyword, 'reject') || isKeyword(keyword, 'confirm')) && this.peek().kind === 'identifier') {
+      const first = annotations[0];
+      if (first) {
+        this.report('annotation-on-guard', first.range.start.offset, first.range.end.offset);
+      }
+      const guard = this.parseGuard(comments);
+      this.parseTerminator();
+      return { ...guard, comments: [...guard.comments, ...this.takeComments(this.previousEnd())] };
+    }
+    const rule = this.parseRule(start, annotations, comments);
+    this.parseTerminator();
+    return { ...rule, comments: [...rule.comments, ...this.takeComments(this.previousEnd())] };
+  }
+
+  parseTerminator(): void {
+    if (this.isSymbol(';') || this.isSymbol('.')) this.advance();
+  }
+
+  // annotation ::= '@confirm' ['(' [kind ','] string ')'] | '@repeat' ['(' number ')']
+  parseAnnotations(): AnnotationNode[] {
+    const annotations: AnnotationNode[] = [];
+    while (this.current.kind === 'annotation') {
+      const token = this.advance();
+      const name = token.text.toLowerCase();
+      if (name !== 'confirm' && name !== 'repeat') {
+        this.report('unknown-annotation', token.start, token.end, { name: token.text });
+        if (this.isSymbol('(') && !this.current.newlineBefore) this.skipParenthesized();
+        continue;
+      }
+      if (annotations.some((annotation) => annotation.kind === name)) {
+        this.report('duplicate-annotation', token.start, token.end, { name });
+      }
+      const annotation = name === 'confirm' ? this.parseConfirmArguments(token) : this.parseRepeatArguments(token);
+      annotations.push(annotation);
+    }
+    return annotations;
+  }
+
+  skipParenthesized(): void {
+    while (this.current.kind !== 'end' && !this.isSymbol(')')) this.advance();
+    if (this.isSymbol(')')) this.advance();
+  }
+
+  parseConfirmArguments(token: Token): AnnotationNode {
+    if (!this.isSymbol('(')) return { kind: 'confirm', range: this.range(token.start, token.end) };
+    this.advance();
+    let category: ConfirmCategory | undefined;
+    let message: string | undefined;
+    if (this.current.kind === 'identifier') {
+      const word = this.advance();
+      const lower = word.text.toLowerCase();
+      if (!(confirmCategories as readonly string[]).includes(lower)) {
+        this.report('invalid-annotation', word.start, word.end, {
+          name: 'confirm',
+          reason: `'${word.text}' is not a category.`,
+          hint: `Categories are ${confirmCategories.join(', ')}.`,
+        });
+      } else {
+        category = lower as ConfirmCategory;
+      }
+      if (this.isSymbol(',')) this.advance();
+      else if (!this.isSymbol(')')) this.unexpected("',' or ')'");
+    }
+    if (this.current.kind === 'string') message = this.advance().text;
+    const close = this.expectSymbol(')', "a message string or ')'");
+    return {
+      kind: 'confirm',
+      ...(category ? { category } : {}),
+      ...(message !== undefined ? { message } : {}),
+      range: this.range(token.start, close.end),
+    };
+  }
+
+  parseRepeatArguments(token: Token): AnnotationNode {
+    if (!this.isSymbol('(')) return { kind: 'repeat', range: this.range(token.start, token.end) };
+    this.advance();
+    if (this.isSymbol(')')) {
+      const close = this.advance();
+      return { kind: 'repeat', range: this.range(token.start, close.end) };
+    }
+    const count = this.current;
+    if (count.kind !== 'number') this.unexpected('a number of repetitions');
+    this.advance();
+    const close = this.expectSymbol(')');
+    const limit = count.number ?? 0;
+    if (!Number.isInteger(limit) || limit < 1) {
+      this.report('invalid-annotation', count.start, count.end, {
+        name: 'repeat',
+        reason: `${count.text} is not a positive whole number.`,
+        hint: 'Write @repeat for no limit or @repeat(n) for at most n times.',
+      });
+      return { kind: 'repeat', range: this.range(token.start, close.end) };
+    }
+    return { kind: 'repeat', limit, range: this.range(token.start, close.end) };
+  }
+
+  // guard ::= ('reject' | 'confirm') Name '(' [constraint (',' constraint)*] ')' ['because' string]
+  parseGuard(comments: string[]): GuardNode {
+    const keyword = this.advance();
+    const mode = keyword.text.toLowerCase() === 'reject' ? 'reject' : 'confirm';
+    const predicate = this.expectIdentifier('a predicate name');
+    this.expectSymbol('(', `'(' after '${predicate.name}'`);
+    const constraints = this.parseConstraintList();
+    const close = this.expectSymbol(')', "',' or ')'");
+    let end = close.end;
+    let reason: string | undefined;
+    if (isKeyword(this.current, 'because')) {
+      this.advance();
+      const text = this.current;
+      if (text.kind !== 'string') this.unexpected('a quoted reason after because');
+      this.advance();
+      reason = text.text;
+      end = text.end;
+    }
+    return {
+      kind: 'guard',
+      mode,
+      predicate,
+      constraints,
+      ...(reason !== undefined ? { reason } : {}),
+      comments,
+      range: this.range(keyword.start, end),
+    };
+  }
+
+  // rule ::= [label ':'] body '->' head
+  parseRule(start: number, annotations: AnnotationNode[], comments: string[]): RuleNode {
+    let label: Identifier | undefined;
+    if (this.current.kind === 'identifier' && this.isSymbol(':', this.peek())) {
+      label = this.expectIdentifier('a label');
+      this.advance();
+    }
+    const body = this.parseBody();
+    if (!this.isSymbol('->')) {
+      const token = this.current;
+      if (token.newlineBefore || token.kind === 'end') {
+        const bodyStart = body[0]?.range.start.offset ?? token.start;
+        this.fail('missing-arrow', bodyStart, this.previousEnd());
+      }
+      this.unexpected(body.length === 0 ? 'a rule' : "'&' or '->'");
+    }
+    this.advance();
+    const head = this.parseHead();
+    return {
+      kind: 'rule',
+      annotations,
+      ...(label ? { label } : {}),
+      body,
+      head,
+      comments,
+      range: this.range(annotations[0]?.range.start.offset ?? start, head.range.end.offset),
+    };
+  }
+
+  // body ::= [ 'true' | atom ('&' atom)* ]
+  parseBody(): AtomNode[] {
+    if (this.isSymbol('->')) return [];
+    if (isKeyword(this.current, 'true') && this.isSymbol('->', this.peek())) {
+      this.advance();
+      return [];
+    }
+    const atoms: AtomNode[] = [this.parseAtom()];
+    while (this.isSymbol('&') || this.isSymbol(',') || isKeyword(this.current, 'and')) {
+      this.advance();
+      if (atoms.length >= this.limits.maxBodyAtoms) {
+        this.fail('too-many-atoms', this.current.start, this.current.end, { limit: this.limits.maxBodyAtoms });
+      }
+      atoms.push(this.parseAtom());
+    }
+    return atoms;
+  }
+
+  // atom ::= Name | Name '(' ')' | Name cmp number | Name '(' constraint (',' constraint)* ')'
+  parseAtom(): AtomNode {
+    const token = this.current;
+    if (token.kind !== 'identifier') {
+      return this.unexpected('a predicate or objective name');
+    }
+    if (isKeyword(token, 'done')) {
+      this.fail('done-in-body', token.start, token.end);
+    }
+    const name = this.expectIdentifier('a name');
+    if (this.isSymbol('(')) {
+      this.advance();
+      const constraints = this.parseConstraintList();
+      const close = this.expectSymbol(')', "',' or ')'");
+      return {
+        kind: 'pattern',
+        name,
+        parenthesized: true,
+        constraints,
+        range: this.range(token.start, close.end),
+      };
+    }
+    if (this.current.kind === 'symbol' && comparisonSymbols.has(this.current.text)) {
+      const operator = this.advance().text as ComparisonOperator;
+      const count = this.current;
+      if (count.kind !== 'number') this.unexpected(`a count after '${token.text} ${operator}'`);
+      this.advance();
+      const value = count.number ?? 0;
+      if (!Number.isInteger(value) || value < 0) {
+        this.report('invalid-count', count.start, count.end, { count: count.text });
+      }
+      return { kind: 'count', name, operator, count: value, range: this.range(token.start, count.end) };
+    }
+    return { kind: 'pattern', name, parenthesized: false, constraints: [], range: name.range };
+  }
+
+  parseConstraintList(): ConstraintNode[] {
+    const constraints: ConstraintNode[] = [];
+    if (this.isSymbol(')')) return constraints;
+    constraints.push(this.parseConstraint());
+    while (this.isSymbol(',')) {
+      this.advance();
+      if (constraints.length >= this.limits.maxConstraints) {
+        this.fail('too-many-constraints', this.current.start, this.current.end, {
+          limit: this.limits.maxConstraints,
+        });
+      }
+      constraints.push(this.parseConstraint());
+    }
+    return constraints;
+  }
+
+  // constraint ::= var op value | var '=' '(' value ',' op ')'
+  parseConstraint(): ConstraintNode {
+    const variable = this.expectIdentifier('a variable name');
+    const operatorToken = this.current;
+    let operator = this.parseOperator();
+    let value: ValueNode;
+    if (operator === '=' && this.isSymbol('(')) {
+      // VeriSafe's tuple form `x = (5, >)` means `x > 5`.
+      this.advance();
+      value = this.parseValue(0, false);
+      this.expectSymbol(',', "',' and an operator");
+      operator = this.parseOperator();
+      this.expectSymbol(')', "')' closing the (value, operator) pair");
+    } else {
+      value = this.parseValue(0, false);
+    }
+    if (operatorToken.kind === 'identifier' && value.kind === 'regex' && !operator.endsWith('matches')) {
+      this.unexpected('a value');
+    }
+    return {
+      kind: 'constraint',
+      variable,
+      operator,
+      value,
+      range: this.range(variable.range.start.offset, this.previousEnd()),
+    };
+  }
+
+  // op ::= '=' | '!=' | '~' | '!~' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in' | 'contains' | ...
+  parseOperator(): Operator {
+    const token = this.current;
+    if (token.kind === 'symbol') {
+      const symbols: Record<string, Operator> = {
+        '=': '=',
+        '!=': '!=',
+        '~': '~',
+        '!~': '!~',
+        '<': '<',
+        '<=': '<=',
+        '>': '>',
+        '>=': '>=',
+        in: 'in',
+        'not in': 'not in',
+      };
+      const operator = symbols[token.text];
+      if (operator) {
+        this.advance();
+        return operator;
+      }
+    }
+    if (token.kind === 'identifier') {
+      const word = token.text.toLowerCase();
+      if (word === 'in' || word === 'contains' || word === 'matches') {
+        this.advance();
+        return word;
+      }
+      if (word === 'not') {
+        const next = this.peek();
+        const nextWord = next.kind === 'identifier' ? next.text.toLowerCase() : '';
+        if (nextWord === 'in' || nextWord === 'contains' || nextWord === 'matches') {
+          this.advance();
+          this.advance();
+          return `not ${nextWord}` as Operator;
+        }
+        this.unexpected("'in', 'contains' or 'matches' after 'not'", next);
+      }
+    }
+    return this.unexpected('an operator such as =, !=, <, in, contains or matches');
+  }
+
+  // value ::= string | number | 'true' | 'false' | date | time | datetime | relative | Name | list | regex
+  parseValue(depth: number, inList: boolean): ValueNode {
+    const token = this.current;
+    const range = this.range(token.start, token.end);
+    switch (token.kind) {
+      case 'string':
+        this.advance();
+        return { kind: 'string', value: token.text, range };
+      case 'number': {
+        this.advance();
+        this.checkThousandsSeparator(token, inList);
+        return { kind: 'number', value: token.number ?? 0, range };
+      }
+      case 'date':
+      case 'time':
+      case 'datetime':
+        this.advance();
+        return { kind: token.kind, value: token.text, range };
+      case 'regex':
+        this.advance();
+        return { kind: 'regex', pattern: token.text, flags: token.flags ?? '', range };
+      case 'identifier': {
+        this.advance();
+        const lower = token.text.toLowerCase();
+        if (lower === 'true' || lower === 'false') return { kind: 'boolean', value: lower === 'true', range };
+        if ((relativeDates as readonly string[]).includes(lower)) {
+          return { kind: 'relative', value: lower as RelativeDate, range };
+        }
+        this.checkUnquotedText(token);
+        return { kind: 'name', value: token.text, range };
+      }
+      default:
+        break;
+    }
+    if (this.isSymbol('[')) {
+      if (depth >= this.limits.maxNestingDepth) {
+        this.fail('nesting-too-deep', token.start, token.end, { limit: this.limits.maxNestingDepth });
+      }
+      this.advance();
+      const elements: ValueNode[] = [];
+      if (!this.isSymbol(']')) {
+        elements.push(this.parseValue(depth + 1, true));
+        while (this.isSymbol(',')) {
+          this.advance();
+          if (elements.length >= this.limits.maxListLength) {
+            this.fail('list-too-long', this.current.start, this.current.end, { limit: this.limits.maxListLength });
+          }
+          elements.push(this.parseValue(depth + 1, true));
+        }
+      }
+      const close = this.expectSymbol(']', "',' or ']'");
+      return { kind: 'list', elements, range: this.range(token.start, close.end) };
+    }
+    return this.unexpected('a value');
+  }
+
+  /** `1,000` outside a list: a thousands separator, not two constraints. */
+  checkThousandsSeparator(token: Token, inList: boolean): void {
+    if (inList) return;
+    const comma = this.current;
+    const next = this.peek();
+    if (
+      this.isSymbol(',', comma) &&
+      comma.start === token.end &&
+      next.kind === 'number' &&
+      next.start === comma.end &&
+      /^\d{3}$/.test(next.text)
+    ) {
+      let end = next.end;
+      let digits = token.text + next.text;
+      let lookahead = 2;
+      while (
+        this.isSymbol(',', this.peek(lookahead)) &&
+        this.peek(lookahead).start === end &&
+        /^\d{3}$/.test(this.peek(lookahead + 1).text) &&
+        this.peek(lookahead + 1).start === this.peek(lookahead).end
+      ) {
+        digits += this.peek(lookahead + 1).text;
+        end = this.peek(lookahead + 1).end;
+        lookahead += 2;
+      }
+      const source = this.lines.text.slice(token.start, end);
+      this.fail('number-with-comma', token.start, end, {
+        text: source,
+        suggestion: digits,
+        underscored: source.replace(/,/g, '_'),
+      });
+    }
+  }
+
+  /** A bare name followed by more words on the same line is unquoted text. */
+  checkUnquotedText(token: Token): void {
+    const next = this.current;
+    if (next.kind !== 'identifier' || next.newlineBefore) return;
+    const lower = next.text.toLowerCase();
+    if (lower === 'and' || lower === 'because') return;
+    const words = [token.text];
+    let end = token.end;
+    while (this.current.kind === 'identifier' && !this.current.newlineBefore) {
+      const word = this.current.text.toLowerCase();
+      if (word === 'and' || word === 'because') break;
+      words.push(this.current.text);
+      end = this.current.end;
+      this.advance();
+    }
+    this.fail('unquoted-text', token.start, end, { suggestion: `"${words.join(' ')}"` });
+  }
+
+  // head ::= Name ['(' ')'] | 'Done' ['(' ')']
+  parseHead(): HeadNode {
+    const token = this.current;
+    if (token.kind !== 'identifier') return this.unexpected('an objective name or Done after ->');
+    this.advance();
+    const isDone = token.text.toLowerCase() === 'done';
+    const name: Identifier = { name: isDone ? 'Done' : token.text, range: this.range(token.start, token.end) };
+    let end = token.end;
+    if (this.isSymbol('(')) {
+      this.advance();
+      if (!this.isSymbol(')')) {
+        const from = this.current.start;
+        this.skipParenthesized();
+        this.fail('head-with-constraints', from, this.previousEnd(), { name: name.name });
+      }
+      end = this.advance().end;
+    }
+    if ((this.isSymbol('&') || this.isSymbol(',')) && this.peek().kind === 'identifier' && !this.current.newlineBefore) {
+      this.fail('multiple-heads', this.current.start, this.peek().end);
+    }
+    return { name, isDone, range: this.range(token.start, end) };
+  }
+}

@@ -1,0 +1,115 @@
+import type {
+  AnnotationNode,
+  AtomNode,
+  ConstraintNode,
+  GuardNode,
+  ItemNode,
+  RuleNode,
+  SpecNode,
+  ValueNode,
+} from './ast.js';
+
+/**
+ * The canonical ASCII form of a spec: one item per line (annotations on their own
+ * lines above their rule), comments kept above the item they were next to, single
+ * spaces around operators, `&` between atoms. `print(parse(x))` is a fixed point.
+ *
+ * @example
+ * print(parse('1. A(x=(5, >)) ∧ B(y="k") → Act()').value!.ast)
+ * // 'A(x > 5) & B(y = "k") -> Act\n'
+ */
+export function print(spec: SpecNode): string {
+  const lines: string[] = [];
+  for (const item of spec.items) lines.push(...printItem(item));
+  for (const comment of spec.trailingComments) lines.push(printComment(comment));
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+function printComment(text: string): string {
+  return text === '' ? '#' : `# ${text}`;
+}
+
+export function printItem(item: ItemNode): string[] {
+  const lines = item.comments.map(printComment);
+  if (item.kind === 'guard') {
+    lines.push(printGuard(item));
+    return lines;
+  }
+  for (const annotation of item.annotations) lines.push(printAnnotation(annotation));
+  lines.push(printRule(item));
+  return lines;
+}
+
+export function printRule(rule: RuleNode): string {
+  const label = rule.label ? `${rule.label.name}: ` : '';
+  const body = rule.body.length === 0 ? 'true' : rule.body.map(printAtom).join(' & ');
+  return `${label}${body} -> ${rule.head.name.name}`;
+}
+
+export function printGuard(guard: GuardNode): string {
+  const reason = guard.reason === undefined ? '' : ` because ${printString(guard.reason)}`;
+  return `${guard.mode} ${guard.predicate.name}(${guard.constraints.map(printConstraint).join(', ')})${reason}`;
+}
+
+export function printAnnotation(annotation: AnnotationNode): string {
+  if (annotation.kind === 'repeat') {
+    return annotation.limit === undefined ? '@repeat' : `@repeat(${annotation.limit})`;
+  }
+  const parts = [
+    ...(annotation.category ? [annotation.category] : []),
+    ...(annotation.message !== undefined ? [printString(annotation.message)] : []),
+  ];
+  return parts.length === 0 ? '@confirm' : `@confirm(${parts.join(', ')})`;
+}
+
+export function printAtom(atom: AtomNode): string {
+  if (atom.kind === 'count') return `${atom.name.name} ${atom.operator} ${printNumber(atom.count)}`;
+  if (!atom.parenthesized) return atom.name.name;
+  return `${atom.name.name}(${atom.constraints.map(printConstraint).join(', ')})`;
+}
+
+export function printConstraint(constraint: ConstraintNode): string {
+  return `${constraint.variable.name} ${constraint.operator} ${printValue(constraint.value)}`;
+}
+
+export function printValue(value: ValueNode): string {
+  switch (value.kind) {
+    case 'string':
+      return printString(value.value);
+    case 'number':
+      return printNumber(value.value);
+    case 'boolean':
+      return value.value ? 'true' : 'false';
+    case 'date':
+    case 'time':
+    case 'datetime':
+    case 'relative':
+    case 'name':
+      return value.value;
+    case 'list':
+      return `[${value.elements.map(printValue).join(', ')}]`;
+    case 'regex':
+      return `/${value.pattern}/${value.flags}`;
+  }
+}
+
+/** Numbers print in the shortest form the lexer reads back to the same value. */
+export function printNumber(value: number): string {
+  return Object.is(value, -0) ? '0' : String(value);
+}
+
+/** Double-quoted, escaping what the lexer would otherwise misread. */
+export function printString(value: string): string {
+  let result = '"';
+  for (const character of value) {
+    const code = character.codePointAt(0) ?? 0;
+    if (character === '"') result += '\\"';
+    else if (character === '\\') result += '\\\\';
+    else if (character === '\n') result += '\\n';
+    else if (character === '\t') result += '\\t';
+    else if (code < 0x20 || code === 0x7f || code === 0x2028 || code === 0x2029) {
+      result += `\\u{${code.toString(16)}}`;
+    } else result += character;
+  }
+  return `${result}"`;
+}

@@ -1,0 +1,83 @@
+/**
+ * What the names in a spec refer to: predicates with typed variables. Loading these
+ * from files and tool schemas lives in `schema/`; the model lives here because the
+ * type checker needs it and the language layer sits below the schema layer.
+ */
+
+export type ScalarTypeKind = 'text' | 'number' | 'boolean' | 'date' | 'time' | 'datetime';
+
+export type VariableType =
+  | { readonly kind: ScalarTypeKind }
+  | { readonly kind: 'enum'; readonly values: readonly string[] }
+  | { readonly kind: 'list'; readonly element: 'text' | 'number' };
+
+export interface VariableDeclaration {
+  readonly name: string;
+  readonly type: VariableType;
+  readonly description?: string;
+  /** For tool parameters: whether the tool requires it. */
+  readonly required?: boolean;
+  /**
+   * Where the value sits in a tool's arguments or result when that differs from
+   * `[name]`: nested objects flatten to `a_b`, and names that are not identifiers are
+   * rewritten. The engine reads proposal arguments through this path.
+   */
+  readonly sourcePath?: readonly string[];
+}
+
+export type PredicateKind = 'state' | 'action';
+
+export interface PredicateDeclaration {
+  readonly name: string;
+  readonly kind: PredicateKind;
+  readonly description: string;
+  readonly variables: readonly VariableDeclaration[];
+  /** Key variables of a multi-instance state predicate; empty for single-instance. */
+  readonly keys: readonly string[];
+  /** An irreversible or sensitive action (payments, sends, deletes). */
+  readonly critical: boolean;
+  /** For a tool's action predicate: the state predicate that holds its last result. */
+  readonly resultPredicate?: string;
+  /** For a tool result predicate: the action predicate whose result it holds. */
+  readonly resultOf?: string;
+  /** The tool's own name when it is not a valid identifier (`get-weather` → `get_weather`). */
+  readonly sourceName?: string;
+}
+
+export interface Schema {
+  /** A stable name for the schema (file name, toolkit list), used by memory and reports. */
+  readonly id: string;
+  readonly predicates: ReadonlyMap<string, PredicateDeclaration>;
+}
+
+const typeNames: Readonly<Record<VariableType['kind'], string>> = {
+  text: 'text',
+  number: 'number',
+  boolean: 'boolean',
+  date: 'date',
+  time: 'time',
+  datetime: 'datetime',
+  enum: 'enum',
+  list: 'list',
+};
+
+/** The type as the language writes it: `text`, `enum[a, b]`, `list<number>`. */
+export function formatType(type: VariableType): string {
+  if (type.kind === 'enum') return `enum[${type.values.join(', ')}]`;
+  if (type.kind === 'list') return `list<${type.element}>`;
+  return typeNames[type.kind];
+}
+
+export function findVariable(
+  predicate: PredicateDeclaration,
+  name: string,
+): VariableDeclaration | undefined {
+  return predicate.variables.find((variable) => variable.name === name);
+}
+
+/** Builds a schema from declarations; later declarations of the same name replace earlier ones. */
+export function createSchema(id: string, predicates: Iterable<PredicateDeclaration>): Schema {
+  const map = new Map<string, PredicateDeclaration>();
+  for (const predicate of predicates) map.set(predicate.name, predicate);
+  return { id, predicates: map };
+}

@@ -1,0 +1,60 @@
+/** Token kinds of the intent language. Spelling variants are normalised by the lexer. */
+export type TokenKind =
+  | 'identifier'
+  | 'string'
+  | 'number'
+  | 'date'
+  | 'time'
+  | 'datetime'
+  | 'regex'
+  | 'annotation'
+  | 'symbol'
+  | 'end';
+
+/** Symbols after normalisation: `∧` is `&`, `→` and `=>` are `->`, `≠` is `!=`, `∈` is `in`, … */
+export type SymbolText =
+  | '('
+  | ')'
+  | '['
+  | ']'
+  | ','
+  | '&'
+  | '->'
+  | '='
+  | '!='
+  | '~'
+  | '!~'
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'in'
+  | 'not in'
+  | '.'
+  | ';'
+  | ':';
+
+export interface Token {
+  readonly kind: TokenKind;
+  /**
+   * identifier: the name; string: the decoded text; number: the source text;
+   * date/time/datetime: the normalised literal; regex: the pattern; annotation: the
+   * name after `@`; symbol: the normalised symbol.
+   */
+  readonly text: string;
+  /** number: its value. */
+  readonly number?: number;
+  /** regex: its flags. */
+  readonly flags?: string;
+  readonly start: number;
+  readonly end: number;
+  /** Whether a line break separates this token from the previous one. */
+  readonly newlineBefore: boolean;
+}
+
+export interface Comment {
+  /** The text after `#` or `//`, trimmed. */
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+}
