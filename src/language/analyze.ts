@@ -1,16 +1,20 @@
+import { checkWithDiagnostics } from './checker/check.js';
 import type { Diagnostic } from './diagnostics/diagnostic.js';
 import { sortDiagnostics } from './diagnostics/diagnostic.js';
-import { parseWithDiagnostics, type ParseOptions } from './parser.js';
+import { type ParseOptions, parseWithDiagnostics } from './parser.js';
 import type { Schema } from './schema-model.js';
 
 /**
- * Every diagnostic for a spec text in one call: syntax, and (once the type checker is
- * wired in) names and types against the schema. Used by golden tests and tooling.
+ * Every diagnostic for a spec text in one call: syntax, then — when a schema is given —
+ * names, types and reachability. Used by `intentguard check`, golden tests and tooling.
  */
 export function analyzeSpec(
   source: string,
-  _schema: Schema | undefined,
+  schema: Schema | undefined,
   options: ParseOptions = {},
 ): readonly Diagnostic[] {
-  return sortDiagnostics(parseWithDiagnostics(source, options).diagnostics);
+  const parsed = parseWithDiagnostics(source, options);
+  if (schema === undefined) return sortDiagnostics(parsed.diagnostics);
+  const checked = checkWithDiagnostics(parsed.value, schema, options);
+  return sortDiagnostics([...parsed.diagnostics, ...checked.diagnostics]);
 }

@@ -10,28 +10,76 @@ export interface SpecRegion {
   readonly source?: string;
 }
 
-const tagPattern = /<(chc|spec|intent|rules)>([\s\S]*?)(?:<\/\1>|$)/i;
-const fencePattern = /^[ \t]*(`{3,}|~{3,})[^\n]*\n/gm;
+const openingTagPattern = /<(chc|spec|intent|rules)>/gi;
+// The closing fence may be the last line of the text, with no newline after it.
+const fencePattern = /^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n|$)/gm;
 const arrowPattern = /->|→|=>/;
+/** Characters that occur in spec lines (operators, calls) but hardly ever in prose. */
+const codePattern = /[A-Za-z0-9_)]\(|[=&∧≠≤≥∈∉⊆⊄⊈<>[\]]/;
+const proseWordPattern = /^[A-Za-z'’]{2,}[,;.!?]?$/;
 
-/** Whether a line is prose rather than spec, judged only for lines at the edges. */
+/**
+ * Whether a line is prose rather than spec, judged only for lines at the edges. When
+ * in doubt the line is kept: a kept prose line is a syntax error the user sees, while
+ * a dropped spec line (say the first line of a rule that spans lines) would silently
+ * change what the spec means.
+ */
 function isProse(line: string): boolean {
   const trimmed = line.trim();
   if (trimmed === '') return false;
   if (arrowPattern.test(trimmed)) return false;
   if (/^(#|\/\/|@)/.test(trimmed)) return false;
   if (/^(reject|confirm)\s+[A-Za-z_]\w*\s*\(/i.test(trimmed)) return false;
-  if (/:$/.test(trimmed)) return true;
-  // Three words in a row separated by single spaces read as a sentence, not as atoms.
-  return /[A-Za-z'’]{2,}[,;.!?]?\s[A-Za-z'’]{2,}[,;.!?]?\s[A-Za-z'’]{2,}/.test(trimmed);
+  if (trimmed.endsWith(':')) return true;
+  // A line that ends the way a rule continues (`A &`, `x = 1,`, `A and`) is spec.
+  if (codePattern.test(trimmed) || /(?:[,&∧(]|\band)$/i.test(trimmed)) return false;
+  // Three words in a row read as a sentence, not as atoms. Checked word by word: a
+  // regular expression over the line was quadratic on a long run of letters.
+  let run = 0;
+  for (const word of trimmed.split(/\s+/)) {
+    run = proseWordPattern.test(word) ? run + 1 : 0;
+    if (run >= 3) return true;
+  }
+  return false;
+}
+
+/**
+ * The first `<CHC>`-style tag that is not inside a string or a comment of the spec
+ * (`A(x = "<spec>")` and `# <spec>` are spec text, not wrappers). One forward scan, so
+ * that text with many tag-like strings stays linear.
+ */
+function findTag(text: string): SpecRegion | undefined {
+  let scanned = 0;
+  let codeOnLine = false;
+  for (const match of text.matchAll(openingTagPattern)) {
+    for (; scanned < match.index; scanned++) {
+      const character = text[scanned];
+      if (character === '\n') codeOnLine = false;
+      else if (
+        character === '"' ||
+        character === '“' ||
+        character === '#' ||
+        character === '=' ||
+        (character === '/' && text[scanned - 1] === '/') ||
+        (character === '(' && /\w/.test(text[scanned - 1] ?? ''))
+      ) {
+        codeOnLine = true;
+      }
+    }
+    if (codeOnLine) continue;
+    const name = match[1] ?? '';
+    const start = match.index + match[0].length;
+    const closing = new RegExp(`</${name}>`, 'gi');
+    closing.lastIndex = start;
+    const close = closing.exec(text);
+    return { start, end: close ? close.index : text.length, source: `<${name}> tags` };
+  }
+  return undefined;
 }
 
 function innerRegion(text: string): SpecRegion {
-  const tag = tagPattern.exec(text);
-  if (tag?.[2] !== undefined) {
-    const start = tag.index + tag[0].indexOf('>') + 1;
-    return { start, end: start + tag[2].length, source: `<${tag[1]}> tags` };
-  }
+  const tag = findTag(text);
+  if (tag) return tag;
   const fences = [...text.matchAll(fencePattern)];
   if (fences.length > 0) {
     // Prefer the first fenced block that holds a rule; fall back to the first block.
@@ -39,9 +87,13 @@ function innerRegion(text: string): SpecRegion {
     for (let index = 0; index < fences.length; index += 2) {
       const open = fences[index];
       if (!open) break;
-      const start = open.index + open[0].length;
+      const start = Math.min(open.index + open[0].length, text.length);
       const close = fences[index + 1];
-      blocks.push({ start, end: close ? close.index : text.length, source: 'a Markdown code fence' });
+      blocks.push({
+        start,
+        end: close ? close.index : text.length,
+        source: 'a Markdown code fence',
+      });
     }
     const withRule = blocks.find((block) => arrowPattern.test(text.slice(block.start, block.end)));
     const chosen = withRule ?? blocks[0];
@@ -63,19 +115,22 @@ export function extractSpecRegion(text: string): SpecRegion {
     strippedProse = true;
     start = lineEnd === end ? end : lineEnd + 1;
   }
-  // And at its end.
-  while (end > start) {
-    const newline = text.lastIndexOf('\n', end - 1);
+  // And at its end. Blank lines are only dropped together with prose after them, so
+  // that a clean spec keeps its whole range.
+  let cursor = end;
+  while (cursor > start) {
+    const newline = text.lastIndexOf('\n', cursor - 1);
     const lineStart = newline < start ? start : newline + 1;
-    const line = text.slice(lineStart, end);
+    const line = text.slice(lineStart, cursor);
     if (line.trim() === '') {
       if (lineStart === start) break;
-      end = lineStart - 1;
+      cursor = lineStart - 1;
       continue;
     }
     if (!isProse(line)) break;
     strippedProse = true;
     end = lineStart;
+    cursor = lineStart;
   }
   const sources = [inner.source, strippedProse ? 'surrounding prose' : undefined].filter(
     (source): source is string => source !== undefined,

@@ -21,7 +21,7 @@ import { type Diagnostic, DiagnosticBag, type DiagnosticData } from './diagnosti
 import { extractSpecRegion } from './extract.js';
 import { lex } from './lexer.js';
 import { type Limits, resolveLimits } from './limits.js';
-import { type Result, failure, success } from './result.js';
+import { failure, type Result, success } from './result.js';
 import { LineIndex, type SourceRange } from './source-range.js';
 import type { Comment, Token } from './tokens.js';
 
@@ -46,11 +46,19 @@ function isKeyword(token: Token | undefined, keyword: string): boolean {
   return token?.kind === 'identifier' && token.text.toLowerCase() === keyword;
 }
 
+/**
+ * Control, bidirectional and line separator characters (a decoded `\n` in a string)
+ * would break or disguise the rendered message.
+ */
+function visible(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, ' ');
+}
+
 function describe(token: Token | undefined): string {
   if (!token || token.kind === 'end') return 'the end of the spec';
   switch (token.kind) {
     case 'string':
-      return `the string "${token.text.length > 20 ? `${token.text.slice(0, 20)}…` : token.text}"`;
+      return `the string "${visible(token.text.length > 20 ? `${token.text.slice(0, 20)}…` : token.text)}"`;
     case 'annotation':
       return `'@${token.text}'`;
     case 'regex':
@@ -86,21 +94,34 @@ export function parseWithDiagnostics(
   const lines = new LineIndex(source);
   const diagnostics = new DiagnosticBag(limits.maxDiagnostics);
   if (source.length > limits.maxInputLength) {
-    diagnostics.report('input-too-long', { range: lines.range(0, 0) }, {
-      length: source.length,
-      limit: limits.maxInputLength,
-    });
+    diagnostics.report(
+      'input-too-long',
+      { range: lines.range(0, 0) },
+      {
+        length: source.length,
+        limit: limits.maxInputLength,
+      },
+    );
     const empty = lines.range(0, 0);
     return {
-      value: { ast: { kind: 'spec', items: [], trailingComments: [], range: empty }, source, lines },
+      value: {
+        ast: { kind: 'spec', items: [], trailingComments: [], range: empty },
+        source,
+        lines,
+      },
       diagnostics: diagnostics.items,
     };
   }
-  const region = options.extract === false ? { start: 0, end: source.length } : extractSpecRegion(source);
+  const region =
+    options.extract === false ? { start: 0, end: source.length } : extractSpecRegion(source);
   if (region.source !== undefined) {
-    diagnostics.report('extracted-spec', { range: lines.range(region.start, region.end) }, {
-      source: region.source,
-    });
+    diagnostics.report(
+      'extracted-spec',
+      { range: lines.range(region.start, region.end) },
+      {
+        source: region.source,
+      },
+    );
   }
   const { tokens, comments } = lex(source, region.start, region.end, lines, diagnostics, limits);
   const parser = new Parser(tokens, comments, lines, diagnostics, limits, region.start, region.end);
@@ -206,8 +227,8 @@ class Parser {
         this.advance();
         return;
       }
-      if (depth === 0 && token.newlineBefore && this.#index > from) {
-        if (token.kind === 'identifier' || token.kind === 'annotation' || token.kind === 'number') return;
+      if (depth === 0 && token.newlineBefore && this.#index > from && this.startsItem(token)) {
+        return;
       }
       if (this.isSymbol('(') || this.isSymbol('[')) depth++;
       if ((this.isSymbol(')') || this.isSymbol(']')) && depth > 0) depth--;
@@ -222,7 +243,9 @@ class Parser {
     const items: ItemNode[] = [];
     while (this.current.kind !== 'end' && !this.diagnostics.full) {
       if (items.length >= this.limits.maxItems) {
-        this.report('too-many-items', this.current.start, this.regionEnd, { limit: this.limits.maxItems });
+        this.report('too-many-items', this.current.start, this.regionEnd, {
+          limit: this.limits.maxItems,
+        });
         break;
       }
       const start = this.#index;
@@ -255,23 +278,49 @@ class Parser {
       }
       return undefined;
     }
-    if (this.current.kind === 'number' && this.isSymbol('.', this.peek()) && Number.isInteger(this.current.number)) {
+    if (
+      this.current.kind === 'number' &&
+      this.isSymbol('.', this.peek()) &&
+      Number.isInteger(this.current.number)
+    ) {
       this.advance();
       this.advance();
     }
     const keyword = this.current;
-    if ((isKeyword(keyword, 'reject') || isKeyword(keyword, 'confirm')) && this.peek().kind === 'identifier') {
+    if (
+      (isKeyword(keyword, 'reject') || isKeyword(keyword, 'confirm')) &&
+      this.peek().kind === 'identifier'
+    ) {
       const first = annotations[0];
       if (first) {
         this.report('annotation-on-guard', first.range.start.offset, first.range.end.offset);
       }
       const guard = this.parseGuard(comments);
       this.parseTerminator();
-      return { ...guard, comments: [...guard.comments, ...this.takeComments(this.previousEnd())] };
+      return { ...guard, comments: [...guard.comments, ...this.takeItemComments()] };
     }
     const rule = this.parseRule(start, annotations, comments);
     this.parseTerminator();
-    return { ...rule, comments: [...rule.comments, ...this.takeComments(this.previousEnd())] };
+    return { ...rule, comments: [...rule.comments, ...this.takeItemComments()] };
+  }
+
+  /**
+   * Comments inside the item just parsed, and one after it on the same line
+   * (`A -> B  # why`): that one is about this item, not about the next.
+   */
+  takeItemComments(): string[] {
+    const end = this.previousEnd();
+    const taken = this.takeComments(end);
+    const next = this.comments[this.#commentIndex];
+    if (
+      next &&
+      next.start < this.current.start &&
+      this.lines.position(next.start).line === this.lines.position(end).line
+    ) {
+      taken.push(next.text);
+      this.#commentIndex++;
+    }
+    return taken;
   }
 
   parseTerminator(): void {
@@ -292,15 +341,27 @@ class Parser {
       if (annotations.some((annotation) => annotation.kind === name)) {
         this.report('duplicate-annotation', token.start, token.end, { name });
       }
-      const annotation = name === 'confirm' ? this.parseConfirmArguments(token) : this.parseRepeatArguments(token);
+      const annotation =
+        name === 'confirm' ? this.parseConfirmArguments(token) : this.parseRepeatArguments(token);
       annotations.push(annotation);
     }
     return annotations;
   }
 
+  /**
+   * Skips an argument list up to its `)`. A line break before a token that starts an
+   * item ends the skip too, so that a missing `)` does not swallow the rest of the spec.
+   */
   skipParenthesized(): void {
-    while (this.current.kind !== 'end' && !this.isSymbol(')')) this.advance();
+    while (this.current.kind !== 'end' && !this.isSymbol(')')) {
+      this.advance();
+      if (this.current.newlineBefore && this.startsItem(this.current)) return;
+    }
     if (this.isSymbol(')')) this.advance();
+  }
+
+  startsItem(token: Token): boolean {
+    return token.kind === 'identifier' || token.kind === 'annotation' || token.kind === 'number';
   }
 
   parseConfirmArguments(token: Token): AnnotationNode {
@@ -403,6 +464,11 @@ class Parser {
     }
     this.advance();
     const head = this.parseHead();
+    // `A -> B -> C` is not a chain: read on, it would silently become `A -> B` and the
+    // always-firing `true -> C`. An empty body is only taken at the start of an item.
+    if (this.isSymbol('->') && !this.current.newlineBefore) {
+      this.unexpected("the end of the rule (a rule has one '->')");
+    }
     return {
       kind: 'rule',
       annotations,
@@ -425,7 +491,9 @@ class Parser {
     while (this.isSymbol('&') || this.isSymbol(',') || isKeyword(this.current, 'and')) {
       this.advance();
       if (atoms.length >= this.limits.maxBodyAtoms) {
-        this.fail('too-many-atoms', this.current.start, this.current.end, { limit: this.limits.maxBodyAtoms });
+        this.fail('too-many-atoms', this.current.start, this.current.end, {
+          limit: this.limits.maxBodyAtoms,
+        });
       }
       atoms.push(this.parseAtom());
     }
@@ -463,7 +531,13 @@ class Parser {
       if (!Number.isInteger(value) || value < 0) {
         this.report('invalid-count', count.start, count.end, { count: count.text });
       }
-      return { kind: 'count', name, operator, count: value, range: this.range(token.start, count.end) };
+      return {
+        kind: 'count',
+        name,
+        operator,
+        count: value,
+        range: this.range(token.start, count.end),
+      };
     }
     return { kind: 'pattern', name, parenthesized: false, constraints: [], range: name.range };
   }
@@ -500,7 +574,11 @@ class Parser {
     } else {
       value = this.parseValue(0, false);
     }
-    if (operatorToken.kind === 'identifier' && value.kind === 'regex' && !operator.endsWith('matches')) {
+    if (
+      operatorToken.kind === 'identifier' &&
+      value.kind === 'regex' &&
+      !operator.endsWith('matches')
+    ) {
       this.unexpected('a value');
     }
     return {
@@ -578,7 +656,8 @@ class Parser {
       case 'identifier': {
         this.advance();
         const lower = token.text.toLowerCase();
-        if (lower === 'true' || lower === 'false') return { kind: 'boolean', value: lower === 'true', range };
+        if (lower === 'true' || lower === 'false')
+          return { kind: 'boolean', value: lower === 'true', range };
         if ((relativeDates as readonly string[]).includes(lower)) {
           return { kind: 'relative', value: lower as RelativeDate, range };
         }
@@ -590,7 +669,9 @@ class Parser {
     }
     if (this.isSymbol('[')) {
       if (depth >= this.limits.maxNestingDepth) {
-        this.fail('nesting-too-deep', token.start, token.end, { limit: this.limits.maxNestingDepth });
+        this.fail('nesting-too-deep', token.start, token.end, {
+          limit: this.limits.maxNestingDepth,
+        });
       }
       this.advance();
       const elements: ValueNode[] = [];
@@ -599,7 +680,9 @@ class Parser {
         while (this.isSymbol(',')) {
           this.advance();
           if (elements.length >= this.limits.maxListLength) {
-            this.fail('list-too-long', this.current.start, this.current.end, { limit: this.limits.maxListLength });
+            this.fail('list-too-long', this.current.start, this.current.end, {
+              limit: this.limits.maxListLength,
+            });
           }
           elements.push(this.parseValue(depth + 1, true));
         }
@@ -616,6 +699,7 @@ class Parser {
     const comma = this.current;
     const next = this.peek();
     if (
+      /^-?\d+$/.test(token.text) &&
       this.isSymbol(',', comma) &&
       comma.start === token.end &&
       next.kind === 'number' &&
@@ -668,18 +752,27 @@ class Parser {
     if (token.kind !== 'identifier') return this.unexpected('an objective name or Done after ->');
     this.advance();
     const isDone = token.text.toLowerCase() === 'done';
-    const name: Identifier = { name: isDone ? 'Done' : token.text, range: this.range(token.start, token.end) };
+    const name: Identifier = {
+      name: isDone ? 'Done' : token.text,
+      range: this.range(token.start, token.end),
+    };
     let end = token.end;
     if (this.isSymbol('(')) {
       this.advance();
       if (!this.isSymbol(')')) {
         const from = this.current.start;
         this.skipParenthesized();
-        this.fail('head-with-constraints', from, this.previousEnd(), { name: name.name });
+        // The range covers the constraints, not the closing parenthesis.
+        const to = this.isSymbol(')', this.peek(-1)) ? this.peek(-1).start : this.previousEnd();
+        this.fail('head-with-constraints', from, to, { name: name.name });
       }
       end = this.advance().end;
     }
-    if ((this.isSymbol('&') || this.isSymbol(',')) && this.peek().kind === 'identifier' && !this.current.newlineBefore) {
+    if (
+      (this.isSymbol('&') || this.isSymbol(',')) &&
+      this.peek().kind === 'identifier' &&
+      !this.current.newlineBefore
+    ) {
       this.fail('multiple-heads', this.current.start, this.peek().end);
     }
     return { name, isDone, range: this.range(token.start, end) };

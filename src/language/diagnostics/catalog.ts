@@ -47,6 +47,10 @@ export const diagnosticCatalog = {
     severity: 'error',
     message: 'More than {limit} problems were found; the rest are not shown.',
   },
+  'too-many-warnings': {
+    severity: 'warning',
+    message: 'More than {limit} warnings were found; the rest are not shown.',
+  },
   'extracted-spec': {
     severity: 'warning',
     message: 'Took the spec from {source}; the text around it was ignored.',
@@ -185,7 +189,7 @@ export const diagnosticCatalog = {
   },
   'bare-text-value': {
     severity: 'warning',
-    message: "The unquoted name {value} is taken as the text \"{value}\" for '{variable}'.",
+    message: 'The unquoted name {value} is taken as the text "{value}" for \'{variable}\'.',
     hint: 'Quote text values: {variable} = "{value}".',
   },
   'objective-with-constraints': {
@@ -195,7 +199,8 @@ export const diagnosticCatalog = {
   },
   'count-on-predicate': {
     severity: 'error',
-    message: "'{name}' is a predicate; a count like '{name} {operator} {count}' applies to objectives.",
+    message:
+      "'{name}' is a predicate; a count like '{name} {operator} {count}' applies to objectives.",
     hint: 'Constrain one of its variables instead: {name}(variable {operator} {count}).',
   },
   'invalid-count': {
@@ -225,8 +230,14 @@ export const diagnosticCatalog = {
   },
   'contradictory-constraints': {
     severity: 'error',
-    message: "The constraints on '{variable}' in '{predicate}' can never hold together: {constraints}.",
+    message:
+      "The constraints on '{variable}' in '{predicate}' can never hold together: {constraints}.",
     hint: 'A single instance must satisfy all constraints of one pattern.',
+  },
+  'action-in-done-rule': {
+    severity: 'error',
+    message: "The Done rule needs the action '{name}', but Done is judged on the current state, where no action is pending.",
+    hint: 'Achieve an objective with the action and require that: … & {name}(…) -> {name}Done, then {name}Done -> Done.',
   },
   'annotation-ignored': {
     severity: 'warning',
@@ -237,11 +248,12 @@ export const diagnosticCatalog = {
   // Reachability (checker)
   'unreachable-rule': {
     severity: 'warning',
-    message: "Rule {rule} can never fire: {reason}.",
+    message: 'Rule {rule} can never fire: {reason}.',
   },
   'guard-shadows-rule': {
     severity: 'warning',
-    message: "The reject guard on '{predicate}' refuses every action that rule {rule} needs, so the rule can never fire.",
+    message:
+      "The reject guard on '{predicate}' refuses every action that rule {rule} needs, so the rule can never fire.",
     hint: 'Narrow the guard or remove the rule.',
   },
   'unused-branch': {

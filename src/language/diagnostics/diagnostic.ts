@@ -50,16 +50,33 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 
 /**
  * Collects diagnostics up to a limit so that hostile input cannot make the list
- * itself the problem; past the limit one `too-many-diagnostics` error stands for the rest.
+ * itself the problem. Errors and warnings are counted apart: past the limit one
+ * `too-many-diagnostics` error stands for the remaining errors (and parsing stops),
+ * while surplus warnings are summed up in one `too-many-warnings` warning — so a
+ * large, valid spec with many warnings stays valid.
  */
 export class DiagnosticBag {
   readonly #items: Diagnostic[] = [];
+  #errors = 0;
+  #warnings = 0;
   #overflowed = false;
+  #warningsOverflowed = false;
 
   constructor(readonly limit: number) {}
 
   add(diagnostic: Diagnostic): void {
-    if (this.#items.length < this.limit) {
+    if (diagnostic.severity === 'warning') {
+      if (this.#warnings < this.limit) {
+        this.#warnings++;
+        this.#items.push(diagnostic);
+      } else if (!this.#warningsOverflowed) {
+        this.#warningsOverflowed = true;
+        this.#items.push(createDiagnostic('too-many-warnings', {}, { limit: this.limit }));
+      }
+      return;
+    }
+    if (this.#errors < this.limit) {
+      this.#errors++;
       this.#items.push(diagnostic);
       return;
     }
@@ -78,6 +95,7 @@ export class DiagnosticBag {
     this.add(createDiagnostic(code, location, data));
   }
 
+  /** Whether errors overflowed: the caller should stop looking for more. */
   get full(): boolean {
     return this.#overflowed;
   }

@@ -16,10 +16,15 @@ const ansi = {
 };
 const plain = { red: String, yellow: String, blue: String, bold: String } satisfies typeof ansi;
 
-/** Tabs and other control characters would shift the caret; show them as spaces. */
+/**
+ * Tabs and other control characters would shift the caret, and bidirectional or line
+ * separator characters would let hostile input make the excerpt read differently from
+ * what was parsed ("Trojan Source"); show each code unit of them as a space.
+ */
 function visible(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing them is the point
-  return text.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (character) =>
+    ' '.repeat(character.length),
+  );
 }
 
 const maxExcerptWidth = 160;
@@ -31,10 +36,10 @@ const maxExcerptWidth = 160;
  * @example
  * error[unknown-predicate]: Unknown predicate 'ReservInfo'.
  *   --> spec.intent:2:5
- *    |
- *  2 | R1: ReservInfo(date = today) -> Reserve
- *    |     ^^^^^^^^^^
- *    = hint: Did you mean 'ReserveInfo'?
+ *   |
+ * 2 | R1: ReservInfo(date = today) -> Reserve
+ *   |     ^^^^^^^^^^
+ *   = hint: Did you mean 'ReserveInfo'?
  */
 export function renderDiagnostic(
   diagnostic: Diagnostic,
@@ -52,7 +57,11 @@ export function renderDiagnostic(
   if (range) {
     lines.push(`  ${style.blue('-->')} ${file}:${range.start.line}:${range.start.column}`);
     const index =
-      source === undefined ? undefined : source instanceof LineIndex ? source : new LineIndex(source);
+      source === undefined
+        ? undefined
+        : source instanceof LineIndex
+          ? source
+          : new LineIndex(source);
     if (index) {
       const lineText = index.lineText(range.start.line);
       // Long lines (minified or hostile input) are cut to a window around the caret.
@@ -91,7 +100,10 @@ export function renderDiagnostics(
 }
 
 /** The JSON form used by `--json`: stable field names, ranges with line, column and offset. */
-export function diagnosticToJson(diagnostic: Diagnostic, fileName?: string): Record<string, unknown> {
+export function diagnosticToJson(
+  diagnostic: Diagnostic,
+  fileName?: string,
+): Record<string, unknown> {
   return {
     code: diagnostic.code,
     severity: diagnostic.severity,

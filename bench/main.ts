@@ -1,0 +1,118 @@
+import { createSession, type Session } from '../src/engine/index.js';
+import { checkSpec, type Spec } from '../src/language/index.js';
+import { allowedProposal, generateSpec, groupSize, preparingObservation, refusedProposal } from './generate.js';
+import { collectGarbage, formatMicros, percentile, table, timeCall, timerOverhead } from './measure.js';
+
+/**
+ * `npm run bench`: decision latency per proposal and memory per session for specs of
+ * 10 to 10,000 rules, and parse+check time. Targets (issue #3): allowed p50 ≤ 2 µs,
+ * refusal with feedback p50 ≤ 20 µs, at every size.
+ */
+const sizes = [10, 100, 1_000, 10_000];
+const proposalsPerKind = Number(process.env.BENCH_PROPOSALS ?? 200_000);
+const now = '2025-03-14T12:00';
+
+function preparedSession(spec: Spec, groups: number): Session {
+  const session = createSession(spec, { now, escalateAfter: 0 });
+  for (let group = 0; group < groups; group++) session.observe(preparingObservation(group));
+  return session;
+}
+
+interface Latency {
+  readonly p50: number;
+  readonly p99: number;
+  readonly perSecond: number;
+}
+
+function measureProposals(spec: Spec, groups: number, rules: number, make: (rule: number) => unknown, expected: string): Latency {
+  const overhead = timerOverhead();
+  const proposals = Array.from({ length: Math.min(rules, 1_000) }, (_, index) => make(index));
+  let session = preparedSession(spec, groups);
+  // Warm up the JIT on the same path.
+  for (let index = 0; index < 20_000; index++) {
+    const verdict = session.propose(proposals[index % proposals.length]);
+    if (verdict.decision !== expected) throw new Error(`bench: expected ${expected}, got ${verdict.decision}: ${verdict.feedback}`);
+  }
+  const samples: number[] = new Array(proposalsPerKind);
+  const started = process.hrtime.bigint();
+  for (let index = 0; index < proposalsPerKind; index++) {
+    // Sessions keep a history; start a fresh one now and then so it stays small.
+    if (index % 50_000 === 0) session = preparedSession(spec, groups);
+    const proposal = proposals[index % proposals.length];
+    samples[index] = Math.max(0, timeCall(() => session.propose(proposal)) - overhead);
+  }
+  const elapsed = Number(process.hrtime.bigint() - started);
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), perSecond: proposalsPerKind / (elapsed / 1e9) };
+}
+
+function measureSessionMemory(spec: Spec, groups: number): number {
+  const count = 2_000;
+  const sessions: Session[] = [];
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  for (let index = 0; index < count; index++) {
+    const session = createSession(spec, { now });
+    // A realistic session: a few observations and proposals.
+    const group = index % groups;
+    session.observe(preparingObservation(group));
+    session.propose(allowedProposal(group * groupSize));
+    session.propose(refusedProposal(group * groupSize));
+    sessions.push(session);
+  }
+  collectGarbage();
+  const after = process.memoryUsage().heapUsed;
+  if (sessions.length !== count) throw new Error('unreachable');
+  return (after - before) / count;
+}
+
+function measureCheck(rules: number): { parseCheck: number; text: number } {
+  const generated = generateSpec(rules);
+  const runs: number[] = [];
+  for (let run = 0; run < 7; run++) {
+    const start = process.hrtime.bigint();
+    const result = checkSpec(generated.text, generated.schema);
+    runs.push(Number(process.hrtime.bigint() - start));
+    if (!result.ok) throw new Error(`bench spec of ${rules} rules has errors: ${result.diagnostics[0]?.message}`);
+  }
+  runs.sort((a, b) => a - b);
+  return { parseCheck: percentile(runs, 0.5), text: generated.text.length };
+}
+
+function main(): void {
+  if (!(globalThis as { gc?: unknown }).gc) console.error('note: run with --expose-gc for accurate memory figures');
+  const rows: string[][] = [];
+  const checkRows: string[][] = [];
+  for (const rules of sizes) {
+    const generated = generateSpec(rules);
+    const checked = checkSpec(generated.text, generated.schema);
+    if (!checked.ok) throw new Error(`bench spec of ${rules} rules has errors: ${checked.diagnostics[0]?.message}`);
+    const allowed = measureProposals(checked.value, generated.groups, rules, allowedProposal, 'allow');
+    const refused = measureProposals(checked.value, generated.groups, rules, refusedProposal, 'revise');
+    const memory = measureSessionMemory(checked.value, generated.groups);
+    rows.push([
+      rules.toLocaleString('en-US'),
+      formatMicros(allowed.p50),
+      formatMicros(allowed.p99),
+      Math.round(allowed.perSecond).toLocaleString('en-US'),
+      formatMicros(refused.p50),
+      formatMicros(refused.p99),
+      Math.round(refused.perSecond).toLocaleString('en-US'),
+      (memory / 1024).toFixed(1),
+    ]);
+    const check = measureCheck(rules);
+    checkRows.push([rules.toLocaleString('en-US'), (check.text / 1024).toFixed(0), (check.parseCheck / 1e6).toFixed(1)]);
+  }
+  console.log(`Decisions per proposal (${proposalsPerKind.toLocaleString('en-US')} proposals per cell; µs; timer overhead subtracted)`);
+  console.log(
+    table(
+      ['rules', 'allow p50', 'allow p99', 'allow/s', 'refuse p50', 'refuse p99', 'refuse/s', 'KiB/session'],
+      rows,
+    ),
+  );
+  console.log('\nTargets: allow p50 ≤ 2 µs, refusal with feedback p50 ≤ 20 µs, at every size.');
+  console.log('\nParse + check (median of 7 runs)');
+  console.log(table(['rules', 'spec KiB', 'ms'], checkRows));
+}
+
+main();

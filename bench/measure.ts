@@ -1,0 +1,39 @@
+/** Nanosecond timing of single calls, and percentiles. */
+export function timeCall(call: () => unknown): number {
+  const start = process.hrtime.bigint();
+  call();
+  return Number(process.hrtime.bigint() - start);
+}
+
+export function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}
+
+/** The cost of the timer itself, subtracted from single-call timings. */
+export function timerOverhead(): number {
+  const samples: number[] = [];
+  for (let index = 0; index < 20_000; index++) samples.push(timeCall(() => undefined));
+  samples.sort((a, b) => a - b);
+  return percentile(samples, 0.5);
+}
+
+export function formatMicros(nanoseconds: number): string {
+  return (nanoseconds / 1000).toFixed(2);
+}
+
+export function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    gc();
+  }
+}
+
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
+  return [line(headers), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { explainSpec } from '../../engine/index.js';
+import { printJson } from '../inputs.js';
+import type { CommandRegistration } from '../program.js';
+import { loadCheckedSpec } from '../spec-loading.js';
+
+interface ExplainOptions {
+  readonly states?: string;
+  readonly tools?: string;
+  readonly now?: string;
+  readonly timeZone?: string;
+  readonly json?: boolean;
+}
+
+/** `intentguard explain SPEC --states S.json`: the plan in plain language. */
+export const registerExplain: CommandRegistration = (program: Command, io, state) => {
+  program
+    .command('explain')
+    .description('Explain a spec in plain language: its steps, the ways to finish, and its guards.')
+    .argument('<spec>', 'the spec file, or - for standard input')
+    .option('--states <file>', 'a states schema (JSON)')
+    .option('--tools <file>', 'tool schemas (ToolEmu, MCP tools/list, OpenAI tools)')
+    .option('--now <iso>', 'resolve today/now against this wall-clock time, e.g. 2025-03-14T12:00')
+    .option('--time-zone <zone>', 'IANA time zone for --now values with an offset', 'UTC')
+    .option('--json', 'print the explanation as JSON')
+    .addHelpText('after', '\nExit codes: 0 explained, 1 the spec has errors, 2 usage or input error.')
+    .action(async (specPath: string, options: ExplainOptions) => {
+      const { spec } = await loadCheckedSpec(io, specPath, options);
+      const explanation = explainSpec(spec, {
+        ...(options.now !== undefined ? { now: options.now } : {}),
+        ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
+      });
+      if (options.json) printJson(io, explanation);
+      else io.stdout(`${explanation.text}\n`);
+      state.exitCode = 0;
+    });
+};

@@ -1,0 +1,86 @@
+import { basename } from 'node:path';
+import {
+  type Diagnostic,
+  diagnosticToJson,
+  renderDiagnostics,
+  type Schema,
+} from '../language/index.js';
+import { loadStateSchema, loadToolSchema } from '../schema/index.js';
+import { CliError, type CliIo } from './io.js';
+
+/** Reads a file argument; `-` is standard input. Missing files are input errors (exit 2). */
+export async function readInput(io: CliIo, path: string, what: string): Promise<string> {
+  if (path === '-') return io.readStdin();
+  try {
+    return await io.readFile(path);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : error instanceof Error ? error.message : String(error);
+    throw new CliError(`cannot read ${what} '${path}': ${reason}`, 2);
+  }
+}
+
+export function displayName(path: string): string {
+  return path === '-' ? '<stdin>' : path;
+}
+
+export interface SchemaOptions {
+  readonly states?: string;
+  readonly tools?: string;
+}
+
+export interface LoadedSchema {
+  readonly schema: Schema;
+  readonly path: string;
+  readonly warnings: readonly Diagnostic[];
+}
+
+/**
+ * Loads the schema named by `--states` or `--tools`. A schema that does not load is
+ * an input error: its diagnostics are printed and the command exits with 2.
+ */
+export async function loadSchemaOption(
+  io: CliIo,
+  options: SchemaOptions,
+  required: boolean,
+): Promise<LoadedSchema | undefined> {
+  if (options.states !== undefined && options.tools !== undefined) {
+    throw new CliError('give either --states or --tools, not both', 2);
+  }
+  const path = options.states ?? options.tools;
+  if (path === undefined) {
+    if (required) throw new CliError('a schema is required: give --states FILE or --tools FILE', 2);
+    return undefined;
+  }
+  const text = await readInput(io, path, options.states !== undefined ? 'states file' : 'tools file');
+  const id = path === '-' ? 'stdin' : basename(path).replace(/\.json$/i, '');
+  const result = options.states !== undefined ? loadStateSchema(text, { id }) : loadToolSchema(text, { id });
+  if (!result.ok) {
+    io.stderr(`${renderDiagnostics(result.diagnostics, undefined, { fileName: displayName(path), color: io.stderrIsTerminal })}\n`);
+    throw new CliError(`the schema '${displayName(path)}' could not be loaded`, 2);
+  }
+  return { schema: result.value, path, warnings: result.diagnostics.filter((diagnostic) => diagnostic.severity === 'warning') };
+}
+
+export function diagnosticsJson(diagnostics: readonly Diagnostic[], fileName: string): Record<string, unknown>[] {
+  return diagnostics.map((diagnostic) => diagnosticToJson(diagnostic, fileName));
+}
+
+export function countSeverities(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+  let errors = 0;
+  let warnings = 0;
+  for (const diagnostic of diagnostics) {
+    if (diagnostic.severity === 'error') errors++;
+    else warnings++;
+  }
+  return { errors, warnings };
+}
+
+export function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** Prints a JSON value as one line (JSON lines) or indented. */
+export function printJson(io: CliIo, value: unknown, indent = true): void {
+  io.stdout(`${JSON.stringify(value, null, indent ? 2 : undefined)}\n`);
+}

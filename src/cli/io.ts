@@ -1,0 +1,54 @@
+import { readFile, writeFile } from 'node:fs/promises';
+
+/**
+ * Everything a command touches outside itself, so that commands run in-process in
+ * tests with captured output and scripted input.
+ */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly readStdin: () => Promise<string>;
+  readonly readFile: (path: string) => Promise<string>;
+  readonly writeFile: (path: string, text: string) => Promise<void>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether stdout is a terminal (colours, progress). */
+  readonly stdoutIsTerminal: boolean;
+  /** Whether stderr is a terminal. */
+  readonly stderrIsTerminal: boolean;
+}
+
+/** A failure that ends a command with a message and an exit code (1 negative result, 2 usage/input). */
+export class CliError extends Error {
+  static readonly errorName = 'IntentguardCliError';
+  override readonly name = CliError.errorName;
+
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 2,
+  ) {
+    super(message);
+  }
+
+  static isInstance(value: unknown): value is CliError {
+    return value instanceof Error && value.name === CliError.errorName;
+  }
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function nodeIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    readStdin: () => readAll(process.stdin),
+    readFile: (path) => readFile(path, 'utf8'),
+    writeFile: (path, text) => writeFile(path, text, 'utf8'),
+    env: process.env,
+    stdoutIsTerminal: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
+    stderrIsTerminal: process.stderr.isTTY === true && process.env.NO_COLOR === undefined,
+  };
+}

@@ -1,0 +1,54 @@
+import { Command, CommanderError } from 'commander';
+import { registerCheck } from './commands/check.js';
+import { registerDemo } from './commands/demo.js';
+import { registerExplain } from './commands/explain.js';
+import { registerFmt } from './commands/fmt.js';
+import { registerReplay } from './commands/replay.js';
+import { CliError, type CliIo } from './io.js';
+import { version } from './version.js';
+
+/** A command module: adds its subcommand to the program. Actions set `state.exitCode`. */
+export type CommandRegistration = (program: Command, io: CliIo, state: { exitCode: number }) => void;
+
+const registrations: CommandRegistration[] = [registerCheck, registerFmt, registerExplain, registerReplay, registerDemo];
+
+/** Adds a command module (used by optional commands that live in other layers' folders). */
+export function addCommand(registration: CommandRegistration): void {
+  if (!registrations.includes(registration)) registrations.push(registration);
+}
+
+/**
+ * Runs the `intentguard` command line with `argv` (without `node` and the script)
+ * and returns the exit code: 0 success, 1 a negative result, 2 a usage or input error.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const state = { exitCode: 0 };
+  const program = new Command('intentguard')
+    .description('Formal intent specs for LLM agents: check every proposed action against what the user asked.')
+    .version(version, '-v, --version')
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
+  for (const registration of registrations) registration(program, io, state);
+  for (const command of program.commands) {
+    command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return state.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successful exits; everything else commander reports is usage.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+        return 0;
+      }
+      return 2;
+    }
+    if (CliError.isInstance(error)) {
+      io.stderr(`intentguard: ${error.message}\n`);
+      return error.exitCode;
+    }
+    io.stderr(`intentguard: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,61 @@
+import { daysFromCivil, parseDate, parseDateTime } from '../language/index.js';
+
+/**
+ * The wall-clock moment a session resolves `today`, `tomorrow`, `yesterday` and `now`
+ * against. It is fixed when the session starts (LANGUAGE.md §5.1), which keeps a
+ * session's verdicts deterministic however long it runs.
+ */
+export interface SessionClock {
+  /** Days since 1970-01-01 of the session's date. */
+  readonly today: number;
+  /** Seconds since midnight. */
+  readonly time: number;
+  /** Wall-clock seconds since 1970-01-01T00:00. */
+  readonly dateTime: number;
+  readonly timeZone: string;
+}
+
+/** What a caller may give as the session's "now". */
+export type ClockInput = Date | string | number | undefined;
+
+/** Wall-clock parts of an instant in an IANA time zone, through Intl (available in every runtime). */
+export function wallClock(instant: Date, timeZone: string): { days: number; seconds: number } {
+  const formatter = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  const parts: Record<string, number> = {};
+  for (const part of formatter.formatToParts(instant)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  const days = daysFromCivil(parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1) ?? 0;
+  return { days, seconds: (parts.hour ?? 0) * 3600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0) };
+}
+
+const offsetSuffix = /(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * Builds the session clock. A string without an offset (`2025-03-14T12:00`, as
+ * `--now` takes) is already wall-clock time; an instant (a Date, epoch
+ * milliseconds, or an ISO string with an offset) is converted into `timeZone`.
+ */
+export function createClock(input: ClockInput, timeZone = 'UTC'): SessionClock {
+  if (typeof input === 'string' && !offsetSuffix.test(input.trim())) {
+    const text = input.trim().replace(' ', 'T');
+    const dateOnly = parseDate(text);
+    const dateTime = dateOnly === undefined ? parseDateTime(text) : dateOnly * 86_400;
+    if (dateTime === undefined) throw new RangeError(`'${input}' is not a date or date-time (use YYYY-MM-DDTHH:MM)`);
+    const today = Math.floor(dateTime / 86_400);
+    return { today, time: dateTime - today * 86_400, dateTime, timeZone };
+  }
+  const instant = input === undefined ? new Date() : input instanceof Date ? input : new Date(input);
+  if (Number.isNaN(instant.getTime())) throw new RangeError(`'${String(input)}' is not a valid time`);
+  const { days, seconds } = wallClock(instant, timeZone);
+  return { today: days, time: seconds, dateTime: days * 86_400 + seconds, timeZone };
+}

@@ -1,0 +1,186 @@
+import type {
+  CheckedGuard,
+  CheckedPattern,
+  CheckedRule,
+  ObjectiveCondition,
+  PredicateDeclaration,
+  Spec,
+  VariableDeclaration,
+} from '../language/index.js';
+import { performanceLimit } from '../language/index.js';
+import { type ConstraintTest, compileConstraintTest, type SimilaritySettings } from './constraint-test.js';
+
+/**
+ * A spec prepared for fast evaluation: variables addressed by index, constraint
+ * tests compiled to closures, and indexes from predicates, variables, actions and
+ * objectives to the rules that mention them — so a proposal touches only the rules
+ * that mention what it changes. Built once per spec and shared by its sessions.
+ */
+export interface CompiledPredicate {
+  readonly index: number;
+  readonly declaration: PredicateDeclaration;
+  readonly name: string;
+  readonly variables: readonly VariableDeclaration[];
+  readonly variableIndex: ReadonlyMap<string, number>;
+  /** Indexes of the key variables; empty for a single-instance predicate. */
+  readonly keyIndexes: readonly number[];
+}
+
+export interface CompiledConstraint {
+  readonly source: CheckedPattern['constraints'][number];
+  readonly variable: number;
+  readonly test: ConstraintTest;
+}
+
+export interface CompiledPattern {
+  readonly source: CheckedPattern;
+  readonly predicate: CompiledPredicate;
+  readonly constraints: readonly CompiledConstraint[];
+  /** The rule the pattern belongs to; undefined for a guard's pattern. */
+  readonly rule: CompiledRule | undefined;
+}
+
+export interface CompiledRule {
+  readonly source: CheckedRule;
+  readonly index: number;
+  readonly id: string;
+  readonly head: string;
+  readonly isDone: boolean;
+  readonly states: readonly CompiledPattern[];
+  readonly action: CompiledPattern | undefined;
+  readonly objectives: readonly ObjectiveCondition[];
+  /** How often this rule may be performed: 1, n for @repeat(n), Infinity for @repeat. */
+  readonly limit: number;
+}
+
+export interface CompiledGuard {
+  readonly source: CheckedGuard;
+  readonly pattern: CompiledPattern;
+}
+
+export interface CompiledSpec {
+  readonly spec: Spec;
+  readonly predicates: ReadonlyMap<string, CompiledPredicate>;
+  /** Also by a tool's own name when it differs (`get-weather`). */
+  readonly predicatesBySourceName: ReadonlyMap<string, CompiledPredicate>;
+  readonly predicateList: readonly CompiledPredicate[];
+  readonly rules: readonly CompiledRule[];
+  readonly doneRules: readonly CompiledRule[];
+  readonly rulesByHead: ReadonlyMap<string, readonly CompiledRule[]>;
+  readonly rulesByAction: ReadonlyMap<string, readonly CompiledRule[]>;
+  readonly guardsByPredicate: ReadonlyMap<string, readonly CompiledGuard[]>;
+  /** predicate index → variable index → state patterns (of any rule) constraining it. */
+  readonly patternsByVariable: ReadonlyArray<ReadonlyArray<readonly CompiledPattern[]>>;
+  /** Done rules by the predicate indexes and objectives they mention. */
+  readonly doneRulesByPredicate: ReadonlyArray<readonly CompiledRule[]>;
+  readonly doneRulesByObjective: ReadonlyMap<string, readonly CompiledRule[]>;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledSpec {
+  const predicates = new Map<string, CompiledPredicate>();
+  const predicatesBySourceName = new Map<string, CompiledPredicate>();
+  const predicateList: CompiledPredicate[] = [];
+  for (const declaration of spec.schema.predicates.values()) {
+    const variableIndex = new Map(declaration.variables.map((variable, index) => [variable.name, index]));
+    const compiled: CompiledPredicate = {
+      index: predicateList.length,
+      declaration,
+      name: declaration.name,
+      variables: declaration.variables,
+      variableIndex,
+      keyIndexes: declaration.keys.flatMap((key) => {
+        const index = variableIndex.get(key);
+        return index === undefined ? [] : [index];
+      }),
+    };
+    predicateList.push(compiled);
+    predicates.set(declaration.name, compiled);
+    if (declaration.sourceName !== undefined) predicatesBySourceName.set(declaration.sourceName, compiled);
+  }
+
+  const compilePattern = (pattern: CheckedPattern, rule: CompiledRule | undefined): CompiledPattern => {
+    const predicate = predicates.get(pattern.predicate.name);
+    if (!predicate) throw new Error(`internal: predicate ${pattern.predicate.name} is not in the schema`);
+    return {
+      source: pattern,
+      predicate,
+      rule,
+      constraints: pattern.constraints.map((constraint) => ({
+        source: constraint,
+        variable: predicate.variableIndex.get(constraint.variable.name) ?? -1,
+        test: compileConstraintTest(constraint, settings),
+      })),
+    };
+  };
+
+  const rules: CompiledRule[] = [];
+  const rulesByHead = new Map<string, CompiledRule[]>();
+  const rulesByAction = new Map<string, CompiledRule[]>();
+  const patternsByVariable: CompiledPattern[][][] = predicateList.map((predicate) =>
+    predicate.variables.map(() => []),
+  );
+  const doneRulesByPredicate: CompiledRule[][] = predicateList.map(() => []);
+  const doneRulesByObjective = new Map<string, CompiledRule[]>();
+
+  for (const source of spec.rules) {
+    // The rule object is filled in place so that its patterns can point back at it.
+    const rule = {
+      source,
+      index: source.index,
+      id: source.id,
+      head: source.head,
+      isDone: source.isDone,
+      states: [] as CompiledPattern[],
+      action: undefined as CompiledPattern | undefined,
+      objectives: source.objectives,
+      limit: performanceLimit(source),
+    };
+    rule.states = source.states.map((pattern) => compilePattern(pattern, rule));
+    rule.action = source.action ? compilePattern(source.action, rule) : undefined;
+    rules.push(rule);
+    if (rule.isDone) {
+      const predicateIndexes = new Set(rule.states.map((pattern) => pattern.predicate.index));
+      for (const index of predicateIndexes) doneRulesByPredicate[index]?.push(rule);
+      for (const name of new Set(rule.objectives.map((condition) => condition.name))) {
+        push(doneRulesByObjective, name, rule);
+      }
+    } else {
+      push(rulesByHead, rule.head, rule);
+      if (rule.action) push(rulesByAction, rule.action.predicate.name, rule);
+    }
+    for (const pattern of rule.states) {
+      const seen = new Set<number>();
+      for (const constraint of pattern.constraints) {
+        if (seen.has(constraint.variable)) continue;
+        seen.add(constraint.variable);
+        patternsByVariable[pattern.predicate.index]?.[constraint.variable]?.push(pattern);
+      }
+    }
+  }
+
+  const guardsByPredicate = new Map<string, CompiledGuard[]>();
+  for (const guard of spec.guards) {
+    push(guardsByPredicate, guard.pattern.predicate.name, { source: guard, pattern: compilePattern(guard.pattern, undefined) });
+  }
+
+  return {
+    spec,
+    predicates,
+    predicatesBySourceName,
+    predicateList,
+    rules,
+    doneRules: rules.filter((rule) => rule.isDone),
+    rulesByHead,
+    rulesByAction,
+    guardsByPredicate,
+    patternsByVariable,
+    doneRulesByPredicate,
+    doneRulesByObjective,
+  };
+}

@@ -1,0 +1,188 @@
+import {
+  type CheckedConstraint,
+  formatDate,
+  formatDateTime,
+  formatTime,
+  type Literal,
+  normalizeText,
+  operatorPolarity,
+
+} from '../language/index.js';
+import type { SessionClock } from './clock.js';
+import type { SimilarityFunction } from './similarity.js';
+import { isTextValue, type ScalarValue, type Value } from './values.js';
+
+/** A compiled constraint test: called only with an observed value (unobserved is always false). */
+export type ConstraintTest = (value: Value, clock: SessionClock) => boolean;
+
+export interface SimilaritySettings {
+  readonly similarity: SimilarityFunction;
+  readonly threshold: number;
+}
+
+type Resolved = (clock: SessionClock) => number;
+
+/** A literal compared by number; relative dates read the session clock. */
+function numericLiteral(literal: Literal): Resolved | number | undefined {
+  switch (literal.kind) {
+    case 'number':
+    case 'date':
+    case 'time':
+    case 'datetime':
+      return literal.value;
+    case 'relative': {
+      const offset = { yesterday: -1, today: 0, tomorrow: 1, now: 0 }[literal.value];
+      if (literal.as === 'date') return (clock) => clock.today + offset;
+      if (literal.as === 'time') return (clock) => clock.time;
+      if (literal.value === 'now') return (clock) => clock.dateTime;
+      return (clock) => (clock.today + offset) * 86_400;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The identity of a scalar literal as a runtime value compares (text by its normalised key). */
+function scalarKey(literal: Literal): string | number | boolean | Resolved | undefined {
+  switch (literal.kind) {
+    case 'text':
+      return normalizeText(literal.value);
+    case 'enum':
+      return literal.value;
+    case 'boolean':
+      return literal.value;
+    default:
+      return numericLiteral(literal);
+  }
+}
+
+function runtimeKey(value: ScalarValue): string | number | boolean {
+  return isTextValue(value) ? value.key : value;
+}
+
+function equalsTest(literal: Literal): (value: ScalarValue, clock: SessionClock) => boolean {
+  const key = scalarKey(literal);
+  if (typeof key === 'function') return (value, clock) => value === key(clock);
+  return (value) => runtimeKey(value) === key;
+}
+
+function membershipSet(literal: Literal): (clock: SessionClock) => Set<string | number | boolean> {
+  const elements = literal.kind === 'list' ? literal.elements : [literal];
+  const keys = elements.map(scalarKey);
+  if (keys.some((key) => typeof key === 'function')) {
+    return (clock) => new Set(keys.map((key) => (typeof key === 'function' ? key(clock) : (key as string))));
+  }
+  const fixed = new Set(keys as (string | number | boolean)[]);
+  return () => fixed;
+}
+
+function positiveTest(constraint: CheckedConstraint, settings: SimilaritySettings): ConstraintTest {
+  const { value: literal, variable } = constraint;
+  const operator = operatorPolarity[constraint.operator].positive;
+  const isList = variable.type.kind === 'list';
+  switch (operator) {
+    case '=': {
+      if (isList) {
+        const elements = literal.kind === 'list' ? literal.elements.map(equalsTest) : [];
+        return (value, clock) =>
+          Array.isArray(value) &&
+          value.length === elements.length &&
+          value.every((item, index) => elements[index]?.(item, clock) === true);
+      }
+      const test = equalsTest(literal);
+      return (value, clock) => test(value as ScalarValue, clock);
+    }
+    case '<':
+    case '<=':
+    case '>':
+    case '>=': {
+      const bound = numericLiteral(literal);
+      const compare =
+        operator === '<'
+          ? (a: number, b: number) => a < b
+          : operator === '<='
+            ? (a: number, b: number) => a <= b
+            : operator === '>'
+              ? (a: number, b: number) => a > b
+              : (a: number, b: number) => a >= b;
+      if (typeof bound === 'function') return (value, clock) => compare(value as number, bound(clock));
+      const fixed = bound ?? Number.NaN;
+      return (value) => compare(value as number, fixed);
+    }
+    case 'in': {
+      const members = membershipSet(literal);
+      if (isList) {
+        return (value, clock) => {
+          const set = members(clock);
+          return Array.isArray(value) && value.every((item) => set.has(runtimeKey(item)));
+        };
+      }
+      return (value, clock) => members(clock).has(runtimeKey(value as ScalarValue));
+    }
+    case 'contains': {
+      if (isList) {
+        const test = equalsTest(literal);
+        return (value, clock) => Array.isArray(value) && value.some((item) => test(item, clock));
+      }
+      const needle = literal.kind === 'text' ? literal.value : '';
+      return (value) => isTextValue(value) && value.raw.includes(needle);
+    }
+    case 'matches': {
+      const regex = literal.kind === 'regex' ? literal.regex : /$^/;
+      const test = (item: ScalarValue) => isTextValue(item) && regex.test(item.raw);
+      if (isList) return (value) => Array.isArray(value) && value.some(test);
+      return (value) => test(value as ScalarValue);
+    }
+    case '~': {
+      const target = literal.kind === 'text' ? literal.value : '';
+      const test = (item: ScalarValue) =>
+        isTextValue(item) && settings.similarity(item.raw, target) >= settings.threshold;
+      if (isList) return (value) => Array.isArray(value) && value.some(test);
+      return (value) => test(value as ScalarValue);
+    }
+    default:
+      return () => false;
+  }
+}
+
+/**
+ * Compiles a checked constraint into a test. Negated operators are real negations of
+ * their positive form (LANGUAGE.md §5.1); the caller makes every test false on an
+ * unobserved variable.
+ */
+export function compileConstraintTest(constraint: CheckedConstraint, settings: SimilaritySettings): ConstraintTest {
+  const positive = positiveTest(constraint, settings);
+  return operatorPolarity[constraint.operator].negated ? (value, clock) => !positive(value, clock) : positive;
+}
+
+/** The literal as feedback shows it, with relative dates resolved: `2025-03-14 (today)`. */
+export function describeLiteral(literal: Literal, clock: SessionClock): string {
+  switch (literal.kind) {
+    case 'text':
+      return JSON.stringify(literal.value);
+    case 'date':
+      return formatDate(literal.value);
+    case 'time':
+      return formatTime(literal.value);
+    case 'datetime':
+      return formatDateTime(literal.value);
+    case 'relative': {
+      const resolved = numericLiteral(literal);
+      const value = typeof resolved === 'function' ? resolved(clock) : 0;
+      const text = literal.as === 'date' ? formatDate(value) : literal.as === 'time' ? formatTime(value) : formatDateTime(value);
+      return `${text} (${literal.value})`;
+    }
+    case 'list':
+      return `[${literal.elements.map((element) => describeLiteral(element, clock)).join(', ')}]`;
+    case 'regex':
+      return `/${literal.pattern}/${literal.flags}`;
+    default:
+      return String(literal.value);
+  }
+}
+
+/** `< 19:00`: the expected side of a constraint, as verdict reasons carry it. */
+export function describeExpectation(constraint: CheckedConstraint, clock: SessionClock): string {
+  return `${constraint.operator} ${describeLiteral(constraint.value, clock)}`;
+}
+

@@ -1,0 +1,113 @@
+import type { CheckedConstraint, Operator, PredicateDeclaration, VariableType } from '../language/index.js';
+import type { SessionClock } from './clock.js';
+import type { CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
+import { describeLiteral } from './constraint-test.js';
+
+/**
+ * Plain-language pieces that feedback and roadmaps are built from. Everything here
+ * is deterministic and short, because it ends up in an agent's prompt.
+ */
+
+const temporal = new Set(['date', 'time', 'datetime']);
+
+export function operatorPhrase(operator: Operator, type: VariableType): string {
+  const isTemporal = temporal.has(type.kind);
+  const isList = type.kind === 'list';
+  switch (operator) {
+    case '=':
+      return 'equal to';
+    case '!=':
+      return 'not equal to';
+    case '<':
+      return isTemporal ? 'earlier than' : 'less than';
+    case '<=':
+      return isTemporal ? 'no later than' : 'at most';
+    case '>':
+      return isTemporal ? 'later than' : 'greater than';
+    case '>=':
+      return isTemporal ? 'no earlier than' : 'at least';
+    case '~':
+      return isList ? 'with an element similar to' : 'similar to';
+    case '!~':
+      return isList ? 'with no element similar to' : 'not similar to';
+    case 'in':
+      return isList ? 'within' : 'one of';
+    case 'not in':
+      return isList ? 'not within' : 'none of';
+    case 'contains':
+      return 'containing';
+    case 'not contains':
+      return 'not containing';
+    case 'matches':
+      return isList ? 'with an element matching' : 'matching';
+    case 'not matches':
+      return isList ? 'with no element matching' : 'not matching';
+  }
+}
+
+/** `time earlier than 19:00` */
+export function describeConstraint(constraint: CheckedConstraint, clock: SessionClock): string {
+  return `${constraint.variable.name} ${operatorPhrase(constraint.operator, constraint.variable.type)} ${describeLiteral(constraint.value, clock)}`;
+}
+
+const maxDescription = 60;
+
+/** `ReserveInfo (reservation details selected on the booking screen)` */
+export function describePredicate(predicate: PredicateDeclaration): string {
+  const sentence = predicate.description.trim().split(/(?<=[.!?])\s/)[0]?.replace(/[.!?]$/, '') ?? '';
+  if (sentence === '') return predicate.name;
+  const text = sentence.length > maxDescription ? `${sentence.slice(0, maxDescription - 1).trimEnd()}…` : sentence;
+  return `${predicate.name} (${text.charAt(0).toLowerCase()}${text.slice(1)})`;
+}
+
+export function joinWords(items: readonly string[], conjunction = 'and'): string {
+  if (items.length <= 1) return items[0] ?? '';
+  return `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
+}
+
+/** `ReserveInfo with date equal to 2025-03-14 (today) and time earlier than 19:00` */
+export function describePattern(pattern: CompiledPattern, clock: SessionClock): string {
+  if (pattern.constraints.length === 0) return `${pattern.predicate.name} observed`;
+  return `${pattern.predicate.name} with ${joinWords(pattern.constraints.map((constraint) => describeConstraint(constraint.source, clock)))}`;
+}
+
+/** `call BankTransfer with to equal to "Alice"` */
+export function describeAction(pattern: CompiledPattern, clock: SessionClock): string {
+  if (pattern.constraints.length === 0) return `call ${pattern.predicate.name}`;
+  return `call ${pattern.predicate.name} with ${joinWords(pattern.constraints.map((constraint) => describeConstraint(constraint.source, clock)))}`;
+}
+
+/** What a rule needs, in one line: `BalanceKnown; BankCheckBalanceResult with …; then call BankTransfer …`. */
+export function describeRuleBody(rule: CompiledRule, clock: SessionClock): string {
+  const parts = [
+    ...rule.objectives.map((condition) =>
+      condition.operator === '>=' && condition.count === 1
+        ? condition.name
+        : `${condition.name} achieved ${condition.operator} ${condition.count} times`,
+    ),
+    ...rule.states.map((pattern) => describePattern(pattern, clock)),
+  ];
+  const action = rule.action ? describeAction(rule.action, clock) : undefined;
+  if (parts.length === 0) return action ?? 'nothing (always holds)';
+  return action ? `${parts.join('; ')}; then ${action}` : parts.join('; ');
+}
+
+/**
+ * Actions that would establish a missing precondition: the actions of the rules that
+ * achieve a missing objective, or the tool whose result a missing state holds.
+ */
+export function candidateActions(
+  spec: CompiledSpec,
+  missing: { readonly objective?: string; readonly predicate?: PredicateDeclaration },
+  clock: SessionClock,
+): string[] {
+  const candidates: string[] = [];
+  if (missing.objective !== undefined) {
+    for (const rule of spec.rulesByHead.get(missing.objective) ?? []) {
+      candidates.push(rule.action ? describeAction(rule.action, clock) : `achieve ${missing.objective} (${describeRuleBody(rule, clock)})`);
+    }
+  }
+  const producer = missing.predicate?.resultOf;
+  if (producer !== undefined) candidates.push(`call ${producer}`);
+  return [...new Set(candidates)].slice(0, 5);
+}

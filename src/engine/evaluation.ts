@@ -1,0 +1,144 @@
+import type { ObjectiveCondition } from '../language/index.js';
+import type { SessionClock } from './clock.js';
+import type { CompiledConstraint, CompiledPattern, CompiledPredicate, CompiledRule } from './compiled-spec.js';
+import type { Instance, StateView } from './state.js';
+import type { Value } from './values.js';
+
+/** The action a proposal carries, with its arguments read into an instance. */
+export interface ProposedAction {
+  readonly predicate: CompiledPredicate;
+  readonly values: Instance;
+}
+
+/** Everything a rule is evaluated against. */
+export interface EvaluationContext {
+  readonly view: StateView;
+  /** The proposal's action; absent when judging the current state (Done, roadmap). */
+  readonly action: ProposedAction | undefined;
+  readonly achieved: ReadonlyMap<string, number>;
+  readonly clock: SessionClock;
+}
+
+export function compareCount(count: number, condition: ObjectiveCondition): boolean {
+  switch (condition.operator) {
+    case '=':
+      return count === condition.count;
+    case '!=':
+      return count !== condition.count;
+    case '<':
+      return count < condition.count;
+    case '<=':
+      return count <= condition.count;
+    case '>':
+      return count > condition.count;
+    case '>=':
+      return count >= condition.count;
+  }
+}
+
+function instanceSatisfies(
+  instance: Instance,
+  constraints: readonly CompiledConstraint[],
+  clock: SessionClock,
+): boolean {
+  for (const constraint of constraints) {
+    const value = instance[constraint.variable];
+    if (value === undefined || !constraint.test(value, clock)) return false;
+  }
+  return true;
+}
+
+/** A state pattern holds if some instance satisfies all its constraints together. */
+export function patternHolds(pattern: CompiledPattern, view: StateView, clock: SessionClock): boolean {
+  return view.someInstance(pattern.predicate, (instance) => instanceSatisfies(instance, pattern.constraints, clock));
+}
+
+export function actionMatches(pattern: CompiledPattern, action: ProposedAction | undefined, clock: SessionClock): boolean {
+  return action !== undefined && action.predicate === pattern.predicate && instanceSatisfies(action.values, pattern.constraints, clock);
+}
+
+/** Whether every atom of the rule's body holds. */
+export function ruleFires(rule: CompiledRule, context: EvaluationContext): boolean {
+  for (const condition of rule.objectives) {
+    if (!compareCount(context.achieved.get(condition.name) ?? 0, condition)) return false;
+  }
+  if (rule.action && !actionMatches(rule.action, context.action, context.clock)) return false;
+  for (const pattern of rule.states) {
+    if (!patternHolds(pattern, context.view, context.clock)) return false;
+  }
+  return true;
+}
+
+/** One atom or constraint of a rule that does not hold, with what was found instead. */
+export type UnmetCondition =
+  | { readonly kind: 'objective'; readonly condition: ObjectiveCondition; readonly actual: number }
+  | {
+      readonly kind: 'constraint';
+      readonly pattern: CompiledPattern;
+      readonly constraint: CompiledConstraint;
+      readonly actual: Value | undefined;
+    }
+  /** `P()` with no constraints: P has never been observed. */
+  | { readonly kind: 'unobserved'; readonly pattern: CompiledPattern }
+  /** The rule needs an action the proposal does not carry. */
+  | { readonly kind: 'action'; readonly pattern: CompiledPattern; readonly actual: string | undefined };
+
+function unmetInInstance(
+  pattern: CompiledPattern,
+  instance: Instance | undefined,
+  clock: SessionClock,
+): UnmetCondition[] {
+  const unmet: UnmetCondition[] = [];
+  for (const constraint of pattern.constraints) {
+    const value = instance?.[constraint.variable];
+    if (value === undefined || !constraint.test(value, clock)) {
+      unmet.push({ kind: 'constraint', pattern, constraint, actual: value });
+    }
+  }
+  return unmet;
+}
+
+/** The unmet constraints of a pattern against its closest instance. */
+export function explainPattern(pattern: CompiledPattern, view: StateView, clock: SessionClock): UnmetCondition[] {
+  let best: UnmetCondition[] | undefined;
+  view.someInstance(pattern.predicate, (instance) => {
+    const unmet = unmetInInstance(pattern, instance, clock);
+    if (best === undefined || unmet.length < best.length) best = unmet;
+    return unmet.length === 0;
+  });
+  if (best !== undefined) return best;
+  if (pattern.constraints.length === 0) return [{ kind: 'unobserved', pattern }];
+  return unmetInInstance(pattern, undefined, clock);
+}
+
+/** Every condition of the rule that does not hold, in body order. */
+export function explainRule(rule: CompiledRule, context: EvaluationContext): UnmetCondition[] {
+  const unmet: UnmetCondition[] = [];
+  for (const condition of rule.objectives) {
+    const actual = context.achieved.get(condition.name) ?? 0;
+    if (!compareCount(actual, condition)) unmet.push({ kind: 'objective', condition, actual });
+  }
+  for (const pattern of rule.states) unmet.push(...explainPattern(pattern, context.view, context.clock));
+  const action = rule.action;
+  if (action) {
+    if (context.action?.predicate !== action.predicate) {
+      unmet.push({ kind: 'action', pattern: action, actual: context.action?.predicate.name });
+    } else {
+      unmet.push(...unmetInInstance(action, context.action.values, context.clock));
+    }
+  }
+  return unmet;
+}
+
+/** Among rules, the one with the fewest unmet conditions (the first on ties), with them. */
+export function closestRule(
+  rules: readonly CompiledRule[],
+  context: EvaluationContext,
+): { readonly rule: CompiledRule; readonly unmet: UnmetCondition[] } | undefined {
+  let best: { rule: CompiledRule; unmet: UnmetCondition[] } | undefined;
+  for (const rule of rules) {
+    const unmet = explainRule(rule, context);
+    if (!best || unmet.length < best.unmet.length) best = { rule, unmet };
+  }
+  return best;
+}

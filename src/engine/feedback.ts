@@ -1,0 +1,209 @@
+import type { SessionClock } from './clock.js';
+import type { CompiledGuard, CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
+import { describeExpectation } from './constraint-test.js';
+import {
+  candidateActions,
+  describeAction,
+  describeConstraint,
+  describePattern,
+  describePredicate,
+  joinWords,
+} from './describe.js';
+import type { UnmetCondition } from './evaluation.js';
+import type { ProposalProblem } from './proposal.js';
+import type { Reason } from './verdict.js';
+import { formatValue, type Value } from './values.js';
+
+/**
+ * Reasons and feedback text. Reasons are data (FORMATS.md §2); each carries its own
+ * one-sentence message, and the feedback of a verdict is those messages joined under
+ * a lead sentence — so the text an agent reads always matches the data a tool reads.
+ */
+
+function actualText(pattern: CompiledPattern, variable: number, value: Value | undefined): string {
+  const declaration = pattern.predicate.variables[variable];
+  if (value === undefined || !declaration) return 'unobserved';
+  return formatValue(value, declaration.type);
+}
+
+/** One unmet condition of a rule as a reason. `tentative` says whether the proposal changes that predicate. */
+export function unmetReason(
+  spec: CompiledSpec,
+  rule: CompiledRule,
+  unmet: UnmetCondition,
+  clock: SessionClock,
+  changed: (predicateIndex: number) => boolean,
+): Reason {
+  switch (unmet.kind) {
+    case 'objective': {
+      const { condition, actual } = unmet;
+      const candidates = candidateActions(spec, { objective: condition.name }, clock);
+      const first = condition.operator === '>=' && condition.count === 1 && actual === 0;
+      const message = first
+        ? `${condition.name} must be achieved first; it has not been.`
+        : `${condition.name} must have been achieved ${condition.operator} ${condition.count} times; so far ${actual}.`;
+      return {
+        code: 'unmet-conditions',
+        rule: rule.id,
+        objective: condition.name,
+        expected: `${condition.operator} ${condition.count}`,
+        actual: String(actual),
+        ...(candidates.length > 0 ? { candidates } : {}),
+        message: candidates.length > 0 ? `${message} To achieve it: ${joinWords(candidates, 'or')}.` : message,
+      };
+    }
+    case 'unobserved': {
+      const candidates = candidateActions(spec, { predicate: unmet.pattern.predicate.declaration }, clock);
+      return {
+        code: 'unmet-conditions',
+        rule: rule.id,
+        predicate: unmet.pattern.predicate.name,
+        expected: 'observed',
+        actual: 'unobserved',
+        ...(candidates.length > 0 ? { candidates } : {}),
+        message: `${describePredicate(unmet.pattern.predicate.declaration)} must have been observed; it has not been.${candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : ''}`,
+      };
+    }
+    case 'action': {
+      const wanted = describeAction(unmet.pattern, clock);
+      return {
+        code: 'unmet-conditions',
+        rule: rule.id,
+        predicate: unmet.pattern.predicate.name,
+        expected: unmet.pattern.predicate.name,
+        actual: unmet.actual ?? 'no action',
+        message: `This step is done by the action: ${wanted}; the proposal ${unmet.actual === undefined ? 'carries no action' : `calls ${unmet.actual}`}.`,
+      };
+    }
+    case 'constraint': {
+      const { pattern, constraint } = unmet;
+      const declaration = pattern.predicate.declaration;
+      const actual = actualText(pattern, constraint.variable, unmet.actual);
+      const isAction = declaration.kind === 'action';
+      const verb = isAction ? 'is' : changed(pattern.predicate.index) ? 'would be' : 'is';
+      const subject = isAction ? `${declaration.name} must be called with` : `${describePredicate(declaration)} must have`;
+      const candidates =
+        unmet.actual === undefined && !isAction ? candidateActions(spec, { predicate: declaration }, clock) : [];
+      const found = unmet.actual === undefined ? (isAction ? 'it is not given' : 'it has not been observed yet') : `it ${verb} ${actual}`;
+      const extra = candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : '';
+      const description = constraint.source.variable.description;
+      return {
+        code: 'unmet-conditions',
+        rule: rule.id,
+        predicate: declaration.name,
+        variable: constraint.source.variable.name,
+        expected: describeExpectation(constraint.source, clock),
+        actual,
+        ...(candidates.length > 0 ? { candidates } : {}),
+        message: `${subject} ${describeConstraint(constraint.source, clock)}${description ? ` (${constraint.source.variable.name}: ${description.replace(/\.$/, '')})` : ''}; ${found}.${extra}`,
+      };
+    }
+  }
+}
+
+export function unmetFeedback(rule: CompiledRule, reasons: readonly Reason[]): string {
+  const target = rule.isDone ? 'finish' : `perform ${rule.head} (rule ${rule.id})`;
+  return [`To ${target}:`, ...reasons.map((reason) => `- ${reason.message}`)].join('\n');
+}
+
+export function alreadyAchievedReason(rule: CompiledRule, count: number): Reason {
+  const times = count === 1 ? 'once' : `${count} times`;
+  const allowance = rule.limit === 1 ? '' : ` (at most ${rule.limit} times are part of the task)`;
+  return {
+    code: 'already-achieved',
+    rule: rule.id,
+    objective: rule.head,
+    expected: `< ${rule.limit === Number.POSITIVE_INFINITY ? '∞' : rule.limit}`,
+    actual: String(count),
+    message: `${rule.head} has already been achieved ${times}${allowance}; doing it again is not part of the task.`,
+  };
+}
+
+export function softDeviationReason(
+  pattern: CompiledPattern,
+  variable: number,
+  value: Value,
+  alternatives: readonly CompiledPattern[],
+  clock: SessionClock,
+): Reason {
+  const declaration = pattern.predicate.variables[variable];
+  const name = declaration?.name ?? String(variable);
+  const wanted = [
+    ...new Set(
+      alternatives.flatMap((alternative) => {
+        const onVariable = alternative.constraints.filter((constraint) => constraint.variable === variable);
+        return onVariable.length === 0 ? [] : [joinWords(onVariable.map((constraint) => describeConstraint(constraint.source, clock)))];
+      }),
+    ),
+  ];
+  const first = alternatives[0]?.constraints.find((constraint) => constraint.variable === variable);
+  return {
+    code: 'soft-deviation',
+    predicate: pattern.predicate.name,
+    variable: name,
+    ...(first ? { expected: describeExpectation(first.source, clock) } : {}),
+    actual: declaration ? formatValue(value, declaration.type) : String(value),
+    ...(alternatives[0]?.rule ? { rule: alternatives[0].rule.id } : {}),
+    message: `${describePredicate(pattern.predicate.declaration)} would get ${name} = ${declaration ? formatValue(value, declaration.type) : String(value)}, but the task needs ${joinWords(wanted, 'or')}.`,
+  };
+}
+
+export const softFeedbackTail =
+  'If this is an intermediate step on the way to the right value, propose the same step again and it will be accepted.';
+
+export function guardReason(guard: CompiledGuard, clock: SessionClock): Reason {
+  const target = describePattern(guard.pattern, clock);
+  const reject = guard.source.mode === 'reject';
+  const because = guard.source.reason === undefined ? '' : `: ${guard.source.reason}`;
+  return {
+    code: reject ? 'guard-reject' : 'guard-confirm',
+    predicate: guard.pattern.predicate.name,
+    expected: guard.pattern.constraints.map((constraint) => `${constraint.source.variable.name} ${describeExpectation(constraint.source, clock)}`).join(', ') || 'any',
+    message: reject
+      ? `The spec refuses ${target}${because}.`
+      : `The spec asks the user to approve ${target}${because}.`,
+  };
+}
+
+export function ruleConfirmReason(rule: CompiledRule): Reason {
+  const confirm = rule.source.confirm;
+  const category = confirm?.category;
+  return {
+    code: 'rule-confirm',
+    rule: rule.id,
+    objective: rule.head,
+    ...(category ? { category } : {}),
+    message: `${confirm?.message ?? `Performing ${rule.head} needs the user's approval`}${/[.!?]$/.test(confirm?.message ?? '') ? '' : '.'}${category ? ` (${category})` : ''}`,
+  };
+}
+
+export function unplannedReason(predicateName: string, asConfirm: boolean): Reason {
+  return {
+    code: 'unplanned-critical',
+    predicate: predicateName,
+    message: asConfirm
+      ? `${predicateName} is not part of the plan for this task and is irreversible or sensitive; the user must approve it.`
+      : `${predicateName} is not part of the plan for this task and is irreversible or sensitive, so it is not allowed. Take the steps the task needs instead.`,
+  };
+}
+
+export function repeatedViolationReason(times: number, previous: readonly Reason[]): Reason {
+  const first = previous[0];
+  return {
+    code: 'repeated-violation',
+    ...(first?.rule ? { rule: first.rule } : {}),
+    actual: String(times),
+    message: `This exact proposal was refused ${times} times${first ? ` (${first.message.replace(/\.$/, '')})` : ''}; a person must decide whether to allow it.`,
+  };
+}
+
+export function invalidProposalReasons(problems: readonly ProposalProblem[]): Reason[] {
+  return problems.map((problem) => ({
+    code: 'invalid-proposal' as const,
+    ...(problem.predicate !== undefined ? { predicate: problem.predicate } : {}),
+    ...(problem.variable !== undefined ? { variable: problem.variable } : {}),
+    ...(problem.actual !== undefined ? { actual: problem.actual } : {}),
+    message: `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`,
+  }));
+}
+

@@ -1,0 +1,26 @@
+export { type ClockInput, createClock, type SessionClock } from './clock.js';
+export { type CompiledSpec, compileSpec } from './compiled-spec.js';
+export { type NormalizedProposal, type ProposalProblem, proposalFingerprint, proposalLimits } from './proposal.js';
+export {
+  createSession,
+  type HistoryEntry,
+  internalErrorVerdict,
+  NoSpecSession,
+  type ObservationResult,
+  type ResolutionResult,
+  Session,
+  type SessionOptions,
+  type SessionStatus,
+} from './session.js';
+export { defaultSimilarityThreshold, lexicalSimilarity, type SimilarityFunction } from './similarity.js';
+export { formatValue, parseValue, type Value } from './values.js';
+export {
+  type Decision,
+  type Reason,
+  type ReasonCode,
+  reasonCodes,
+  reasonDecisions,
+  type Severity,
+  type Verdict,
+} from './verdict.js';
+export { type ExplainedRule, type Explanation, type ExplainOptions, explainSpec } from './explain.js';

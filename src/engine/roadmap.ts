@@ -1,0 +1,59 @@
+import type { SessionClock } from './clock.js';
+import type { CompiledRule, CompiledSpec } from './compiled-spec.js';
+import { describeRuleBody, joinWords } from './describe.js';
+import { type EvaluationContext, ruleFires } from './evaluation.js';
+
+/** Steps listed before the rest are summarised, to keep the roadmap prompt-sized. */
+export const maxRoadmapSteps = 25;
+
+/**
+ * The roadmap (VeriSafe Agent's feedback): each step of the task with what it needs
+ * and whether it is achieved, the ways to finish, and the progress so far.
+ * `describe` caches rule descriptions per session (they depend on the session clock).
+ */
+export function renderRoadmap(
+  spec: CompiledSpec,
+  context: EvaluationContext,
+  describe: (rule: CompiledRule) => string,
+): string {
+  const lines = ['Roadmap:'];
+  const steps = spec.rules.filter((rule) => !rule.isDone);
+  const achievedSteps: string[] = [];
+  steps.forEach((rule, index) => {
+    const count = context.achieved.get(rule.head) ?? 0;
+    if (count > 0) achievedSteps.push(`${index + 1} (${rule.head})`);
+    if (index >= maxRoadmapSteps) return;
+    const notes = [rule.id, ...(rule.source.confirm ? ["needs the user's approval"] : []), ...(rule.limit > 1 ? [rule.limit === Number.POSITIVE_INFINITY ? 'may be repeated' : `at most ${rule.limit} times`] : [])];
+    const status = count === 0 ? 'not yet' : count === 1 ? 'achieved' : `achieved ${count} times`;
+    lines.push(`${index + 1}. ${rule.head} (${notes.join(', ')}): ${describe(rule)} — ${status}.`);
+  });
+  if (steps.length > maxRoadmapSteps) lines.push(`… and ${steps.length - maxRoadmapSteps} more steps.`);
+  const branches = spec.doneRules.slice(0, maxRoadmapSteps).map((rule) => {
+    const holds = ruleFires(rule, context) ? ', holds now' : '';
+    return `${describe(rule)} (${rule.id}${holds})`;
+  });
+  if (branches.length === 1) lines.push(`Finish when: ${branches[0]}.`);
+  else {
+    lines.push('Finish when any of these holds:');
+    branches.forEach((branch, index) => lines.push(`  ${String.fromCharCode(97 + (index % 26))}) ${branch}`));
+    if (spec.doneRules.length > branches.length) lines.push(`  … and ${spec.doneRules.length - branches.length} more.`);
+  }
+  lines.push(
+    achievedSteps.length === 0
+      ? 'So far nothing has been achieved.'
+      : `So far you have achieved step${achievedSteps.length === 1 ? '' : 's'} ${joinWords(achievedSteps)}.`,
+  );
+  return lines.join('\n');
+}
+
+export function ruleDescriber(clock: SessionClock): (rule: CompiledRule) => string {
+  const cache = new Map<CompiledRule, string>();
+  return (rule) => {
+    let text = cache.get(rule);
+    if (text === undefined) {
+      text = describeRuleBody(rule, clock);
+      cache.set(rule, text);
+    }
+    return text;
+  };
+}

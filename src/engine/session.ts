@@ -1,0 +1,642 @@
+import type { Schema, Spec } from '../language/index.js';
+import { type ClockInput, createClock, type SessionClock } from './clock.js';
+import { type CompiledGuard, type CompiledRule, type CompiledSpec, compileSpec } from './compiled-spec.js';
+import {
+  actionMatches,
+  closestRule,
+  type EvaluationContext,
+  explainRule,
+  type ProposedAction,
+  ruleFires,
+} from './evaluation.js';
+import {
+  alreadyAchievedReason,
+  guardReason,
+  invalidProposalReasons,
+  repeatedViolationReason,
+  ruleConfirmReason,
+  softDeviationReason,
+  softFeedbackTail,
+  unmetFeedback,
+  unmetReason,
+  unplannedReason,
+} from './feedback.js';
+import {
+  type NormalizedProposal,
+  type ProposalProblem,
+  proposalFingerprint,
+  readObservation,
+  readProposal,
+} from './proposal.js';
+import { renderRoadmap, ruleDescriber } from './roadmap.js';
+import { defaultSimilarityThreshold, lexicalSimilarity, type SimilarityFunction } from './similarity.js';
+import { Overlay, type StateUpdate, StateStore, type StateView } from './state.js';
+import type { Decision, Reason, Severity, Verdict } from './verdict.js';
+import { valueKey } from './values.js';
+
+export interface SessionOptions {
+  /** The session's "now" (default: the current time); fixed for the whole session. */
+  readonly now?: ClockInput;
+  /** IANA time zone for instants (default UTC). */
+  readonly timeZone?: string;
+  readonly similarity?: SimilarityFunction;
+  readonly similarityThreshold?: number;
+  /** Hard refusals of one identical proposal before the next asks a person (default 3; 0 never). */
+  readonly escalateAfter?: number;
+  /** What an unplanned critical action gets (default `revise`). */
+  readonly unplannedCritical?: 'revise' | 'confirm';
+}
+
+export interface SessionStatus {
+  readonly done: boolean;
+  readonly finished: boolean;
+  /** Objectives achieved so far, with counts. */
+  readonly achieved: Readonly<Record<string, number>>;
+  /** Whether a `confirm` verdict awaits `resolve`. */
+  readonly pending: boolean;
+  readonly proposals: number;
+}
+
+export interface ObservationResult {
+  readonly ok: boolean;
+  /** Why nothing was applied (invalid observation). */
+  readonly problems: readonly ProposalProblem[];
+  /** Fields the schema does not know; they were ignored. */
+  readonly ignored: readonly ProposalProblem[];
+  readonly status: SessionStatus;
+}
+
+export interface ResolutionResult {
+  readonly ok: boolean;
+  /** Whether the approved proposal was committed. */
+  readonly committed: boolean;
+  readonly message: string;
+  readonly status: SessionStatus;
+}
+
+export type HistoryEntry =
+  | { readonly kind: 'propose'; readonly label: string | undefined; readonly verdict: Verdict }
+  | { readonly kind: 'observe'; readonly ok: boolean }
+  | { readonly kind: 'resolve'; readonly approved: boolean; readonly committed: boolean };
+
+/** What a proposal commits when it is allowed, or approved after `confirm`. */
+interface CommitPlan {
+  readonly updates: readonly StateUpdate[];
+  readonly rules: readonly CompiledRule[];
+  readonly finish: boolean;
+  /** Set when the plan comes from an escalation, to reset its refusal count on approval. */
+  readonly escalated?: string;
+}
+
+interface Refusals {
+  count: number;
+  reasons: readonly Reason[];
+}
+
+const emptyPlan: CommitPlan = { updates: [], rules: [], finish: false };
+const allowFeedback = 'Allowed.';
+/** Ways to finish listed in premature-finish feedback. */
+const maxFinishBranches = 5;
+
+const compiledCache = new WeakMap<Spec, Map<string, CompiledSpec>>();
+
+/** Compiled specs are shared by every session over the same spec and similarity settings. */
+function compiledFor(spec: Spec, similarity: SimilarityFunction, threshold: number): CompiledSpec {
+  let bySettings = compiledCache.get(spec);
+  if (!bySettings) {
+    bySettings = new Map();
+    compiledCache.set(spec, bySettings);
+  }
+  // Custom similarity functions are not cached by identity across sessions: they may be stateful.
+  if (similarity !== lexicalSimilarity) return compileSpec(spec, { similarity, threshold });
+  const key = String(threshold);
+  let compiled = bySettings.get(key);
+  if (!compiled) {
+    compiled = compileSpec(spec, { similarity, threshold });
+    bySettings.set(key, compiled);
+  }
+  return compiled;
+}
+
+/**
+ * One guarded agent run over one spec: it decides each proposal before it runs
+ * (LANGUAGE.md §6), takes observations, and waits for the user when it asks.
+ * Synchronous, deterministic for a given clock, and fail-closed: an internal error
+ * is a `reject`, never an `allow`.
+ *
+ * @example
+ * const session = createSession(spec, { now: '2025-03-14T12:00' });
+ * const verdict = session.propose({ action: { name: 'BankCheckBalance', args: {} } });
+ * if (verdict.decision === 'allow') runTool();
+ */
+export class Session {
+  readonly #compiled: CompiledSpec;
+  readonly #clock: SessionClock;
+  readonly #store = new StateStore();
+  readonly #achieved = new Map<string, number>();
+  readonly #performances: number[];
+  readonly #doneHolding = new Set<CompiledRule>();
+  readonly #softRefused = new Set<string>();
+  readonly #hardRefusals = new Map<string, Refusals>();
+  readonly #history: HistoryEntry[] = [];
+  readonly #escalateAfter: number;
+  readonly #unplannedCritical: 'revise' | 'confirm';
+  readonly #describe: (rule: CompiledRule) => string;
+  #pending: CommitPlan | undefined;
+  /**
+   * Why a commit failed half-way, if one did. The state is then unknown (updates may be
+   * applied while Done was not re-evaluated), so the session fails closed from then on.
+   */
+  #broken: string | undefined;
+  #finished = false;
+  #proposals = 0;
+
+  constructor(spec: Spec, options: SessionOptions = {}) {
+    this.#clock = createClock(options.now, options.timeZone);
+    this.#compiled = compiledFor(
+      spec,
+      options.similarity ?? lexicalSimilarity,
+      options.similarityThreshold ?? defaultSimilarityThreshold,
+    );
+    this.#performances = new Array(this.#compiled.rules.length).fill(0);
+    this.#escalateAfter = options.escalateAfter ?? 3;
+    this.#unplannedCritical = options.unplannedCritical ?? 'revise';
+    this.#describe = ruleDescriber(this.#clock);
+    for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
+  }
+
+  get spec(): Spec {
+    return this.#compiled.spec;
+  }
+
+  get clock(): SessionClock {
+    return this.#clock;
+  }
+
+  get history(): readonly HistoryEntry[] {
+    return this.#history;
+  }
+
+  /** Decides a proposal. Never throws: an internal error becomes a `reject`. */
+  propose(input: unknown): Verdict {
+    let verdict: Verdict;
+    try {
+      verdict = this.#propose(input);
+    } catch (error) {
+      this.#pending = undefined;
+      verdict = internalErrorVerdict(error);
+    }
+    this.#proposals++;
+    this.#history.push({
+      kind: 'propose',
+      label: typeof (input as { label?: unknown } | null)?.label === 'string' ? (input as { label: string }).label : undefined,
+      verdict,
+    });
+    return verdict;
+  }
+
+  /** Applies a post-action observation (a tool result, an app callback). All or nothing. */
+  observe(input: unknown): ObservationResult {
+    try {
+      this.#assertIntact();
+      const read = readObservation(input, this.#compiled, this.#clock, this.#store);
+      if (!read.ok) {
+        this.#history.push({ kind: 'observe', ok: false });
+        return { ok: false, problems: read.problems, ignored: [], status: this.status() };
+      }
+      this.#commit({ updates: read.value, rules: [], finish: false });
+      this.#history.push({ kind: 'observe', ok: true });
+      return { ok: true, problems: [], ignored: read.ignored, status: this.status() };
+    } catch (error) {
+      return { ok: false, problems: [{ message: `internal error: ${errorMessage(error)}` }], ignored: [], status: this.status() };
+    }
+  }
+
+  /** Answers the latest `confirm`: approval commits exactly that proposal, denial commits nothing. */
+  resolve(approved: boolean): ResolutionResult {
+    const plan = this.#pending;
+    this.#pending = undefined;
+    if (!plan) {
+      return { ok: false, committed: false, message: 'No proposal is waiting for approval.', status: this.status() };
+    }
+    if (plan.escalated !== undefined) this.#hardRefusals.delete(plan.escalated);
+    if (approved === true) {
+      try {
+        this.#assertIntact();
+        this.#commit(plan);
+      } catch (error) {
+        this.#history.push({ kind: 'resolve', approved: true, committed: false });
+        return {
+          ok: false,
+          committed: false,
+          message: `The verifier failed (${errorMessage(error)}); nothing was committed.`,
+          status: this.status(),
+        };
+      }
+    }
+    this.#history.push({ kind: 'resolve', approved: approved === true, committed: approved === true });
+    return {
+      ok: true,
+      committed: approved === true,
+      message: approved === true ? 'Approved and committed.' : 'Denied; nothing was committed.',
+      status: this.status(),
+    };
+  }
+
+  status(): SessionStatus {
+    return {
+      done: this.#done(),
+      finished: this.#finished,
+      achieved: Object.fromEntries(this.#achieved),
+      pending: this.#pending !== undefined,
+      proposals: this.#proposals,
+    };
+  }
+
+  /** The roadmap of the task in the current state. */
+  roadmap(): string {
+    return renderRoadmap(this.#compiled, this.#currentContext(), this.#describe);
+  }
+
+  // ---- the decision procedure (LANGUAGE.md §6) ------------------------------------
+
+  #propose(input: unknown): Verdict {
+    this.#pending = undefined;
+    this.#assertIntact();
+    const read = readProposal(input, this.#compiled, this.#clock, this.#store);
+    if (!read.ok) {
+      const reasons = invalidProposalReasons(read.problems);
+      return this.#verdict('revise', 'hard', reasons, [], joinFeedback('The proposal cannot be checked:', reasons));
+    }
+    const proposal = read.value;
+    let fingerprint: string | undefined;
+    const identity = () => {
+      fingerprint ??= proposalFingerprint(proposal);
+      return fingerprint;
+    };
+
+    // 1. finish
+    if (proposal.finish) {
+      if (this.#done()) {
+        this.#commit({ updates: [], rules: [], finish: true });
+        return this.#verdict('allow', undefined, [], [], 'The task is done.');
+      }
+      const roadmap = this.roadmap();
+      const context = this.#currentContext();
+      // Every way to finish is shown with what it still lacks: the closest branch alone
+      // could be the "do nothing" branch and would mislead the agent.
+      const branches = this.#compiled.doneRules.slice(0, maxFinishBranches).map((rule) => ({
+        rule,
+        reasons: explainRule(rule, context).map((unmet) => unmetReason(this.#compiled, rule, unmet, this.#clock, () => false)),
+      }));
+      const reasons: Reason[] = [
+        { code: 'premature-finish', message: 'The task is not done yet.' },
+        ...branches.flatMap((branch) => branch.reasons),
+      ];
+      const lines = ['The task is not done yet.'];
+      if (branches.length === 1) lines.push(unmetFeedback(branches[0]!.rule, branches[0]!.reasons));
+      else {
+        lines.push('It is done when any of these holds:');
+        branches.forEach((branch, index) => {
+          lines.push(`${String.fromCharCode(97 + (index % 26))}) rule ${branch.rule.id}, which still needs:`);
+          for (const reason of branch.reasons) lines.push(`   - ${reason.message}`);
+        });
+      }
+      const feedback = lines.join('\n');
+      return this.#hardRefusal(identity, reasons, [], { updates: [], rules: [], finish: true }, feedback, roadmap);
+    }
+
+    const overlay = proposal.updates.length > 0 ? this.#overlay(proposal.updates) : undefined;
+    const view: StateView = overlay ?? this.#store;
+    const action = proposal.action;
+
+    // 2. guards: reject wins over confirm
+    let confirmGuard: CompiledGuard | undefined;
+    for (const guard of this.#matchingGuards(action, proposal.updates, view)) {
+      if (guard.source.mode === 'reject') {
+        const reason = guardReason(guard, this.#clock);
+        return this.#verdict('reject', undefined, [reason], [], reason.message);
+      }
+      confirmGuard ??= guard;
+    }
+
+    // 3–4. performed rules and the rule-level (hard) check
+    const performed = this.#performedRules(proposal);
+    const context: EvaluationContext = { view, action, achieved: this.#achieved, clock: this.#clock };
+    let deciding: readonly CompiledRule[] = [];
+    let unplanned: Reason | undefined;
+    if (performed.length > 0) {
+      const firing = performed.filter((rule) => ruleFires(rule, context));
+      if (firing.length === 0) {
+        const closest = closestRule(performed, context);
+        const rule = closest?.rule ?? performed[0]!;
+        const changed = new Set(proposal.updates.map((update) => update.predicate.index));
+        const reasons = (closest?.unmet ?? []).map((unmet) =>
+          unmetReason(this.#compiled, rule, unmet, this.#clock, (index) => changed.has(index)),
+        );
+        const plan = { updates: proposal.updates, rules: performed.filter((candidate) => this.#hasBudget(candidate)), finish: false };
+        return this.#hardRefusal(identity, reasons, performed, plan, unmetFeedback(rule, reasons), this.roadmap());
+      }
+      deciding = firing.filter((rule) => this.#hasBudget(rule));
+      if (deciding.length === 0) {
+        const reasons = uniqueByHead(firing).map((rule) => alreadyAchievedReason(rule, this.#achieved.get(rule.head) ?? 0));
+        const plan = { updates: proposal.updates, rules: firing, finish: false };
+        return this.#hardRefusal(identity, reasons, performed, plan, joinFeedback('', reasons));
+      }
+    }
+    // 5. unplanned critical action: its action matches no rule by name and no guard. A
+    // declared objective does not plan the action: its rules would otherwise let any
+    // critical call ride along with an unrelated step.
+    if (
+      action &&
+      confirmGuard === undefined &&
+      action.predicate.declaration.critical &&
+      !this.#compiled.rulesByAction.has(action.predicate.name)
+    ) {
+      const asConfirm = this.#unplannedCritical === 'confirm';
+      unplanned = unplannedReason(action.predicate.name, asConfirm);
+      if (!asConfirm) {
+        const plan = { updates: proposal.updates, rules: deciding, finish: false };
+        return this.#hardRefusal(identity, [unplanned], performed, plan, unplanned.message, this.roadmap());
+      }
+    }
+
+    // 6. predicate-level (soft) check of the anticipated updates
+    if (overlay) {
+      const deviations = this.#softCheck(proposal.updates);
+      if (deviations.length > 0) {
+        const key = identity();
+        if (!this.#softRefused.has(key)) {
+          this.#softRefused.add(key);
+          return this.#verdict('revise', 'soft', deviations, performed, joinFeedback('', deviations, softFeedbackTail));
+        }
+      }
+    }
+
+    const plan: CommitPlan = { updates: proposal.updates, rules: deciding, finish: false };
+
+    // 7. user approval from @confirm rules, confirm guards, or unplanned critical actions
+    const confirmations: Reason[] = [
+      ...uniqueByHead(deciding.filter((rule) => rule.source.confirm !== undefined)).map(ruleConfirmReason),
+      ...(confirmGuard ? [guardReason(confirmGuard, this.#clock)] : []),
+      ...(unplanned ? [unplanned] : []),
+    ];
+    if (confirmations.length > 0) {
+      this.#pending = plan;
+      return this.#verdict('confirm', undefined, confirmations, performed, joinFeedback('Ask the user first:', confirmations));
+    }
+
+    // 8. allow and commit
+    this.#commit(plan);
+    return this.#verdict('allow', undefined, [], performed, allowFeedback);
+  }
+
+  /** 9. A hard refusal, or — after N identical ones — a question to a person. */
+  #hardRefusal(
+    identity: () => string,
+    reasons: readonly Reason[],
+    performed: readonly CompiledRule[],
+    plan: CommitPlan,
+    feedback: string,
+    roadmap?: string,
+  ): Verdict {
+    const key = identity();
+    const refusals = this.#hardRefusals.get(key);
+    if (this.#escalateAfter > 0 && refusals && refusals.count >= this.#escalateAfter) {
+      this.#pending = { ...plan, escalated: key };
+      const reason = repeatedViolationReason(refusals.count, refusals.reasons);
+      return this.#verdict('confirm', undefined, [reason], performed, reason.message, roadmap);
+    }
+    if (refusals) {
+      refusals.count++;
+      refusals.reasons = reasons;
+    } else this.#hardRefusals.set(key, { count: 1, reasons });
+    return this.#verdict('revise', 'hard', reasons, performed, feedback, roadmap);
+  }
+
+  #verdict(
+    decision: Decision,
+    severity: Severity | undefined,
+    reasons: readonly Reason[],
+    performed: readonly CompiledRule[],
+    feedback: string,
+    roadmap?: string,
+  ): Verdict {
+    const achieved: Record<string, number> = {};
+    for (const rule of performed) achieved[rule.head] = this.#achieved.get(rule.head) ?? 0;
+    return {
+      decision,
+      ...(severity ? { severity } : {}),
+      reasons,
+      performs: Object.keys(achieved),
+      achieved,
+      done: this.#done(),
+      feedback,
+      ...(roadmap !== undefined ? { roadmap } : {}),
+    };
+  }
+
+  #done(): boolean {
+    return this.#broken === undefined && this.#doneHolding.size > 0;
+  }
+
+  #assertIntact(): void {
+    if (this.#broken !== undefined) {
+      throw new Error(`an earlier commit failed (${this.#broken}), so the session state is unknown`);
+    }
+  }
+
+  #currentContext(): EvaluationContext {
+    return { view: this.#store, action: undefined, achieved: this.#achieved, clock: this.#clock };
+  }
+
+  #overlay(updates: readonly StateUpdate[]): Overlay {
+    const overlay = new Overlay(this.#store);
+    for (const update of updates) overlay.add(update);
+    return overlay;
+  }
+
+  /** Rules a proposal performs: those of its declared objective and those its action matches by name. */
+  #performedRules(proposal: NormalizedProposal): readonly CompiledRule[] {
+    const byObjective = proposal.objective === undefined ? undefined : this.#compiled.rulesByHead.get(proposal.objective);
+    const byAction = proposal.action ? this.#compiled.rulesByAction.get(proposal.action.predicate.name) : undefined;
+    if (!byAction) return byObjective ?? [];
+    if (!byObjective) return byAction;
+    return [...new Set([...byObjective, ...byAction])];
+  }
+
+  #hasBudget(rule: CompiledRule): boolean {
+    if ((this.#achieved.get(rule.head) ?? 0) === 0) return true;
+    return rule.limit > 1 && (this.#performances[rule.index] ?? 0) < rule.limit;
+  }
+
+  /** Guards on the action, and guards on states whose anticipated update makes them hold. */
+  *#matchingGuards(
+    action: ProposedAction | undefined,
+    updates: readonly StateUpdate[],
+    view: StateView,
+  ): Generator<CompiledGuard> {
+    const guards = this.#compiled.guardsByPredicate;
+    if (guards.size === 0) return;
+    if (action) {
+      for (const guard of guards.get(action.predicate.name) ?? []) {
+        if (actionMatches(guard.pattern, action, this.#clock)) yield guard;
+      }
+    }
+    for (const update of updates) {
+      if (update.operation !== 'set') continue;
+      const instance = view.instance(update.predicate, update.key);
+      if (!instance) continue;
+      for (const guard of guards.get(update.predicate.name) ?? []) {
+        if (actionMatches(guard.pattern, { predicate: update.predicate, values: instance }, this.#clock)) yield guard;
+      }
+    }
+  }
+
+  #isLive(rule: CompiledRule): boolean {
+    return rule.isDone ? this.#doneHolding.size === 0 : this.#hasBudget(rule);
+  }
+
+  /** Step 6: each changed value must fit some live pattern that constrains its variable. */
+  #softCheck(updates: readonly StateUpdate[]): Reason[] {
+    const deviations: Reason[] = [];
+    for (const update of updates) {
+      if (update.operation !== 'set') continue;
+      const byVariable = this.#compiled.patternsByVariable[update.predicate.index];
+      if (!byVariable) continue;
+      const before = this.#store.instance(update.predicate, update.key);
+      for (const [variable, value] of update.assignments) {
+        if (value === undefined) continue;
+        const patterns = byVariable[variable];
+        if (!patterns || patterns.length === 0) continue;
+        if (before && valueKey(before[variable]) === valueKey(value)) continue;
+        const live = patterns.filter((pattern) => pattern.rule !== undefined && this.#isLive(pattern.rule));
+        if (live.length === 0) continue;
+        const fits = live.some((pattern) =>
+          pattern.constraints.every((constraint) => constraint.variable !== variable || constraint.test(value, this.#clock)),
+        );
+        if (!fits) deviations.push(softDeviationReason(live[0]!, variable, value, live, this.#clock));
+      }
+    }
+    return deviations;
+  }
+
+  #commit(plan: CommitPlan): void {
+    try {
+      this.#apply(plan);
+    } catch (error) {
+      this.#broken = errorMessage(error);
+      throw error;
+    }
+  }
+
+  #apply(plan: CommitPlan): void {
+    const changedPredicates = new Set<number>();
+    for (const update of plan.updates) {
+      this.#store.apply(update);
+      changedPredicates.add(update.predicate.index);
+    }
+    const changedObjectives = new Set<string>();
+    for (const rule of plan.rules) {
+      this.#performances[rule.index] = (this.#performances[rule.index] ?? 0) + 1;
+      this.#achieved.set(rule.head, (this.#achieved.get(rule.head) ?? 0) + 1);
+      changedObjectives.add(rule.head);
+    }
+    if (plan.finish) this.#finished = true;
+    for (const index of changedPredicates) {
+      for (const rule of this.#compiled.doneRulesByPredicate[index] ?? []) this.#refreshDone(rule);
+    }
+    for (const name of changedObjectives) {
+      for (const rule of this.#compiled.doneRulesByObjective.get(name) ?? []) this.#refreshDone(rule);
+    }
+  }
+
+  #refreshDone(rule: CompiledRule): void {
+    if (ruleFires(rule, this.#currentContext())) this.#doneHolding.add(rule);
+    else this.#doneHolding.delete(rule);
+  }
+}
+
+function uniqueByHead(rules: readonly CompiledRule[]): CompiledRule[] {
+  const seen = new Set<string>();
+  return rules.filter((rule) => {
+    if (seen.has(rule.head)) return false;
+    seen.add(rule.head);
+    return true;
+  });
+}
+
+function joinFeedback(lead: string, reasons: readonly Reason[], tail?: string): string {
+  const lines = reasons.map((reason) => (reasons.length > 1 ? `- ${reason.message}` : reason.message));
+  return [lead, ...lines, tail].filter((line): line is string => line !== undefined && line !== '').join('\n');
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function internalErrorVerdict(error: unknown): Verdict {
+  const message = `The verifier failed (${errorMessage(error)}); nothing is allowed until it works again.`;
+  return {
+    decision: 'reject',
+    reasons: [{ code: 'internal-error', message }],
+    performs: [],
+    achieved: {},
+    done: false,
+    feedback: message,
+  };
+}
+
+/**
+ * Starts a session. A missing spec (formalization failed) yields a session that
+ * refuses every proposal with `no-spec` — fail closed.
+ */
+export function createSession(spec: Spec, options?: SessionOptions): Session;
+export function createSession(spec: Spec | undefined, options?: SessionOptions): Session | NoSpecSession;
+export function createSession(spec: Spec | undefined, options: SessionOptions = {}): Session | NoSpecSession {
+  return spec === undefined ? new NoSpecSession() : new Session(spec, options);
+}
+
+/** What runs when there is no valid spec: nothing critical, no finish, nothing performed. */
+export class NoSpecSession {
+  readonly #history: HistoryEntry[] = [];
+  #proposals = 0;
+
+  constructor(readonly schema?: Schema) {}
+
+  get history(): readonly HistoryEntry[] {
+    return this.#history;
+  }
+
+  propose(input: unknown): Verdict {
+    this.#proposals++;
+    const message = 'There is no valid spec for this task, so no action can be verified; ask the user to restate the task.';
+    const verdict: Verdict = {
+      decision: 'reject',
+      reasons: [{ code: 'no-spec', message }],
+      performs: [],
+      achieved: {},
+      done: false,
+      feedback: message,
+    };
+    void input;
+    this.#history.push({ kind: 'propose', label: undefined, verdict });
+    return verdict;
+  }
+
+  observe(_input: unknown): ObservationResult {
+    return { ok: true, problems: [], ignored: [], status: this.status() };
+  }
+
+  resolve(_approved: boolean): ResolutionResult {
+    return { ok: false, committed: false, message: 'No proposal is waiting for approval.', status: this.status() };
+  }
+
+  status(): SessionStatus {
+    return { done: false, finished: false, achieved: {}, pending: false, proposals: this.#proposals };
+  }
+
+  roadmap(): string {
+    return 'There is no valid spec for this task.';
+  }
+}

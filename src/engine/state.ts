@@ -1,0 +1,119 @@
+import type { CompiledPredicate } from './compiled-spec.js';
+import type { Value } from './values.js';
+
+/** The values of one predicate instance, by variable index; undefined is unobserved. */
+export type Instance = readonly (Value | undefined)[];
+
+/** The key of a single-instance predicate's only instance. */
+export const singleKey = '';
+
+/** One change to a predicate: set some variables of an instance, or delete it. */
+export interface StateUpdate {
+  readonly predicate: CompiledPredicate;
+  readonly operation: 'set' | 'delete';
+  /** The instance key (`singleKey` for single-instance predicates). */
+  readonly key: string;
+  /** Variable index and new value; undefined clears the variable. */
+  readonly assignments: ReadonlyArray<readonly [number, Value | undefined]>;
+}
+
+/** Read access to predicate instances: the committed state, or it with a proposal laid over. */
+export interface StateView {
+  /** Calls `visit` for each instance until it returns true; returns whether one did. */
+  someInstance(predicate: CompiledPredicate, visit: (instance: Instance) => boolean): boolean;
+  instance(predicate: CompiledPredicate, key: string): Instance | undefined;
+}
+
+/** The committed state of a session. */
+export class StateStore implements StateView {
+  readonly #predicates: (Map<string, Instance> | undefined)[] = [];
+
+  someInstance(predicate: CompiledPredicate, visit: (instance: Instance) => boolean): boolean {
+    const instances = this.#predicates[predicate.index];
+    if (!instances) return false;
+    for (const instance of instances.values()) if (visit(instance)) return true;
+    return false;
+  }
+
+  instance(predicate: CompiledPredicate, key: string): Instance | undefined {
+    return this.#predicates[predicate.index]?.get(key);
+  }
+
+  instanceCount(predicate: CompiledPredicate): number {
+    return this.#predicates[predicate.index]?.size ?? 0;
+  }
+
+  apply(update: StateUpdate): void {
+    let instances = this.#predicates[update.predicate.index];
+    if (update.operation === 'delete') {
+      instances?.delete(update.key);
+      return;
+    }
+    if (!instances) {
+      instances = new Map();
+      this.#predicates[update.predicate.index] = instances;
+    }
+    instances.set(update.key, applyAssignments(instances.get(update.key), update));
+  }
+
+  /** Every observed instance, for status reports and persistence. */
+  *entries(predicates: readonly CompiledPredicate[]): Generator<[CompiledPredicate, string, Instance]> {
+    for (const predicate of predicates) {
+      const instances = this.#predicates[predicate.index];
+      if (!instances) continue;
+      for (const [key, instance] of instances) yield [predicate, key, instance];
+    }
+  }
+}
+
+export function applyAssignments(base: Instance | undefined, update: StateUpdate): Instance {
+  const next = base ? base.slice() : new Array<Value | undefined>(update.predicate.variables.length).fill(undefined);
+  for (const [index, value] of update.assignments) next[index] = value;
+  return next;
+}
+
+/**
+ * The tentative state of a proposal: the committed state with the proposal's
+ * anticipated updates laid over it, without copying the committed state.
+ */
+export class Overlay implements StateView {
+  /** predicate index → key → instance, or null for a deleted one. */
+  readonly changes = new Map<number, Map<string, Instance | null>>();
+
+  constructor(readonly base: StateStore) {}
+
+  add(update: StateUpdate): void {
+    let instances = this.changes.get(update.predicate.index);
+    if (!instances) {
+      instances = new Map();
+      this.changes.set(update.predicate.index, instances);
+    }
+    if (update.operation === 'delete') {
+      instances.set(update.key, null);
+      return;
+    }
+    const current = instances.has(update.key) ? instances.get(update.key) : this.base.instance(update.predicate, update.key);
+    instances.set(update.key, applyAssignments(current ?? undefined, update));
+  }
+
+  instance(predicate: CompiledPredicate, key: string): Instance | undefined {
+    const changed = this.changes.get(predicate.index);
+    if (changed?.has(key)) return changed.get(key) ?? undefined;
+    return this.base.instance(predicate, key);
+  }
+
+  someInstance(predicate: CompiledPredicate, visit: (instance: Instance) => boolean): boolean {
+    const changed = this.changes.get(predicate.index);
+    if (!changed) return this.base.someInstance(predicate, visit);
+    const fromBase = this.base.someInstance(predicate, (instance) => {
+      // Instances the proposal changes are visited in their changed form below.
+      for (const [key, replacement] of changed) {
+        if (replacement !== undefined && this.base.instance(predicate, key) === instance) return false;
+      }
+      return visit(instance);
+    });
+    if (fromBase) return true;
+    for (const instance of changed.values()) if (instance !== null && visit(instance)) return true;
+    return false;
+  }
+}

@@ -1,0 +1,71 @@
+import type { ConfirmCategory } from '../language/index.js';
+
+export type Decision = 'allow' | 'confirm' | 'revise' | 'reject';
+export type Severity = 'soft' | 'hard';
+
+/** Stable reason codes (FORMATS.md §2); text is rendered from them, never the reverse. */
+export const reasonCodes = [
+  'unmet-conditions',
+  'soft-deviation',
+  'premature-finish',
+  'already-achieved',
+  'unplanned-critical',
+  'guard-reject',
+  'guard-confirm',
+  'rule-confirm',
+  'repeated-violation',
+  'invalid-proposal',
+  'no-spec',
+  'internal-error',
+] as const;
+export type ReasonCode = (typeof reasonCodes)[number];
+
+/** Why a verdict is what it is, as data. */
+export interface Reason {
+  readonly code: ReasonCode;
+  readonly rule?: string;
+  readonly objective?: string;
+  readonly predicate?: string;
+  readonly variable?: string;
+  /** The condition, e.g. `< 19:00`, `>= 1`. */
+  readonly expected?: string;
+  /** What was found, e.g. `20:00`, `unobserved`. */
+  readonly actual?: string;
+  /** Actions that would establish a missing precondition (RefineAct's candidates). */
+  readonly candidates?: readonly string[];
+  readonly category?: ConfirmCategory;
+  /** This reason in one sentence. */
+  readonly message: string;
+}
+
+export interface Verdict {
+  readonly decision: Decision;
+  /** Only for `revise`. */
+  readonly severity?: Severity;
+  readonly reasons: readonly Reason[];
+  /** Objectives the proposal performs. */
+  readonly performs: readonly string[];
+  /** Counts of the performed objectives after this decision. */
+  readonly achieved: Readonly<Record<string, number>>;
+  readonly done: boolean;
+  /** Natural-language feedback for the agent, rendered from the reasons. */
+  readonly feedback: string;
+  /** What the task still needs, for hard refusals. */
+  readonly roadmap?: string;
+}
+
+/** The decision and severity each reason code leads to when it decides a verdict. */
+export const reasonDecisions: Readonly<Record<ReasonCode, { decision: Decision; severity?: Severity }>> = {
+  'unmet-conditions': { decision: 'revise', severity: 'hard' },
+  'soft-deviation': { decision: 'revise', severity: 'soft' },
+  'premature-finish': { decision: 'revise', severity: 'hard' },
+  'already-achieved': { decision: 'revise', severity: 'hard' },
+  'unplanned-critical': { decision: 'revise', severity: 'hard' },
+  'guard-reject': { decision: 'reject' },
+  'guard-confirm': { decision: 'confirm' },
+  'rule-confirm': { decision: 'confirm' },
+  'repeated-violation': { decision: 'confirm' },
+  'invalid-proposal': { decision: 'revise', severity: 'hard' },
+  'no-spec': { decision: 'reject' },
+  'internal-error': { decision: 'reject' },
+};

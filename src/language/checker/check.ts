@@ -1,0 +1,244 @@
+import { type RuleNode, ruleIds } from '../ast.js';
+import { type Diagnostic, DiagnosticBag, sortDiagnostics } from '../diagnostics/diagnostic.js';
+import { resolveLimits } from '../limits.js';
+import { type ParsedSpec, type ParseOptions, parseWithDiagnostics } from '../parser.js';
+import { failure, type Result, success } from '../result.js';
+import type { Schema } from '../schema-model.js';
+import { reportCycles, reportReachability } from './reachability.js';
+import {
+  type NameScope,
+  reportContradictions,
+  resolveAtom,
+  resolvePattern,
+  ruleAnnotations,
+  unknownNameHint,
+} from './resolve.js';
+import type {
+  CheckedGuard,
+  CheckedPattern,
+  CheckedRule,
+  ObjectiveCondition,
+  Spec,
+} from './spec.js';
+
+export type CheckOptions = ParseOptions;
+
+/**
+ * Checks a parsed spec against a schema with every static rule of LANGUAGE.md §5.4.
+ * Returns a `Spec` only when there are no errors; all diagnostics either way.
+ */
+export function check(
+  parsed: ParsedSpec,
+  schema: Schema,
+  options: CheckOptions = {},
+): Result<Spec> {
+  const { spec, diagnostics } = checkWithDiagnostics(parsed, schema, options);
+  return diagnostics.some((diagnostic) => diagnostic.severity === 'error')
+    ? failure(diagnostics)
+    : success(spec, diagnostics);
+}
+
+/**
+ * Parses and checks spec text in one step — what most callers want.
+ *
+ * @example
+ * const result = checkSpec('BankCheckBalance() -> Known\nKnown -> Done', schema);
+ * if (!result.ok) console.error(renderDiagnostics(result.diagnostics, text));
+ */
+export function checkSpec(
+  source: string,
+  schema: Schema,
+  options: CheckOptions = {},
+): Result<Spec> {
+  const parsed = parseWithDiagnostics(source, options);
+  const checked = checkWithDiagnostics(parsed.value, schema, options);
+  const diagnostics = sortDiagnostics([...parsed.diagnostics, ...checked.diagnostics]);
+  return diagnostics.some((diagnostic) => diagnostic.severity === 'error')
+    ? failure(diagnostics)
+    : success({ ...checked.spec, warnings: diagnostics }, diagnostics);
+}
+
+/** The checker proper: always returns what it could resolve, plus every diagnostic. */
+export function checkWithDiagnostics(
+  parsed: ParsedSpec,
+  schema: Schema,
+  options: CheckOptions = {},
+): { readonly spec: Spec; readonly diagnostics: readonly Diagnostic[] } {
+  const limits = resolveLimits(options.limits);
+  const diagnostics = new DiagnosticBag(limits.maxDiagnostics);
+  const { ast } = parsed;
+  const ruleNodes = ast.items.filter((item): item is RuleNode => item.kind === 'rule');
+  const ids = ruleIds(ast);
+
+  const labelled = new Map<string, RuleNode>();
+  for (const node of ruleNodes) {
+    if (!node.label) continue;
+    if (labelled.has(node.label.name)) {
+      diagnostics.report(
+        'duplicate-label',
+        { range: node.label.range },
+        { label: node.label.name },
+      );
+    } else labelled.set(node.label.name, node);
+  }
+
+  const objectives = new Set<string>();
+  for (const node of ruleNodes) {
+    if (node.head.isDone) continue;
+    const declared = schema.predicates.get(node.head.name.name);
+    if (declared) {
+      diagnostics.report(
+        'predicate-as-head',
+        { range: node.head.name.range },
+        {
+          name: declared.name,
+          kind: declared.kind,
+          suggestion: `${declared.name}Done`,
+        },
+      );
+      continue;
+    }
+    objectives.add(node.head.name.name);
+  }
+
+  const scope: NameScope = { schema, objectives, diagnostics };
+  const rules: CheckedRule[] = [];
+  const contradictory = new Set<CheckedRule>();
+  ruleNodes.forEach((node, index) => {
+    const states: CheckedPattern[] = [];
+    const conditions: ObjectiveCondition[] = [];
+    let action: CheckedPattern | undefined;
+    let invalid = false;
+    for (const atom of node.body) {
+      const resolved = resolveAtom(atom, scope);
+      if (resolved.kind === 'invalid') {
+        invalid = true;
+      } else if (resolved.kind === 'objective') {
+        conditions.push(resolved.condition);
+      } else if (resolved.pattern.predicate.kind === 'action') {
+        if (action) {
+          diagnostics.report(
+            'multiple-action-patterns',
+            { range: atom.range },
+            {
+              first: action.predicate.name,
+              second: resolved.pattern.predicate.name,
+            },
+          );
+          invalid = true;
+        } else action = resolved.pattern;
+      } else {
+        states.push(resolved.pattern);
+      }
+    }
+    if (action && node.head.isDone) {
+      diagnostics.report('action-in-done-rule', { range: action.range }, { name: action.predicate.name });
+      invalid = true;
+    }
+    const annotations = ruleAnnotations(node, scope);
+    const rule: CheckedRule = {
+      id: ids[index] ?? `R${index + 1}`,
+      index,
+      node,
+      head: node.head.name.name,
+      isDone: node.head.isDone,
+      ...annotations,
+      states,
+      ...(action ? { action } : {}),
+      objectives: conditions,
+    };
+    let impossible = false;
+    for (const pattern of action ? [...states, action] : states) {
+      if (reportContradictions(pattern, scope)) impossible = true;
+    }
+    // A single-instance state holds one value per variable, so patterns on it combine.
+    if (!impossible) {
+      for (const merged of mergeSingleInstancePatterns(states)) {
+        if (reportContradictions(merged, scope)) impossible = true;
+      }
+    }
+    if (impossible || invalid) contradictory.add(rule);
+    rules.push(rule);
+  });
+
+  const guards: CheckedGuard[] = [];
+  ast.items.forEach((item, index) => {
+    if (item.kind !== 'guard') return;
+    const predicate = schema.predicates.get(item.predicate.name);
+    if (!predicate) {
+      const names = [...schema.predicates.keys()];
+      diagnostics.report(
+        'unknown-predicate',
+        { range: item.predicate.range },
+        {
+          name: item.predicate.name,
+          hint: unknownNameHint(item.predicate.name, names, names),
+        },
+      );
+      return;
+    }
+    const pattern = resolvePattern(predicate, item.constraints, item.range, scope);
+    reportContradictions(pattern, scope);
+    guards.push({
+      index,
+      node: item,
+      mode: item.mode,
+      pattern,
+      ...(item.reason !== undefined ? { reason: item.reason } : {}),
+    });
+  });
+
+  const doneRules = rules.filter((rule) => rule.isDone);
+  if (doneRules.length === 0) {
+    const end = ast.range.end;
+    diagnostics.report('missing-done', { range: { start: end, end } });
+  }
+
+  const cyclic = reportCycles(rules, diagnostics);
+  for (const rule of rules) if (cyclic.has(rule.head)) contradictory.add(rule);
+  if (!diagnostics.full) reportReachability(rules, guards, contradictory, objectives, diagnostics);
+
+  const byObjective = new Map<string, CheckedRule[]>();
+  for (const rule of rules) {
+    if (rule.isDone) continue;
+    const list = byObjective.get(rule.head) ?? [];
+    list.push(rule);
+    byObjective.set(rule.head, list);
+  }
+  const sorted = sortDiagnostics(diagnostics.items);
+  return {
+    spec: {
+      source: parsed.source,
+      lines: parsed.lines,
+      ast,
+      schema,
+      rules,
+      guards,
+      objectives: byObjective,
+      doneRules,
+      warnings: sorted.filter((diagnostic) => diagnostic.severity === 'warning'),
+    },
+    diagnostics: sorted,
+  };
+}
+
+function mergeSingleInstancePatterns(states: readonly CheckedPattern[]): CheckedPattern[] {
+  const groups = new Map<string, CheckedPattern[]>();
+  for (const pattern of states) {
+    if (pattern.predicate.keys.length > 0) continue;
+    const list = groups.get(pattern.predicate.name) ?? [];
+    list.push(pattern);
+    groups.set(pattern.predicate.name, list);
+  }
+  const merged: CheckedPattern[] = [];
+  for (const patterns of groups.values()) {
+    const [first, ...rest] = patterns;
+    if (!first || rest.length === 0) continue;
+    merged.push({
+      predicate: first.predicate,
+      constraints: patterns.flatMap((pattern) => pattern.constraints),
+      range: first.range,
+    });
+  }
+  return merged;
+}

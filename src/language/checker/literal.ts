@@ -1,0 +1,274 @@
+import type { Operator, RelativeDate, ValueNode } from '../ast.js';
+import { regexProblem } from '../lexer.js';
+import { printValue } from '../printer.js';
+import type { VariableDeclaration, VariableType } from '../schema-model.js';
+import { formatType } from '../schema-model.js';
+import { parseDate, parseDateTime, parseTime } from '../temporal.js';
+
+/**
+ * A constraint value typed by the variable it constrains. Dates, times and
+ * date-times are numbers (see temporal.ts); `today`/`now`… stay symbolic until a
+ * session resolves them against its clock.
+ */
+export type Literal =
+  | { readonly kind: 'text'; readonly value: string }
+  | { readonly kind: 'number'; readonly value: number }
+  | { readonly kind: 'boolean'; readonly value: boolean }
+  | { readonly kind: 'date'; readonly value: number }
+  | { readonly kind: 'time'; readonly value: number }
+  | { readonly kind: 'datetime'; readonly value: number }
+  | {
+      readonly kind: 'relative';
+      readonly value: RelativeDate;
+      /** The type of the variable it is compared with. */
+      readonly as: 'date' | 'time' | 'datetime';
+    }
+  | { readonly kind: 'enum'; readonly value: string }
+  | { readonly kind: 'list'; readonly elements: readonly Literal[] }
+  | {
+      readonly kind: 'regex';
+      readonly regex: RegExp;
+      readonly pattern: string;
+      readonly flags: string;
+    };
+
+/** Operators defined for each kind of variable type (LANGUAGE.md §5.1). */
+export function allowedOperators(type: VariableType): readonly Operator[] {
+  switch (type.kind) {
+    case 'text':
+      return [
+        '=',
+        '!=',
+        '~',
+        '!~',
+        'in',
+        'not in',
+        'contains',
+        'not contains',
+        'matches',
+        'not matches',
+      ];
+    case 'number':
+    case 'date':
+    case 'time':
+    case 'datetime':
+      return ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in'];
+    case 'boolean':
+      return ['=', '!='];
+    case 'enum':
+      return ['=', '!=', 'in', 'not in'];
+    case 'list':
+      return type.element === 'text'
+        ? [
+            '=',
+            '!=',
+            'in',
+            'not in',
+            'contains',
+            'not contains',
+            'matches',
+            'not matches',
+            '~',
+            '!~',
+          ]
+        : ['=', '!=', 'in', 'not in', 'contains', 'not contains'];
+  }
+}
+
+export type TypingProblem =
+  | {
+      readonly code: 'type-mismatch';
+      readonly data: Readonly<Record<string, string>>;
+      readonly node: ValueNode;
+    }
+  | {
+      readonly code: 'enum-value-not-member';
+      readonly data: Readonly<Record<string, string>>;
+      readonly node: ValueNode;
+    }
+  | {
+      readonly code: 'bare-text-value';
+      readonly data: Readonly<Record<string, string>>;
+      readonly node: ValueNode;
+    };
+
+const valueKindNames: Readonly<Record<ValueNode['kind'], string>> = {
+  string: 'text',
+  number: 'a number',
+  boolean: 'a boolean',
+  date: 'a date',
+  time: 'a time',
+  datetime: 'a date-time',
+  relative: 'a relative date',
+  name: 'a bare name',
+  list: 'a list',
+  regex: 'a regular expression',
+};
+
+type ScalarType = Exclude<VariableType, { kind: 'list' }>;
+
+interface TypingContext {
+  readonly variable: VariableDeclaration;
+  readonly problems: TypingProblem[];
+  /** How mismatches describe the expected type, when not the scalar type itself. */
+  readonly typeName?: string;
+}
+
+function mismatch(context: TypingContext, node: ValueNode, expected: string, hint = ''): undefined {
+  context.problems.push({
+    code: 'type-mismatch',
+    node,
+    data: {
+      variable: context.variable.name,
+      type: expected,
+      value: printValue(node),
+      valueType: valueKindNames[node.kind],
+      hint,
+    },
+  });
+  return undefined;
+}
+
+function typeScalar(
+  node: ValueNode,
+  type: ScalarType,
+  context: TypingContext,
+): Literal | undefined {
+  const typeName = context.typeName ?? formatType(type);
+  switch (type.kind) {
+    case 'text':
+      if (node.kind === 'string') return { kind: 'text', value: node.value };
+      if (node.kind === 'name') {
+        context.problems.push({
+          code: 'bare-text-value',
+          node,
+          data: { variable: context.variable.name, value: node.value },
+        });
+        return { kind: 'text', value: node.value };
+      }
+      return mismatch(context, node, typeName, `Quote text values: "${printValue(node)}".`);
+    case 'number':
+      if (node.kind === 'number') return { kind: 'number', value: node.value };
+      return mismatch(context, node, typeName);
+    case 'boolean':
+      if (node.kind === 'boolean') return { kind: 'boolean', value: node.value };
+      return mismatch(context, node, typeName, 'Write true or false.');
+    case 'date':
+      if (node.kind === 'date') return { kind: 'date', value: parseDate(node.value) ?? 0 };
+      if (node.kind === 'relative') return { kind: 'relative', value: node.value, as: 'date' };
+      return mismatch(
+        context,
+        node,
+        typeName,
+        'Write a date as YYYY-MM-DD, or today, tomorrow, yesterday.',
+      );
+    case 'time':
+      if (node.kind === 'time') return { kind: 'time', value: parseTime(node.value) ?? 0 };
+      if (node.kind === 'relative' && node.value === 'now')
+        return { kind: 'relative', value: 'now', as: 'time' };
+      return mismatch(context, node, typeName, 'Write a time as HH:MM (24-hour), or now.');
+    case 'datetime':
+      if (node.kind === 'datetime')
+        return { kind: 'datetime', value: parseDateTime(node.value) ?? 0 };
+      // A date compared with a date-time means midnight at the start of that day.
+      if (node.kind === 'date')
+        return { kind: 'datetime', value: (parseDate(node.value) ?? 0) * 86_400 };
+      if (node.kind === 'relative') return { kind: 'relative', value: node.value, as: 'datetime' };
+      return mismatch(context, node, typeName, 'Write a date-time as YYYY-MM-DDTHH:MM, or now.');
+    case 'enum': {
+      if (node.kind !== 'name' && node.kind !== 'string') {
+        return mismatch(context, node, typeName, `Its values are: ${type.values.join(', ')}.`);
+      }
+      const exact = type.values.find((member) => member === node.value);
+      const member =
+        exact ??
+        type.values.find((candidate) => candidate.toLowerCase() === node.value.toLowerCase());
+      if (member === undefined) {
+        context.problems.push({
+          code: 'enum-value-not-member',
+          node,
+          data: {
+            variable: context.variable.name,
+            value: printValue(node),
+            values: type.values.join(', '),
+          },
+        });
+        return undefined;
+      }
+      return { kind: 'enum', value: member };
+    }
+  }
+}
+
+function typeList(
+  node: ValueNode,
+  element: ScalarType,
+  context: TypingContext,
+  typeName: string,
+): Literal | undefined {
+  if (node.kind !== 'list')
+    return mismatch(context, node, typeName, `Write a list: [${printValue(node)}].`);
+  const elements: Literal[] = [];
+  let failed = false;
+  for (const child of node.elements) {
+    const typed = typeScalar(child, element, context);
+    if (typed === undefined) failed = true;
+    else elements.push(typed);
+  }
+  return failed ? undefined : { kind: 'list', elements };
+}
+
+/**
+ * Types the value of `variable operator value`, reporting mismatches and enum members
+ * into `problems`. Returns undefined when the value cannot be typed.
+ */
+export function typeConstraintValue(
+  variable: VariableDeclaration,
+  operator: Operator,
+  node: ValueNode,
+  problems: TypingProblem[],
+): Literal | undefined {
+  const context: TypingContext = { variable, problems };
+  const type = variable.type;
+  if (operator === 'matches' || operator === 'not matches') {
+    if (node.kind === 'regex') {
+      // The lexer already reported a pattern that does not compile; leave it untyped.
+      if (regexProblem(node.pattern, node.flags) !== undefined) return undefined;
+      return {
+        kind: 'regex',
+        regex: new RegExp(node.pattern, node.flags),
+        pattern: node.pattern,
+        flags: node.flags,
+      };
+    }
+    return mismatch(
+      context,
+      node,
+      'a regular expression',
+      `Write a regular expression: /${node.kind === 'string' ? node.value : '…'}/.`,
+    );
+  }
+  if (type.kind === 'list') {
+    const element: ScalarType = { kind: type.element };
+    if (operator === 'contains' || operator === 'not contains') {
+      return typeScalar(node, element, {
+        ...context,
+        typeName: `${formatType(type)} (its elements are ${type.element})`,
+      });
+    }
+    if (operator === '~' || operator === '!~') return typeScalar(node, { kind: 'text' }, context);
+    return typeList(node, element, context, formatType(type));
+  }
+  if (operator === 'in' || operator === 'not in') {
+    return typeList(node, type, context, `a list of ${formatType(type)}`);
+  }
+  if (
+    operator === 'contains' ||
+    operator === 'not contains' ||
+    operator === '~' ||
+    operator === '!~'
+  ) {
+    return typeScalar(node, { kind: 'text' }, context);
+  }
+  return typeScalar(node, type, context);
+}

@@ -1,0 +1,239 @@
+import type { AtomNode, ConstraintNode, RuleNode } from '../ast.js';
+import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import { printConstraint } from '../printer.js';
+import type { PredicateDeclaration, Schema } from '../schema-model.js';
+import { findVariable, formatType } from '../schema-model.js';
+import { didYouMean } from '../suggest.js';
+import { allowedOperators, type TypingProblem, typeConstraintValue } from './literal.js';
+import { satisfiable } from './satisfiability.js';
+import type {
+  CheckedConstraint,
+  CheckedPattern,
+  ConfirmRequirement,
+  ObjectiveCondition,
+} from './spec.js';
+
+/** What the checker knows while resolving names: the schema and the objectives (rule heads). */
+export interface NameScope {
+  readonly schema: Schema;
+  readonly objectives: ReadonlySet<string>;
+  readonly diagnostics: DiagnosticBag;
+}
+
+export function unknownNameHint(
+  name: string,
+  candidates: Iterable<string>,
+  all: readonly string[],
+): string {
+  const suggestion = didYouMean(name, candidates);
+  if (suggestion) return suggestion;
+  // Small schemas are listed in full: that is what an LLM repairing the spec needs.
+  return all.length > 0 && all.length <= 12 ? `Known names: ${all.join(', ')}.` : '';
+}
+
+/** Types one constraint of a pattern; undefined when it cannot be typed (reported). */
+export function resolveConstraint(
+  predicate: PredicateDeclaration,
+  node: ConstraintNode,
+  scope: NameScope,
+): CheckedConstraint | undefined {
+  const variable = findVariable(predicate, node.variable.name);
+  if (!variable) {
+    const names = predicate.variables.map((candidate) => candidate.name);
+    scope.diagnostics.report(
+      'unknown-variable',
+      { range: node.variable.range },
+      {
+        predicate: predicate.name,
+        name: node.variable.name,
+        hint:
+          didYouMean(node.variable.name, names) ||
+          (names.length > 0
+            ? `Its variables are: ${names.join(', ')}.`
+            : `'${predicate.name}' has no variables; write ${predicate.name}().`),
+      },
+    );
+    return undefined;
+  }
+  const allowed = allowedOperators(variable.type);
+  if (!allowed.includes(node.operator)) {
+    scope.diagnostics.report(
+      'operator-not-allowed',
+      { range: node.range },
+      {
+        operator: node.operator,
+        variable: variable.name,
+        type: formatType(variable.type),
+        allowed: allowed.join(' '),
+      },
+    );
+    return undefined;
+  }
+  const problems: TypingProblem[] = [];
+  const value = typeConstraintValue(variable, node.operator, node.value, problems);
+  for (const problem of problems) {
+    scope.diagnostics.report(problem.code, { range: problem.node.range }, problem.data);
+  }
+  return value === undefined ? undefined : { variable, operator: node.operator, value, node };
+}
+
+/** Reports constraints on one variable that no single value can satisfy together. */
+export function reportContradictions(pattern: CheckedPattern, scope: NameScope): boolean {
+  const byVariable = new Map<string, CheckedConstraint[]>();
+  for (const constraint of pattern.constraints) {
+    const list = byVariable.get(constraint.variable.name) ?? [];
+    list.push(constraint);
+    byVariable.set(constraint.variable.name, list);
+  }
+  let contradictory = false;
+  for (const constraints of byVariable.values()) {
+    const first = constraints[0];
+    if (!first || constraints.length < 1) continue;
+    if (satisfiable(constraints, first.variable.type)) continue;
+    contradictory = true;
+    const last = constraints[constraints.length - 1] ?? first;
+    scope.diagnostics.report(
+      'contradictory-constraints',
+      { range: { start: first.node.range.start, end: last.node.range.end } },
+      {
+        variable: first.variable.name,
+        predicate: pattern.predicate.name,
+        constraints: constraints.map((constraint) => printConstraint(constraint.node)).join(', '),
+      },
+    );
+  }
+  return contradictory;
+}
+
+export function resolvePattern(
+  predicate: PredicateDeclaration,
+  constraints: readonly ConstraintNode[],
+  range: CheckedPattern['range'],
+  scope: NameScope,
+): CheckedPattern {
+  const checked: CheckedConstraint[] = [];
+  for (const node of constraints) {
+    const constraint = resolveConstraint(predicate, node, scope);
+    if (constraint) checked.push(constraint);
+  }
+  return { predicate, constraints: checked, range };
+}
+
+export type ResolvedAtom =
+  | { readonly kind: 'pattern'; readonly pattern: CheckedPattern }
+  | { readonly kind: 'objective'; readonly condition: ObjectiveCondition }
+  | { readonly kind: 'invalid' };
+
+/**
+ * Decides what a body atom refers to (LANGUAGE.md §3): a declared predicate, an
+ * objective (a rule head), or nothing — then it is an error with a suggestion.
+ */
+export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
+  const name = atom.name.name;
+  const predicate = scope.schema.predicates.get(name);
+  // Name lists are built only when a name is wrong: building them per atom is quadratic.
+  const predicateNames = () => [...scope.schema.predicates.keys()];
+  const objectiveNames = () => [...scope.objectives];
+  if (atom.kind === 'count') {
+    if (predicate) {
+      scope.diagnostics.report(
+        'count-on-predicate',
+        { range: atom.range },
+        {
+          name,
+          operator: atom.operator,
+          count: atom.count,
+        },
+      );
+      return { kind: 'invalid' };
+    }
+    if (!scope.objectives.has(name)) {
+      scope.diagnostics.report(
+        'unknown-objective',
+        { range: atom.name.range },
+        {
+          name,
+          hint: unknownNameHint(name, objectiveNames(), objectiveNames()),
+        },
+      );
+      return { kind: 'invalid' };
+    }
+    return {
+      kind: 'objective',
+      condition: { name, operator: atom.operator, count: atom.count, range: atom.range },
+    };
+  }
+  if (predicate) {
+    return {
+      kind: 'pattern',
+      pattern: resolvePattern(predicate, atom.constraints, atom.range, scope),
+    };
+  }
+  if (scope.objectives.has(name)) {
+    if (atom.constraints.length > 0) {
+      scope.diagnostics.report(
+        'objective-with-constraints',
+        { range: atom.range },
+        {
+          name,
+          hint: didYouMean(name, predicateNames())
+            ? `${didYouMean(name, predicateNames())} (a predicate of the schema)`
+            : `Write ${name} alone, or constrain a predicate of the schema.`,
+        },
+      );
+      return { kind: 'invalid' };
+    }
+    return { kind: 'objective', condition: { name, operator: '>=', count: 1, range: atom.range } };
+  }
+  if (atom.constraints.length > 0) {
+    scope.diagnostics.report(
+      'unknown-predicate',
+      { range: atom.name.range },
+      {
+        name,
+        hint: unknownNameHint(name, predicateNames(), predicateNames()),
+      },
+    );
+  } else {
+    scope.diagnostics.report(
+      'unknown-objective',
+      { range: atom.name.range },
+      {
+        name,
+        hint: unknownNameHint(
+          name,
+          [...objectiveNames(), ...predicateNames()],
+          [...objectiveNames(), ...predicateNames()],
+        ),
+      },
+    );
+  }
+  return { kind: 'invalid' };
+}
+
+/** The annotation-derived parts of a checked rule. */
+export function ruleAnnotations(
+  rule: RuleNode,
+  scope: NameScope,
+): { confirm?: ConfirmRequirement; repeat?: { limit?: number } } {
+  const result: { confirm?: ConfirmRequirement; repeat?: { limit?: number } } = {};
+  for (const annotation of rule.annotations) {
+    if (rule.head.isDone) {
+      scope.diagnostics.report(
+        'annotation-ignored',
+        { range: annotation.range },
+        { name: annotation.kind },
+      );
+      continue;
+    }
+    if (annotation.kind === 'confirm') {
+      result.confirm = {
+        ...(annotation.category ? { category: annotation.category } : {}),
+        ...(annotation.message !== undefined ? { message: annotation.message } : {}),
+      };
+    } else {
+      result.repeat = annotation.limit === undefined ? {} : { limit: annotation.limit };
+    }
+  }
+  return result;
+}

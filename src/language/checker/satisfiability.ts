@@ -1,0 +1,258 @@
+import type { Operator } from '../ast.js';
+import type { VariableType } from '../schema-model.js';
+import { normalizeText } from '../text.js';
+import type { Literal } from './literal.js';
+
+/**
+ * Decides whether constraints on one variable can hold together for a single value:
+ * interval reasoning for numbers, dates, times and date-times, equality sets for
+ * text, enums and booleans. It answers `false` only when it is sure; operators it
+ * does not reason about (`contains`, `matches`, `~`, list variables) never make it
+ * conclude anything.
+ */
+export interface ConstraintLike {
+  readonly operator: Operator;
+  readonly value: Literal;
+}
+
+const negations: Readonly<Record<Operator, Operator>> = {
+  '=': '!=',
+  '!=': '=',
+  '~': '!~',
+  '!~': '~',
+  '<': '>=',
+  '<=': '>',
+  '>': '<=',
+  '>=': '<',
+  in: 'not in',
+  'not in': 'in',
+  contains: 'not contains',
+  'not contains': 'contains',
+  matches: 'not matches',
+  'not matches': 'matches',
+};
+
+export function negateOperator(operator: Operator): Operator {
+  return negations[operator];
+}
+
+/** Relative dates as offsets from a common origin, so `today < tomorrow` is decidable. */
+function relativeOffset(literal: Literal): number | undefined {
+  if (literal.kind !== 'relative') return undefined;
+  const days = { yesterday: -1, today: 0, tomorrow: 1, now: 0 }[literal.value];
+  if (literal.as === 'date') return days;
+  if (literal.as === 'datetime' && literal.value !== 'now') return days * 86_400;
+  return undefined;
+}
+
+function orderedValue(literal: Literal): number | undefined {
+  switch (literal.kind) {
+    case 'number':
+    case 'date':
+    case 'time':
+    case 'datetime':
+      return literal.value;
+    default:
+      return undefined;
+  }
+}
+
+function equalityKey(literal: Literal): string | undefined {
+  switch (literal.kind) {
+    case 'text':
+      return normalizeText(literal.value);
+    case 'enum':
+      return literal.value;
+    case 'boolean':
+      return String(literal.value);
+    default:
+      return undefined;
+  }
+}
+
+interface Interval {
+  low: number;
+  lowInclusive: boolean;
+  high: number;
+  highInclusive: boolean;
+}
+
+function orderedSatisfiable(
+  constraints: readonly ConstraintLike[],
+  value: (literal: Literal) => number | undefined,
+  discrete: boolean,
+): boolean {
+  const interval: Interval = {
+    low: Number.NEGATIVE_INFINITY,
+    lowInclusive: false,
+    high: Number.POSITIVE_INFINITY,
+    highInclusive: false,
+  };
+  let allowed: Set<number> | undefined;
+  const excluded = new Set<number>();
+  const restrict = (values: number[]) => {
+    const next = new Set(values);
+    allowed =
+      allowed === undefined ? next : new Set([...allowed].filter((member) => next.has(member)));
+  };
+  for (const { operator, value: literal } of constraints) {
+    const members = literal.kind === 'list' ? literal.elements.map(value) : [value(literal)];
+    if (members.some((member) => member === undefined)) continue;
+    const numbers = members as number[];
+    const single = numbers[0] ?? 0;
+    switch (operator) {
+      case '=':
+        restrict([single]);
+        break;
+      case 'in':
+        restrict(numbers);
+        break;
+      case '!=':
+        excluded.add(single);
+        break;
+      case 'not in':
+        for (const member of numbers) excluded.add(member);
+        break;
+      case '<':
+      case '<=':
+        if (single < interval.high || (single === interval.high && operator === '<')) {
+          interval.high = single;
+          interval.highInclusive = operator === '<=';
+        }
+        break;
+      case '>':
+      case '>=':
+        if (single > interval.low || (single === interval.low && operator === '>')) {
+          interval.low = single;
+          interval.lowInclusive = operator === '>=';
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  const inside = (candidate: number) =>
+    (candidate > interval.low || (candidate === interval.low && interval.lowInclusive)) &&
+    (candidate < interval.high || (candidate === interval.high && interval.highInclusive));
+  if (allowed !== undefined) {
+    return [...allowed].some((candidate) => inside(candidate) && !excluded.has(candidate));
+  }
+  if (discrete) {
+    // Dates, times and date-times step by whole units: an open bound moves by one.
+    const low = interval.lowInclusive ? interval.low : interval.low + 1;
+    const high = interval.highInclusive ? interval.high : interval.high - 1;
+    if (low > high) return false;
+    if (!Number.isFinite(high - low) || high - low + 1 > excluded.size) return true;
+    for (let candidate = low; candidate <= high; candidate++)
+      if (!excluded.has(candidate)) return true;
+    return false;
+  }
+  if (interval.low < interval.high) return true;
+  return (
+    interval.low === interval.high &&
+    interval.lowInclusive &&
+    interval.highInclusive &&
+    !excluded.has(interval.low)
+  );
+}
+
+function equalitySatisfiable(
+  constraints: readonly ConstraintLike[],
+  universe: readonly string[] | undefined,
+): boolean {
+  let allowed: Set<string> | undefined = universe === undefined ? undefined : new Set(universe);
+  const excluded = new Set<string>();
+  for (const { operator, value: literal } of constraints) {
+    const members =
+      literal.kind === 'list' ? literal.elements.map(equalityKey) : [equalityKey(literal)];
+    if (members.some((member) => member === undefined)) continue;
+    const keys = members as string[];
+    if (operator === '=' || operator === 'in') {
+      const next = new Set(operator === '=' ? keys.slice(0, 1) : keys);
+      allowed =
+        allowed === undefined ? next : new Set([...allowed].filter((member) => next.has(member)));
+    } else if (operator === '!=' || operator === 'not in') {
+      for (const key of operator === '!=' ? keys.slice(0, 1) : keys) excluded.add(key);
+    }
+  }
+  if (allowed === undefined) return true;
+  return [...allowed].some((member) => !excluded.has(member));
+}
+
+/** Whether some single value of `type` satisfies every constraint (true when unsure). */
+export function satisfiable(constraints: readonly ConstraintLike[], type: VariableType): boolean {
+  switch (type.kind) {
+    case 'number':
+      return orderedSatisfiable(constraints, orderedValue, false);
+    case 'date':
+    case 'time':
+    case 'datetime': {
+      const absolute = constraints.filter((constraint) => !containsRelative(constraint.value));
+      const relative = constraints.filter((constraint) => containsRelative(constraint.value));
+      // Absolute and relative bounds cannot be compared before the clock is known;
+      // each group on its own can still be contradictory.
+      return (
+        orderedSatisfiable(absolute, orderedValue, true) &&
+        orderedSatisfiable(relative, relativeOffset, true)
+      );
+    }
+    case 'text':
+      return equalitySatisfiable(constraints, undefined);
+    case 'enum':
+      return equalitySatisfiable(constraints, type.values);
+    case 'boolean':
+      return equalitySatisfiable(constraints, ['true', 'false']);
+    case 'list':
+      // Whole-list and element tests do not reduce to one value; never conclude.
+      return true;
+  }
+}
+
+function containsRelative(literal: Literal): boolean {
+  return (
+    literal.kind === 'relative' ||
+    (literal.kind === 'list' && literal.elements.some(containsRelative))
+  );
+}
+
+/**
+ * Whether `constraints` imply `candidate` for every value that satisfies them:
+ * they do when adding the candidate's negation leaves nothing.
+ */
+export function implies(
+  constraints: readonly ConstraintLike[],
+  candidate: ConstraintLike,
+  type: VariableType,
+): boolean {
+  if (constraints.length === 0) return false;
+  const key = literalKey(candidate.value);
+  if (
+    constraints.some(
+      (constraint) =>
+        constraint.operator === candidate.operator && literalKey(constraint.value) === key,
+    )
+  ) {
+    return true;
+  }
+  if (!satisfiable(constraints, type)) return true;
+  return !satisfiable(
+    [...constraints, { operator: negateOperator(candidate.operator), value: candidate.value }],
+    type,
+  );
+}
+
+/** A comparable identity for a literal (regexes by their source). */
+export function literalKey(literal: Literal): string {
+  switch (literal.kind) {
+    case 'list':
+      return `[${literal.elements.map(literalKey).join(',')}]`;
+    case 'regex':
+      return `/${literal.pattern}/${literal.flags}`;
+    case 'relative':
+      return `${literal.value}:${literal.as}`;
+    case 'text':
+      return `text:${normalizeText(literal.value)}`;
+    default:
+      return `${literal.kind}:${String(literal.value)}`;
+  }
+}

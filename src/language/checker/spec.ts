@@ -1,0 +1,90 @@
+import type {
+  ComparisonOperator,
+  ConfirmCategory,
+  ConstraintNode,
+  GuardNode,
+  Operator,
+  RuleNode,
+  SpecNode,
+} from '../ast.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { PredicateDeclaration, Schema, VariableDeclaration } from '../schema-model.js';
+import type { LineIndex, SourceRange } from '../source-range.js';
+import type { Literal } from './literal.js';
+
+/**
+ * A spec that passed the checker: every name resolved against the schema, every
+ * value typed. It is immutable and is what sessions enforce.
+ */
+export interface Spec {
+  readonly source: string;
+  readonly lines: LineIndex;
+  readonly ast: SpecNode;
+  readonly schema: Schema;
+  readonly rules: readonly CheckedRule[];
+  readonly guards: readonly CheckedGuard[];
+  /** Each objective with the rules whose head it is, in spec order. */
+  readonly objectives: ReadonlyMap<string, readonly CheckedRule[]>;
+  /** The rules with head Done. */
+  readonly doneRules: readonly CheckedRule[];
+  /** Warnings found while checking (a spec with errors is never a `Spec`). */
+  readonly warnings: readonly Diagnostic[];
+}
+
+export interface CheckedConstraint {
+  readonly variable: VariableDeclaration;
+  readonly operator: Operator;
+  readonly value: Literal;
+  readonly node: ConstraintNode;
+}
+
+export interface CheckedPattern {
+  readonly predicate: PredicateDeclaration;
+  readonly constraints: readonly CheckedConstraint[];
+  readonly range: SourceRange;
+}
+
+/** `Name` (count >= 1) or `Name op n` in a body. */
+export interface ObjectiveCondition {
+  readonly name: string;
+  readonly operator: ComparisonOperator;
+  readonly count: number;
+  readonly range: SourceRange;
+}
+
+export interface ConfirmRequirement {
+  readonly category?: ConfirmCategory;
+  readonly message?: string;
+}
+
+export interface CheckedRule {
+  /** The label, or `R<n>` by position. */
+  readonly id: string;
+  /** Position among the rules of the spec. */
+  readonly index: number;
+  readonly node: RuleNode;
+  /** `Done` or an objective name. */
+  readonly head: string;
+  readonly isDone: boolean;
+  readonly confirm?: ConfirmRequirement;
+  /** Present when the rule may be performed again; `limit` absent means no limit. */
+  readonly repeat?: { readonly limit?: number };
+  readonly states: readonly CheckedPattern[];
+  /** The one action pattern of the body, if any. */
+  readonly action?: CheckedPattern;
+  readonly objectives: readonly ObjectiveCondition[];
+}
+
+export interface CheckedGuard {
+  readonly index: number;
+  readonly node: GuardNode;
+  readonly mode: 'reject' | 'confirm';
+  readonly pattern: CheckedPattern;
+  readonly reason?: string;
+}
+
+/** How often a rule's head may be achieved by this rule: 1 without @repeat. */
+export function performanceLimit(rule: CheckedRule): number {
+  if (!rule.repeat) return 1;
+  return rule.repeat.limit ?? Number.POSITIVE_INFINITY;
+}

@@ -1,0 +1,174 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { codes, span, spots } from '../../test/support/syntax.js';
+import { extractSpecRegion } from './extract.js';
+import { parseWithDiagnostics } from './parser.js';
+
+const examples = join(import.meta.dirname, '../../../shared/examples');
+
+/** The text of the region, with what was stripped. */
+function extract(text: string): { spec: string; source?: string } {
+  const region = extractSpecRegion(text);
+  const spec = text.slice(region.start, region.end);
+  return region.source === undefined ? { spec } : { spec, source: region.source };
+}
+
+describe('clean specs', () => {
+  it('keeps a spec without wrapping whole, blank lines included', () => {
+    const text = '# comment\n@confirm\nA(x = "Blue Hill Cafe") -> B\nreject C()\n\n';
+    expect(extractSpecRegion(text)).toEqual({ start: 0, end: text.length });
+  });
+
+  it.each(
+    readdirSync(examples, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name),
+  )('finds nothing to strip in the %s example', (name) => {
+    const text = readFileSync(join(examples, name, 'spec.intent'), 'utf8');
+    expect(extractSpecRegion(text)).toEqual({ start: 0, end: text.length });
+    expect(codes(parseWithDiagnostics(text).diagnostics)).toEqual([]);
+  });
+});
+
+describe('Markdown fences', () => {
+  it('takes the block of a fence with a language tag', () => {
+    expect(extract('Here you go:\n```intent\nA -> Done\n```\nAnything else?')).toEqual({
+      spec: 'A -> Done\n',
+      source: 'a Markdown code fence',
+    });
+  });
+
+  it('takes the block of a fence without a language tag, closed at the end of the text', () => {
+    expect(extract('```\nA -> Done\n```')).toEqual({
+      spec: 'A -> Done\n',
+      source: 'a Markdown code fence',
+    });
+  });
+
+  it('accepts tilde fences and longer fences', () => {
+    expect(extract('~~~\nA -> Done\n~~~\n').spec).toBe('A -> Done\n');
+    expect(extract('````text\nA -> Done\n````\n').spec).toBe('A -> Done\n');
+  });
+
+  it('takes an unclosed fence to the end of the text', () => {
+    expect(extract('Spec:\n```\nA -> Done\nB -> Done')).toEqual({
+      spec: 'A -> Done\nB -> Done',
+      source: 'a Markdown code fence',
+    });
+  });
+
+  it('prefers the first block that holds a rule', () => {
+    const text = '```json\n{"a": 1}\n```\nand\n```\nA -> Done\n```\n';
+    expect(extract(text).spec).toBe('A -> Done\n');
+  });
+
+  it('falls back to the first block when none holds a rule', () => {
+    expect(extract('```\nfirst\n```\n```\nsecond\n```\n').spec).toBe('first\n');
+  });
+
+  it('keeps ranges pointing into the original text', () => {
+    const source = 'Sure, here it is:\n\n```intent\nA(x = 1) -> B\n  B -> Done\n```\nDone.';
+    const parsed = parseWithDiagnostics(source);
+    expect(spots(parsed.diagnostics)).toEqual(['extracted-spec 4:1-6:1']);
+    expect(parsed.value.ast.items.map((item) => span(item.range))).toEqual([
+      '4:1-4:14',
+      '5:3-5:12',
+    ]);
+  });
+});
+
+describe('tags', () => {
+  it('takes the text between <CHC> tags, in any case, also inline', () => {
+    expect(extract('The spec is <CHC>A -> Done</CHC> as asked.')).toEqual({
+      spec: 'A -> Done',
+      source: '<CHC> tags',
+    });
+    expect(extract('<chc>\nA -> Done\n</Chc>').spec).toBe('\nA -> Done\n');
+  });
+
+  it.each(['spec', 'intent', 'rules'])('accepts <%s> tags', (tag) => {
+    expect(extract(`<${tag}>A -> Done</${tag}>`)).toEqual({
+      spec: 'A -> Done',
+      source: `<${tag}> tags`,
+    });
+  });
+
+  it('takes an unclosed tag to the end of the text', () => {
+    expect(extract('<CHC>\nA -> Done\n').spec).toBe('\nA -> Done\n');
+  });
+
+  it('prefers tags to fences', () => {
+    expect(extract('```\n<CHC>A -> Done</CHC>\n```').spec).toBe('A -> Done');
+  });
+
+  it('ignores tag-like text inside strings and comments of the spec', () => {
+    for (const text of [
+      'A(x = "<spec>") -> Done',
+      "A(x contains '<spec>') -> Done",
+      '# wrap it in <spec> tags\nA -> Done',
+      '// <CHC>\nA -> B\n// </CHC>\nB -> Done',
+      'reject A(x = "<CHC>")',
+    ]) {
+      expect(extractSpecRegion(text)).toEqual({ start: 0, end: text.length });
+    }
+  });
+
+  it('keeps ranges pointing into the original text', () => {
+    const source = 'Answer:\n<CHC>\n1. A -> B\n2. B -> Done\n</CHC>';
+    const parsed = parseWithDiagnostics(source);
+    expect(spots(parsed.diagnostics)).toEqual(['extracted-spec 2:6-5:1']);
+    expect(parsed.value.ast.items.map((item) => span(item.range))).toEqual([
+      '3:1-3:10',
+      '4:1-4:13',
+    ]);
+  });
+});
+
+describe('prose', () => {
+  it('drops a prose line before the spec and one after it', () => {
+    expect(extract('Here is the formal spec:\nA -> Done\nI hope this helps you.\n')).toEqual({
+      spec: 'A -> Done\n',
+      source: 'surrounding prose',
+    });
+  });
+
+  it('drops several prose lines, keeping blank lines next to the spec', () => {
+    expect(extract('Sure, here you go.\nThe rules are below.\n\nA -> Done\n\nThat is all for now.').spec).toBe(
+      '\nA -> Done\n\n',
+    );
+  });
+
+  it('names both fences and prose when both were stripped', () => {
+    expect(extract('```\nLet me think about this.\nA -> Done\n```').source).toBe(
+      'a Markdown code fence and surrounding prose',
+    );
+  });
+
+  it('keeps spec lines that contain words: strings, continuations, comments, guards', () => {
+    for (const text of [
+      'RestaurantInfo(name = "Blue Hill Cafe") &\n  ReserveInfo(ok = true) -> Done',
+      'Found and Deleted and\n  Listed -> Done',
+      'A(x = 1,\n  y = 2) -> Done',
+      'reject Send Email(to = "a")',
+      '# This comment reads like a sentence\nA -> Done',
+      '@confirm(safety, "Ask the user first")\nA -> Done',
+      'A -> Done\n# This comment reads like a sentence',
+    ]) {
+      expect(extractSpecRegion(text)).toEqual({ start: 0, end: text.length });
+    }
+  });
+
+  it('keeps ranges pointing into the original text', () => {
+    const parsed = parseWithDiagnostics('Here is the spec:\n  A -> Done');
+    expect(spots(parsed.diagnostics)).toEqual(['extracted-spec 2:1-2:12']);
+    expect(span(parsed.value.ast.items[0]?.range)).toBe('2:3-2:12');
+  });
+
+  it('judges a long line of letters in linear time', () => {
+    const text = `${'a'.repeat(200_000)}\n${'b c '.repeat(50_000)}`;
+    const started = performance.now();
+    extractSpecRegion(text);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});

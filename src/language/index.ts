@@ -1,0 +1,92 @@
+export { analyzeSpec } from './analyze.js';
+export type {
+  AnnotationNode,
+  AtomNode,
+  ComparisonOperator,
+  ConfirmCategory,
+  ConstraintNode,
+  CountAtom,
+  GuardNode,
+  HeadNode,
+  Identifier,
+  ItemNode,
+  Operator,
+  PatternAtom,
+  RelativeDate,
+  RuleNode,
+  SpecNode,
+  ValueNode,
+} from './ast.js';
+export { confirmCategories, operatorPolarity, operators, relativeDates, ruleIds } from './ast.js';
+export { type CheckOptions, check, checkSpec, checkWithDiagnostics } from './checker/check.js';
+export { allowedOperators, type Literal } from './checker/literal.js';
+export { implies, literalKey, negateOperator, satisfiable } from './checker/satisfiability.js';
+export type {
+  CheckedConstraint,
+  CheckedGuard,
+  CheckedPattern,
+  CheckedRule,
+  ConfirmRequirement,
+  ObjectiveCondition,
+  Spec,
+} from './checker/spec.js';
+export { performanceLimit } from './checker/spec.js';
+export {
+  type DiagnosticCode,
+  type DiagnosticDefinition,
+  diagnosticCatalog,
+  diagnosticCodes,
+  type Severity,
+} from './diagnostics/catalog.js';
+export {
+  createDiagnostic,
+  type Diagnostic,
+  DiagnosticBag,
+  type DiagnosticData,
+  hasErrors,
+  sortDiagnostics,
+} from './diagnostics/diagnostic.js';
+export {
+  diagnosticToJson,
+  type RenderOptions,
+  renderDiagnostic,
+  renderDiagnostics,
+} from './diagnostics/render.js';
+export { extractSpecRegion, type SpecRegion } from './extract.js';
+export { defaultLimits, type Limits, resolveLimits } from './limits.js';
+export { type ParsedSpec, type ParseOptions, parse, parseWithDiagnostics } from './parser.js';
+export {
+  print,
+  printAnnotation,
+  printAtom,
+  printConstraint,
+  printGuard,
+  printNumber,
+  printRule,
+  printString,
+  printValue,
+} from './printer.js';
+export { failure, IntentguardDiagnosticsError, type Result, success, unwrap } from './result.js';
+export type {
+  PredicateDeclaration,
+  PredicateKind,
+  ScalarTypeKind,
+  Schema,
+  VariableDeclaration,
+  VariableType,
+} from './schema-model.js';
+export { createSchema, findVariable, formatType } from './schema-model.js';
+export { LineIndex, type Position, type SourceRange } from './source-range.js';
+export { closestNames, didYouMean, editDistance } from './suggest.js';
+export {
+  dateTimeFromParts,
+  daysFromCivil,
+  formatDate,
+  formatDateTime,
+  formatTime,
+  parseDate,
+  parseDateTime,
+  parseTime,
+  splitDateTime,
+} from './temporal.js';
+export { normalizeText } from './text.js';

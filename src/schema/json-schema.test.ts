@@ -1,0 +1,454 @@
+import { describe, expect, it } from 'vitest';
+import type { Result } from '../language/result.js';
+import type { VariableDeclaration } from '../language/schema-model.js';
+import { variablesFromJsonSchema } from './json-schema.js';
+
+function convert(properties: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return variablesFromJsonSchema({ type: 'object', properties, ...extra });
+}
+
+function types(result: Result<VariableDeclaration[]>): Record<string, unknown> {
+  return Object.fromEntries((result.value ?? []).map((variable) => [variable.name, variable.type]));
+}
+
+function problems(result: Result<unknown>): [string, string | undefined][] {
+  return result.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.path]);
+}
+
+describe('variablesFromJsonSchema: scalar types', () => {
+  it('maps strings, formats, numbers, booleans and enums', () => {
+    const result = convert({
+      name: { type: 'string' },
+      day: { type: 'string', format: 'date' },
+      at: { type: 'string', format: 'date-time' },
+      clock: { type: 'string', format: 'time' },
+      mail: { type: 'string', format: 'email' },
+      odd: { type: 'string', format: 'constructor' },
+      count: { type: 'integer' },
+      amount: { type: 'number' },
+      flag: { type: 'boolean' },
+      size: { type: 'string', enum: ['small', 'large'] },
+      level: { enum: ['low', 2, true] },
+      rank: { type: 'integer', enum: [1, 2, 3] },
+      yes: { enum: [true, false] },
+      only: { const: 'fixed' },
+      three: { const: 3 },
+    });
+    expect(result.diagnostics).toEqual([]);
+    expect(types(result)).toEqual({
+      name: { kind: 'text' },
+      day: { kind: 'date' },
+      at: { kind: 'datetime' },
+      clock: { kind: 'time' },
+      mail: { kind: 'text' },
+      odd: { kind: 'text' },
+      count: { kind: 'number' },
+      amount: { kind: 'number' },
+      flag: { kind: 'boolean' },
+      size: { kind: 'enum', values: ['small', 'large'] },
+      level: { kind: 'enum', values: ['low', '2', 'true'] },
+      rank: { kind: 'number' },
+      yes: { kind: 'boolean' },
+      only: { kind: 'enum', values: ['fixed'] },
+      three: { kind: 'number' },
+    });
+  });
+
+  it('maps arrays to lists of their scalar item type', () => {
+    const result = convert({
+      numbers: { type: 'array', items: { type: 'number' } },
+      counts: { type: 'array', items: { type: ['integer', 'null'] } },
+      words: { type: 'array', items: { type: 'string' } },
+      objects: { type: 'array', items: { type: 'object', properties: { a: { type: 'number' } } } },
+      anything: { type: 'array' },
+      inferred: { items: { type: 'integer' } },
+    });
+    expect(result.diagnostics).toEqual([]);
+    expect(types(result)).toEqual({
+      numbers: { kind: 'list', element: 'number' },
+      counts: { kind: 'list', element: 'number' },
+      words: { kind: 'list', element: 'text' },
+      objects: { kind: 'list', element: 'text' },
+      anything: { kind: 'list', element: 'text' },
+      inferred: { kind: 'list', element: 'number' },
+    });
+  });
+
+  it('carries descriptions (or titles) and required', () => {
+    const result = convert(
+      {
+        to: { type: 'string', description: ' The payee. ' },
+        memo: { type: 'string', title: 'Memo' },
+        tag: { type: 'string' },
+      },
+      { required: ['to'] },
+    );
+    expect(result.value).toEqual([
+      { name: 'to', type: { kind: 'text' }, description: 'The payee.', required: true },
+      { name: 'memo', type: { kind: 'text' }, description: 'Memo', required: false },
+      { name: 'tag', type: { kind: 'text' }, required: false },
+    ]);
+  });
+
+  it('leaves required out for result fields', () => {
+    const result = variablesFromJsonSchema(
+      { type: 'object', properties: { balance: { type: 'number' } }, required: ['balance'] },
+      { role: 'result field' },
+    );
+    expect(result.value).toEqual([{ name: 'balance', type: { kind: 'number' } }]);
+  });
+
+  it('gives no variables for an empty or property-less object schema', () => {
+    for (const schema of [
+      {},
+      { type: 'object' },
+      { type: 'object', additionalProperties: true },
+      undefined,
+    ]) {
+      const result = variablesFromJsonSchema(schema);
+      expect(result.ok).toBe(true);
+      expect(result.value).toEqual([]);
+    }
+  });
+
+  it('refuses a top-level schema that is not an object', () => {
+    const result = variablesFromJsonSchema({ type: 'string' });
+    expect(problems(result)).toEqual([['schema-invalid', '$']]);
+    expect(problems(variablesFromJsonSchema('object'))).toEqual([['schema-invalid', '$']]);
+  });
+});
+
+describe('variablesFromJsonSchema: objects', () => {
+  it('flattens nested objects to a_b, with the source path and required of both levels', () => {
+    const result = convert(
+      {
+        address: {
+          type: 'object',
+          description: 'Where to ship.',
+          properties: {
+            city: { type: 'string', description: 'The city.' },
+            zip: { type: 'string' },
+          },
+          required: ['city'],
+        },
+        note: {
+          type: 'object',
+          properties: { text: { type: 'string' } },
+          required: ['text'],
+        },
+      },
+      { required: ['address'] },
+    );
+    expect(result.value).toEqual([
+      {
+        name: 'address_city',
+        type: { kind: 'text' },
+        description: 'The city.',
+        required: true,
+        sourcePath: ['address', 'city'],
+      },
+      {
+        name: 'address_zip',
+        type: { kind: 'text' },
+        required: false,
+        sourcePath: ['address', 'zip'],
+      },
+      // Required inside an optional object is still optional.
+      { name: 'note_text', type: { kind: 'text' }, required: false, sourcePath: ['note', 'text'] },
+    ]);
+  });
+
+  it('keeps an object without declared properties as text, silently', () => {
+    const result = convert({
+      metadata: { type: 'object' },
+      extra: { type: 'object', properties: {} },
+    });
+    expect(result.diagnostics).toEqual([]);
+    expect(types(result)).toEqual({ metadata: { kind: 'text' }, extra: { kind: 'text' } });
+  });
+
+  it('keeps objects deeper than the flatten depth as text, with a warning', () => {
+    const deep = {
+      a: {
+        type: 'object',
+        properties: {
+          b: {
+            type: 'object',
+            properties: {
+              c: { type: 'object', properties: { d: { type: 'number' } } },
+              n: { type: 'number' },
+            },
+          },
+        },
+      },
+    };
+    const result = convert(deep);
+    expect(result.ok).toBe(true);
+    expect(types(result)).toEqual({ a_b_c: { kind: 'text' }, a_b_n: { kind: 'number' } });
+    expect(problems(result)).toEqual([
+      ['schema-type-approximated', '$.properties.a.properties.b.properties.c'],
+    ]);
+    expect(result.diagnostics[0]?.severity).toBe('warning');
+    const shallower = variablesFromJsonSchema(
+      { type: 'object', properties: deep },
+      { limits: { maxFlattenDepth: 1 } },
+    );
+    expect(types(shallower)).toEqual({ a: { kind: 'text' } });
+  });
+
+  it('rewrites property names that are not identifiers and records where they came from', () => {
+    const result = convert({
+      'first-name': { type: 'string' },
+      '2fa': { type: 'boolean' },
+      'user.info': { type: 'object', properties: { 'e-mail': { type: 'string' } } },
+    });
+    expect(result.value).toEqual([
+      { name: 'first_name', type: { kind: 'text' }, required: false, sourcePath: ['first-name'] },
+      { name: '_2fa', type: { kind: 'boolean' }, required: false, sourcePath: ['2fa'] },
+      {
+        name: 'user_info_e_mail',
+        type: { kind: 'text' },
+        required: false,
+        sourcePath: ['user.info', 'e-mail'],
+      },
+    ]);
+  });
+
+  it('reports names that collide after rewriting or flattening', () => {
+    const result = convert({
+      a_b: { type: 'string' },
+      a: { type: 'object', properties: { b: { type: 'number' } } },
+      'x-y': { type: 'string' },
+      x_y: { type: 'string' },
+    });
+    expect(problems(result)).toEqual([
+      ['schema-duplicate', '$.properties.a.properties.b'],
+      ['schema-duplicate', '$.properties.x_y'],
+    ]);
+  });
+
+  it('refuses property names with nothing to keep', () => {
+    const result = convert({ '***': { type: 'string' } });
+    expect(problems(result)).toEqual([['schema-invalid-name', "$.properties['***']"]]);
+  });
+
+  it('reports malformed properties and required', () => {
+    expect(problems(variablesFromJsonSchema({ type: 'object', properties: [] }))).toEqual([
+      ['schema-invalid', '$.properties'],
+    ]);
+    expect(
+      problems(variablesFromJsonSchema({ type: 'object', properties: {}, required: 'a' })),
+    ).toEqual([['schema-invalid', '$.required']]);
+    expect(problems(convert({ a: 'string' }))).toEqual([['schema-invalid', '$.properties.a']]);
+  });
+
+  it('merges allOf of objects and unwraps allOf of one schema', () => {
+    const result = convert({
+      both: {
+        allOf: [
+          { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+          { type: 'object', properties: { b: { type: 'number' } } },
+        ],
+      },
+      wrapped: { allOf: [{ type: 'string', format: 'date' }] },
+      mixed: { allOf: [{ type: 'string' }, { type: 'object', properties: {} }] },
+    });
+    expect(types(result)).toEqual({
+      both_a: { kind: 'text' },
+      both_b: { kind: 'number' },
+      wrapped: { kind: 'date' },
+      mixed: { kind: 'text' },
+    });
+    expect(problems(result)).toEqual([['schema-type-approximated', '$.properties.mixed']]);
+  });
+});
+
+describe('variablesFromJsonSchema: unions', () => {
+  it('narrows nullable unions to the non-null type', () => {
+    const result = convert({
+      a: { type: ['string', 'null'] },
+      b: { anyOf: [{ type: 'number' }, { type: 'null' }] },
+      c: { oneOf: [{ type: 'null' }, { type: 'string', format: 'date' }] },
+      d: { type: ['null', 'string'], enum: ['x', 'y', null] },
+      e: { type: ['integer', 'number'] },
+      f: { anyOf: [{ type: 'integer' }, { type: 'number' }] },
+      g: {
+        anyOf: [
+          { type: 'string', maxLength: 3 },
+          { type: 'string', pattern: 'x' },
+        ],
+      },
+    });
+    expect(result.diagnostics).toEqual([]);
+    expect(types(result)).toEqual({
+      a: { kind: 'text' },
+      b: { kind: 'number' },
+      c: { kind: 'date' },
+      d: { kind: 'enum', values: ['x', 'y'] },
+      e: { kind: 'number' },
+      f: { kind: 'number' },
+      g: { kind: 'text' },
+    });
+  });
+
+  it('keeps other unions, null and untyped values as text with a warning naming the union', () => {
+    const result = convert({
+      a: { type: ['string', 'number'] },
+      b: { anyOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'null' }] },
+      c: { type: 'null' },
+      d: {},
+    });
+    expect(types(result)).toEqual({
+      a: { kind: 'text' },
+      b: { kind: 'text' },
+      c: { kind: 'text' },
+      d: { kind: 'text' },
+    });
+    expect(result.ok).toBe(true);
+    expect(result.diagnostics.map((diagnostic) => diagnostic.message)).toEqual([
+      "'a' has the type string | number, kept as text.",
+      "'b' has the type string | boolean, kept as text.",
+      "'c' has the type null, kept as text.",
+      "'d' has the type any value, kept as text.",
+    ]);
+  });
+
+  it('approximates enums that cannot be one: empty values, structured values, too many', () => {
+    const result = variablesFromJsonSchema(
+      {
+        type: 'object',
+        properties: {
+          a: { enum: ['', 'x'] },
+          b: { enum: [{ x: 1 }] },
+          c: { enum: ['1', '2', '3'] },
+        },
+      },
+      { limits: { maxEnumValues: 2 } },
+    );
+    expect(types(result)).toEqual({
+      a: { kind: 'text' },
+      b: { kind: 'text' },
+      c: { kind: 'text' },
+    });
+    expect(result.diagnostics.map((diagnostic) => diagnostic.code)).toEqual([
+      'schema-type-approximated',
+      'schema-type-approximated',
+      'schema-type-approximated',
+    ]);
+  });
+
+  it('reports unknown type names and malformed types at the type', () => {
+    const result = convert({ a: { type: 'str' }, b: { type: 5 }, c: { enum: 'x' } });
+    expect(problems(result)).toEqual([
+      ['schema-unknown-type', '$.properties.a.type'],
+      ['schema-invalid', '$.properties.b.type'],
+      ['schema-invalid', '$.properties.c.enum'],
+    ]);
+  });
+});
+
+describe('variablesFromJsonSchema: references', () => {
+  it('resolves local references to $defs, definitions and any pointer', () => {
+    const result = variablesFromJsonSchema({
+      type: 'object',
+      properties: {
+        to: { $ref: '#/$defs/Account' },
+        when: { $ref: '#/definitions/Day', description: 'When to pay.' },
+        cc: { $ref: '#/properties/to' },
+        optional: { anyOf: [{ $ref: '#/$defs/Money' }, { type: 'null' }] },
+        escaped: { $ref: '#/$defs/a~1b' },
+      },
+      $defs: {
+        Account: {
+          type: 'object',
+          properties: { iban: { type: 'string' }, owner: { $ref: '#/$defs/Name' } },
+        },
+        Name: { type: 'string', description: 'A name.' },
+        Money: { type: 'number' },
+        'a/b': { type: 'boolean' },
+      },
+      definitions: { Day: { type: 'string', format: 'date', description: 'A day.' } },
+    });
+    expect(result.diagnostics).toEqual([]);
+    expect(types(result)).toEqual({
+      to_iban: { kind: 'text' },
+      to_owner: { kind: 'text' },
+      when: { kind: 'date' },
+      cc_iban: { kind: 'text' },
+      cc_owner: { kind: 'text' },
+      optional: { kind: 'number' },
+      escaped: { kind: 'boolean' },
+    });
+    const when = result.value?.find((variable) => variable.name === 'when');
+    expect(when?.description).toBe('When to pay.');
+    const owner = result.value?.find((variable) => variable.name === 'to_owner');
+    expect(owner?.description).toBe('A name.');
+  });
+
+  it('stops recursive schemas at the flatten depth', () => {
+    const result = variablesFromJsonSchema({
+      type: 'object',
+      properties: { node: { $ref: '#/$defs/Node' } },
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: { value: { type: 'number' }, next: { $ref: '#/$defs/Node' } },
+        },
+      },
+    });
+    expect(types(result)).toEqual({
+      node_value: { kind: 'number' },
+      node_next_value: { kind: 'number' },
+      node_next_next: { kind: 'text' },
+    });
+    expect(result.diagnostics.map((diagnostic) => diagnostic.code)).toEqual([
+      'schema-type-approximated',
+    ]);
+  });
+
+  it('reports references that do not resolve, and reference cycles, once each', () => {
+    const result = variablesFromJsonSchema({
+      type: 'object',
+      properties: {
+        a: { $ref: '#/$defs/Missing' },
+        b: { $ref: '#/$defs/Loop' },
+        c: { $ref: '#/$defs/Loop' },
+        d: { $ref: '#Anchor' },
+      },
+      $defs: { Loop: { $ref: '#/$defs/Loop' } },
+    });
+    expect(problems(result)).toEqual([
+      ['schema-invalid', '$.properties.a.$ref'],
+      ['schema-invalid', '$.$defs.Loop.$ref'],
+      ['schema-invalid', '$.properties.d.$ref'],
+    ]);
+  });
+
+  it('keeps references to other documents as text with a warning', () => {
+    const result = convert({ a: { $ref: 'https://example.com/schema.json#/Thing' } });
+    expect(types(result)).toEqual({ a: { kind: 'text' } });
+    expect(problems(result)).toEqual([['schema-type-approximated', '$.properties.a']]);
+  });
+});
+
+describe('variablesFromJsonSchema: limits', () => {
+  it('bounds the variables after flattening', () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 5 }, (_, index) => [`p${index}`, { type: 'string' }]),
+    );
+    const result = variablesFromJsonSchema(
+      { type: 'object', properties },
+      { limits: { maxVariables: 3 } },
+    );
+    expect(problems(result)).toEqual([['schema-invalid', '$']]);
+    expect(result.diagnostics[0]?.message).toContain('more than 3 parameters');
+  });
+
+  it('bounds description lengths', () => {
+    const result = variablesFromJsonSchema(
+      { type: 'object', properties: { a: { type: 'string', description: 'x'.repeat(20) } } },
+      { limits: { maxDescriptionLength: 10 } },
+    );
+    expect(problems(result)).toEqual([['schema-invalid', '$.properties.a.description']]);
+  });
+});

@@ -1,0 +1,251 @@
+import type { Result } from '../language/result.js';
+import {
+  createSchema,
+  type PredicateDeclaration,
+  type PredicateKind,
+  type Schema,
+} from '../language/schema-model.js';
+import { checkNameLength, readDescription } from './fields.js';
+import {
+  abbreviate,
+  describeValue,
+  isRecord,
+  type JsonRecord,
+  readJsonInput,
+} from './json-input.js';
+import { childPath } from './json-path.js';
+import type { SchemaLimits } from './limits.js';
+import { type LoadContext, runLoader } from './load-context.js';
+import { isIdentifier, isReservedPredicateName } from './names.js';
+import { readStateKeys, readStateVariables } from './state-variables.js';
+
+export interface LoadStateSchemaOptions {
+  /** The schema's id; defaults to `'states'`. */
+  readonly id?: string;
+  /** Overrides of `defaultSchemaLimits`. */
+  readonly limits?: Partial<SchemaLimits>;
+}
+
+/**
+ * Loads a states file (FORMATS.md §1): a JSON object keyed by predicate name, or an
+ * array of `{ name, description, variables }`. Takes JSON text or an already parsed
+ * value. Never throws: every problem is a diagnostic with a JSONPath, all are collected,
+ * and any error fails the load.
+ *
+ * @example
+ * const result = loadStateSchema('{"Alarm": {"description": "One alarm.", "key_arg_name": "id",' +
+ *   ' "variables": [{"name": "id", "type": "Text"}, {"name": "time", "type": "Time"}]}}');
+ * if (result.ok) result.value.predicates.get('Alarm')?.keys; // ['id']
+ */
+export function loadStateSchema(
+  input: unknown,
+  options: LoadStateSchemaOptions = {},
+): Result<Schema> {
+  return runLoader(options.limits, (context) => {
+    const read = readJsonInput(input, context);
+    if (read === undefined) return undefined;
+    const entries = predicateEntries(read.value, context);
+    if (entries === undefined) return undefined;
+    const predicates: PredicateDeclaration[] = [];
+    const seen = new Set<string>();
+    for (const entry of entries) {
+      if (seen.has(entry.name)) {
+        context.bag.report(
+          'schema-duplicate',
+          { path: entry.namePath },
+          { name: abbreviate(entry.name) },
+        );
+        continue;
+      }
+      seen.add(entry.name);
+      const predicate = readPredicate(entry, context);
+      if (predicate !== undefined) predicates.push(predicate);
+    }
+    return createSchema(options.id ?? 'states', predicates);
+  });
+}
+
+interface PredicateEntry {
+  readonly name: string;
+  readonly body: unknown;
+  /** Where the predicate's object is. */
+  readonly path: string;
+  /** Where its name is: the key itself in the object form, `$[i].name` in the array form. */
+  readonly namePath: string;
+}
+
+const shapeHint =
+  'Write { "Name": { "description": "…", "variables": [{ "name": "…", "type": "Text" }] } }.';
+
+function predicateEntries(value: unknown, context: LoadContext): PredicateEntry[] | undefined {
+  if (looksLikeToolSchema(value)) {
+    context.invalid(
+      '$',
+      'This is a tool schema, not a states file.',
+      'Load it as tools (--tools FILE).',
+    );
+    return undefined;
+  }
+  const { maxPredicates } = context.limits;
+  if (Array.isArray(value)) {
+    checkPredicateCount(value.length, context);
+    const entries: PredicateEntry[] = [];
+    value.slice(0, maxPredicates).forEach((element: unknown, index) => {
+      const path = childPath('$', index);
+      const name = isRecord(element) ? element['name'] : undefined;
+      if (typeof name === 'string') {
+        entries.push({ name, body: element, path, namePath: childPath(path, 'name') });
+      } else if (isRecord(element)) {
+        context.invalid(
+          childPath(path, 'name'),
+          name === undefined
+            ? `Predicate ${index} has no name.`
+            : `A predicate name must be a string; found ${describeValue(name)}.`,
+        );
+      } else {
+        context.invalid(
+          path,
+          `Predicate ${index} must be an object with a name, a description and variables; found ${describeValue(element)}.`,
+        );
+      }
+    });
+    return entries;
+  }
+  if (!isRecord(value)) {
+    context.invalid(
+      '$',
+      `A states file must be a JSON object keyed by predicate name, or an array of predicates; found ${describeValue(value)}.`,
+      shapeHint,
+    );
+    return undefined;
+  }
+  const keys = Object.keys(value);
+  checkPredicateCount(keys.length, context);
+  return keys.slice(0, maxPredicates).map((name) => {
+    const path = childPath('$', name);
+    return { name, body: value[name], path, namePath: path };
+  });
+}
+
+function checkPredicateCount(count: number, context: LoadContext): void {
+  const { maxPredicates } = context.limits;
+  if (count <= maxPredicates) return;
+  context.invalid(
+    '$',
+    `The schema declares ${count} predicates; at most ${maxPredicates} are accepted.`,
+  );
+}
+
+/** Tool lists handed to the states loader by mistake get a pointed message, not dozens. */
+function looksLikeToolSchema(value: unknown): boolean {
+  if (isRecord(value)) return Array.isArray(value['tools']);
+  if (!Array.isArray(value)) return false;
+  const first: unknown = value[0];
+  return (
+    isRecord(first) &&
+    (first['type'] === 'function' || 'inputSchema' in first || 'name_for_model' in first)
+  );
+}
+
+function readPredicate(
+  entry: PredicateEntry,
+  context: LoadContext,
+): PredicateDeclaration | undefined {
+  const { name, body, path, namePath } = entry;
+  const nameIsValid = checkPredicateName(name, namePath, context);
+  if (!isRecord(body)) {
+    context.invalid(
+      path,
+      `The predicate '${abbreviate(name)}' must be an object with a description and variables; found ${describeValue(body)}.`,
+      shapeHint,
+    );
+    return undefined;
+  }
+  const kind = readKind(body, path, context);
+  const critical = readCritical(body, path, name, kind, context);
+  const description = readDescription(body, path, context);
+  const variables = readStateVariables(
+    body['variables'],
+    childPath(path, 'variables'),
+    name,
+    context,
+  );
+  const keysPath = childPath(path, 'key_arg_name');
+  const keys = readStateKeys(body['key_arg_name'], keysPath, variables, context);
+  if (kind === 'action' && keys.length > 0) {
+    context.invalid(
+      keysPath,
+      `Only state predicates have keys; '${abbreviate(name)}' is an action.`,
+      'Remove key_arg_name, or make the predicate a state.',
+    );
+  }
+  if (!nameIsValid) return undefined;
+  return {
+    name,
+    kind,
+    description,
+    variables: variables.map((variable) => variable.declaration),
+    keys,
+    critical,
+  };
+}
+
+function checkPredicateName(name: string, path: string, context: LoadContext): boolean {
+  if (!checkNameLength(name, 'predicate', path, context)) return false;
+  if (!isIdentifier(name)) {
+    context.bag.report(
+      'schema-invalid-name',
+      { path },
+      { name: abbreviate(name), what: 'predicate' },
+    );
+    return false;
+  }
+  if (isReservedPredicateName(name)) {
+    context.invalid(
+      path,
+      `'${name}' is reserved: Done is the head that finishes a task, so no predicate can have its name.`,
+      `Rename the predicate, e.g. '${name}State'.`,
+    );
+    return false;
+  }
+  return true;
+}
+
+function readKind(body: JsonRecord, path: string, context: LoadContext): PredicateKind {
+  const kind = body['kind'];
+  if (kind === undefined || kind === null) return 'state';
+  const normalized = typeof kind === 'string' ? kind.trim().toLowerCase() : undefined;
+  if (normalized === 'state' || normalized === 'action') return normalized;
+  context.invalid(
+    childPath(path, 'kind'),
+    `'kind' must be "state" or "action"; found ${typeof kind === 'string' ? `"${abbreviate(kind)}"` : describeValue(kind)}.`,
+  );
+  return 'state';
+}
+
+function readCritical(
+  body: JsonRecord,
+  path: string,
+  name: string,
+  kind: PredicateKind,
+  context: LoadContext,
+): boolean {
+  const critical = body['critical'];
+  const criticalPath = childPath(path, 'critical');
+  if (critical === undefined || critical === null) return false;
+  if (typeof critical !== 'boolean') {
+    context.invalid(
+      criticalPath,
+      `'critical' must be true or false; found ${describeValue(critical)}.`,
+    );
+    return false;
+  }
+  if (critical && kind !== 'action') {
+    context.invalid(
+      criticalPath,
+      `Only actions can be critical; '${abbreviate(name)}' is a state predicate.`,
+      'Add "kind": "action", or remove "critical".',
+    );
+  }
+  return critical;
+}

@@ -1,0 +1,32 @@
+import type { VariableType } from '../language/schema-model.js';
+
+// Spellings are compared after lower-casing and removing white space, so `List<Text>`,
+// `list< text >` and `LIST<TEXT>` all name the same type.
+const typesBySpelling: ReadonlyMap<string, VariableType | 'enum'> = new Map<
+  string,
+  VariableType | 'enum'
+>([
+  ['text', { kind: 'text' }],
+  ['string', { kind: 'text' }],
+  ['number', { kind: 'number' }],
+  ['integer', { kind: 'number' }],
+  ['float', { kind: 'number' }],
+  ['boolean', { kind: 'boolean' }],
+  ['date', { kind: 'date' }],
+  ['time', { kind: 'time' }],
+  ['datetime', { kind: 'datetime' }],
+  ['enum', 'enum'],
+  ['list<text>', { kind: 'list', element: 'text' }],
+  ['list<string>', { kind: 'list', element: 'text' }],
+  ['list<number>', { kind: 'list', element: 'number' }],
+  ['list<integer>', { kind: 'list', element: 'number' }],
+  ['list<float>', { kind: 'list', element: 'number' }],
+]);
+
+/**
+ * The type a states file names (FORMATS.md §1), case-insensitively. `'enum'` means the
+ * values come from `enum_values`; undefined means the spelling is unknown.
+ */
+export function parseStateType(spelling: string): VariableType | 'enum' | undefined {
+  return typesBySpelling.get(spelling.toLowerCase().replace(/\s+/g, ''));
+}

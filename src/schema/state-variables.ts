@@ -1,0 +1,261 @@
+import {
+  formatType,
+  type VariableDeclaration,
+  type VariableType,
+} from '../language/schema-model.js';
+import { didYouMean } from '../language/suggest.js';
+import { checkNameLength, readDescription } from './fields.js';
+import { abbreviate, describeValue, isRecord } from './json-input.js';
+import { childPath } from './json-path.js';
+import type { LoadContext } from './load-context.js';
+import { sanitizeName } from './names.js';
+import { parseStateType } from './state-types.js';
+
+const typeHint =
+  'Types are Text, Number, Boolean, Date, Time, DateTime, Enum (with enum_values), List<Text>, List<Number>.';
+
+/** A variable as read, with the name the file gave it (which keys may use). */
+export interface StateVariable {
+  readonly declaration: VariableDeclaration;
+  readonly originalName: string;
+}
+
+/** The `variables` array of a predicate in a states file (FORMATS.md §1). */
+export function readStateVariables(
+  value: unknown,
+  path: string,
+  predicateName: string,
+  context: LoadContext,
+): StateVariable[] {
+  if (value === undefined) {
+    context.invalid(
+      path,
+      `The predicate '${abbreviate(predicateName)}' has no 'variables'.`,
+      'Give its variables as "variables": [{ "name": …, "type": … }], or [] for none.',
+    );
+    return [];
+  }
+  if (!Array.isArray(value)) {
+    context.invalid(path, `'variables' must be an array; found ${describeValue(value)}.`);
+    return [];
+  }
+  const { maxVariables } = context.limits;
+  if (value.length > maxVariables) {
+    context.invalid(
+      path,
+      `The predicate '${abbreviate(predicateName)}' has ${value.length} variables; at most ${maxVariables} are accepted.`,
+    );
+  }
+  const variables: StateVariable[] = [];
+  const seen = new Set<string>();
+  value.slice(0, maxVariables).forEach((element: unknown, index) => {
+    const elementPath = childPath(path, index);
+    const variable = readStateVariable(element, elementPath, context);
+    if (variable === undefined) return;
+    if (seen.has(variable.declaration.name)) {
+      context.bag.report(
+        'schema-duplicate',
+        { path: childPath(elementPath, 'name') },
+        { name: variable.declaration.name },
+      );
+      return;
+    }
+    seen.add(variable.declaration.name);
+    variables.push(variable);
+  });
+  return variables;
+}
+
+function readStateVariable(
+  value: unknown,
+  path: string,
+  context: LoadContext,
+): StateVariable | undefined {
+  if (!isRecord(value)) {
+    context.invalid(
+      path,
+      `A variable must be an object with a name and a type; found ${describeValue(value)}.`,
+    );
+    return undefined;
+  }
+  const namePath = childPath(path, 'name');
+  const originalName = value['name'];
+  if (typeof originalName !== 'string') {
+    context.invalid(
+      namePath,
+      originalName === undefined
+        ? 'This variable has no name.'
+        : `A variable name must be a string; found ${describeValue(originalName)}.`,
+    );
+    return undefined;
+  }
+  // Names the language cannot write are rewritten rather than refused: the VeriSafe
+  // files, which must load unchanged, have `3d_enabled` and `submission rule description`.
+  const name = checkNameLength(originalName, 'variable', namePath, context)
+    ? sanitizeName(originalName)
+    : undefined;
+  if (name === undefined && originalName.length <= context.limits.maxNameLength) {
+    context.bag.report(
+      'schema-invalid-name',
+      { path: namePath },
+      { name: abbreviate(originalName), what: 'variable' },
+    );
+  }
+  // The type and description are read even under a bad name, to report all problems at once.
+  const type = readStateType(value, path, name ?? abbreviate(originalName), context);
+  const description = readDescription(value, path, context);
+  if (name === undefined) return undefined;
+  const declaration: VariableDeclaration = {
+    name,
+    type: type ?? { kind: 'text' },
+    ...(description ? { description } : {}),
+    ...(name === originalName ? {} : { sourcePath: [originalName] }),
+  };
+  return { declaration, originalName };
+}
+
+function readStateType(
+  record: Readonly<Record<string, unknown>>,
+  path: string,
+  name: string,
+  context: LoadContext,
+): VariableType | undefined {
+  const typePath = childPath(path, 'type');
+  const spelling = record['type'];
+  if (typeof spelling !== 'string') {
+    context.invalid(
+      typePath,
+      spelling === undefined
+        ? `The variable '${name}' has no type.`
+        : `A type must be a string; found ${describeValue(spelling)}.`,
+      typeHint,
+    );
+    return undefined;
+  }
+  const type = parseStateType(spelling);
+  if (type === undefined) {
+    context.bag.report('schema-unknown-type', { path: typePath }, { type: abbreviate(spelling) });
+    return undefined;
+  }
+  const enumPath = childPath(path, 'enum_values');
+  if (type === 'enum') {
+    return { kind: 'enum', values: readEnumValues(record['enum_values'], enumPath, name, context) };
+  }
+  if (record['enum_values'] !== undefined) {
+    context.invalid(
+      enumPath,
+      `'enum_values' is only for Enum variables; '${name}' is ${formatType(type)}.`,
+      'Make the type Enum, or remove enum_values.',
+    );
+  }
+  return type;
+}
+
+function readEnumValues(
+  value: unknown,
+  path: string,
+  name: string,
+  context: LoadContext,
+): string[] {
+  const hint = 'List its values as "enum_values": ["…", "…"].';
+  if (value === undefined) {
+    context.invalid(path, `The Enum variable '${name}' has no enum_values.`, hint);
+    return [];
+  }
+  if (!Array.isArray(value) || value.length === 0) {
+    context.invalid(
+      path,
+      `The enum_values of '${name}' must be a non-empty array; found ${Array.isArray(value) ? 'an empty array' : describeValue(value)}.`,
+      hint,
+    );
+    return [];
+  }
+  const { maxEnumValues, maxEnumValueLength } = context.limits;
+  if (value.length > maxEnumValues) {
+    context.invalid(
+      path,
+      `'${name}' has ${value.length} enum values; at most ${maxEnumValues} are accepted.`,
+    );
+  }
+  const values: string[] = [];
+  value.slice(0, maxEnumValues).forEach((element: unknown, index) => {
+    const elementPath = childPath(path, index);
+    // Numbers are taken as their text so that `[1, 2, "3+"]` works as written.
+    const text =
+      typeof element === 'number' && Number.isFinite(element) ? String(element) : element;
+    if (typeof text !== 'string' || text.trim() === '') {
+      context.invalid(
+        elementPath,
+        `An enum value must be a non-empty string; found ${typeof text === 'string' ? 'an empty string' : describeValue(text)}.`,
+      );
+      return;
+    }
+    if (text.length > maxEnumValueLength) {
+      context.invalid(
+        elementPath,
+        `This enum value is ${text.length} characters long; at most ${maxEnumValueLength} are accepted.`,
+      );
+      return;
+    }
+    if (values.includes(text)) {
+      context.bag.report('schema-duplicate', { path: elementPath }, { name: abbreviate(text) });
+      return;
+    }
+    values.push(text);
+  });
+  return values;
+}
+
+/** `key_arg_name`: a variable name or an array of them, given as written in the file or rewritten. */
+export function readStateKeys(
+  value: unknown,
+  path: string,
+  variables: readonly StateVariable[],
+  context: LoadContext,
+): string[] {
+  if (value === undefined || value === null) return [];
+  const hint = 'Give a variable name or an array of variable names.';
+  if (typeof value !== 'string' && !Array.isArray(value)) {
+    context.invalid(
+      path,
+      `'key_arg_name' must be a string or an array; found ${describeValue(value)}.`,
+      hint,
+    );
+    return [];
+  }
+  const names: readonly unknown[] = typeof value === 'string' ? [value] : value;
+  const keys: string[] = [];
+  names.slice(0, context.limits.maxVariables).forEach((name, index) => {
+    const keyPath = Array.isArray(value) ? childPath(path, index) : path;
+    if (typeof name !== 'string') {
+      context.invalid(
+        keyPath,
+        `A key must be a variable name; found ${describeValue(name)}.`,
+        hint,
+      );
+      return;
+    }
+    const variable = variables.find(
+      (candidate) => candidate.originalName === name || candidate.declaration.name === name,
+    );
+    if (variable === undefined) {
+      const candidates = variables.map((candidate) => candidate.declaration.name);
+      context.invalid(
+        keyPath,
+        `The key '${abbreviate(name)}' is not a variable of this predicate.`,
+        didYouMean(name, candidates) || `Its variables are: ${candidates.join(', ') || 'none'}.`,
+      );
+      return;
+    }
+    if (keys.includes(variable.declaration.name)) {
+      context.bag.report(
+        'schema-duplicate',
+        { path: keyPath },
+        { name: variable.declaration.name },
+      );
+      return;
+    }
+    keys.push(variable.declaration.name);
+  });
+  return keys;
+}

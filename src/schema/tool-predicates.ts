@@ -1,0 +1,142 @@
+import {
+  createSchema,
+  type PredicateDeclaration,
+  type Schema,
+  type VariableDeclaration,
+} from '../language/schema-model.js';
+import { checkNameLength } from './fields.js';
+import { abbreviate } from './json-input.js';
+import { type ConvertedVariable, withoutDuplicates } from './json-schema.js';
+import type { SchemaLimits } from './limits.js';
+import type { LoadContext } from './load-context.js';
+import { isReservedPredicateName, sanitizeName } from './names.js';
+
+/** Options shared by every tool-schema converter. */
+export interface ToolSchemaOptions {
+  /** The schema's id; defaults to `'tools'`. */
+  readonly id?: string;
+  /**
+   * Decides criticality per tool, given the tool's name as the agent calls it
+   * (`TodoistDeleteTask`, `get-weather`); a boolean overrides the format's default,
+   * `undefined` keeps it.
+   */
+  readonly critical?: (toolName: string) => boolean | undefined;
+  /** Overrides of `defaultSchemaLimits`. */
+  readonly limits?: Partial<SchemaLimits>;
+}
+
+/** One tool as a converter read it, before it becomes two predicates. */
+export interface ConvertedTool {
+  /** The name the agent calls it by, which may not be an identifier. */
+  readonly name: string;
+  readonly namePath: string;
+  readonly description: string;
+  readonly parameters: readonly ConvertedVariable[];
+  readonly results: readonly ConvertedVariable[];
+  /** The format's default criticality, before `ToolSchemaOptions.critical`. */
+  readonly critical: boolean;
+}
+
+/** The result variable of tools whose output is only text (OpenAI functions, MCP without `outputSchema`). */
+export function contentResult(path: string): ConvertedVariable {
+  const declaration: VariableDeclaration = {
+    name: 'content',
+    type: { kind: 'text' },
+    description: "The tool's text output.",
+  };
+  return { declaration, path };
+}
+
+/**
+ * Turns each tool `T` into an action predicate `T(params…)` and a state predicate
+ * `TResult(returns…)` that holds its last observed result, refusing names that collide.
+ */
+export class ToolPredicates {
+  readonly #predicates = new Map<string, PredicateDeclaration>();
+  #toolCount = 0;
+
+  constructor(
+    private readonly context: LoadContext,
+    private readonly options: ToolSchemaOptions,
+  ) {}
+
+  /** Whether another tool may be added; reports once when the limit is reached. */
+  hasRoom(path: string): boolean {
+    const { maxTools, maxPredicates } = this.context.limits;
+    const limit = Math.min(maxTools, Math.floor(maxPredicates / 2));
+    if (this.#toolCount < limit) return true;
+    this.context.reportOnce('schema-invalid', path, {
+      reason: `More than ${limit} tools; the rest were not read.`,
+    });
+    return false;
+  }
+
+  add(tool: ConvertedTool): void {
+    this.#toolCount++;
+    const name = this.#predicateName(tool);
+    if (name === undefined) return;
+    const resultName = `${name}Result`;
+    for (const taken of [name, resultName]) {
+      if (this.#predicates.has(taken)) {
+        this.context.reportOnce('schema-duplicate', tool.namePath, { name: taken });
+        return;
+      }
+    }
+    const override = this.options.critical?.(tool.name);
+    const critical = typeof override === 'boolean' ? override : tool.critical;
+    this.#predicates.set(name, {
+      name,
+      kind: 'action',
+      description: tool.description,
+      variables: this.#declarations(tool.parameters, tool.namePath),
+      keys: [],
+      critical,
+      resultPredicate: resultName,
+      ...(name === tool.name ? {} : { sourceName: tool.name }),
+    });
+    this.#predicates.set(resultName, {
+      name: resultName,
+      kind: 'state',
+      description: `The result of the last ${name} call.`,
+      variables: this.#declarations(tool.results, tool.namePath),
+      keys: [],
+      critical: false,
+      resultOf: name,
+    });
+  }
+
+  build(): Schema {
+    return createSchema(this.options.id ?? 'tools', this.#predicates.values());
+  }
+
+  #predicateName(tool: ConvertedTool): string | undefined {
+    const { context } = this;
+    if (!checkNameLength(tool.name, 'tool', tool.namePath, context)) return undefined;
+    const name = sanitizeName(tool.name);
+    if (name === undefined) {
+      context.reportOnce('schema-invalid-name', tool.namePath, {
+        name: abbreviate(tool.name),
+        what: 'tool',
+      });
+      return undefined;
+    }
+    if (isReservedPredicateName(name)) {
+      context.reportOnce('schema-invalid', tool.namePath, {
+        reason: `A tool cannot be called '${name}': Done is the head that finishes a task.`,
+      });
+      return undefined;
+    }
+    return name;
+  }
+
+  #declarations(variables: readonly ConvertedVariable[], path: string): VariableDeclaration[] {
+    const { maxVariables } = this.context.limits;
+    if (variables.length > maxVariables) {
+      this.context.reportOnce('schema-invalid', path, {
+        reason: `This tool has ${variables.length} variables after flattening; at most ${maxVariables} are accepted.`,
+      });
+    }
+    const unique = withoutDuplicates(variables.slice(0, maxVariables), this.context);
+    return unique.map((variable) => variable.declaration);
+  }
+}
