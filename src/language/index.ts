@@ -36,7 +36,7 @@ export {
   type DiagnosticDefinition,
   diagnosticCatalog,
   diagnosticCodes,
-  type Severity,
+  type Severity as DiagnosticSeverity,
 } from './diagnostics/catalog.js';
 export {
   createDiagnostic,

@@ -1,0 +1,9 @@
+/**
+ * Node-only parts of intentguard: the command line as a function, and its I/O.
+ *
+ * @example
+ * import { runCli, nodeIo } from 'intentguard/node';
+ * process.exitCode = await runCli(['check', 'spec.intent', '--states', 'states.json'], nodeIo());
+ */
+export { CliError, type CliIo, nodeIo } from './cli/io.js';
+export { runCli } from './cli/program.js';
