@@ -54,7 +54,11 @@ export function generateSpec(rules: number): GeneratedSpec {
   for (let group = 0; group < groups; group++) {
     lines.push(`Goal${group * groupSize} & Screen${group}(level > 1000) -> Done`);
   }
-  return { schema: createSchema(`bench-${rules}`, predicates), text: `${lines.join('\n')}\n`, groups };
+  return {
+    schema: createSchema(`bench-${rules}`, predicates),
+    text: `${lines.join('\n')}\n`,
+    groups,
+  };
 }
 
 /** A proposal the spec allows: the first step of a group, with its preconditions observed. */

@@ -1,7 +1,20 @@
 import { createSession, type Session } from '../src/engine/index.js';
 import { checkSpec, type Spec } from '../src/language/index.js';
-import { allowedProposal, generateSpec, groupSize, preparingObservation, refusedProposal } from './generate.js';
-import { collectGarbage, formatMicros, percentile, table, timeCall, timerOverhead } from './measure.js';
+import {
+  allowedProposal,
+  generateSpec,
+  groupSize,
+  preparingObservation,
+  refusedProposal,
+} from './generate.js';
+import {
+  collectGarbage,
+  formatMicros,
+  percentile,
+  table,
+  timeCall,
+  timerOverhead,
+} from './measure.js';
 
 /**
  * `npm run bench`: decision latency per proposal and memory per session for specs of
@@ -24,14 +37,21 @@ interface Latency {
   readonly perSecond: number;
 }
 
-function measureProposals(spec: Spec, groups: number, rules: number, make: (rule: number) => unknown, expected: string): Latency {
+function measureProposals(
+  spec: Spec,
+  groups: number,
+  rules: number,
+  make: (rule: number) => unknown,
+  expected: string,
+): Latency {
   const overhead = timerOverhead();
   const proposals = Array.from({ length: Math.min(rules, 1_000) }, (_, index) => make(index));
   let session = preparedSession(spec, groups);
   // Warm up the JIT on the same path.
   for (let index = 0; index < 20_000; index++) {
     const verdict = session.propose(proposals[index % proposals.length]);
-    if (verdict.decision !== expected) throw new Error(`bench: expected ${expected}, got ${verdict.decision}: ${verdict.feedback}`);
+    if (verdict.decision !== expected)
+      throw new Error(`bench: expected ${expected}, got ${verdict.decision}: ${verdict.feedback}`);
   }
   const samples: number[] = new Array(proposalsPerKind);
   const started = process.hrtime.bigint();
@@ -43,7 +63,11 @@ function measureProposals(spec: Spec, groups: number, rules: number, make: (rule
   }
   const elapsed = Number(process.hrtime.bigint() - started);
   samples.sort((a, b) => a - b);
-  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), perSecond: proposalsPerKind / (elapsed / 1e9) };
+  return {
+    p50: percentile(samples, 0.5),
+    p99: percentile(samples, 0.99),
+    perSecond: proposalsPerKind / (elapsed / 1e9),
+  };
 }
 
 function measureSessionMemory(spec: Spec, groups: number): number {
@@ -73,22 +97,39 @@ function measureCheck(rules: number): { parseCheck: number; text: number } {
     const start = process.hrtime.bigint();
     const result = checkSpec(generated.text, generated.schema);
     runs.push(Number(process.hrtime.bigint() - start));
-    if (!result.ok) throw new Error(`bench spec of ${rules} rules has errors: ${result.diagnostics[0]?.message}`);
+    if (!result.ok)
+      throw new Error(`bench spec of ${rules} rules has errors: ${result.diagnostics[0]?.message}`);
   }
   runs.sort((a, b) => a - b);
   return { parseCheck: percentile(runs, 0.5), text: generated.text.length };
 }
 
 function main(): void {
-  if (!(globalThis as { gc?: unknown }).gc) console.error('note: run with --expose-gc for accurate memory figures');
+  if (!(globalThis as { gc?: unknown }).gc)
+    console.error('note: run with --expose-gc for accurate memory figures');
   const rows: string[][] = [];
   const checkRows: string[][] = [];
   for (const rules of sizes) {
     const generated = generateSpec(rules);
     const checked = checkSpec(generated.text, generated.schema);
-    if (!checked.ok) throw new Error(`bench spec of ${rules} rules has errors: ${checked.diagnostics[0]?.message}`);
-    const allowed = measureProposals(checked.value, generated.groups, rules, allowedProposal, 'allow');
-    const refused = measureProposals(checked.value, generated.groups, rules, refusedProposal, 'revise');
+    if (!checked.ok)
+      throw new Error(
+        `bench spec of ${rules} rules has errors: ${checked.diagnostics[0]?.message}`,
+      );
+    const allowed = measureProposals(
+      checked.value,
+      generated.groups,
+      rules,
+      allowedProposal,
+      'allow',
+    );
+    const refused = measureProposals(
+      checked.value,
+      generated.groups,
+      rules,
+      refusedProposal,
+      'revise',
+    );
     const memory = measureSessionMemory(checked.value, generated.groups);
     rows.push([
       rules.toLocaleString('en-US'),
@@ -101,12 +142,27 @@ function main(): void {
       (memory / 1024).toFixed(1),
     ]);
     const check = measureCheck(rules);
-    checkRows.push([rules.toLocaleString('en-US'), (check.text / 1024).toFixed(0), (check.parseCheck / 1e6).toFixed(1)]);
+    checkRows.push([
+      rules.toLocaleString('en-US'),
+      (check.text / 1024).toFixed(0),
+      (check.parseCheck / 1e6).toFixed(1),
+    ]);
   }
-  console.log(`Decisions per proposal (${proposalsPerKind.toLocaleString('en-US')} proposals per cell; µs; timer overhead subtracted)`);
+  console.log(
+    `Decisions per proposal (${proposalsPerKind.toLocaleString('en-US')} proposals per cell; µs; timer overhead subtracted)`,
+  );
   console.log(
     table(
-      ['rules', 'allow p50', 'allow p99', 'allow/s', 'refuse p50', 'refuse p99', 'refuse/s', 'KiB/session'],
+      [
+        'rules',
+        'allow p50',
+        'allow p99',
+        'allow/s',
+        'refuse p50',
+        'refuse p99',
+        'refuse/s',
+        'KiB/session',
+      ],
       rows,
     ),
   );

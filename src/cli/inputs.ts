@@ -15,8 +15,32 @@ export async function readInput(io: CliIo, path: string, what: string): Promise<
     return await io.readFile(path);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : error instanceof Error ? error.message : String(error);
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : error instanceof Error
+            ? error.message
+            : String(error);
     throw new CliError(`cannot read ${what} '${path}': ${reason}`, 2);
+  }
+}
+
+/**
+ * Standard input can be read once: a second `-` would silently read nothing, so
+ * naming it for two inputs is a usage error. `inputs` maps how each input is
+ * named on the command line (`SPEC`, `--trace`) to its path.
+ */
+export function assertOneStandardInput(inputs: Readonly<Record<string, string | undefined>>): void {
+  const fromStdin = Object.entries(inputs)
+    .filter(([, path]) => path === '-')
+    .map(([name]) => name);
+  if (fromStdin.length > 1) {
+    throw new CliError(
+      `only one input can be read from standard input ('-'), but ${fromStdin.join(' and ')} both are`,
+      2,
+    );
   }
 }
 
@@ -52,21 +76,38 @@ export async function loadSchemaOption(
     if (required) throw new CliError('a schema is required: give --states FILE or --tools FILE', 2);
     return undefined;
   }
-  const text = await readInput(io, path, options.states !== undefined ? 'states file' : 'tools file');
+  const text = await readInput(
+    io,
+    path,
+    options.states !== undefined ? 'states file' : 'tools file',
+  );
   const id = path === '-' ? 'stdin' : basename(path).replace(/\.json$/i, '');
-  const result = options.states !== undefined ? loadStateSchema(text, { id }) : loadToolSchema(text, { id });
+  const result =
+    options.states !== undefined ? loadStateSchema(text, { id }) : loadToolSchema(text, { id });
   if (!result.ok) {
-    io.stderr(`${renderDiagnostics(result.diagnostics, undefined, { fileName: displayName(path), color: io.stderrIsTerminal })}\n`);
+    io.stderr(
+      `${renderDiagnostics(result.diagnostics, undefined, { fileName: displayName(path), color: io.stderrIsTerminal })}\n`,
+    );
     throw new CliError(`the schema '${displayName(path)}' could not be loaded`, 2);
   }
-  return { schema: result.value, path, warnings: result.diagnostics.filter((diagnostic) => diagnostic.severity === 'warning') };
+  return {
+    schema: result.value,
+    path,
+    warnings: result.diagnostics.filter((diagnostic) => diagnostic.severity === 'warning'),
+  };
 }
 
-export function diagnosticsJson(diagnostics: readonly Diagnostic[], fileName: string): Record<string, unknown>[] {
+export function diagnosticsJson(
+  diagnostics: readonly Diagnostic[],
+  fileName: string,
+): Record<string, unknown>[] {
   return diagnostics.map((diagnostic) => diagnosticToJson(diagnostic, fileName));
 }
 
-export function countSeverities(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+export function countSeverities(diagnostics: readonly Diagnostic[]): {
+  errors: number;
+  warnings: number;
+} {
   let errors = 0;
   let warnings = 0;
   for (const diagnostic of diagnostics) {

@@ -8,9 +8,19 @@ import { CliError, type CliIo } from './io.js';
 import { version } from './version.js';
 
 /** A command module: adds its subcommand to the program. Actions set `state.exitCode`. */
-export type CommandRegistration = (program: Command, io: CliIo, state: { exitCode: number }) => void;
+export type CommandRegistration = (
+  program: Command,
+  io: CliIo,
+  state: { exitCode: number },
+) => void;
 
-const registrations: CommandRegistration[] = [registerCheck, registerFmt, registerExplain, registerReplay, registerDemo];
+const registrations: CommandRegistration[] = [
+  registerCheck,
+  registerFmt,
+  registerExplain,
+  registerReplay,
+  registerDemo,
+];
 
 /** Adds a command module (used by optional commands that live in other layers' folders). */
 export function addCommand(registration: CommandRegistration): void {
@@ -24,7 +34,9 @@ export function addCommand(registration: CommandRegistration): void {
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const state = { exitCode: 0 };
   const program = new Command('intentguard')
-    .description('Formal intent specs for LLM agents: check every proposed action against what the user asked.')
+    .description(
+      'Formal intent specs for LLM agents: check every proposed action against what the user asked.',
+    )
     .version(version, '-v, --version')
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
@@ -39,16 +51,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are successful exits; everything else commander reports is usage.
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
-        return 0;
-      }
+      // `commander.help` is also how commander reports a missing or unknown command
+      // (`intentguard`, `intentguard help nope`): it prints the help to stderr with a
+      // non-zero code, and that is a usage error.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      if (error.code === 'commander.help') return error.exitCode === 0 ? 0 : 2;
       return 2;
     }
     if (CliError.isInstance(error)) {
       io.stderr(`intentguard: ${error.message}\n`);
       return error.exitCode;
     }
-    io.stderr(`intentguard: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(
+      `intentguard: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 2;
   }
 }

@@ -14,7 +14,10 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
   } catch {
-    throw new CliError(`--time-zone: '${timeZone}' is not an IANA time zone (e.g. Europe/Berlin)`, 2);
+    throw new CliError(
+      `--time-zone: '${timeZone}' is not an IANA time zone (e.g. Europe/Berlin)`,
+      2,
+    );
   }
   if (flags.now !== undefined) {
     try {
@@ -27,16 +30,25 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
   if (flags.escalateAfter !== undefined) {
     escalateAfter = Number(flags.escalateAfter);
     if (!Number.isInteger(escalateAfter) || escalateAfter < 0) {
-      throw new CliError(`--escalate-after: '${flags.escalateAfter}' is not a whole number of zero or more`, 2);
+      throw new CliError(
+        `--escalate-after: '${flags.escalateAfter}' is not a whole number of zero or more`,
+        2,
+      );
     }
   }
-  if (flags.unplanned !== undefined && flags.unplanned !== 'revise' && flags.unplanned !== 'confirm') {
+  if (
+    flags.unplanned !== undefined &&
+    flags.unplanned !== 'revise' &&
+    flags.unplanned !== 'confirm'
+  ) {
     throw new CliError(`--unplanned: '${flags.unplanned}' must be revise or confirm`, 2);
   }
   return {
     ...(flags.now !== undefined ? { now: flags.now } : {}),
     timeZone,
     ...(escalateAfter !== undefined ? { escalateAfter } : {}),
-    ...(flags.unplanned !== undefined ? { unplannedCritical: flags.unplanned as 'revise' | 'confirm' } : {}),
+    ...(flags.unplanned !== undefined
+      ? { unplannedCritical: flags.unplanned as 'revise' | 'confirm' }
+      : {}),
   };
 }

@@ -1,6 +1,13 @@
 import { checkSpec, renderDiagnostics, type Spec } from '../language/index.js';
+import {
+  assertOneStandardInput,
+  displayName,
+  type LoadedSchema,
+  loadSchemaOption,
+  readInput,
+  type SchemaOptions,
+} from './inputs.js';
 import { CliError, type CliIo } from './io.js';
-import { displayName, type LoadedSchema, loadSchemaOption, readInput, type SchemaOptions } from './inputs.js';
 
 export interface LoadedSpec {
   readonly spec: Spec;
@@ -12,14 +19,21 @@ export interface LoadedSpec {
  * Loads a spec and its schema and checks it. A spec with errors ends the command
  * with exit 1 after printing the diagnostics: nothing is ever run on an unchecked spec.
  */
-export async function loadCheckedSpec(io: CliIo, specPath: string, options: SchemaOptions): Promise<LoadedSpec> {
+export async function loadCheckedSpec(
+  io: CliIo,
+  specPath: string,
+  options: SchemaOptions,
+): Promise<LoadedSpec> {
+  assertOneStandardInput({ SPEC: specPath, '--states': options.states, '--tools': options.tools });
   const schema = await loadSchemaOption(io, options, true);
   if (!schema) throw new CliError('a schema is required: give --states FILE or --tools FILE', 2);
   const source = await readInput(io, specPath, 'spec');
   const fileName = displayName(specPath);
   const result = checkSpec(source, schema.schema);
   if (!result.ok) {
-    io.stderr(`${renderDiagnostics(result.diagnostics, source, { fileName, color: io.stderrIsTerminal })}\n`);
+    io.stderr(
+      `${renderDiagnostics(result.diagnostics, source, { fileName, color: io.stderrIsTerminal })}\n`,
+    );
     throw new CliError(`the spec '${fileName}' has errors; run 'intentguard check' for details`, 1);
   }
   return { spec: result.value, schema, fileName };

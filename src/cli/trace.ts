@@ -4,7 +4,12 @@ import { CliError } from './io.js';
 
 /** One event of a trace file (FORMATS.md §3). */
 export type TraceEvent =
-  | { readonly kind: 'propose'; readonly line: number; readonly proposal: unknown; readonly expect?: Expectation }
+  | {
+      readonly kind: 'propose';
+      readonly line: number;
+      readonly proposal: unknown;
+      readonly expect?: Expectation;
+    }
   | { readonly kind: 'observe'; readonly line: number; readonly observation: unknown }
   | { readonly kind: 'resolve'; readonly line: number; readonly approved: boolean };
 
@@ -22,7 +27,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function readExpectation(value: unknown, where: string): Expectation {
   if (typeof value === 'string') {
-    if (!decisions.has(value)) throw new CliError(`${where}: "expect" must be allow, confirm, revise or reject`, 2);
+    if (!decisions.has(value))
+      throw new CliError(`${where}: "expect" must be allow, confirm, revise or reject`, 2);
     return { decision: value as Decision };
   }
   if (!isRecord(value)) throw new CliError(`${where}: "expect" must be a decision or an object`, 2);
@@ -33,8 +39,14 @@ function readExpectation(value: unknown, where: string): Expectation {
   if (severity !== undefined && severity !== 'soft' && severity !== 'hard') {
     throw new CliError(`${where}: expect.severity must be soft or hard`, 2);
   }
-  if (code !== undefined && (typeof code !== 'string' || !(reasonCodes as readonly string[]).includes(code))) {
-    throw new CliError(`${where}: expect.code '${String(code)}' is not a reason code (${reasonCodes.join(', ')})`, 2);
+  if (
+    code !== undefined &&
+    (typeof code !== 'string' || !(reasonCodes as readonly string[]).includes(code))
+  ) {
+    throw new CliError(
+      `${where}: expect.code '${String(code)}' is not a reason code (${reasonCodes.join(', ')})`,
+      2,
+    );
   }
   return {
     ...(decision !== undefined ? { decision: decision as Decision } : {}),
@@ -46,7 +58,9 @@ function readExpectation(value: unknown, where: string): Expectation {
 /** Parses a `.jsonl` trace; any malformed line is an input error naming the line. */
 export function parseTrace(text: string, fileName: string): TraceEvent[] {
   const events: TraceEvent[] = [];
-  text.split('\n').forEach((raw, index) => {
+  // A byte-order mark (editors on Windows add one) is not part of the first event.
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  body.split('\n').forEach((raw, index) => {
     const line = index + 1;
     const where = `${fileName}:${line}`;
     if (raw.trim() === '') return;
@@ -54,7 +68,10 @@ export function parseTrace(text: string, fileName: string): TraceEvent[] {
     try {
       value = JSON.parse(raw);
     } catch (error) {
-      throw new CliError(`${where}: invalid JSON: ${error instanceof Error ? error.message : String(error)}`, 2);
+      throw new CliError(
+        `${where}: invalid JSON: ${error instanceof Error ? error.message : String(error)}`,
+        2,
+      );
     }
     if (!isRecord(value)) throw new CliError(`${where}: each line must be a JSON object`, 2);
     if ('propose' in value) {
@@ -97,5 +114,7 @@ export function expectationMismatch(verdict: Verdict, expectation: Expectation):
 }
 
 export function describeExpectation(expectation: Expectation): string {
-  return [expectation.decision, expectation.severity, expectation.code].filter((part) => part !== undefined).join('/');
+  return [expectation.decision, expectation.severity, expectation.code]
+    .filter((part) => part !== undefined)
+    .join('/');
 }

@@ -31,18 +31,23 @@ function indent(text: string, prefix: string): string {
     .join('\n');
 }
 
-function loadScenario(scenario: DemoScenario): { schema: Schema; spec: ReturnType<typeof checkSpec> } {
+function loadScenario(scenario: DemoScenario): {
+  schema: Schema;
+  spec: ReturnType<typeof checkSpec>;
+} {
   const loaded =
     scenario.schemaKind === 'states'
       ? loadStateSchema(scenario.schema, { id: 'demo' })
       : loadToolSchema(scenario.schema, { id: 'demo' });
-  if (!loaded.ok) throw new CliError(`demo schema: ${renderDiagnostics(loaded.diagnostics, undefined)}`, 2);
+  if (!loaded.ok)
+    throw new CliError(`demo schema: ${renderDiagnostics(loaded.diagnostics, undefined)}`, 2);
   return { schema: loaded.value, spec: checkSpec(scenario.spec, loaded.value) };
 }
 
 function runScenario(scenario: DemoScenario, io: CliIo, paint: Paint, json: boolean): void {
   const { spec } = loadScenario(scenario);
-  if (!spec.ok) throw new CliError(`demo spec: ${renderDiagnostics(spec.diagnostics, scenario.spec)}`, 2);
+  if (!spec.ok)
+    throw new CliError(`demo spec: ${renderDiagnostics(spec.diagnostics, scenario.spec)}`, 2);
   const session = createSession(spec.value, { now: scenario.now });
   const out = (text: string) => {
     if (!json) io.stdout(`${text}\n`);
@@ -56,14 +61,24 @@ function runScenario(scenario: DemoScenario, io: CliIo, paint: Paint, json: bool
   for (const event of scenario.steps) {
     if (event.kind === 'observe') {
       const result = session.observe(event.observation);
-      out(`   ${paint(36, '◆')} ${event.actor}: ${JSON.stringify(event.observation.updates)}${result.status.done ? paint(2, '  (the task is now done)') : ''}`);
-      if (json) io.stdout(`${JSON.stringify({ scenario: scenario.title, observe: event.observation, result })}\n`);
+      out(
+        `   ${paint(36, '◆')} ${event.actor}: ${JSON.stringify(event.observation.updates)}${result.status.done ? paint(2, '  (the task is now done)') : ''}`,
+      );
+      if (json)
+        io.stdout(
+          `${JSON.stringify({ scenario: scenario.title, observe: event.observation, result })}\n`,
+        );
       continue;
     }
     if (event.kind === 'resolve') {
       const result = session.resolve(event.approved);
-      out(`   ${paint(36, '◆')} user ${event.approved ? 'approves' : 'declines'}: ${result.message}`);
-      if (json) io.stdout(`${JSON.stringify({ scenario: scenario.title, resolve: { approved: event.approved }, result })}\n`);
+      out(
+        `   ${paint(36, '◆')} user ${event.approved ? 'approves' : 'declines'}: ${result.message}`,
+      );
+      if (json)
+        io.stdout(
+          `${JSON.stringify({ scenario: scenario.title, resolve: { approved: event.approved }, result })}\n`,
+        );
       continue;
     }
     step++;
@@ -71,13 +86,23 @@ function runScenario(scenario: DemoScenario, io: CliIo, paint: Paint, json: bool
     const style = decisionStyle[verdict.decision];
     const code = verdict.reasons[0]?.code;
     const label = `${verdict.decision}${verdict.severity ? ` (${verdict.severity})` : ''}${code ? ` · ${code}` : ''}`;
-    out(`${String(step).padStart(2)}. ${paint(1, event.actor)}  ${paint(2, JSON.stringify(event.proposal))}`);
+    out(
+      `${String(step).padStart(2)}. ${paint(1, event.actor)}  ${paint(2, JSON.stringify(event.proposal))}`,
+    );
     out(`    ${paint(style.code, `${style.mark} ${label}`)}`);
     if (verdict.decision !== 'allow') out(indent(verdict.feedback, '      '));
-    if (json) io.stdout(`${JSON.stringify({ scenario: scenario.title, propose: event.proposal, verdict })}\n`);
+    if (json)
+      io.stdout(
+        `${JSON.stringify({ scenario: scenario.title, propose: event.proposal, verdict })}\n`,
+      );
   }
   const status = session.status();
-  out(paint(2, `Result: ${status.finished ? 'finished' : 'not finished'}; achieved ${JSON.stringify(status.achieved)}.`));
+  out(
+    paint(
+      2,
+      `Result: ${status.finished ? 'finished' : 'not finished'}; achieved ${JSON.stringify(status.achieved)}.`,
+    ),
+  );
   out('');
 }
 
@@ -85,7 +110,9 @@ function runScenario(scenario: DemoScenario, io: CliIo, paint: Paint, json: bool
 export const registerDemo: CommandRegistration = (program: Command, io, state) => {
   program
     .command('demo')
-    .description('Run guarded agent sessions over the restaurant and bank-transfer examples (no network, no key).')
+    .description(
+      'Run guarded agent sessions over the restaurant and bank-transfer examples (no network, no key).',
+    )
     .option('--json', 'print each event and verdict as a JSON line')
     .option('--no-color', 'plain text even on a terminal')
     .action((options: DemoOptions) => {

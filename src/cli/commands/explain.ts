@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { explainSpec } from '../../engine/index.js';
 import { printJson } from '../inputs.js';
 import type { CommandRegistration } from '../program.js';
+import { sessionOptionsFromFlags } from '../session-options.js';
 import { loadCheckedSpec } from '../spec-loading.js';
 
 interface ExplainOptions {
@@ -23,13 +24,16 @@ export const registerExplain: CommandRegistration = (program: Command, io, state
     .option('--now <iso>', 'resolve today/now against this wall-clock time, e.g. 2025-03-14T12:00')
     .option('--time-zone <zone>', 'IANA time zone for --now values with an offset', 'UTC')
     .option('--json', 'print the explanation as JSON')
-    .addHelpText('after', '\nExit codes: 0 explained, 1 the spec has errors, 2 usage or input error.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 explained, 1 the spec has errors, 2 usage or input error.',
+    )
     .action(async (specPath: string, options: ExplainOptions) => {
+      // Validated like replay's, so that a bad --now is a usage error, not a crash.
+      const { timeZone } = sessionOptionsFromFlags(options);
       const { spec } = await loadCheckedSpec(io, specPath, options);
-      const explanation = explainSpec(spec, {
-        ...(options.now !== undefined ? { now: options.now } : {}),
-        ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
-      });
+      // Without --now, `today` is the real today (explainSpec alone would pick a fixed date).
+      const explanation = explainSpec(spec, { now: options.now ?? new Date(), timeZone });
       if (options.json) printJson(io, explanation);
       else io.stdout(`${explanation.text}\n`);
       state.exitCode = 0;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseWithDiagnostics, print, renderDiagnostics } from '../../language/index.js';
-import { CliError } from '../io.js';
 import { countSeverities, diagnosticsJson, displayName, printJson, readInput } from '../inputs.js';
+import { CliError } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 
 interface FmtOptions {
@@ -19,18 +19,28 @@ export const registerFmt: CommandRegistration = (program: Command, io, state) =>
     .option('--write', 'rewrite the file in place')
     .option('--check', 'exit 1 if the file is not in canonical form; print nothing else')
     .option('--json', 'print {"file", "formatted", "changed"} as JSON')
-    .addHelpText('after', '\nExit codes: 0 formatted, 1 syntax errors (or not canonical with --check), 2 usage or input error.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 formatted, 1 syntax errors (or not canonical with --check), 2 usage or input error.',
+    )
     .action(async (specPath: string, options: FmtOptions) => {
-      if (options.write && specPath === '-') throw new CliError('--write needs a file, not standard input', 2);
+      if (options.write && specPath === '-')
+        throw new CliError('--write needs a file, not standard input', 2);
       const source = await readInput(io, specPath, 'spec');
       const fileName = displayName(specPath);
       const parsed = parseWithDiagnostics(source);
       const { errors } = countSeverities(parsed.diagnostics);
       if (errors > 0) {
         if (options.json) {
-          printJson(io, { file: fileName, ok: false, diagnostics: diagnosticsJson(parsed.diagnostics, fileName) });
+          printJson(io, {
+            file: fileName,
+            ok: false,
+            diagnostics: diagnosticsJson(parsed.diagnostics, fileName),
+          });
         } else {
-          io.stderr(`${renderDiagnostics(parsed.diagnostics, source, { fileName, color: io.stderrIsTerminal })}\n`);
+          io.stderr(
+            `${renderDiagnostics(parsed.diagnostics, source, { fileName, color: io.stderrIsTerminal })}\n`,
+          );
           io.stderr(`${fileName}: not formatted — fix the syntax errors first\n`);
         }
         state.exitCode = 1;

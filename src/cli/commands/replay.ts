@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createSession } from '../../engine/index.js';
-import { displayName, readInput } from '../inputs.js';
+import { assertOneStandardInput, displayName, readInput } from '../inputs.js';
 import type { CommandRegistration } from '../program.js';
 import { sessionOptionsFromFlags } from '../session-options.js';
 import { loadCheckedSpec } from '../spec-loading.js';
@@ -21,18 +21,38 @@ interface ReplayOptions {
 export const registerReplay: CommandRegistration = (program: Command, io, state) => {
   program
     .command('replay')
-    .description('Run a trace of proposals, observations and approvals through a session; print one JSON line per event.')
+    .description(
+      'Run a trace of proposals, observations and approvals through a session; print one JSON line per event.',
+    )
     .argument('<spec>', 'the spec file, or - for standard input')
     .option('--states <file>', 'a states schema (JSON)')
     .option('--tools <file>', 'tool schemas (ToolEmu, MCP tools/list, OpenAI tools)')
     .requiredOption('--trace <file>', 'the trace (.jsonl), or - for standard input')
     .option('--now <iso>', 'fix the session clock, e.g. 2025-03-14T12:00 (wall-clock time)')
     .option('--time-zone <zone>', 'IANA time zone of the session', 'UTC')
-    .option('--check', "compare verdicts with the trace's expect fields; report mismatches on stderr")
-    .option('--escalate-after <n>', 'identical hard refusals before a person is asked (default 3; 0 never)')
-    .option('--unplanned <mode>', 'what an unplanned critical action gets: revise (default) or confirm')
-    .addHelpText('after', '\nExit codes: 0 replayed (all expectations met with --check), 1 the spec has errors or expectations failed, 2 usage or input error.')
+    .option(
+      '--check',
+      "compare verdicts with the trace's expect fields; report mismatches on stderr",
+    )
+    .option(
+      '--escalate-after <n>',
+      'identical hard refusals before a person is asked (default 3; 0 never)',
+    )
+    .option(
+      '--unplanned <mode>',
+      'what an unplanned critical action gets: revise (default) or confirm',
+    )
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 replayed (all expectations met with --check), 1 the spec has errors or expectations failed, 2 usage or input error.',
+    )
     .action(async (specPath: string, options: ReplayOptions) => {
+      assertOneStandardInput({
+        SPEC: specPath,
+        '--states': options.states,
+        '--tools': options.tools,
+        '--trace': options.trace,
+      });
       const sessionOptions = sessionOptionsFromFlags(options);
       const { spec } = await loadCheckedSpec(io, specPath, options);
       const traceName = displayName(options.trace);
@@ -49,7 +69,9 @@ export const registerReplay: CommandRegistration = (program: Command, io, state)
             if (problems.length === 0) passed++;
             else {
               failed++;
-              io.stderr(`${traceName}:${event.line}: expected ${describeExpectation(event.expect)}: got ${problems.join(', ')}\n`);
+              io.stderr(
+                `${traceName}:${event.line}: expected ${describeExpectation(event.expect)}: got ${problems.join(', ')}\n`,
+              );
             }
           }
         } else if (event.kind === 'observe') {

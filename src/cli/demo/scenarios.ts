@@ -5,7 +5,11 @@
  */
 export type DemoStep =
   | { readonly kind: 'propose'; readonly actor: string; readonly proposal: Record<string, unknown> }
-  | { readonly kind: 'observe'; readonly actor: string; readonly observation: Record<string, unknown> }
+  | {
+      readonly kind: 'observe';
+      readonly actor: string;
+      readonly observation: Record<string, unknown>;
+    }
   | { readonly kind: 'resolve'; readonly approved: boolean };
 
 export interface DemoScenario {
@@ -80,7 +84,11 @@ R2: Reserve & ReserveResult(success = true) -> Done
 R3: RestaurantInfo(name = "R") & ReserveInfo(date = today, time < 19:00, available = false) -> Done
 `,
     steps: [
-      { kind: 'propose', actor: 'agent searches for "R"', proposal: { updates: { RestaurantInfo: { name: 'R' } } } },
+      {
+        kind: 'propose',
+        actor: 'agent searches for "R"',
+        proposal: { updates: { RestaurantInfo: { name: 'R' } } },
+      },
       {
         kind: 'propose',
         actor: 'agent picks 20:00',
@@ -91,10 +99,18 @@ R3: RestaurantInfo(name = "R") & ReserveInfo(date = today, time < 19:00, availab
         actor: 'agent picks 18:00 instead',
         proposal: { updates: { ReserveInfo: { date: '2025-03-14', time: '18:00' } } },
       },
-      { kind: 'observe', actor: 'app shows the slot is available', observation: { updates: { ReserveInfo: { available: true } } } },
+      {
+        kind: 'observe',
+        actor: 'app shows the slot is available',
+        observation: { updates: { ReserveInfo: { available: true } } },
+      },
       { kind: 'propose', actor: 'agent says it is finished', proposal: { finish: true } },
       { kind: 'propose', actor: 'agent taps Reserve', proposal: { objective: 'Reserve' } },
-      { kind: 'observe', actor: 'app confirms the booking', observation: { updates: { ReserveResult: { success: true } } } },
+      {
+        kind: 'observe',
+        actor: 'app confirms the booking',
+        observation: { updates: { ReserveResult: { success: true } } },
+      },
       { kind: 'propose', actor: 'agent says it is finished', proposal: { finish: true } },
     ],
   },
@@ -117,8 +133,16 @@ reject BankTransfer(amount > 500) because "never move more than the user asked f
         actor: 'agent transfers right away',
         proposal: { action: { name: 'BankTransfer', args: { to: 'Alice', amount: 500 } } },
       },
-      { kind: 'propose', actor: 'agent checks the balance', proposal: { action: { name: 'BankCheckBalance', args: {} } } },
-      { kind: 'observe', actor: 'tool returns', observation: { updates: { BankCheckBalanceResult: { balance: 1500 } } } },
+      {
+        kind: 'propose',
+        actor: 'agent checks the balance',
+        proposal: { action: { name: 'BankCheckBalance', args: {} } },
+      },
+      {
+        kind: 'observe',
+        actor: 'tool returns',
+        observation: { updates: { BankCheckBalanceResult: { balance: 1500 } } },
+      },
       {
         kind: 'propose',
         actor: 'agent, misled by an email, pays a "bill"',
