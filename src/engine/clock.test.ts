@@ -19,7 +19,11 @@ describe('createClock', () => {
   it('accepts seconds, a space separator, surrounding blanks and a bare date (midnight)', () => {
     expect(createClock('2025-03-14T12:00:30').time).toBe(12 * 3600 + 30);
     expect(createClock(' 2025-03-14 08:15 ').time).toBe(8 * 3600 + 15 * 60);
-    expect(createClock('2025-03-14')).toMatchObject({ today: day, time: 0, dateTime: day * 86_400 });
+    expect(createClock('2025-03-14')).toMatchObject({
+      today: day,
+      time: 0,
+      dateTime: day * 86_400,
+    });
   });
 
   it('defaults to UTC', () => {
@@ -30,10 +34,22 @@ describe('createClock', () => {
     const instant = '2025-03-14T02:30:00Z';
     expect(createClock(instant)).toMatchObject({ today: day, time: 2 * 3600 + 30 * 60 });
     // In New York (UTC-4 in March after DST) it is still the 13th.
-    expect(createClock(instant, 'America/New_York')).toMatchObject({ today: day - 1, time: 22 * 3600 + 30 * 60 });
-    expect(createClock(new Date(instant), 'Asia/Tokyo')).toMatchObject({ today: day, time: 11 * 3600 + 30 * 60 });
-    expect(createClock(Date.parse(instant), 'UTC')).toMatchObject({ today: day, time: 2 * 3600 + 30 * 60 });
-    expect(createClock('2025-03-14T12:00+05:30')).toMatchObject({ today: day, time: 6 * 3600 + 30 * 60 });
+    expect(createClock(instant, 'America/New_York')).toMatchObject({
+      today: day - 1,
+      time: 22 * 3600 + 30 * 60,
+    });
+    expect(createClock(new Date(instant), 'Asia/Tokyo')).toMatchObject({
+      today: day,
+      time: 11 * 3600 + 30 * 60,
+    });
+    expect(createClock(Date.parse(instant), 'UTC')).toMatchObject({
+      today: day,
+      time: 2 * 3600 + 30 * 60,
+    });
+    expect(createClock('2025-03-14T12:00+05:30')).toMatchObject({
+      today: day,
+      time: 6 * 3600 + 30 * 60,
+    });
   });
 
   it('keeps dateTime consistent with today and time', () => {
@@ -51,10 +67,15 @@ describe('createClock', () => {
     expect(clock.today).toBeLessThanOrEqual(after);
   });
 
-  it.each(['tomorrow', '2025-13-01', '2025-03-14T24:00', '14.03.2025', ''])('refuses the string %j with a hint', (input) => {
-    expect(() => createClock(input)).toThrow(RangeError);
-    expect(() => createClock(input)).toThrow(/is not a date or date-time \(use YYYY-MM-DDTHH:MM\)/);
-  });
+  it.each(['tomorrow', '2025-13-01', '2025-03-14T24:00', '14.03.2025', ''])(
+    'refuses the string %j with a hint',
+    (input) => {
+      expect(() => createClock(input)).toThrow(RangeError);
+      expect(() => createClock(input)).toThrow(
+        /is not a date or date-time \(use YYYY-MM-DDTHH:MM\)/,
+      );
+    },
+  );
 
   it('refuses invalid instants and unknown time zones', () => {
     expect(() => createClock(new Date(Number.NaN))).toThrow(/is not a valid time/);
@@ -67,8 +88,14 @@ describe('createClock', () => {
 describe('wallClock', () => {
   it('reads the civil date and time of an instant in a zone', () => {
     const instant = new Date('2024-12-31T23:00:00Z');
-    expect(wallClock(instant, 'UTC')).toEqual({ days: parseDate('2024-12-31')!, seconds: 23 * 3600 });
-    expect(wallClock(instant, 'Europe/Berlin')).toEqual({ days: parseDate('2025-01-01')!, seconds: 0 });
+    expect(wallClock(instant, 'UTC')).toEqual({
+      days: parseDate('2024-12-31')!,
+      seconds: 23 * 3600,
+    });
+    expect(wallClock(instant, 'Europe/Berlin')).toEqual({
+      days: parseDate('2025-01-01')!,
+      seconds: 0,
+    });
   });
 
   it('reports midnight as 0 seconds, not 24:00', () => {

@@ -35,7 +35,10 @@ export function wallClock(instant: Date, timeZone: string): { days: number; seco
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
   const days = daysFromCivil(parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1) ?? 0;
-  return { days, seconds: (parts.hour ?? 0) * 3600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0) };
+  return {
+    days,
+    seconds: (parts.hour ?? 0) * 3600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0),
+  };
 }
 
 const offsetSuffix = /(Z|[+-]\d{2}:?\d{2})$/i;
@@ -50,12 +53,15 @@ export function createClock(input: ClockInput, timeZone = 'UTC'): SessionClock {
     const text = input.trim().replace(' ', 'T');
     const dateOnly = parseDate(text);
     const dateTime = dateOnly === undefined ? parseDateTime(text) : dateOnly * 86_400;
-    if (dateTime === undefined) throw new RangeError(`'${input}' is not a date or date-time (use YYYY-MM-DDTHH:MM)`);
+    if (dateTime === undefined)
+      throw new RangeError(`'${input}' is not a date or date-time (use YYYY-MM-DDTHH:MM)`);
     const today = Math.floor(dateTime / 86_400);
     return { today, time: dateTime - today * 86_400, dateTime, timeZone };
   }
-  const instant = input === undefined ? new Date() : input instanceof Date ? input : new Date(input);
-  if (Number.isNaN(instant.getTime())) throw new RangeError(`'${String(input)}' is not a valid time`);
+  const instant =
+    input === undefined ? new Date() : input instanceof Date ? input : new Date(input);
+  if (Number.isNaN(instant.getTime()))
+    throw new RangeError(`'${String(input)}' is not a valid time`);
   const { days, seconds } = wallClock(instant, timeZone);
   return { today: days, time: seconds, dateTime: days * 86_400 + seconds, timeZone };
 }

@@ -7,8 +7,12 @@ import type {
   Spec,
   VariableDeclaration,
 } from '../language/index.js';
-import { performanceLimit } from '../language/index.js';
-import { type ConstraintTest, compileConstraintTest, type SimilaritySettings } from './constraint-test.js';
+import { type Literal, normalizeText, performanceLimit } from '../language/index.js';
+import {
+  type ConstraintTest,
+  compileConstraintTest,
+  type SimilaritySettings,
+} from './constraint-test.js';
 
 /**
  * A spec prepared for fast evaluation: variables addressed by index, constraint
@@ -53,6 +57,18 @@ export interface CompiledRule {
   readonly limit: number;
 }
 
+/**
+ * A first-argument index (as Prolog systems have): for an action whose rules mostly
+ * pin one argument with `=`, the rules by that argument's value, so that deciding a
+ * call evaluates only the rules that can match it.
+ */
+export interface ArgumentIndex {
+  readonly variable: number;
+  readonly byKey: ReadonlyMap<string | number | boolean, readonly CompiledRule[]>;
+  /** Rules that do not pin the variable: always candidates. */
+  readonly unindexed: readonly CompiledRule[];
+}
+
 export interface CompiledGuard {
   readonly source: CheckedGuard;
   readonly pattern: CompiledPattern;
@@ -68,6 +84,10 @@ export interface CompiledSpec {
   readonly doneRules: readonly CompiledRule[];
   readonly rulesByHead: ReadonlyMap<string, readonly CompiledRule[]>;
   readonly rulesByAction: ReadonlyMap<string, readonly CompiledRule[]>;
+  readonly argumentIndexes: ReadonlyMap<string, ArgumentIndex>;
+  /** The non-Done rules (the roadmap's steps), and each objective's step numbers. */
+  readonly steps: readonly CompiledRule[];
+  readonly stepNumbers: ReadonlyMap<string, readonly number[]>;
   readonly guardsByPredicate: ReadonlyMap<string, readonly CompiledGuard[]>;
   /** predicate index → variable index → state patterns (of any rule) constraining it. */
   readonly patternsByVariable: ReadonlyArray<ReadonlyArray<readonly CompiledPattern[]>>;
@@ -87,7 +107,9 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
   const predicatesBySourceName = new Map<string, CompiledPredicate>();
   const predicateList: CompiledPredicate[] = [];
   for (const declaration of spec.schema.predicates.values()) {
-    const variableIndex = new Map(declaration.variables.map((variable, index) => [variable.name, index]));
+    const variableIndex = new Map(
+      declaration.variables.map((variable, index) => [variable.name, index]),
+    );
     const compiled: CompiledPredicate = {
       index: predicateList.length,
       declaration,
@@ -101,12 +123,17 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     };
     predicateList.push(compiled);
     predicates.set(declaration.name, compiled);
-    if (declaration.sourceName !== undefined) predicatesBySourceName.set(declaration.sourceName, compiled);
+    if (declaration.sourceName !== undefined)
+      predicatesBySourceName.set(declaration.sourceName, compiled);
   }
 
-  const compilePattern = (pattern: CheckedPattern, rule: CompiledRule | undefined): CompiledPattern => {
+  const compilePattern = (
+    pattern: CheckedPattern,
+    rule: CompiledRule | undefined,
+  ): CompiledPattern => {
     const predicate = predicates.get(pattern.predicate.name);
-    if (!predicate) throw new Error(`internal: predicate ${pattern.predicate.name} is not in the schema`);
+    if (!predicate)
+      throw new Error(`internal: predicate ${pattern.predicate.name} is not in the schema`);
     return {
       source: pattern,
       predicate,
@@ -166,7 +193,21 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
 
   const guardsByPredicate = new Map<string, CompiledGuard[]>();
   for (const guard of spec.guards) {
-    push(guardsByPredicate, guard.pattern.predicate.name, { source: guard, pattern: compilePattern(guard.pattern, undefined) });
+    push(guardsByPredicate, guard.pattern.predicate.name, {
+      source: guard,
+      pattern: compilePattern(guard.pattern, undefined),
+    });
+  }
+
+  const steps = rules.filter((rule) => !rule.isDone);
+  const stepNumbers = new Map<string, number[]>();
+  steps.forEach((rule, index) => {
+    push(stepNumbers, rule.head, index + 1);
+  });
+  const argumentIndexes = new Map<string, ArgumentIndex>();
+  for (const [name, actionRules] of rulesByAction) {
+    const index = buildArgumentIndex(actionRules);
+    if (index) argumentIndexes.set(name, index);
   }
 
   return {
@@ -178,9 +219,70 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     doneRules: rules.filter((rule) => rule.isDone),
     rulesByHead,
     rulesByAction,
+    argumentIndexes,
+    steps,
+    stepNumbers,
     guardsByPredicate,
     patternsByVariable,
     doneRulesByPredicate,
     doneRulesByObjective,
   };
+}
+
+/** The value a pinned argument is compared by at run time; undefined when it cannot be indexed. */
+export function indexKey(literal: Literal): string | number | boolean | undefined {
+  switch (literal.kind) {
+    case 'text':
+      return normalizeText(literal.value);
+    case 'enum':
+    case 'boolean':
+    case 'number':
+    case 'date':
+    case 'time':
+    case 'datetime':
+      return literal.value;
+    default:
+      return undefined;
+  }
+}
+
+function pinnedKey(rule: CompiledRule, variable: number): string | number | boolean | undefined {
+  const constraint = rule.action?.constraints.find(
+    (candidate) =>
+      candidate.variable === variable &&
+      candidate.source.operator === '=' &&
+      indexKey(candidate.source.value) !== undefined,
+  );
+  return constraint === undefined ? undefined : indexKey(constraint.source.value);
+}
+
+function buildArgumentIndex(rules: readonly CompiledRule[]): ArgumentIndex | undefined {
+  if (rules.length < 4) return undefined;
+  const counts = new Map<number, number>();
+  for (const rule of rules) {
+    const seen = new Set<number>();
+    for (const constraint of rule.action?.constraints ?? []) {
+      if (
+        constraint.source.operator !== '=' ||
+        indexKey(constraint.source.value) === undefined ||
+        seen.has(constraint.variable)
+      )
+        continue;
+      seen.add(constraint.variable);
+      counts.set(constraint.variable, (counts.get(constraint.variable) ?? 0) + 1);
+    }
+  }
+  let best: number | undefined;
+  for (const [variable, count] of counts)
+    if (best === undefined || count > (counts.get(best) ?? 0)) best = variable;
+  if (best === undefined || (counts.get(best) ?? 0) < 2) return undefined;
+  const variable = best;
+  const byKey = new Map<string | number | boolean, CompiledRule[]>();
+  const unindexed: CompiledRule[] = [];
+  for (const rule of rules) {
+    const key = pinnedKey(rule, variable);
+    if (key === undefined) unindexed.push(rule);
+    else push(byKey, key, rule);
+  }
+  return { variable, byKey, unindexed };
 }

@@ -94,8 +94,12 @@ describe('text', () => {
       calls.push([left, right]);
       return 0.5;
     };
-    expect(compileConstraintTest(constraint, { similarity: half, threshold: 0.5 })(value.value, clock)).toBe(true);
-    expect(compileConstraintTest(constraint, { similarity: half, threshold: 0.51 })(value.value, clock)).toBe(false);
+    expect(
+      compileConstraintTest(constraint, { similarity: half, threshold: 0.5 })(value.value, clock),
+    ).toBe(true);
+    expect(
+      compileConstraintTest(constraint, { similarity: half, threshold: 0.51 })(value.value, clock),
+    ).toBe(false);
     expect(calls[0]).toEqual(['xyz', 'abc']);
   });
 });
@@ -302,7 +306,11 @@ describe('negations', () => {
       expect(negateOperator(a.operator)).toBe(b.operator);
       const testA = compileConstraintTest(a, settings);
       const testB = compileConstraintTest(b, settings);
-      for (const input of a.variable.type.kind === 'number' ? [4, 5, 6] : a.variable.type.kind === 'date' ? ['2025-03-13', '2025-03-14'] : ['18:59', '19:00', '19:01']) {
+      for (const input of a.variable.type.kind === 'number'
+        ? [4, 5, 6]
+        : a.variable.type.kind === 'date'
+          ? ['2025-03-13', '2025-03-14']
+          : ['18:59', '19:00', '19:01']) {
         const value = parseValue(input, a.variable.type, clock);
         if (!value.ok) throw new Error(value.problem);
         expect(testA(value.value, clock)).toBe(!testB(value.value, clock));
@@ -314,17 +322,23 @@ describe('negations', () => {
 describe('descriptions', () => {
   it('resolves relative dates and shows them with their name', () => {
     expect(describeLiteral(constraintOf('d = today').value, clock)).toBe('2025-03-14 (today)');
-    expect(describeLiteral(constraintOf('d = tomorrow').value, clock)).toBe('2025-03-15 (tomorrow)');
+    expect(describeLiteral(constraintOf('d = tomorrow').value, clock)).toBe(
+      '2025-03-15 (tomorrow)',
+    );
     expect(describeLiteral(constraintOf('h < now').value, clock)).toBe('12:00 (now)');
     expect(describeLiteral(constraintOf('dt < now').value, clock)).toBe('2025-03-14T12:00 (now)');
-    expect(describeLiteral(constraintOf('dt < yesterday').value, clock)).toBe('2025-03-13T00:00 (yesterday)');
+    expect(describeLiteral(constraintOf('dt < yesterday').value, clock)).toBe(
+      '2025-03-13T00:00 (yesterday)',
+    );
   });
 
   it('writes the expected side of constraints as verdict reasons carry it', () => {
     expect(describeExpectation(constraintOf('h < 19:00'), clock)).toBe('< 19:00');
     expect(describeExpectation(constraintOf('t = "R"'), clock)).toBe('= "R"');
     expect(describeExpectation(constraintOf('e in [Low, High]'), clock)).toBe('in [Low, High]');
-    expect(describeExpectation(constraintOf('lt not matches /x/i'), clock)).toBe('not matches /x/i');
+    expect(describeExpectation(constraintOf('lt not matches /x/i'), clock)).toBe(
+      'not matches /x/i',
+    );
     expect(describeExpectation(constraintOf('b = true'), clock)).toBe('= true');
     expect(describeExpectation(constraintOf('d >= 2025-01-02'), clock)).toBe('>= 2025-01-02');
   });

@@ -6,7 +6,6 @@ import {
   type Literal,
   normalizeText,
   operatorPolarity,
-
 } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { SimilarityFunction } from './similarity.js';
@@ -70,7 +69,8 @@ function membershipSet(literal: Literal): (clock: SessionClock) => Set<string | 
   const elements = literal.kind === 'list' ? literal.elements : [literal];
   const keys = elements.map(scalarKey);
   if (keys.some((key) => typeof key === 'function')) {
-    return (clock) => new Set(keys.map((key) => (typeof key === 'function' ? key(clock) : (key as string))));
+    return (clock) =>
+      new Set(keys.map((key) => (typeof key === 'function' ? key(clock) : (key as string))));
   }
   const fixed = new Set(keys as (string | number | boolean)[]);
   return () => fixed;
@@ -105,7 +105,8 @@ function positiveTest(constraint: CheckedConstraint, settings: SimilaritySetting
             : operator === '>'
               ? (a: number, b: number) => a > b
               : (a: number, b: number) => a >= b;
-      if (typeof bound === 'function') return (value, clock) => compare(value as number, bound(clock));
+      if (typeof bound === 'function')
+        return (value, clock) => compare(value as number, bound(clock));
       const fixed = bound ?? Number.NaN;
       return (value) => compare(value as number, fixed);
     }
@@ -150,9 +151,14 @@ function positiveTest(constraint: CheckedConstraint, settings: SimilaritySetting
  * their positive form (LANGUAGE.md §5.1); the caller makes every test false on an
  * unobserved variable.
  */
-export function compileConstraintTest(constraint: CheckedConstraint, settings: SimilaritySettings): ConstraintTest {
+export function compileConstraintTest(
+  constraint: CheckedConstraint,
+  settings: SimilaritySettings,
+): ConstraintTest {
   const positive = positiveTest(constraint, settings);
-  return operatorPolarity[constraint.operator].negated ? (value, clock) => !positive(value, clock) : positive;
+  return operatorPolarity[constraint.operator].negated
+    ? (value, clock) => !positive(value, clock)
+    : positive;
 }
 
 /** The literal as feedback shows it, with relative dates resolved: `2025-03-14 (today)`. */
@@ -169,7 +175,12 @@ export function describeLiteral(literal: Literal, clock: SessionClock): string {
     case 'relative': {
       const resolved = numericLiteral(literal);
       const value = typeof resolved === 'function' ? resolved(clock) : 0;
-      const text = literal.as === 'date' ? formatDate(value) : literal.as === 'time' ? formatTime(value) : formatDateTime(value);
+      const text =
+        literal.as === 'date'
+          ? formatDate(value)
+          : literal.as === 'time'
+            ? formatTime(value)
+            : formatDateTime(value);
       return `${text} (${literal.value})`;
     }
     case 'list':
@@ -185,4 +196,3 @@ export function describeLiteral(literal: Literal, clock: SessionClock): string {
 export function describeExpectation(constraint: CheckedConstraint, clock: SessionClock): string {
   return `${constraint.operator} ${describeLiteral(constraint.value, clock)}`;
 }
-

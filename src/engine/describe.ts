@@ -1,4 +1,9 @@
-import type { CheckedConstraint, Operator, PredicateDeclaration, VariableType } from '../language/index.js';
+import type {
+  CheckedConstraint,
+  Operator,
+  PredicateDeclaration,
+  VariableType,
+} from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
 import { describeLiteral } from './constraint-test.js';
@@ -54,9 +59,16 @@ const maxDescription = 60;
 
 /** `ReserveInfo (reservation details selected on the booking screen)` */
 export function describePredicate(predicate: PredicateDeclaration): string {
-  const sentence = predicate.description.trim().split(/(?<=[.!?])\s/)[0]?.replace(/[.!?]$/, '') ?? '';
+  const sentence =
+    predicate.description
+      .trim()
+      .split(/(?<=[.!?])\s/)[0]
+      ?.replace(/[.!?]$/, '') ?? '';
   if (sentence === '') return predicate.name;
-  const text = sentence.length > maxDescription ? `${sentence.slice(0, maxDescription - 1).trimEnd()}…` : sentence;
+  const text =
+    sentence.length > maxDescription
+      ? `${sentence.slice(0, maxDescription - 1).trimEnd()}…`
+      : sentence;
   return `${predicate.name} (${text.charAt(0).toLowerCase()}${text.slice(1)})`;
 }
 
@@ -104,7 +116,11 @@ export function candidateActions(
   const candidates: string[] = [];
   if (missing.objective !== undefined) {
     for (const rule of spec.rulesByHead.get(missing.objective) ?? []) {
-      candidates.push(rule.action ? describeAction(rule.action, clock) : `achieve ${missing.objective} (${describeRuleBody(rule, clock)})`);
+      candidates.push(
+        rule.action
+          ? describeAction(rule.action, clock)
+          : `achieve ${missing.objective} (${describeRuleBody(rule, clock)})`,
+      );
     }
   }
   const producer = missing.predicate?.resultOf;

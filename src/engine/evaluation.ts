@@ -1,6 +1,11 @@
 import type { ObjectiveCondition } from '../language/index.js';
 import type { SessionClock } from './clock.js';
-import type { CompiledConstraint, CompiledPattern, CompiledPredicate, CompiledRule } from './compiled-spec.js';
+import type {
+  CompiledConstraint,
+  CompiledPattern,
+  CompiledPredicate,
+  CompiledRule,
+} from './compiled-spec.js';
 import type { Instance, StateView } from './state.js';
 import type { Value } from './values.js';
 
@@ -49,12 +54,26 @@ function instanceSatisfies(
 }
 
 /** A state pattern holds if some instance satisfies all its constraints together. */
-export function patternHolds(pattern: CompiledPattern, view: StateView, clock: SessionClock): boolean {
-  return view.someInstance(pattern.predicate, (instance) => instanceSatisfies(instance, pattern.constraints, clock));
+export function patternHolds(
+  pattern: CompiledPattern,
+  view: StateView,
+  clock: SessionClock,
+): boolean {
+  return view.someInstance(pattern.predicate, (instance) =>
+    instanceSatisfies(instance, pattern.constraints, clock),
+  );
 }
 
-export function actionMatches(pattern: CompiledPattern, action: ProposedAction | undefined, clock: SessionClock): boolean {
-  return action !== undefined && action.predicate === pattern.predicate && instanceSatisfies(action.values, pattern.constraints, clock);
+export function actionMatches(
+  pattern: CompiledPattern,
+  action: ProposedAction | undefined,
+  clock: SessionClock,
+): boolean {
+  return (
+    action !== undefined &&
+    action.predicate === pattern.predicate &&
+    instanceSatisfies(action.values, pattern.constraints, clock)
+  );
 }
 
 /** Whether every atom of the rule's body holds. */
@@ -81,7 +100,11 @@ export type UnmetCondition =
   /** `P()` with no constraints: P has never been observed. */
   | { readonly kind: 'unobserved'; readonly pattern: CompiledPattern }
   /** The rule needs an action the proposal does not carry. */
-  | { readonly kind: 'action'; readonly pattern: CompiledPattern; readonly actual: string | undefined };
+  | {
+      readonly kind: 'action';
+      readonly pattern: CompiledPattern;
+      readonly actual: string | undefined;
+    };
 
 function unmetInInstance(
   pattern: CompiledPattern,
@@ -99,7 +122,11 @@ function unmetInInstance(
 }
 
 /** The unmet constraints of a pattern against its closest instance. */
-export function explainPattern(pattern: CompiledPattern, view: StateView, clock: SessionClock): UnmetCondition[] {
+export function explainPattern(
+  pattern: CompiledPattern,
+  view: StateView,
+  clock: SessionClock,
+): UnmetCondition[] {
   let best: UnmetCondition[] | undefined;
   view.someInstance(pattern.predicate, (instance) => {
     const unmet = unmetInInstance(pattern, instance, clock);
@@ -118,7 +145,8 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
     const actual = context.achieved.get(condition.name) ?? 0;
     if (!compareCount(actual, condition)) unmet.push({ kind: 'objective', condition, actual });
   }
-  for (const pattern of rule.states) unmet.push(...explainPattern(pattern, context.view, context.clock));
+  for (const pattern of rule.states)
+    unmet.push(...explainPattern(pattern, context.view, context.clock));
   const action = rule.action;
   if (action) {
     if (context.action?.predicate !== action.predicate) {

@@ -2,7 +2,7 @@ import type { Spec } from '../language/index.js';
 import { type ClockInput, createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
 import { describePattern, describeRuleBody } from './describe.js';
-import { lexicalSimilarity, defaultSimilarityThreshold } from './similarity.js';
+import { defaultSimilarityThreshold, lexicalSimilarity } from './similarity.js';
 
 export interface ExplainOptions {
   readonly now?: ClockInput;
@@ -33,7 +33,10 @@ export interface Explanation {
  */
 export function explainSpec(spec: Spec, options: ExplainOptions = {}): Explanation {
   const clock = createClock(options.now ?? '2000-01-01T00:00', options.timeZone);
-  const compiled = compileSpec(spec, { similarity: lexicalSimilarity, threshold: defaultSimilarityThreshold });
+  const compiled = compileSpec(spec, {
+    similarity: lexicalSimilarity,
+    threshold: defaultSimilarityThreshold,
+  });
   const explain = (rule: (typeof compiled.rules)[number]): ExplainedRule => {
     const confirm = rule.source.confirm;
     return {
@@ -41,9 +44,20 @@ export function explainSpec(spec: Spec, options: ExplainOptions = {}): Explanati
       head: rule.head,
       needs: describeRuleBody(rule, clock),
       ...(confirm
-        ? { confirm: [confirm.category, confirm.message].filter((part) => part !== undefined).join(': ') || 'the user must approve' }
+        ? {
+            confirm:
+              [confirm.category, confirm.message].filter((part) => part !== undefined).join(': ') ||
+              'the user must approve',
+          }
         : {}),
-      ...(rule.limit > 1 ? { repeat: rule.limit === Number.POSITIVE_INFINITY ? 'may be repeated' : `at most ${rule.limit} times` } : {}),
+      ...(rule.limit > 1
+        ? {
+            repeat:
+              rule.limit === Number.POSITIVE_INFINITY
+                ? 'may be repeated'
+                : `at most ${rule.limit} times`,
+          }
+        : {}),
     };
   };
   const steps = compiled.rules.filter((rule) => !rule.isDone).map(explain);
@@ -52,7 +66,9 @@ export function explainSpec(spec: Spec, options: ExplainOptions = {}): Explanati
     spec.guards
       .filter((guard) => guard.mode === mode)
       .map((guard) => {
-        const pattern = compiled.guardsByPredicate.get(guard.pattern.predicate.name)?.find((candidate) => candidate.source === guard)?.pattern;
+        const pattern = compiled.guardsByPredicate
+          .get(guard.pattern.predicate.name)
+          ?.find((candidate) => candidate.source === guard)?.pattern;
         const what = pattern ? describePattern(pattern, clock) : guard.pattern.predicate.name;
         return guard.reason === undefined ? what : `${what} — ${guard.reason}`;
       });
@@ -63,17 +79,27 @@ export function explainSpec(spec: Spec, options: ExplainOptions = {}): Explanati
   if (steps.length > 0) {
     lines.push('Steps:');
     steps.forEach((step, index) => {
-      const notes = [step.id, ...(step.confirm ? [`needs the user's approval (${step.confirm})`] : []), ...(step.repeat ? [step.repeat] : [])];
+      const notes = [
+        step.id,
+        ...(step.confirm ? [`needs the user's approval (${step.confirm})`] : []),
+        ...(step.repeat ? [step.repeat] : []),
+      ];
       lines.push(`${index + 1}. ${step.head} (${notes.join('; ')}): ${step.needs}.`);
     });
   }
-  if (finish.length === 1) lines.push(`The task is done when: ${finish[0]?.needs} (${finish[0]?.id}).`);
+  if (finish.length === 1)
+    lines.push(`The task is done when: ${finish[0]?.needs} (${finish[0]?.id}).`);
   else if (finish.length > 1) {
     lines.push('The task is done when any of these holds:');
-    finish.forEach((rule, index) => lines.push(`  ${String.fromCharCode(97 + (index % 26))}) ${rule.needs} (${rule.id})`));
+    finish.forEach((rule, index) => {
+      lines.push(`  ${String.fromCharCode(97 + (index % 26))}) ${rule.needs} (${rule.id})`);
+    });
   }
   if (refused.length > 0) lines.push('Always refused:', ...refused.map((line) => `- ${line}`));
-  if (approval.length > 0) lines.push("Needs the user's approval:", ...approval.map((line) => `- ${line}`));
-  lines.push('Any other action marked critical (irreversible or sensitive) is refused as not part of the plan.');
+  if (approval.length > 0)
+    lines.push("Needs the user's approval:", ...approval.map((line) => `- ${line}`));
+  lines.push(
+    'Any other action marked critical (irreversible or sensitive) is refused as not part of the plan.',
+  );
   return { steps, finish, refused, approval, text: lines.join('\n') };
 }

@@ -1,5 +1,10 @@
 import type { SessionClock } from './clock.js';
-import type { CompiledGuard, CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
+import type {
+  CompiledGuard,
+  CompiledPattern,
+  CompiledRule,
+  CompiledSpec,
+} from './compiled-spec.js';
 import { describeExpectation } from './constraint-test.js';
 import {
   candidateActions,
@@ -11,8 +16,8 @@ import {
 } from './describe.js';
 import type { UnmetCondition } from './evaluation.js';
 import type { ProposalProblem } from './proposal.js';
-import type { Reason } from './verdict.js';
 import { formatValue, type Value } from './values.js';
+import type { Reason } from './verdict.js';
 
 /**
  * Reasons and feedback text. Reasons are data (FORMATS.md §2); each carries its own
@@ -49,11 +54,18 @@ export function unmetReason(
         expected: `${condition.operator} ${condition.count}`,
         actual: String(actual),
         ...(candidates.length > 0 ? { candidates } : {}),
-        message: candidates.length > 0 ? `${message} To achieve it: ${joinWords(candidates, 'or')}.` : message,
+        message:
+          candidates.length > 0
+            ? `${message} To achieve it: ${joinWords(candidates, 'or')}.`
+            : message,
       };
     }
     case 'unobserved': {
-      const candidates = candidateActions(spec, { predicate: unmet.pattern.predicate.declaration }, clock);
+      const candidates = candidateActions(
+        spec,
+        { predicate: unmet.pattern.predicate.declaration },
+        clock,
+      );
       return {
         code: 'unmet-conditions',
         rule: rule.id,
@@ -81,10 +93,19 @@ export function unmetReason(
       const actual = actualText(pattern, constraint.variable, unmet.actual);
       const isAction = declaration.kind === 'action';
       const verb = isAction ? 'is' : changed(pattern.predicate.index) ? 'would be' : 'is';
-      const subject = isAction ? `${declaration.name} must be called with` : `${describePredicate(declaration)} must have`;
+      const subject = isAction
+        ? `${declaration.name} must be called with`
+        : `${describePredicate(declaration)} must have`;
       const candidates =
-        unmet.actual === undefined && !isAction ? candidateActions(spec, { predicate: declaration }, clock) : [];
-      const found = unmet.actual === undefined ? (isAction ? 'it is not given' : 'it has not been observed yet') : `it ${verb} ${actual}`;
+        unmet.actual === undefined && !isAction
+          ? candidateActions(spec, { predicate: declaration }, clock)
+          : [];
+      const found =
+        unmet.actual === undefined
+          ? isAction
+            ? 'it is not given'
+            : 'it has not been observed yet'
+          : `it ${verb} ${actual}`;
       const extra = candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : '';
       const description = constraint.source.variable.description;
       return {
@@ -131,8 +152,16 @@ export function softDeviationReason(
   const wanted = [
     ...new Set(
       alternatives.flatMap((alternative) => {
-        const onVariable = alternative.constraints.filter((constraint) => constraint.variable === variable);
-        return onVariable.length === 0 ? [] : [joinWords(onVariable.map((constraint) => describeConstraint(constraint.source, clock)))];
+        const onVariable = alternative.constraints.filter(
+          (constraint) => constraint.variable === variable,
+        );
+        return onVariable.length === 0
+          ? []
+          : [
+              joinWords(
+                onVariable.map((constraint) => describeConstraint(constraint.source, clock)),
+              ),
+            ];
       }),
     ),
   ];
@@ -158,7 +187,13 @@ export function guardReason(guard: CompiledGuard, clock: SessionClock): Reason {
   return {
     code: reject ? 'guard-reject' : 'guard-confirm',
     predicate: guard.pattern.predicate.name,
-    expected: guard.pattern.constraints.map((constraint) => `${constraint.source.variable.name} ${describeExpectation(constraint.source, clock)}`).join(', ') || 'any',
+    expected:
+      guard.pattern.constraints
+        .map(
+          (constraint) =>
+            `${constraint.source.variable.name} ${describeExpectation(constraint.source, clock)}`,
+        )
+        .join(', ') || 'any',
     message: reject
       ? `The spec refuses ${target}${because}.`
       : `The spec asks the user to approve ${target}${because}.`,
@@ -206,4 +241,3 @@ export function invalidProposalReasons(problems: readonly ProposalProblem[]): Re
     message: `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`,
   }));
 }
-

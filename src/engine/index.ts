@@ -1,6 +1,17 @@
 export { type ClockInput, createClock, type SessionClock } from './clock.js';
 export { type CompiledSpec, compileSpec } from './compiled-spec.js';
-export { type NormalizedProposal, type ProposalProblem, proposalFingerprint, proposalLimits } from './proposal.js';
+export {
+  type ExplainedRule,
+  type ExplainOptions,
+  type Explanation,
+  explainSpec,
+} from './explain.js';
+export {
+  type NormalizedProposal,
+  type ProposalProblem,
+  proposalFingerprint,
+  proposalLimits,
+} from './proposal.js';
 export {
   createSession,
   type HistoryEntry,
@@ -12,7 +23,11 @@ export {
   type SessionOptions,
   type SessionStatus,
 } from './session.js';
-export { defaultSimilarityThreshold, lexicalSimilarity, type SimilarityFunction } from './similarity.js';
+export {
+  defaultSimilarityThreshold,
+  lexicalSimilarity,
+  type SimilarityFunction,
+} from './similarity.js';
 export { formatValue, parseValue, type Value } from './values.js';
 export {
   type Decision,
@@ -23,4 +38,3 @@ export {
   type Severity,
   type Verdict,
 } from './verdict.js';
-export { type ExplainedRule, type Explanation, type ExplainOptions, explainSpec } from './explain.js';

@@ -11,13 +11,18 @@ import {
   readProposal,
 } from './proposal.js';
 import { lexicalSimilarity } from './similarity.js';
-import { singleKey, StateStore } from './state.js';
+import { StateStore, singleKey } from './state.js';
 import { textValue } from './values.js';
 
 const schema = schemaOf(
   state('Form', { name: 'text', when: 'time', size: 'number' }),
   state('Alarm', { id: 'text', hour: 'number', on: 'boolean' }, { keys: ['id'] }),
-  tool('BankTransfer', { to: 'text', amount: 'number' }, { ok: 'boolean', ref: 'text' }, { critical: true }),
+  tool(
+    'BankTransfer',
+    { to: 'text', amount: 'number' },
+    { ok: 'boolean', ref: 'text' },
+    { critical: true },
+  ),
   action('Ship', {
     address_city: { type: 'text', sourcePath: ['address', 'city'] },
     address_zip: { type: 'text', sourcePath: ['address', 'zip'] },
@@ -55,40 +60,71 @@ function problems(input: unknown, store = new StateStore()): ProposalProblem[] {
 function storeWithAlarm(id: string): StateStore {
   const store = new StateStore();
   const alarm = compiled.predicates.get('Alarm')!;
-  store.apply({ predicate: alarm, operation: 'set', key: `t:${id}`, assignments: [[0, textValue(id)]] });
+  store.apply({
+    predicate: alarm,
+    operation: 'set',
+    key: `t:${id}`,
+    assignments: [[0, textValue(id)]],
+  });
   return store;
 }
 
 describe('readProposal: accepted shapes', () => {
   it('takes an empty proposal as changing nothing', () => {
-    expect(accepted({})).toEqual({ action: undefined, updates: [], objective: undefined, finish: false, label: undefined });
+    expect(accepted({})).toEqual({
+      action: undefined,
+      updates: [],
+      objective: undefined,
+      finish: false,
+      label: undefined,
+    });
   });
 
   it('reads an action with typed arguments, accepting "arguments" as well as "args"', () => {
-    const proposal = accepted({ action: { name: 'BankTransfer', args: { to: 'Alice', amount: '500' } }, label: 'pay' });
+    const proposal = accepted({
+      action: { name: 'BankTransfer', args: { to: 'Alice', amount: '500' } },
+      label: 'pay',
+    });
     expect(proposal.action?.predicate.name).toBe('BankTransfer');
     expect(proposal.action?.values).toEqual([{ raw: 'Alice', key: 'alice' }, 500]);
     expect(proposal.label).toBe('pay');
     const alias = accepted({ action: { name: 'BankTransfer', arguments: { amount: 5 } } });
     expect(alias.action?.values).toEqual([undefined, 5]);
-    expect(accepted({ action: { name: 'BankTransfer' } }).action?.values).toEqual([undefined, undefined]);
+    expect(accepted({ action: { name: 'BankTransfer' } }).action?.values).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 
   it('leaves an argument given as null unobserved', () => {
-    expect(accepted({ action: { name: 'BankTransfer', args: { to: null, amount: 1 } } }).action?.values).toEqual([undefined, 1]);
+    expect(
+      accepted({ action: { name: 'BankTransfer', args: { to: null, amount: 1 } } }).action?.values,
+    ).toEqual([undefined, 1]);
   });
 
   it('reads nested arguments through sourcePath, and the flattened names too', () => {
-    const nested = accepted({ action: { name: 'Ship', args: { address: { city: 'Oslo', zip: '0150' }, '2fa': true } } });
-    expect(nested.action?.values).toEqual([{ raw: 'Oslo', key: 'oslo' }, { raw: '0150', key: '0150' }, true]);
-    const flat = accepted({ action: { name: 'Ship', args: { address_city: 'Oslo', address_zip: '0150', _2fa: 'true' } } });
+    const nested = accepted({
+      action: { name: 'Ship', args: { address: { city: 'Oslo', zip: '0150' }, '2fa': true } },
+    });
+    expect(nested.action?.values).toEqual([
+      { raw: 'Oslo', key: 'oslo' },
+      { raw: '0150', key: '0150' },
+      true,
+    ]);
+    const flat = accepted({
+      action: { name: 'Ship', args: { address_city: 'Oslo', address_zip: '0150', _2fa: 'true' } },
+    });
     expect(flat.action?.values).toEqual(nested.action?.values);
     expect(proposalFingerprint(flat)).toBe(proposalFingerprint(nested));
   });
 
-  it("finds a tool by its own name when that is not an identifier (sourceName)", () => {
-    expect(accepted({ action: { name: 'get-weather', args: { city: 'Oslo' } } }).action?.predicate.name).toBe('get_weather');
-    expect(accepted({ action: { name: 'get_weather' } }).action?.predicate.name).toBe('get_weather');
+  it('finds a tool by its own name when that is not an identifier (sourceName)', () => {
+    expect(
+      accepted({ action: { name: 'get-weather', args: { city: 'Oslo' } } }).action?.predicate.name,
+    ).toBe('get_weather');
+    expect(accepted({ action: { name: 'get_weather' } }).action?.predicate.name).toBe(
+      'get_weather',
+    );
   });
 
   it('reads updates keyed by predicate, merging into the single instance', () => {
@@ -103,11 +139,20 @@ describe('readProposal: accepted shapes', () => {
   });
 
   it('clears a variable given as null in an update', () => {
-    expect(accepted({ updates: { Form: { size: null } } }).updates[0]?.assignments).toEqual([[2, undefined]]);
+    expect(accepted({ updates: { Form: { size: null } } }).updates[0]?.assignments).toEqual([
+      [2, undefined],
+    ]);
   });
 
   it('reads a list of instances for a keyed predicate in the object form', () => {
-    const proposal = accepted({ updates: { Alarm: [{ id: 'a', hour: 7 }, { id: 'b', on: true }] } });
+    const proposal = accepted({
+      updates: {
+        Alarm: [
+          { id: 'a', hour: 7 },
+          { id: 'b', on: true },
+        ],
+      },
+    });
     expect(proposal.updates.map((update) => update.key)).toEqual(['t:a', 't:b']);
   });
 
@@ -124,17 +169,18 @@ describe('readProposal: accepted shapes', () => {
       },
       storeWithAlarm('a'),
     );
-    expect(proposal.updates.map((update) => `${update.predicate.name}:${update.operation}:${update.key}`)).toEqual([
-      'Alarm:set:t:b',
-      'Alarm:set:t:a',
-      'Alarm:set:t:b',
-      'Alarm:delete:t:a',
-      'Form:set:',
-    ]);
+    expect(
+      proposal.updates.map(
+        (update) => `${update.predicate.name}:${update.operation}:${update.key}`,
+      ),
+    ).toEqual(['Alarm:set:t:b', 'Alarm:set:t:a', 'Alarm:set:t:b', 'Alarm:delete:t:a', 'Form:set:']);
   });
 
   it('deletes a single-instance predicate without values', () => {
-    expect(accepted({ updates: [{ predicate: 'Form', op: 'delete' }] }).updates[0]).toMatchObject({ operation: 'delete', key: singleKey });
+    expect(accepted({ updates: [{ predicate: 'Form', op: 'delete' }] }).updates[0]).toMatchObject({
+      operation: 'delete',
+      key: singleKey,
+    });
   });
 
   it('replaces a tool result as a whole: fields it does not give are cleared', () => {
@@ -157,11 +203,23 @@ describe('readProposal: every problem is located and spelled out', () => {
     [null, 'a proposal must be a JSON object', {}],
     [[1], 'a proposal must be a JSON object', { actual: '[1]' }],
     ['go', 'a proposal must be a JSON object', { actual: 'go' }],
-    [{ action: 'BankTransfer' }, '"action" must be an object with a "name" and optional "args"', { actual: 'BankTransfer' }],
+    [
+      { action: 'BankTransfer' },
+      '"action" must be an object with a "name" and optional "args"',
+      { actual: 'BankTransfer' },
+    ],
     [{ action: { args: {} } }, '"action" must be an object with a "name" and optional "args"', {}],
     [{ action: { name: 'Wire' } }, "unknown action 'Wire'", { predicate: 'Wire' }],
-    [{ action: { name: 'Form' } }, 'Form is a state, not an action; propose its values as "updates"', { predicate: 'Form' }],
-    [{ action: { name: 'BankTransfer', args: [1] } }, 'the arguments of BankTransfer must be an object', { predicate: 'BankTransfer', actual: '[1]' }],
+    [
+      { action: { name: 'Form' } },
+      'Form is a state, not an action; propose its values as "updates"',
+      { predicate: 'Form' },
+    ],
+    [
+      { action: { name: 'BankTransfer', args: [1] } },
+      'the arguments of BankTransfer must be an object',
+      { predicate: 'BankTransfer', actual: '[1]' },
+    ],
     [
       { action: { name: 'BankTransfer', args: { amout: 5 } } },
       "BankTransfer has no variable 'amout'",
@@ -172,25 +230,89 @@ describe('readProposal: every problem is located and spelled out', () => {
       'BankTransfer.amount: "lots" is not a number',
       { predicate: 'BankTransfer', variable: 'amount', actual: 'lots' },
     ],
-    [{ updates: 'Form' }, '"updates" must be an object keyed by predicate, or an array', { actual: 'Form' }],
+    [
+      { updates: 'Form' },
+      '"updates" must be an object keyed by predicate, or an array',
+      { actual: 'Form' },
+    ],
     [{ updates: { Nope: {} } }, "unknown predicate 'Nope'", { predicate: 'Nope' }],
-    [{ updates: { BankTransfer: { to: 'x' } } }, 'BankTransfer is an action; propose it as "action", not as a state update', { predicate: 'BankTransfer' }],
-    [{ updates: { Form: 'R' } }, 'the values for Form must be an object', { predicate: 'Form', actual: 'R' }],
-    [{ updates: { Form: { nam: 'R' } } }, "Form has no variable 'nam'", { predicate: 'Form', variable: 'nam' }],
-    [{ updates: { Form: { when: '25:00' } } }, 'Form.when: "25:00" is not a time (expected HH:MM)', { variable: 'when', actual: '25:00' }],
-    [{ updates: { Alarm: { hour: 7 } } }, 'Alarm holds several instances; give its key (id)', { predicate: 'Alarm' }],
-    [{ updates: [{ predicate: 'Alarm', op: 'upsert', values: { id: 'a' } }] }, "unknown update operation 'upsert' (use add, update or delete)", { predicate: 'Alarm' }],
-    [{ updates: [{ op: 'add' }] }, 'each update must be an object with "predicate", "op" and "values"', { actual: '{"op":"add"}' }],
-    [{ updates: ['Alarm'] }, 'each update must be an object with "predicate", "op" and "values"', { actual: 'Alarm' }],
-    [{ updates: [{ predicate: 'Alarm', op: 'update', values: { id: 'zz', on: true } }] }, 'Alarm has no instance with that key to update', { predicate: 'Alarm' }],
-    [{ updates: [{ predicate: 'Alarm', op: 'delete', values: { id: 'zz' } }] }, 'Alarm has no instance with that key to delete', { predicate: 'Alarm' }],
+    [
+      { updates: { BankTransfer: { to: 'x' } } },
+      'BankTransfer is an action; propose it as "action", not as a state update',
+      { predicate: 'BankTransfer' },
+    ],
+    [
+      { updates: { Form: 'R' } },
+      'the values for Form must be an object',
+      { predicate: 'Form', actual: 'R' },
+    ],
+    [
+      { updates: { Form: { nam: 'R' } } },
+      "Form has no variable 'nam'",
+      { predicate: 'Form', variable: 'nam' },
+    ],
+    [
+      { updates: { Form: { when: '25:00' } } },
+      'Form.when: "25:00" is not a time (expected HH:MM)',
+      { variable: 'when', actual: '25:00' },
+    ],
+    [
+      { updates: { Alarm: { hour: 7 } } },
+      'Alarm holds several instances; give its key (id)',
+      { predicate: 'Alarm' },
+    ],
+    [
+      { updates: [{ predicate: 'Alarm', op: 'upsert', values: { id: 'a' } }] },
+      "unknown update operation 'upsert' (use add, update or delete)",
+      { predicate: 'Alarm' },
+    ],
+    [
+      { updates: [{ op: 'add' }] },
+      'each update must be an object with "predicate", "op" and "values"',
+      { actual: '{"op":"add"}' },
+    ],
+    [
+      { updates: ['Alarm'] },
+      'each update must be an object with "predicate", "op" and "values"',
+      { actual: 'Alarm' },
+    ],
+    [
+      { updates: [{ predicate: 'Alarm', op: 'update', values: { id: 'zz', on: true } }] },
+      'Alarm has no instance with that key to update',
+      { predicate: 'Alarm' },
+    ],
+    [
+      { updates: [{ predicate: 'Alarm', op: 'delete', values: { id: 'zz' } }] },
+      'Alarm has no instance with that key to delete',
+      { predicate: 'Alarm' },
+    ],
     [{ objective: 7 }, '"objective" must be a string', { actual: '7' }],
-    [{ objective: 'done' }, 'Done is not performed; propose {"finish": true} when the task is complete', {}],
-    [{ objective: 'Fild' }, "no rule produces the objective 'Fild' (objectives: Filled, Paid, Shipped, Known)", { actual: 'Fild' }],
+    [
+      { objective: 'done' },
+      'Done is not performed; propose {"finish": true} when the task is complete',
+      {},
+    ],
+    [
+      { objective: 'Fild' },
+      "no rule produces the objective 'Fild' (objectives: Filled, Paid, Shipped, Known)",
+      { actual: 'Fild' },
+    ],
     [{ finish: 'yes' }, '"finish" must be true or false', { actual: 'yes' }],
-    [{ finish: true, objective: 'Filled' }, 'a finishing proposal carries nothing else; propose the last step first', {}],
-    [{ finish: true, action: { name: 'Ship' } }, 'a finishing proposal carries nothing else; propose the last step first', {}],
-    [{ finish: true, updates: { Form: { size: 1 } } }, 'a finishing proposal carries nothing else; propose the last step first', {}],
+    [
+      { finish: true, objective: 'Filled' },
+      'a finishing proposal carries nothing else; propose the last step first',
+      {},
+    ],
+    [
+      { finish: true, action: { name: 'Ship' } },
+      'a finishing proposal carries nothing else; propose the last step first',
+      {},
+    ],
+    [
+      { finish: true, updates: { Form: { size: 1 } } },
+      'a finishing proposal carries nothing else; propose the last step first',
+      {},
+    ],
   ] as const)('%j → %s', (input, message, fields) => {
     const found = problems(input);
     expect(found.map((problem) => problem.message)).toContain(message);
@@ -235,17 +357,24 @@ describe('readProposal: every problem is located and spelled out', () => {
   });
 
   it('shortens long values in problems', () => {
-    const [problem] = problems({ action: { name: 'BankTransfer', args: { amount: 'x'.repeat(200) } } });
+    const [problem] = problems({
+      action: { name: 'BankTransfer', args: { amount: 'x'.repeat(200) } },
+    });
     expect(problem?.actual).toBe(`${'x'.repeat(80)}…`);
     expect(problem?.message.length).toBeLessThan(120);
   });
 
   it('bounds the number of updates and arguments', () => {
-    const many = Array.from({ length: proposalLimits.maxUpdates + 1 }, () => ({ predicate: 'Form', values: {} }));
+    const many = Array.from({ length: proposalLimits.maxUpdates + 1 }, () => ({
+      predicate: 'Form',
+      values: {},
+    }));
     expect(problems({ updates: many })[0]?.message).toBe(
       `${proposalLimits.maxUpdates + 1} updates are more than the ${proposalLimits.maxUpdates} accepted`,
     );
-    const args = Object.fromEntries(Array.from({ length: proposalLimits.maxArguments + 1 }, (_, index) => [`a${index}`, 1]));
+    const args = Object.fromEntries(
+      Array.from({ length: proposalLimits.maxArguments + 1 }, (_, index) => [`a${index}`, 1]),
+    );
     expect(problems({ action: { name: 'Ship', args } })[0]?.message).toBe(
       `Ship is given ${proposalLimits.maxArguments + 1} values; at most ${proposalLimits.maxArguments} are read`,
     );
@@ -270,10 +399,22 @@ describe('readObservation', () => {
   });
 
   it('refuses ill-typed values and non-objects, applying nothing', () => {
-    const bad = readObservation({ updates: { Form: { size: 'big' }, Alarm: { id: 'a' } } }, compiled, clock, new StateStore());
+    const bad = readObservation(
+      { updates: { Form: { size: 'big' }, Alarm: { id: 'a' } } },
+      compiled,
+      clock,
+      new StateStore(),
+    );
     expect(bad).toEqual({
       ok: false,
-      problems: [{ message: 'Form.size: "big" is not a number', predicate: 'Form', variable: 'size', actual: 'big' }],
+      problems: [
+        {
+          message: 'Form.size: "big" is not a number',
+          predicate: 'Form',
+          variable: 'size',
+          actual: 'big',
+        },
+      ],
     });
     expect(readObservation('x', compiled, clock, new StateStore())).toMatchObject({
       ok: false,
@@ -282,7 +423,11 @@ describe('readObservation', () => {
   });
 
   it('takes an observation without updates as changing nothing', () => {
-    expect(readObservation({}, compiled, clock, new StateStore())).toEqual({ ok: true, value: [], ignored: [] });
+    expect(readObservation({}, compiled, clock, new StateStore())).toEqual({
+      ok: true,
+      value: [],
+      ignored: [],
+    });
   });
 });
 
@@ -290,10 +435,20 @@ describe('proposalFingerprint', () => {
   const fingerprint = (input: unknown) => proposalFingerprint(accepted(input));
 
   it('ignores labels and compares values normalised by type', () => {
-    expect(fingerprint({ action: { name: 'BankTransfer', args: { to: 'Alice', amount: 500 } }, label: 'a' })).toBe(
-      fingerprint({ action: { name: 'BankTransfer', args: { amount: '500', to: ' alice ' } }, label: 'b' }),
+    expect(
+      fingerprint({
+        action: { name: 'BankTransfer', args: { to: 'Alice', amount: 500 } },
+        label: 'a',
+      }),
+    ).toBe(
+      fingerprint({
+        action: { name: 'BankTransfer', args: { amount: '500', to: ' alice ' } },
+        label: 'b',
+      }),
     );
-    expect(fingerprint({ updates: { Form: { when: '18:00' } } })).toBe(fingerprint({ updates: { Form: { when: '6 PM' } } }));
+    expect(fingerprint({ updates: { Form: { when: '18:00' } } })).toBe(
+      fingerprint({ updates: { Form: { when: '6 PM' } } }),
+    );
   });
 
   it('tells different proposals apart', () => {

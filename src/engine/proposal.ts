@@ -1,7 +1,7 @@
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
 import type { ProposedAction } from './evaluation.js';
-import { type Instance, singleKey, type StateUpdate, type StateView } from './state.js';
+import { type Instance, type StateUpdate, type StateView, singleKey } from './state.js';
 import { parseValue, type Value, valueKey } from './values.js';
 
 /**
@@ -49,7 +49,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function short(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
@@ -67,7 +67,10 @@ function layoutOf(predicate: CompiledPredicate): ArgumentLayout {
     const paths = predicate.variables.map((variable) => variable.sourcePath ?? [variable.name]);
     // A renamed or flattened variable is also accepted under its own name (`address_city`,
     // `_3d_enabled`): that is the name the spec, the feedback and the agent's prompt use.
-    const roots = new Set([...paths.map((path) => path[0] ?? ''), ...predicate.variables.map((variable) => variable.name)]);
+    const roots = new Set([
+      ...paths.map((path) => path[0] ?? ''),
+      ...predicate.variables.map((variable) => variable.name),
+    ]);
     layout = { paths, roots };
     layouts.set(predicate, layout);
   }
@@ -96,7 +99,10 @@ function readValues(
   const layout = layoutOf(predicate);
   const keys = Object.keys(record);
   if (keys.length > proposalLimits.maxArguments) {
-    context.problems.push({ message: `${predicate.name} is given ${keys.length} values; at most ${proposalLimits.maxArguments} are read`, predicate: predicate.name });
+    context.problems.push({
+      message: `${predicate.name} is given ${keys.length} values; at most ${proposalLimits.maxArguments} are read`,
+      predicate: predicate.name,
+    });
     return [];
   }
   for (const key of keys) {
@@ -113,7 +119,9 @@ function readValues(
   layout.paths.forEach((path, index) => {
     const variable = predicate.variables[index];
     if (!variable) return;
-    const raw = readPath(record, path) ?? (Object.hasOwn(record, variable.name) ? record[variable.name] : undefined);
+    const raw =
+      readPath(record, path) ??
+      (Object.hasOwn(record, variable.name) ? record[variable.name] : undefined);
     if (raw === undefined) return;
     if (raw === null) {
       if (allowClear) assignments.push([index, undefined]);
@@ -137,7 +145,10 @@ export function lookupPredicate(spec: CompiledSpec, name: string): CompiledPredi
   return spec.predicates.get(name) ?? spec.predicatesBySourceName.get(name);
 }
 
-function instanceKey(predicate: CompiledPredicate, values: (index: number) => Value | undefined): string | undefined {
+function instanceKey(
+  predicate: CompiledPredicate,
+  values: (index: number) => Value | undefined,
+): string | undefined {
   if (predicate.keyIndexes.length === 0) return singleKey;
   const parts: string[] = [];
   for (const index of predicate.keyIndexes) {
@@ -157,7 +168,10 @@ function readUpdate(
 ): StateUpdate | undefined {
   const predicate = lookupPredicate(context.spec, predicateName);
   if (!predicate) {
-    const problem = { message: `unknown predicate '${short(predicateName)}'`, predicate: predicateName };
+    const problem = {
+      message: `unknown predicate '${short(predicateName)}'`,
+      predicate: predicateName,
+    };
     if (context.lenient) context.ignored.push(problem);
     else context.problems.push(problem);
     return undefined;
@@ -169,13 +183,25 @@ function readUpdate(
     });
     return undefined;
   }
-  if (operation !== undefined && operation !== 'add' && operation !== 'update' && operation !== 'delete') {
-    context.problems.push({ message: `unknown update operation '${short(operation)}' (use add, update or delete)`, predicate: predicate.name });
+  if (
+    operation !== undefined &&
+    operation !== 'add' &&
+    operation !== 'update' &&
+    operation !== 'delete'
+  ) {
+    context.problems.push({
+      message: `unknown update operation '${short(operation)}' (use add, update or delete)`,
+      predicate: predicate.name,
+    });
     return undefined;
   }
   const record = body === undefined && operation === 'delete' ? {} : body;
   if (!isRecord(record)) {
-    context.problems.push({ message: `the values for ${predicate.name} must be an object`, predicate: predicate.name, actual: short(body) });
+    context.problems.push({
+      message: `the values for ${predicate.name} must be an object`,
+      predicate: predicate.name,
+      actual: short(body),
+    });
     return undefined;
   }
   const before = context.problems.length;
@@ -185,13 +211,23 @@ function readUpdate(
   const key = instanceKey(predicate, (index) => assigned.get(index));
   if (key === undefined) {
     const names = predicate.keyIndexes.map((index) => predicate.variables[index]?.name).join(', ');
-    context.problems.push({ message: `${predicate.name} holds several instances; give its key (${names})`, predicate: predicate.name });
+    context.problems.push({
+      message: `${predicate.name} holds several instances; give its key (${names})`,
+      predicate: predicate.name,
+    });
     return undefined;
   }
   const pendingKey = `${predicate.index}\u0000${key}`;
   const exists = pending.get(pendingKey) ?? context.view.instance(predicate, key) !== undefined;
-  if ((operation === 'update' || operation === 'delete') && !exists && predicate.keyIndexes.length > 0) {
-    context.problems.push({ message: `${predicate.name} has no instance with that key to ${operation}`, predicate: predicate.name });
+  if (
+    (operation === 'update' || operation === 'delete') &&
+    !exists &&
+    predicate.keyIndexes.length > 0
+  ) {
+    context.problems.push({
+      message: `${predicate.name} has no instance with that key to ${operation}`,
+      predicate: predicate.name,
+    });
     return undefined;
   }
   pending.set(pendingKey, operation !== 'delete');
@@ -213,12 +249,17 @@ function readUpdates(input: unknown, context: ReadContext): StateUpdate[] {
   if (input === undefined || input === null) return updates;
   if (Array.isArray(input)) {
     if (input.length > proposalLimits.maxUpdates) {
-      context.problems.push({ message: `${input.length} updates are more than the ${proposalLimits.maxUpdates} accepted` });
+      context.problems.push({
+        message: `${input.length} updates are more than the ${proposalLimits.maxUpdates} accepted`,
+      });
       return updates;
     }
     for (const entry of input) {
       if (!isRecord(entry) || typeof entry.predicate !== 'string') {
-        context.problems.push({ message: 'each update must be an object with "predicate", "op" and "values"', actual: short(entry) });
+        context.problems.push({
+          message: 'each update must be an object with "predicate", "op" and "values"',
+          actual: short(entry),
+        });
         continue;
       }
       add(readUpdate(entry.predicate, entry.op, entry.values, context, pending));
@@ -226,17 +267,23 @@ function readUpdates(input: unknown, context: ReadContext): StateUpdate[] {
     return updates;
   }
   if (!isRecord(input)) {
-    context.problems.push({ message: '"updates" must be an object keyed by predicate, or an array', actual: short(input) });
+    context.problems.push({
+      message: '"updates" must be an object keyed by predicate, or an array',
+      actual: short(input),
+    });
     return updates;
   }
   const entries = Object.entries(input);
   if (entries.length > proposalLimits.maxUpdates) {
-    context.problems.push({ message: `${entries.length} updates are more than the ${proposalLimits.maxUpdates} accepted` });
+    context.problems.push({
+      message: `${entries.length} updates are more than the ${proposalLimits.maxUpdates} accepted`,
+    });
     return updates;
   }
   for (const [name, body] of entries) {
     // A keyed predicate may be given a list of instances.
-    if (Array.isArray(body)) for (const item of body) add(readUpdate(name, undefined, item, context, pending));
+    if (Array.isArray(body))
+      for (const item of body) add(readUpdate(name, undefined, item, context, pending));
     else add(readUpdate(name, undefined, body, context, pending));
   }
   return updates;
@@ -244,12 +291,18 @@ function readUpdates(input: unknown, context: ReadContext): StateUpdate[] {
 
 function readAction(input: unknown, context: ReadContext): ProposedAction | undefined {
   if (!isRecord(input) || typeof input.name !== 'string') {
-    context.problems.push({ message: '"action" must be an object with a "name" and optional "args"', actual: short(input) });
+    context.problems.push({
+      message: '"action" must be an object with a "name" and optional "args"',
+      actual: short(input),
+    });
     return undefined;
   }
   const predicate = lookupPredicate(context.spec, input.name);
   if (!predicate) {
-    context.problems.push({ message: `unknown action '${short(input.name)}'`, predicate: input.name });
+    context.problems.push({
+      message: `unknown action '${short(input.name)}'`,
+      predicate: input.name,
+    });
     return undefined;
   }
   if (predicate.declaration.kind !== 'action') {
@@ -261,7 +314,11 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
   }
   const args = input.args ?? input.arguments ?? {};
   if (!isRecord(args)) {
-    context.problems.push({ message: `the arguments of ${predicate.name} must be an object`, predicate: predicate.name, actual: short(args) });
+    context.problems.push({
+      message: `the arguments of ${predicate.name} must be an object`,
+      predicate: predicate.name,
+      actual: short(args),
+    });
     return undefined;
   }
   const values: (Value | undefined)[] = new Array(predicate.variables.length).fill(undefined);
@@ -278,16 +335,27 @@ export function readProposal(
 ): ReadResult<NormalizedProposal> {
   const context: ReadContext = { spec, clock, view, lenient: false, problems: [], ignored: [] };
   if (!isRecord(input)) {
-    return { ok: false, problems: [{ message: 'a proposal must be a JSON object', actual: short(input) }] };
+    return {
+      ok: false,
+      problems: [{ message: 'a proposal must be a JSON object', actual: short(input) }],
+    };
   }
-  const action = input.action === undefined || input.action === null ? undefined : readAction(input.action, context);
+  const action =
+    input.action === undefined || input.action === null
+      ? undefined
+      : readAction(input.action, context);
   const updates = readUpdates(input.updates, context);
   let objective: string | undefined;
   if (input.objective !== undefined && input.objective !== null) {
     if (typeof input.objective !== 'string') {
-      context.problems.push({ message: '"objective" must be a string', actual: short(input.objective) });
+      context.problems.push({
+        message: '"objective" must be a string',
+        actual: short(input.objective),
+      });
     } else if (input.objective.toLowerCase() === 'done') {
-      context.problems.push({ message: 'Done is not performed; propose {"finish": true} when the task is complete' });
+      context.problems.push({
+        message: 'Done is not performed; propose {"finish": true} when the task is complete',
+      });
     } else if (!spec.rulesByHead.has(input.objective)) {
       const known = [...spec.rulesByHead.keys()];
       context.problems.push({
@@ -297,15 +365,24 @@ export function readProposal(
     } else objective = input.objective;
   }
   if (input.finish !== undefined && typeof input.finish !== 'boolean') {
-    context.problems.push({ message: '"finish" must be true or false', actual: short(input.finish) });
+    context.problems.push({
+      message: '"finish" must be true or false',
+      actual: short(input.finish),
+    });
   }
   const finish = input.finish === true;
   if (finish && (action !== undefined || updates.length > 0 || objective !== undefined)) {
-    context.problems.push({ message: 'a finishing proposal carries nothing else; propose the last step first' });
+    context.problems.push({
+      message: 'a finishing proposal carries nothing else; propose the last step first',
+    });
   }
   if (context.problems.length > 0) return { ok: false, problems: context.problems };
   const label = typeof input.label === 'string' ? input.label : undefined;
-  return { ok: true, value: { action, updates, objective, finish, label }, ignored: context.ignored };
+  return {
+    ok: true,
+    value: { action, updates, objective, finish, label },
+    ignored: context.ignored,
+  };
 }
 
 /** Reads an observation `{ "updates": … }`; fields the schema does not know are ignored and listed. */
@@ -317,7 +394,12 @@ export function readObservation(
 ): ReadResult<readonly StateUpdate[]> {
   const context: ReadContext = { spec, clock, view, lenient: true, problems: [], ignored: [] };
   if (!isRecord(input)) {
-    return { ok: false, problems: [{ message: 'an observation must be a JSON object with "updates"', actual: short(input) }] };
+    return {
+      ok: false,
+      problems: [
+        { message: 'an observation must be a JSON object with "updates"', actual: short(input) },
+      ],
+    };
   }
   const updates = readUpdates(input.updates, context);
   if (context.problems.length > 0) return { ok: false, problems: context.problems };
@@ -330,10 +412,14 @@ export function proposalFingerprint(proposal: NormalizedProposal): string {
   if (proposal.finish) parts.push('finish');
   if (proposal.objective !== undefined) parts.push(`objective:${proposal.objective}`);
   if (proposal.action) {
-    parts.push(`action:${proposal.action.predicate.name}(${proposal.action.values.map(valueKey).join('\u0001')})`);
+    parts.push(
+      `action:${proposal.action.predicate.name}(${proposal.action.values.map(valueKey).join('\u0001')})`,
+    );
   }
   for (const update of proposal.updates) {
-    const assignments = update.assignments.map(([index, value]) => `${index}=${valueKey(value)}`).join('\u0001');
+    const assignments = update.assignments
+      .map(([index, value]) => `${index}=${valueKey(value)}`)
+      .join('\u0001');
     parts.push(`update:${update.predicate.name}/${update.operation}/${update.key}/${assignments}`);
   }
   return parts.join('\u0002');

@@ -17,17 +17,39 @@ export function renderRoadmap(
   describe: (rule: CompiledRule) => string,
 ): string {
   const lines = ['Roadmap:'];
-  const steps = spec.rules.filter((rule) => !rule.isDone);
-  const achievedSteps: string[] = [];
-  steps.forEach((rule, index) => {
+  // Only the first steps are described and only achieved objectives are visited, so the
+  // roadmap costs the same for a spec of ten rules or ten thousand.
+  const shown =
+    spec.steps.length > maxRoadmapSteps ? spec.steps.slice(0, maxRoadmapSteps) : spec.steps;
+  shown.forEach((rule, index) => {
     const count = context.achieved.get(rule.head) ?? 0;
-    if (count > 0) achievedSteps.push(`${index + 1} (${rule.head})`);
-    if (index >= maxRoadmapSteps) return;
-    const notes = [rule.id, ...(rule.source.confirm ? ["needs the user's approval"] : []), ...(rule.limit > 1 ? [rule.limit === Number.POSITIVE_INFINITY ? 'may be repeated' : `at most ${rule.limit} times`] : [])];
+    const notes = [
+      rule.id,
+      ...(rule.source.confirm ? ["needs the user's approval"] : []),
+      ...(rule.limit > 1
+        ? [
+            rule.limit === Number.POSITIVE_INFINITY
+              ? 'may be repeated'
+              : `at most ${rule.limit} times`,
+          ]
+        : []),
+    ];
     const status = count === 0 ? 'not yet' : count === 1 ? 'achieved' : `achieved ${count} times`;
     lines.push(`${index + 1}. ${rule.head} (${notes.join(', ')}): ${describe(rule)} — ${status}.`);
   });
-  if (steps.length > maxRoadmapSteps) lines.push(`… and ${steps.length - maxRoadmapSteps} more steps.`);
+  if (spec.steps.length > maxRoadmapSteps)
+    lines.push(`… and ${spec.steps.length - maxRoadmapSteps} more steps.`);
+  const achievedSteps: { number: number; head: string }[] = [];
+  for (const [head, count] of context.achieved) {
+    if (count === 0) continue;
+    for (const number of spec.stepNumbers.get(head) ?? []) achievedSteps.push({ number, head });
+  }
+  achievedSteps.sort((a, b) => a.number - b.number);
+  const progress = achievedSteps
+    .slice(0, maxRoadmapSteps)
+    .map((step) => `${step.number} (${step.head})`);
+  if (achievedSteps.length > maxRoadmapSteps)
+    progress.push(`${achievedSteps.length - maxRoadmapSteps} more`);
   const branches = spec.doneRules.slice(0, maxRoadmapSteps).map((rule) => {
     const holds = ruleFires(rule, context) ? ', holds now' : '';
     return `${describe(rule)} (${rule.id}${holds})`;
@@ -35,13 +57,16 @@ export function renderRoadmap(
   if (branches.length === 1) lines.push(`Finish when: ${branches[0]}.`);
   else {
     lines.push('Finish when any of these holds:');
-    branches.forEach((branch, index) => lines.push(`  ${String.fromCharCode(97 + (index % 26))}) ${branch}`));
-    if (spec.doneRules.length > branches.length) lines.push(`  … and ${spec.doneRules.length - branches.length} more.`);
+    branches.forEach((branch, index) => {
+      lines.push(`  ${String.fromCharCode(97 + (index % 26))}) ${branch}`);
+    });
+    if (spec.doneRules.length > branches.length)
+      lines.push(`  … and ${spec.doneRules.length - branches.length} more.`);
   }
   lines.push(
-    achievedSteps.length === 0
+    progress.length === 0
       ? 'So far nothing has been achieved.'
-      : `So far you have achieved step${achievedSteps.length === 1 ? '' : 's'} ${joinWords(achievedSteps)}.`,
+      : `So far you have achieved step${achievedSteps.length === 1 ? '' : 's'} ${joinWords(progress)}.`,
   );
   return lines.join('\n');
 }

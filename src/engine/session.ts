@@ -1,6 +1,11 @@
 import type { Schema, Spec } from '../language/index.js';
 import { type ClockInput, createClock, type SessionClock } from './clock.js';
-import { type CompiledGuard, type CompiledRule, type CompiledSpec, compileSpec } from './compiled-spec.js';
+import {
+  type CompiledGuard,
+  type CompiledRule,
+  type CompiledSpec,
+  compileSpec,
+} from './compiled-spec.js';
 import {
   actionMatches,
   closestRule,
@@ -29,10 +34,14 @@ import {
   readProposal,
 } from './proposal.js';
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
-import { defaultSimilarityThreshold, lexicalSimilarity, type SimilarityFunction } from './similarity.js';
-import { Overlay, type StateUpdate, StateStore, type StateView } from './state.js';
+import {
+  defaultSimilarityThreshold,
+  lexicalSimilarity,
+  type SimilarityFunction,
+} from './similarity.js';
+import { Overlay, StateStore, type StateUpdate, type StateView } from './state.js';
+import { isTextValue, type Value, valueKey } from './values.js';
 import type { Decision, Reason, Severity, Verdict } from './verdict.js';
-import { valueKey } from './values.js';
 
 export interface SessionOptions {
   /** The session's "now" (default: the current time); fixed for the whole session. */
@@ -93,7 +102,6 @@ interface Refusals {
   reasons: readonly Reason[];
 }
 
-const emptyPlan: CommitPlan = { updates: [], rules: [], finish: false };
 const allowFeedback = 'Allowed.';
 /** Ways to finish listed in premature-finish feedback. */
 const maxFinishBranches = 5;
@@ -134,7 +142,8 @@ export class Session {
   readonly #clock: SessionClock;
   readonly #store = new StateStore();
   readonly #achieved = new Map<string, number>();
-  readonly #performances: number[];
+  /** How often each rule (by index) has been performed; sparse, so sessions stay small on large specs. */
+  readonly #performances = new Map<number, number>();
   readonly #doneHolding = new Set<CompiledRule>();
   readonly #softRefused = new Set<string>();
   readonly #hardRefusals = new Map<string, Refusals>();
@@ -158,7 +167,6 @@ export class Session {
       options.similarity ?? lexicalSimilarity,
       options.similarityThreshold ?? defaultSimilarityThreshold,
     );
-    this.#performances = new Array(this.#compiled.rules.length).fill(0);
     this.#escalateAfter = options.escalateAfter ?? 3;
     this.#unplannedCritical = options.unplannedCritical ?? 'revise';
     this.#describe = ruleDescriber(this.#clock);
@@ -189,7 +197,10 @@ export class Session {
     this.#proposals++;
     this.#history.push({
       kind: 'propose',
-      label: typeof (input as { label?: unknown } | null)?.label === 'string' ? (input as { label: string }).label : undefined,
+      label:
+        typeof (input as { label?: unknown } | null)?.label === 'string'
+          ? (input as { label: string }).label
+          : undefined,
       verdict,
     });
     return verdict;
@@ -208,7 +219,12 @@ export class Session {
       this.#history.push({ kind: 'observe', ok: true });
       return { ok: true, problems: [], ignored: read.ignored, status: this.status() };
     } catch (error) {
-      return { ok: false, problems: [{ message: `internal error: ${errorMessage(error)}` }], ignored: [], status: this.status() };
+      return {
+        ok: false,
+        problems: [{ message: `internal error: ${errorMessage(error)}` }],
+        ignored: [],
+        status: this.status(),
+      };
     }
   }
 
@@ -217,7 +233,12 @@ export class Session {
     const plan = this.#pending;
     this.#pending = undefined;
     if (!plan) {
-      return { ok: false, committed: false, message: 'No proposal is waiting for approval.', status: this.status() };
+      return {
+        ok: false,
+        committed: false,
+        message: 'No proposal is waiting for approval.',
+        status: this.status(),
+      };
     }
     if (plan.escalated !== undefined) this.#hardRefusals.delete(plan.escalated);
     if (approved === true) {
@@ -234,7 +255,11 @@ export class Session {
         };
       }
     }
-    this.#history.push({ kind: 'resolve', approved: approved === true, committed: approved === true });
+    this.#history.push({
+      kind: 'resolve',
+      approved: approved === true,
+      committed: approved === true,
+    });
     return {
       ok: true,
       committed: approved === true,
@@ -266,7 +291,13 @@ export class Session {
     const read = readProposal(input, this.#compiled, this.#clock, this.#store);
     if (!read.ok) {
       const reasons = invalidProposalReasons(read.problems);
-      return this.#verdict('revise', 'hard', reasons, [], joinFeedback('The proposal cannot be checked:', reasons));
+      return this.#verdict(
+        'revise',
+        'hard',
+        reasons,
+        [],
+        joinFeedback('The proposal cannot be checked:', reasons),
+      );
     }
     const proposal = read.value;
     let fingerprint: string | undefined;
@@ -287,7 +318,9 @@ export class Session {
       // could be the "do nothing" branch and would mislead the agent.
       const branches = this.#compiled.doneRules.slice(0, maxFinishBranches).map((rule) => ({
         rule,
-        reasons: explainRule(rule, context).map((unmet) => unmetReason(this.#compiled, rule, unmet, this.#clock, () => false)),
+        reasons: explainRule(rule, context).map((unmet) =>
+          unmetReason(this.#compiled, rule, unmet, this.#clock, () => false),
+        ),
       }));
       const reasons: Reason[] = [
         { code: 'premature-finish', message: 'The task is not done yet.' },
@@ -298,12 +331,21 @@ export class Session {
       else {
         lines.push('It is done when any of these holds:');
         branches.forEach((branch, index) => {
-          lines.push(`${String.fromCharCode(97 + (index % 26))}) rule ${branch.rule.id}, which still needs:`);
+          lines.push(
+            `${String.fromCharCode(97 + (index % 26))}) rule ${branch.rule.id}, which still needs:`,
+          );
           for (const reason of branch.reasons) lines.push(`   - ${reason.message}`);
         });
       }
       const feedback = lines.join('\n');
-      return this.#hardRefusal(identity, reasons, [], { updates: [], rules: [], finish: true }, feedback, roadmap);
+      return this.#hardRefusal(
+        identity,
+        reasons,
+        [],
+        { updates: [], rules: [], finish: true },
+        feedback,
+        roadmap,
+      );
     }
 
     const overlay = proposal.updates.length > 0 ? this.#overlay(proposal.updates) : undefined;
@@ -322,11 +364,18 @@ export class Session {
 
     // 3–4. performed rules and the rule-level (hard) check
     const performed = this.#performedRules(proposal);
-    const context: EvaluationContext = { view, action, achieved: this.#achieved, clock: this.#clock };
+    const context: EvaluationContext = {
+      view,
+      action,
+      achieved: this.#achieved,
+      clock: this.#clock,
+    };
     let deciding: readonly CompiledRule[] = [];
     let unplanned: Reason | undefined;
     if (performed.length > 0) {
-      const firing = performed.filter((rule) => ruleFires(rule, context));
+      const firing = this.#firingCandidates(proposal, performed).filter((rule) =>
+        ruleFires(rule, context),
+      );
       if (firing.length === 0) {
         const closest = closestRule(performed, context);
         const rule = closest?.rule ?? performed[0]!;
@@ -334,12 +383,25 @@ export class Session {
         const reasons = (closest?.unmet ?? []).map((unmet) =>
           unmetReason(this.#compiled, rule, unmet, this.#clock, (index) => changed.has(index)),
         );
-        const plan = { updates: proposal.updates, rules: performed.filter((candidate) => this.#hasBudget(candidate)), finish: false };
-        return this.#hardRefusal(identity, reasons, performed, plan, unmetFeedback(rule, reasons), this.roadmap());
+        const plan = {
+          updates: proposal.updates,
+          rules: performed.filter((candidate) => this.#hasBudget(candidate)),
+          finish: false,
+        };
+        return this.#hardRefusal(
+          identity,
+          reasons,
+          performed,
+          plan,
+          unmetFeedback(rule, reasons),
+          this.roadmap(),
+        );
       }
       deciding = firing.filter((rule) => this.#hasBudget(rule));
       if (deciding.length === 0) {
-        const reasons = uniqueByHead(firing).map((rule) => alreadyAchievedReason(rule, this.#achieved.get(rule.head) ?? 0));
+        const reasons = uniqueByHead(firing).map((rule) =>
+          alreadyAchievedReason(rule, this.#achieved.get(rule.head) ?? 0),
+        );
         const plan = { updates: proposal.updates, rules: firing, finish: false };
         return this.#hardRefusal(identity, reasons, performed, plan, joinFeedback('', reasons));
       }
@@ -357,7 +419,14 @@ export class Session {
       unplanned = unplannedReason(action.predicate.name, asConfirm);
       if (!asConfirm) {
         const plan = { updates: proposal.updates, rules: deciding, finish: false };
-        return this.#hardRefusal(identity, [unplanned], performed, plan, unplanned.message, this.roadmap());
+        return this.#hardRefusal(
+          identity,
+          [unplanned],
+          performed,
+          plan,
+          unplanned.message,
+          this.roadmap(),
+        );
       }
     }
 
@@ -368,7 +437,13 @@ export class Session {
         const key = identity();
         if (!this.#softRefused.has(key)) {
           this.#softRefused.add(key);
-          return this.#verdict('revise', 'soft', deviations, performed, joinFeedback('', deviations, softFeedbackTail));
+          return this.#verdict(
+            'revise',
+            'soft',
+            deviations,
+            performed,
+            joinFeedback('', deviations, softFeedbackTail),
+          );
         }
       }
     }
@@ -377,13 +452,21 @@ export class Session {
 
     // 7. user approval from @confirm rules, confirm guards, or unplanned critical actions
     const confirmations: Reason[] = [
-      ...uniqueByHead(deciding.filter((rule) => rule.source.confirm !== undefined)).map(ruleConfirmReason),
+      ...uniqueByHead(deciding.filter((rule) => rule.source.confirm !== undefined)).map(
+        ruleConfirmReason,
+      ),
       ...(confirmGuard ? [guardReason(confirmGuard, this.#clock)] : []),
       ...(unplanned ? [unplanned] : []),
     ];
     if (confirmations.length > 0) {
       this.#pending = plan;
-      return this.#verdict('confirm', undefined, confirmations, performed, joinFeedback('Ask the user first:', confirmations));
+      return this.#verdict(
+        'confirm',
+        undefined,
+        confirmations,
+        performed,
+        joinFeedback('Ask the user first:', confirmations),
+      );
     }
 
     // 8. allow and commit
@@ -422,13 +505,14 @@ export class Session {
     feedback: string,
     roadmap?: string,
   ): Verdict {
+    const performs = headsOf(performed);
     const achieved: Record<string, number> = {};
-    for (const rule of performed) achieved[rule.head] = this.#achieved.get(rule.head) ?? 0;
+    for (const head of performs) achieved[head] = this.#achieved.get(head) ?? 0;
     return {
       decision,
       ...(severity ? { severity } : {}),
       reasons,
-      performs: Object.keys(achieved),
+      performs,
       achieved,
       done: this.#done(),
       feedback,
@@ -442,7 +526,9 @@ export class Session {
 
   #assertIntact(): void {
     if (this.#broken !== undefined) {
-      throw new Error(`an earlier commit failed (${this.#broken}), so the session state is unknown`);
+      throw new Error(
+        `an earlier commit failed (${this.#broken}), so the session state is unknown`,
+      );
     }
   }
 
@@ -458,16 +544,45 @@ export class Session {
 
   /** Rules a proposal performs: those of its declared objective and those its action matches by name. */
   #performedRules(proposal: NormalizedProposal): readonly CompiledRule[] {
-    const byObjective = proposal.objective === undefined ? undefined : this.#compiled.rulesByHead.get(proposal.objective);
-    const byAction = proposal.action ? this.#compiled.rulesByAction.get(proposal.action.predicate.name) : undefined;
+    const byObjective =
+      proposal.objective === undefined
+        ? undefined
+        : this.#compiled.rulesByHead.get(proposal.objective);
+    const byAction = proposal.action
+      ? this.#compiled.rulesByAction.get(proposal.action.predicate.name)
+      : undefined;
     if (!byAction) return byObjective ?? [];
     if (!byObjective) return byAction;
     return [...new Set([...byObjective, ...byAction])];
   }
 
+  /**
+   * The performed rules that could fire: through the action's argument index when the
+   * proposal names no objective, so a call touches only the rules that can match it.
+   */
+  #firingCandidates(
+    proposal: NormalizedProposal,
+    performed: readonly CompiledRule[],
+  ): readonly CompiledRule[] {
+    const action = proposal.action;
+    if (proposal.objective !== undefined || !action) return performed;
+    const index = this.#compiled.argumentIndexes.get(action.predicate.name);
+    if (!index) return performed;
+    const value = action.values[index.variable];
+    const pinned = value === undefined ? undefined : index.byKey.get(runtimeIndexKey(value));
+    if (!pinned) return index.unindexed;
+    if (index.unindexed.length === 0) return pinned;
+    return [...pinned, ...index.unindexed].sort((a, b) => a.index - b.index);
+  }
+
   #hasBudget(rule: CompiledRule): boolean {
     if ((this.#achieved.get(rule.head) ?? 0) === 0) return true;
-    return rule.limit > 1 && (this.#performances[rule.index] ?? 0) < rule.limit;
+    // @repeat(n) counts this rule's own performances (LANGUAGE.md §5.2), so even
+    // @repeat(1) lets the rule perform a head another rule achieved; without @repeat an
+    // achieved head is final.
+    return (
+      rule.source.repeat !== undefined && (this.#performances.get(rule.index) ?? 0) < rule.limit
+    );
   }
 
   /** Guards on the action, and guards on states whose anticipated update makes them hold. */
@@ -488,7 +603,14 @@ export class Session {
       const instance = view.instance(update.predicate, update.key);
       if (!instance) continue;
       for (const guard of guards.get(update.predicate.name) ?? []) {
-        if (actionMatches(guard.pattern, { predicate: update.predicate, values: instance }, this.#clock)) yield guard;
+        if (
+          actionMatches(
+            guard.pattern,
+            { predicate: update.predicate, values: instance },
+            this.#clock,
+          )
+        )
+          yield guard;
       }
     }
   }
@@ -510,12 +632,17 @@ export class Session {
         const patterns = byVariable[variable];
         if (!patterns || patterns.length === 0) continue;
         if (before && valueKey(before[variable]) === valueKey(value)) continue;
-        const live = patterns.filter((pattern) => pattern.rule !== undefined && this.#isLive(pattern.rule));
+        const live = patterns.filter(
+          (pattern) => pattern.rule !== undefined && this.#isLive(pattern.rule),
+        );
         if (live.length === 0) continue;
         const fits = live.some((pattern) =>
-          pattern.constraints.every((constraint) => constraint.variable !== variable || constraint.test(value, this.#clock)),
+          pattern.constraints.every(
+            (constraint) => constraint.variable !== variable || constraint.test(value, this.#clock),
+          ),
         );
-        if (!fits) deviations.push(softDeviationReason(live[0]!, variable, value, live, this.#clock));
+        if (!fits)
+          deviations.push(softDeviationReason(live[0]!, variable, value, live, this.#clock));
       }
     }
     return deviations;
@@ -538,7 +665,7 @@ export class Session {
     }
     const changedObjectives = new Set<string>();
     for (const rule of plan.rules) {
-      this.#performances[rule.index] = (this.#performances[rule.index] ?? 0) + 1;
+      this.#performances.set(rule.index, (this.#performances.get(rule.index) ?? 0) + 1);
       this.#achieved.set(rule.head, (this.#achieved.get(rule.head) ?? 0) + 1);
       changedObjectives.add(rule.head);
     }
@@ -547,7 +674,8 @@ export class Session {
       for (const rule of this.#compiled.doneRulesByPredicate[index] ?? []) this.#refreshDone(rule);
     }
     for (const name of changedObjectives) {
-      for (const rule of this.#compiled.doneRulesByObjective.get(name) ?? []) this.#refreshDone(rule);
+      for (const rule of this.#compiled.doneRulesByObjective.get(name) ?? [])
+        this.#refreshDone(rule);
     }
   }
 
@@ -555,6 +683,23 @@ export class Session {
     if (ruleFires(rule, this.#currentContext())) this.#doneHolding.add(rule);
     else this.#doneHolding.delete(rule);
   }
+}
+
+const headsCache = new WeakMap<readonly CompiledRule[], readonly string[]>();
+
+/** The distinct heads of rules, cached for the shared arrays of the compiled spec's indexes. */
+function headsOf(rules: readonly CompiledRule[]): readonly string[] {
+  if (rules.length === 0) return [];
+  let heads = headsCache.get(rules);
+  if (!heads) {
+    heads = [...new Set(rules.map((rule) => rule.head))];
+    headsCache.set(rules, heads);
+  }
+  return heads;
+}
+
+function runtimeIndexKey(value: Value): string | number | boolean {
+  return isTextValue(value) ? value.key : (value as number | boolean | string);
 }
 
 function uniqueByHead(rules: readonly CompiledRule[]): CompiledRule[] {
@@ -567,8 +712,12 @@ function uniqueByHead(rules: readonly CompiledRule[]): CompiledRule[] {
 }
 
 function joinFeedback(lead: string, reasons: readonly Reason[], tail?: string): string {
-  const lines = reasons.map((reason) => (reasons.length > 1 ? `- ${reason.message}` : reason.message));
-  return [lead, ...lines, tail].filter((line): line is string => line !== undefined && line !== '').join('\n');
+  const lines = reasons.map((reason) =>
+    reasons.length > 1 ? `- ${reason.message}` : reason.message,
+  );
+  return [lead, ...lines, tail]
+    .filter((line): line is string => line !== undefined && line !== '')
+    .join('\n');
 }
 
 function errorMessage(error: unknown): string {
@@ -592,8 +741,14 @@ export function internalErrorVerdict(error: unknown): Verdict {
  * refuses every proposal with `no-spec` — fail closed.
  */
 export function createSession(spec: Spec, options?: SessionOptions): Session;
-export function createSession(spec: Spec | undefined, options?: SessionOptions): Session | NoSpecSession;
-export function createSession(spec: Spec | undefined, options: SessionOptions = {}): Session | NoSpecSession {
+export function createSession(
+  spec: Spec | undefined,
+  options?: SessionOptions,
+): Session | NoSpecSession;
+export function createSession(
+  spec: Spec | undefined,
+  options: SessionOptions = {},
+): Session | NoSpecSession {
   return spec === undefined ? new NoSpecSession() : new Session(spec, options);
 }
 
@@ -610,7 +765,8 @@ export class NoSpecSession {
 
   propose(input: unknown): Verdict {
     this.#proposals++;
-    const message = 'There is no valid spec for this task, so no action can be verified; ask the user to restate the task.';
+    const message =
+      'There is no valid spec for this task, so no action can be verified; ask the user to restate the task.';
     const verdict: Verdict = {
       decision: 'reject',
       reasons: [{ code: 'no-spec', message }],
@@ -629,11 +785,22 @@ export class NoSpecSession {
   }
 
   resolve(_approved: boolean): ResolutionResult {
-    return { ok: false, committed: false, message: 'No proposal is waiting for approval.', status: this.status() };
+    return {
+      ok: false,
+      committed: false,
+      message: 'No proposal is waiting for approval.',
+      status: this.status(),
+    };
   }
 
   status(): SessionStatus {
-    return { done: false, finished: false, achieved: {}, pending: false, proposals: this.#proposals };
+    return {
+      done: false,
+      finished: false,
+      achieved: {},
+      pending: false,
+      proposals: this.#proposals,
+    };
   }
 
   roadmap(): string {

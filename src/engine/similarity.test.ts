@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultSimilarityThreshold, lexicalSimilarity } from './similarity.js';
 
-const similar = (left: string, right: string) => lexicalSimilarity(left, right) >= defaultSimilarityThreshold;
+const similar = (left: string, right: string) =>
+  lexicalSimilarity(left, right) >= defaultSimilarityThreshold;
 
 describe('lexicalSimilarity', () => {
   it('is 1 for texts equal up to case, spacing and accents', () => {
@@ -36,7 +37,9 @@ describe('lexicalSimilarity', () => {
   });
 
   it('scores a text whose words all occur in the other at 0.9 (word coverage)', () => {
-    expect(lexicalSimilarity('transfer', 'transfer money to a stranger abroad now')).toBeCloseTo(0.9);
+    expect(lexicalSimilarity('transfer', 'transfer money to a stranger abroad now')).toBeCloseTo(
+      0.9,
+    );
     expect(lexicalSimilarity('Alice Smith', 'Bob Smith')).toBeLessThan(defaultSimilarityThreshold);
   });
 
@@ -59,7 +62,9 @@ describe('lexicalSimilarity', () => {
         fc.array(fc.constantFrom('a', 'b', 'cc', 'ddd'), { minLength: 1, maxLength: 6 }),
         fc.array(fc.constantFrom('a', 'b', 'cc', 'ddd'), { minLength: 1, maxLength: 6 }),
         (left, right) => {
-          expect(lexicalSimilarity(left.join(' '), right.join(' '))).toBe(lexicalSimilarity(right.join(' '), left.join(' ')));
+          expect(lexicalSimilarity(left.join(' '), right.join(' '))).toBe(
+            lexicalSimilarity(right.join(' '), left.join(' ')),
+          );
         },
       ),
     );

@@ -3,14 +3,24 @@ import { describe, expect, it } from 'vitest';
 import { schemaOf, specOf, state } from '../../test/engine/fixtures.js';
 import { compileSpec } from './compiled-spec.js';
 import { lexicalSimilarity } from './similarity.js';
-import { applyAssignments, type Instance, Overlay, singleKey, type StateUpdate, StateStore } from './state.js';
+import {
+  applyAssignments,
+  type Instance,
+  Overlay,
+  StateStore,
+  type StateUpdate,
+  singleKey,
+} from './state.js';
 import type { Value } from './values.js';
 
 const schema = schemaOf(
   state('Form', { name: 'text', count: 'number' }),
   state('Alarm', { id: 'text', hour: 'number', on: 'boolean' }, { keys: ['id'] }),
 );
-const compiled = compileSpec(specOf('Form() & Alarm() -> Done', schema), { similarity: lexicalSimilarity, threshold: 0.75 });
+const compiled = compileSpec(specOf('Form() & Alarm() -> Done', schema), {
+  similarity: lexicalSimilarity,
+  threshold: 0.75,
+});
 const form = compiled.predicates.get('Form')!;
 const alarm = compiled.predicates.get('Alarm')!;
 
@@ -19,9 +29,17 @@ const set = (
   key: string,
   assignments: ReadonlyArray<readonly [number, Value | undefined]>,
 ): StateUpdate => ({ predicate, operation: 'set', key, assignments });
-const remove = (predicate: typeof form, key: string): StateUpdate => ({ predicate, operation: 'delete', key, assignments: [] });
+const remove = (predicate: typeof form, key: string): StateUpdate => ({
+  predicate,
+  operation: 'delete',
+  key,
+  assignments: [],
+});
 
-function instances(view: { someInstance: StateStore['someInstance'] }, predicate: typeof form): Instance[] {
+function instances(
+  view: { someInstance: StateStore['someInstance'] },
+  predicate: typeof form,
+): Instance[] {
   const seen: Instance[] = [];
   view.someInstance(predicate, (instance) => {
     seen.push(instance);
@@ -60,8 +78,18 @@ describe('StateStore', () => {
 
   it('holds one instance per key of a keyed predicate, and deletes by key', () => {
     const store = new StateStore();
-    store.apply(set(alarm, 'a', [[0, 'a'], [1, 7]]));
-    store.apply(set(alarm, 'b', [[0, 'b'], [1, 9]]));
+    store.apply(
+      set(alarm, 'a', [
+        [0, 'a'],
+        [1, 7],
+      ]),
+    );
+    store.apply(
+      set(alarm, 'b', [
+        [0, 'b'],
+        [1, 9],
+      ]),
+    );
     expect(store.instanceCount(alarm)).toBe(2);
     expect(instances(store, alarm)).toEqual([
       ['a', 7, undefined],
@@ -91,10 +119,11 @@ describe('StateStore', () => {
     const store = new StateStore();
     store.apply(set(form, singleKey, [[1, 1]]));
     store.apply(set(alarm, 'x', [[0, 'x']]));
-    expect([...store.entries(compiled.predicateList)].map(([predicate, key]) => `${predicate.name}/${key}`)).toEqual([
-      'Form/',
-      'Alarm/x',
-    ]);
+    expect(
+      [...store.entries(compiled.predicateList)].map(
+        ([predicate, key]) => `${predicate.name}/${key}`,
+      ),
+    ).toEqual(['Form/', 'Alarm/x']);
   });
 });
 
@@ -111,14 +140,35 @@ describe('applyAssignments', () => {
 describe('Overlay', () => {
   function storeWithAlarms(): StateStore {
     const store = new StateStore();
-    store.apply(set(form, singleKey, [[0, 'A'], [1, 1]]));
-    store.apply(set(alarm, 'a', [[0, 'a'], [1, 7], [2, true]]));
-    store.apply(set(alarm, 'b', [[0, 'b'], [1, 9], [2, false]]));
+    store.apply(
+      set(form, singleKey, [
+        [0, 'A'],
+        [1, 1],
+      ]),
+    );
+    store.apply(
+      set(alarm, 'a', [
+        [0, 'a'],
+        [1, 7],
+        [2, true],
+      ]),
+    );
+    store.apply(
+      set(alarm, 'b', [
+        [0, 'b'],
+        [1, 9],
+        [2, false],
+      ]),
+    );
     return store;
   }
 
   function snapshot(store: StateStore): unknown {
-    return [...store.entries(compiled.predicateList)].map(([predicate, key, instance]) => [predicate.name, key, [...instance]]);
+    return [...store.entries(compiled.predicateList)].map(([predicate, key, instance]) => [
+      predicate.name,
+      key,
+      [...instance],
+    ]);
   }
 
   it('shows updates laid over the store', () => {
@@ -170,7 +220,10 @@ describe('Overlay', () => {
       fc.property(
         fc.array(
           fc.oneof(
-            fc.record({ key: fc.constantFrom('a', 'b', 'c'), hour: fc.option(fc.integer({ min: 0, max: 23 }), { nil: undefined }) }),
+            fc.record({
+              key: fc.constantFrom('a', 'b', 'c'),
+              hour: fc.option(fc.integer({ min: 0, max: 23 }), { nil: undefined }),
+            }),
             fc.record({ key: fc.constantFrom('a', 'b', 'c'), remove: fc.constant(true) }),
           ),
           { maxLength: 8 },
@@ -181,7 +234,13 @@ describe('Overlay', () => {
           const overlay = new Overlay(store);
           for (const change of changes) {
             if ('remove' in change) overlay.add(remove(alarm, change.key));
-            else overlay.add(set(alarm, change.key, [[0, change.key], [1, change.hour]]));
+            else
+              overlay.add(
+                set(alarm, change.key, [
+                  [0, change.key],
+                  [1, change.hour],
+                ]),
+              );
           }
           instances(overlay, alarm);
           expect(snapshot(store)).toEqual(before);
@@ -189,13 +248,20 @@ describe('Overlay', () => {
           const copy = storeWithAlarms();
           for (const change of changes) {
             if ('remove' in change) copy.apply(remove(alarm, change.key));
-            else copy.apply(set(alarm, change.key, [[0, change.key], [1, change.hour]]));
+            else
+              copy.apply(
+                set(alarm, change.key, [
+                  [0, change.key],
+                  [1, change.hour],
+                ]),
+              );
           }
-          for (const key of ['a', 'b', 'c']) expect(overlay.instance(alarm, key)).toEqual(copy.instance(alarm, key));
+          for (const key of ['a', 'b', 'c'])
+            expect(overlay.instance(alarm, key)).toEqual(copy.instance(alarm, key));
           const sortKey = (instance: Instance) => String(instance[0]);
-          expect(instances(overlay, alarm).sort((x, y) => sortKey(x).localeCompare(sortKey(y)))).toEqual(
-            instances(copy, alarm).sort((x, y) => sortKey(x).localeCompare(sortKey(y))),
-          );
+          expect(
+            instances(overlay, alarm).sort((x, y) => sortKey(x).localeCompare(sortKey(y))),
+          ).toEqual(instances(copy, alarm).sort((x, y) => sortKey(x).localeCompare(sortKey(y))));
         },
       ),
     );

@@ -57,7 +57,9 @@ export class StateStore implements StateView {
   }
 
   /** Every observed instance, for status reports and persistence. */
-  *entries(predicates: readonly CompiledPredicate[]): Generator<[CompiledPredicate, string, Instance]> {
+  *entries(
+    predicates: readonly CompiledPredicate[],
+  ): Generator<[CompiledPredicate, string, Instance]> {
     for (const predicate of predicates) {
       const instances = this.#predicates[predicate.index];
       if (!instances) continue;
@@ -67,7 +69,9 @@ export class StateStore implements StateView {
 }
 
 export function applyAssignments(base: Instance | undefined, update: StateUpdate): Instance {
-  const next = base ? base.slice() : new Array<Value | undefined>(update.predicate.variables.length).fill(undefined);
+  const next = base
+    ? base.slice()
+    : new Array<Value | undefined>(update.predicate.variables.length).fill(undefined);
   for (const [index, value] of update.assignments) next[index] = value;
   return next;
 }
@@ -92,7 +96,9 @@ export class Overlay implements StateView {
       instances.set(update.key, null);
       return;
     }
-    const current = instances.has(update.key) ? instances.get(update.key) : this.base.instance(update.predicate, update.key);
+    const current = instances.has(update.key)
+      ? instances.get(update.key)
+      : this.base.instance(update.predicate, update.key);
     instances.set(update.key, applyAssignments(current ?? undefined, update));
   }
 
@@ -108,7 +114,8 @@ export class Overlay implements StateView {
     const fromBase = this.base.someInstance(predicate, (instance) => {
       // Instances the proposal changes are visited in their changed form below.
       for (const [key, replacement] of changed) {
-        if (replacement !== undefined && this.base.instance(predicate, key) === instance) return false;
+        if (replacement !== undefined && this.base.instance(predicate, key) === instance)
+          return false;
       }
       return visit(instance);
     });

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { typeOf } from '../../test/engine/fixtures.js';
 import { normalizeText, parseDate, parseDateTime, parseTime } from '../language/index.js';
 import { createClock } from './clock.js';
-import { formatValue, isTextValue, maxListValueLength, parseValue, textValue, type Value, valueKey } from './values.js';
+import {
+  formatValue,
+  isTextValue,
+  maxListValueLength,
+  parseValue,
+  textValue,
+  type Value,
+  valueKey,
+} from './values.js';
 
 const clock = createClock('2025-03-14T12:00');
 const newYork = createClock('2025-03-14T12:00', 'America/New_York');
@@ -11,7 +19,8 @@ const day = parseDate('2025-03-14')!;
 
 function parsed(input: unknown, type: string, at = clock): Value {
   const result = parseValue(input, typeOf(type), at);
-  if (!result.ok) throw new Error(`expected ${JSON.stringify(input)} to parse as ${type}: ${result.problem}`);
+  if (!result.ok)
+    throw new Error(`expected ${JSON.stringify(input)} to parse as ${type}: ${result.problem}`);
   return result.value;
 }
 
@@ -34,9 +43,12 @@ describe('numbers', () => {
     expect(parsed(input, 'number')).toBe(expected);
   });
 
-  it.each(['', 'abc', '1,000', '1_000', '0x10', 'Infinity', '5 dollars'])('refuses the text %j', (input) => {
-    expect(problem(input, 'number')).toContain('is not a number');
-  });
+  it.each(['', 'abc', '1,000', '1_000', '0x10', 'Infinity', '5 dollars'])(
+    'refuses the text %j',
+    (input) => {
+      expect(problem(input, 'number')).toContain('is not a number');
+    },
+  );
 
   it('refuses non-finite numbers, booleans, objects and null', () => {
     expect(problem(Number.POSITIVE_INFINITY, 'number')).toContain('not a finite number');
@@ -119,9 +131,12 @@ describe('dates', () => {
     expect(parsed('2025-03-14T23:30:00-05:00', 'date')).toBe(day + 1);
   });
 
-  it.each(['2025-02-30', '14/03/2025', '2025-3-14', 'next week', '2025-03-14Tlate'])('refuses %j', (input) => {
-    expect(problem(input, 'date')).toContain('is not a date (expected YYYY-MM-DD)');
-  });
+  it.each(['2025-02-30', '14/03/2025', '2025-3-14', 'next week', '2025-03-14Tlate'])(
+    'refuses %j',
+    (input) => {
+      expect(problem(input, 'date')).toContain('is not a date (expected YYYY-MM-DD)');
+    },
+  );
 });
 
 describe('date-times', () => {
@@ -190,7 +205,9 @@ describe('enums', () => {
   });
 
   it('refuses values that are not members, naming the members', () => {
-    expect(problem('Stopped', party)).toBe('"Stopped" is not one of 1, 2, 3, 4+, Running, In Progress');
+    expect(problem('Stopped', party)).toBe(
+      '"Stopped" is not one of 1, 2, 3, 4+, Running, In Progress',
+    );
     expect(problem('Runnin', party)).toContain('is not one of');
     expect(problem({}, party)).toBe('an object is not one of 1, 2, 3, 4+, Running, In Progress');
   });
@@ -205,7 +222,10 @@ describe('text', () => {
   it('reads numbers and booleans as their text, and objects as their JSON text', () => {
     expect(parsed(42, 'text')).toEqual({ raw: '42', key: '42' });
     expect(parsed(false, 'text')).toEqual({ raw: 'false', key: 'false' });
-    expect(parsed({ a: 1, b: [2] }, 'text')).toEqual({ raw: '{"a":1,"b":[2]}', key: '{"a":1,"b":[2]}' });
+    expect(parsed({ a: 1, b: [2] }, 'text')).toEqual({
+      raw: '{"a":1,"b":[2]}',
+      key: '{"a":1,"b":[2]}',
+    });
   });
 
   it('refuses null', () => {
@@ -214,9 +234,16 @@ describe('text', () => {
 
   it('normalises like the language layer, including the ASCII fast path', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom(' a\tb ', 'Ａ  b', 'İ', 'ß', '\n')), (raw) => {
-        expect(textValue(raw).key).toBe(normalizeText(raw));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: 'grapheme' }),
+          fc.constantFrom(' a\tb ', 'Ａ  b', 'İ', 'ß', '\n'),
+        ),
+        (raw) => {
+          expect(textValue(raw).key).toBe(normalizeText(raw));
+        },
+      ),
     );
   });
 
@@ -245,13 +272,17 @@ describe('lists', () => {
   });
 
   it('names the element that does not read', () => {
-    expect(problem([1, 'two'], 'list<number>')).toBe('an element of the list: "two" is not a number');
+    expect(problem([1, 'two'], 'list<number>')).toBe(
+      'an element of the list: "two" is not a number',
+    );
     expect(problem(['a', null], 'list<text>')).toBe('an element of the list: null is not text');
   });
 
   it('refuses lists longer than the limit', () => {
     const long = new Array(maxListValueLength + 1).fill(1);
-    expect(problem(long, 'list<number>')).toBe(`a list of ${maxListValueLength + 1} elements is too long`);
+    expect(problem(long, 'list<number>')).toBe(
+      `a list of ${maxListValueLength + 1} elements is too long`,
+    );
     expect(parsed(long.slice(1), 'list<number>')).toHaveLength(maxListValueLength);
   });
 });
@@ -280,7 +311,9 @@ describe('valueKey', () => {
     expect(valueKey(textValue('true'))).not.toBe(valueKey(true));
     expect(valueKey(undefined)).toBe('∅');
     expect(valueKey([textValue('a'), textValue('b')])).not.toBe(valueKey([textValue('a b')]));
-    expect(valueKey([textValue('a'), textValue('b')])).not.toBe(valueKey([textValue('b'), textValue('a')]));
+    expect(valueKey([textValue('a'), textValue('b')])).not.toBe(
+      valueKey([textValue('b'), textValue('a')]),
+    );
     expect(valueKey([])).not.toBe(valueKey(undefined));
   });
 });

@@ -31,10 +31,11 @@ export function textValue(raw: string): TextValue {
 
 /** ASCII text that needs no Unicode normalisation skips NFKC, which is the costly part. */
 function fastNormalize(raw: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: printable ASCII test
   if (/^[\x20-\x7e]*$/.test(raw)) {
     const lower = raw.toLowerCase();
-    return /^\S(?:.*\S)?$/.test(lower) && !lower.includes('  ') ? lower : lower.trim().replace(/\s+/g, ' ');
+    return /^\S(?:.*\S)?$/.test(lower) && !lower.includes('  ')
+      ? lower
+      : lower.trim().replace(/\s+/g, ' ');
   }
   return normalizeText(raw);
 }
@@ -43,13 +44,16 @@ export function isTextValue(value: unknown): value is TextValue {
   return typeof value === 'object' && value !== null && 'key' in value && 'raw' in value;
 }
 
-export type Parsed = { readonly ok: true; readonly value: Value } | { readonly ok: false; readonly problem: string };
+export type Parsed =
+  | { readonly ok: true; readonly value: Value }
+  | { readonly ok: false; readonly problem: string };
 
 const ok = (value: Value): Parsed => ({ ok: true, value });
 const bad = (problem: string): Parsed => ({ ok: false, problem });
 
 function describeInput(input: unknown): string {
-  if (typeof input === 'string') return JSON.stringify(input.length > 60 ? `${input.slice(0, 60)}…` : input);
+  if (typeof input === 'string')
+    return JSON.stringify(input.length > 60 ? `${input.slice(0, 60)}…` : input);
   if (input === null) return 'null';
   if (Array.isArray(input)) return 'a list';
   if (typeof input === 'object') return 'an object';
@@ -60,7 +64,8 @@ const numberShape = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const twelveHour = /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([ap])\.?\s*m\.?$/i;
 
 function parseNumber(input: unknown): Parsed {
-  if (typeof input === 'number') return Number.isFinite(input) ? ok(input) : bad(`${input} is not a finite number`);
+  if (typeof input === 'number')
+    return Number.isFinite(input) ? ok(input) : bad(`${input} is not a finite number`);
   if (typeof input === 'string' && numberShape.test(input.trim())) return ok(Number(input.trim()));
   return bad(`${describeInput(input)} is not a number`);
 }
@@ -74,8 +79,12 @@ function relativeDay(text: string, clock: SessionClock): number | undefined {
 }
 
 /** An ISO string with an offset names an instant; it is read as wall-clock time in the session's zone. */
-function instantWallClock(text: string, clock: SessionClock): { days: number; seconds: number } | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text)) return undefined;
+function instantWallClock(
+  text: string,
+  clock: SessionClock,
+): { days: number; seconds: number } | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text))
+    return undefined;
   const instant = new Date(text.replace(' ', 'T'));
   if (Number.isNaN(instant.getTime())) return undefined;
   return wallClock(instant, clock.timeZone);
@@ -92,18 +101,28 @@ function parseTimeText(text: string): number | undefined {
   return parseTime(`${base}:${match[2] ?? '00'}${match[3] ? `:${match[3]}` : ''}`);
 }
 
-function parseTemporal(input: unknown, kind: 'date' | 'time' | 'datetime', clock: SessionClock): Parsed {
-  if (typeof input !== 'string') return bad(`${describeInput(input)} is not a ${kind === 'datetime' ? 'date-time' : kind}`);
+function parseTemporal(
+  input: unknown,
+  kind: 'date' | 'time' | 'datetime',
+  clock: SessionClock,
+): Parsed {
+  if (typeof input !== 'string')
+    return bad(`${describeInput(input)} is not a ${kind === 'datetime' ? 'date-time' : kind}`);
   const text = input.trim();
   const lower = text.toLowerCase();
   const instant = instantWallClock(text, clock);
   const [datePart, timePart] = text.includes('T') ? text.split('T') : text.split(' ');
   if (kind === 'date') {
-    const days = parseDate(text) ?? relativeDay(text, clock) ?? (lower === 'now' ? clock.today : undefined);
+    const days =
+      parseDate(text) ?? relativeDay(text, clock) ?? (lower === 'now' ? clock.today : undefined);
     if (days !== undefined) return ok(days);
     if (instant) return ok(instant.days);
     const fromDateTime = datePart === undefined ? undefined : parseDate(datePart);
-    if (fromDateTime !== undefined && timePart !== undefined && parseTimeText(timePart) !== undefined) {
+    if (
+      fromDateTime !== undefined &&
+      timePart !== undefined &&
+      parseTimeText(timePart) !== undefined
+    ) {
       return ok(fromDateTime);
     }
     return bad(`${describeInput(input)} is not a date (expected YYYY-MM-DD)`);
@@ -141,7 +160,11 @@ function parseText(input: unknown): Parsed {
   return bad(`${describeInput(input)} is not text`);
 }
 
-function parseScalar(input: unknown, type: Exclude<VariableType, { kind: 'list' }>, clock: SessionClock): Parsed {
+function parseScalar(
+  input: unknown,
+  type: Exclude<VariableType, { kind: 'list' }>,
+  clock: SessionClock,
+): Parsed {
   switch (type.kind) {
     case 'text':
       return parseText(input);
@@ -149,20 +172,29 @@ function parseScalar(input: unknown, type: Exclude<VariableType, { kind: 'list' 
       return parseNumber(input);
     case 'boolean':
       if (typeof input === 'boolean') return ok(input);
-      if (typeof input === 'string' && /^(true|false)$/i.test(input.trim())) return ok(input.trim().toLowerCase() === 'true');
+      if (typeof input === 'string' && /^(true|false)$/i.test(input.trim()))
+        return ok(input.trim().toLowerCase() === 'true');
       return bad(`${describeInput(input)} is not true or false`);
     case 'date':
     case 'time':
     case 'datetime':
       return parseTemporal(input, type.kind, clock);
     case 'enum': {
-      const text = typeof input === 'string' ? input : typeof input === 'number' || typeof input === 'boolean' ? String(input) : undefined;
-      if (text === undefined) return bad(`${describeInput(input)} is not one of ${type.values.join(', ')}`);
+      const text =
+        typeof input === 'string'
+          ? input
+          : typeof input === 'number' || typeof input === 'boolean'
+            ? String(input)
+            : undefined;
+      if (text === undefined)
+        return bad(`${describeInput(input)} is not one of ${type.values.join(', ')}`);
       const exact = type.values.find((member) => member === text);
       if (exact !== undefined) return ok(exact);
       const key = normalizeText(text);
       const loose = type.values.find((member) => normalizeText(member) === key);
-      return loose === undefined ? bad(`${describeInput(input)} is not one of ${type.values.join(', ')}`) : ok(loose);
+      return loose === undefined
+        ? bad(`${describeInput(input)} is not one of ${type.values.join(', ')}`)
+        : ok(loose);
     }
   }
 }
@@ -178,7 +210,8 @@ export const maxListValueLength = 10_000;
 export function parseValue(input: unknown, type: VariableType, clock: SessionClock): Parsed {
   if (type.kind !== 'list') return parseScalar(input, type, clock);
   const elements = Array.isArray(input) ? input : [input];
-  if (elements.length > maxListValueLength) return bad(`a list of ${elements.length} elements is too long`);
+  if (elements.length > maxListValueLength)
+    return bad(`a list of ${elements.length} elements is too long`);
   const values: ScalarValue[] = [];
   for (const element of elements) {
     const parsed = parseScalar(element, { kind: type.element }, clock);

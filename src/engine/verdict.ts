@@ -55,7 +55,9 @@ export interface Verdict {
 }
 
 /** The decision and severity each reason code leads to when it decides a verdict. */
-export const reasonDecisions: Readonly<Record<ReasonCode, { decision: Decision; severity?: Severity }>> = {
+export const reasonDecisions: Readonly<
+  Record<ReasonCode, { decision: Decision; severity?: Severity }>
+> = {
   'unmet-conditions': { decision: 'revise', severity: 'hard' },
   'soft-deviation': { decision: 'revise', severity: 'soft' },
   'premature-finish': { decision: 'revise', severity: 'hard' },

@@ -27,7 +27,8 @@ export function readShared(path: string): string {
 /** `text`, `number`, `enum[a, b]`, `list<text>`, … as a `VariableType`. */
 export function typeOf(spelling: string): VariableType {
   const enumMatch = /^enum\[(.*)\]$/.exec(spelling);
-  if (enumMatch) return { kind: 'enum', values: (enumMatch[1] ?? '').split(',').map((member) => member.trim()) };
+  if (enumMatch)
+    return { kind: 'enum', values: (enumMatch[1] ?? '').split(',').map((member) => member.trim()) };
   const listMatch = /^list<(text|number)>$/.exec(spelling);
   if (listMatch) return { kind: 'list', element: listMatch[1] as 'text' | 'number' };
   if (['text', 'number', 'boolean', 'date', 'time', 'datetime'].includes(spelling)) {
@@ -36,18 +37,26 @@ export function typeOf(spelling: string): VariableType {
   throw new Error(`unknown type spelling ${spelling}`);
 }
 
-type VariableSpec = string | (Omit<VariableDeclaration, 'name' | 'type'> & { readonly type: string });
+type VariableSpec =
+  | string
+  | (Omit<VariableDeclaration, 'name' | 'type'> & { readonly type: string });
 
 function variablesOf(variables: Readonly<Record<string, VariableSpec>>): VariableDeclaration[] {
   return Object.entries(variables).map(([name, spec]) =>
-    typeof spec === 'string' ? { name, type: typeOf(spec) } : { ...spec, name, type: typeOf(spec.type) },
+    typeof spec === 'string'
+      ? { name, type: typeOf(spec) }
+      : { ...spec, name, type: typeOf(spec.type) },
   );
 }
 
 export function state(
   name: string,
   variables: Readonly<Record<string, VariableSpec>> = {},
-  options: { readonly keys?: readonly string[]; readonly description?: string; readonly resultOf?: string } = {},
+  options: {
+    readonly keys?: readonly string[];
+    readonly description?: string;
+    readonly resultOf?: string;
+  } = {},
 ): PredicateDeclaration {
   return {
     name,
@@ -91,17 +100,23 @@ export function tool(
 ): PredicateDeclaration[] {
   return [
     action(name, parameters, { ...options, resultPredicate: `${name}Result` }),
-    state(`${name}Result`, results, { resultOf: name, description: `The result of the last ${name} call.` }),
+    state(`${name}Result`, results, {
+      resultOf: name,
+      description: `The result of the last ${name} call.`,
+    }),
   ];
 }
 
-export function schemaOf(...predicates: readonly (PredicateDeclaration | readonly PredicateDeclaration[])[]): Schema {
+export function schemaOf(
+  ...predicates: readonly (PredicateDeclaration | readonly PredicateDeclaration[])[]
+): Schema {
   return createSchema('test', predicates.flat());
 }
 
 /** Checks spec text; a test that needs a valid spec fails with the rendered diagnostics. */
 export function specOf(text: string, schema: Schema): Spec {
   const result = checkSpec(text, schema);
-  if (!result.ok) throw new Error(`spec does not check:\n${renderDiagnostics(result.diagnostics, text)}`);
+  if (!result.ok)
+    throw new Error(`spec does not check:\n${renderDiagnostics(result.diagnostics, text)}`);
   return result.value;
 }

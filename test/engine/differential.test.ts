@@ -1,0 +1,853 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createSession, lexicalSimilarity, type Verdict } from '../../src/engine/index.js';
+import {
+  type CheckedRule,
+  checkSpec,
+  type PredicateDeclaration,
+  type Schema,
+  type Spec,
+} from '../../src/language/index.js';
+import { action, fixedNow, schemaOf, state } from './fixtures.js';
+import {
+  type ReferenceOptions,
+  ReferenceSession,
+  type ReferenceVerdict,
+} from './reference-evaluator.js';
+
+/**
+ * The differential property test: random small schemas, random specs over them (as
+ * text, checked by the language layer; specs with errors are discarded) and random
+ * traces of proposals, observations and resolutions. The engine and the naive reference
+ * evaluator (reference-evaluator.ts, written from LANGUAGE.md §6) must agree at every
+ * step on the decision, severity, first reason code, performed objectives, achieved
+ * counts and Done.
+ */
+
+const typeNames = [
+  'number',
+  'text',
+  'boolean',
+  'enum',
+  'date',
+  'time',
+  'datetime',
+  'list<text>',
+  'list<number>',
+] as const;
+type TypeName = (typeof typeNames)[number];
+
+const typeSpelling: Readonly<Record<TypeName, string>> = {
+  number: 'number',
+  text: 'text',
+  boolean: 'boolean',
+  enum: 'enum[lo, mid, hi]',
+  date: 'date',
+  time: 'time',
+  datetime: 'datetime',
+  'list<text>': 'list<text>',
+  'list<number>': 'list<number>',
+};
+
+interface VariableModel {
+  readonly name: string;
+  readonly type: TypeName;
+}
+
+interface PredicateModel {
+  readonly name: string;
+  readonly kind: 'state' | 'action';
+  readonly variables: readonly VariableModel[];
+  readonly keyed: boolean;
+  readonly critical: boolean;
+  readonly resultOf?: string;
+}
+
+// ---- schemas --------------------------------------------------------------------------
+
+const variablesArb = (prefix: string, min: number, max: number): fc.Arbitrary<VariableModel[]> =>
+  fc
+    .array(fc.constantFrom(...typeNames), { minLength: min, maxLength: max })
+    .map((types) => types.map((type, index) => ({ name: `${prefix}${index}`, type })));
+
+const schemaModelArb: fc.Arbitrary<PredicateModel[]> = fc
+  .record({
+    states: fc.array(variablesArb('v', 1, 3), { minLength: 1, maxLength: 3 }),
+    keyed: fc.option(variablesArb('w', 1, 2), { nil: undefined }),
+    actions: fc.array(fc.record({ variables: variablesArb('p', 0, 2), critical: fc.boolean() }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    tool: fc.option(
+      fc.record({
+        parameters: variablesArb('q', 0, 1),
+        results: variablesArb('r', 1, 2),
+        critical: fc.boolean(),
+      }),
+      {
+        nil: undefined,
+      },
+    ),
+  })
+  .map(({ states, keyed, actions, tool }) => {
+    const predicates: PredicateModel[] = [];
+    for (const [index, variables] of states.entries()) {
+      predicates.push({
+        name: `S${index}`,
+        kind: 'state',
+        variables,
+        keyed: false,
+        critical: false,
+      });
+    }
+    if (keyed) {
+      predicates.push({
+        name: 'K',
+        kind: 'state',
+        variables: [{ name: 'id', type: 'text' }, ...keyed],
+        keyed: true,
+        critical: false,
+      });
+    }
+    for (const [index, { variables, critical }] of actions.entries()) {
+      predicates.push({ name: `A${index}`, kind: 'action', variables, keyed: false, critical });
+    }
+    if (tool) {
+      predicates.push({
+        name: 'T',
+        kind: 'action',
+        variables: tool.parameters,
+        keyed: false,
+        critical: tool.critical,
+      });
+      predicates.push({
+        name: 'TResult',
+        kind: 'state',
+        variables: tool.results,
+        keyed: false,
+        critical: false,
+        resultOf: 'T',
+      });
+    }
+    return predicates;
+  });
+
+function schemaFrom(models: readonly PredicateModel[]): Schema {
+  const declarations: PredicateDeclaration[] = models.map((model) => {
+    const variables = Object.fromEntries(
+      model.variables.map((variable) => [variable.name, typeSpelling[variable.type]]),
+    );
+    if (model.kind === 'action') {
+      return action(model.name, variables, {
+        critical: model.critical,
+        ...(model.name === 'T' ? { resultPredicate: 'TResult' } : {}),
+      });
+    }
+    return state(model.name, variables, {
+      ...(model.keyed ? { keys: ['id'] } : {}),
+      ...(model.resultOf !== undefined ? { resultOf: model.resultOf } : {}),
+    });
+  });
+  return schemaOf(declarations);
+}
+
+// ---- specs ----------------------------------------------------------------------------
+
+const scalarLiterals: Readonly<Record<Exclude<TypeName, `list<${string}>`>, readonly string[]>> = {
+  number: ['0', '1', '2', '5', '10', '-1'],
+  text: ['"a"', '"b"', '"Alice"', '"alice"', '"Bob Smith"'],
+  boolean: ['true', 'false'],
+  enum: ['lo', 'mid', 'hi'],
+  date: ['2025-03-13', '2025-03-14', '2025-03-15', 'today', 'tomorrow', 'yesterday'],
+  time: ['09:00', '12:00', '18:00', 'now'],
+  datetime: [
+    '2025-03-14T09:00',
+    '2025-03-14T12:00',
+    '2025-03-15T00:00',
+    'now',
+    'today',
+    'tomorrow',
+    '2025-03-15',
+  ],
+};
+const textNeedles = ['"a"', '"li"', '"Bob"', '"A"'];
+const similarTargets = ['"alice"', '"bob smith"', '"a"'];
+const regexes = ['/^a/', '/b/i', '/ice$/', '/^$/'];
+const textLists = ['[]', '["a"]', '["a", "b"]', '["Alice", "b"]'];
+const numberLists = ['[]', '[1]', '[1, 2]', '[2, 5]'];
+
+const operatorsByType: Readonly<Record<TypeName, readonly string[]>> = {
+  number: ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in'],
+  date: ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in'],
+  time: ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in'],
+  datetime: ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in'],
+  text: [
+    '=',
+    '!=',
+    '~',
+    '!~',
+    'in',
+    'not in',
+    'contains',
+    'not contains',
+    'matches',
+    'not matches',
+  ],
+  boolean: ['=', '!='],
+  enum: ['=', '!=', 'in', 'not in'],
+  'list<text>': [
+    '=',
+    '!=',
+    'in',
+    'not in',
+    'contains',
+    'not contains',
+    'matches',
+    'not matches',
+    '~',
+    '!~',
+  ],
+  'list<number>': ['=', '!=', 'in', 'not in', 'contains', 'not contains'],
+};
+
+function literalArb(type: TypeName, operator: string): fc.Arbitrary<string> {
+  const positive = operator.replace(/^not /, '').replace('!~', '~').replace('!=', '=');
+  if (positive === 'matches') return fc.constantFrom(...regexes);
+  if (type === 'list<text>') {
+    if (positive === 'contains') return fc.constantFrom(...scalarLiterals.text);
+    if (positive === '~') return fc.constantFrom(...similarTargets);
+    return fc.constantFrom(...textLists);
+  }
+  if (type === 'list<number>') {
+    if (positive === 'contains') return fc.constantFrom(...scalarLiterals.number);
+    return fc.constantFrom(...numberLists);
+  }
+  if (type === 'text' && positive === 'contains') return fc.constantFrom(...textNeedles);
+  if (type === 'text' && positive === '~') return fc.constantFrom(...similarTargets);
+  const pool = scalarLiterals[type];
+  if (positive === 'in')
+    return fc
+      .uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 2 })
+      .map((items) => `[${items.join(', ')}]`);
+  return fc.constantFrom(...pool);
+}
+
+/** `equality`: how much more often `=` is chosen than each other operator. */
+function constraintArb(
+  variables: readonly VariableModel[],
+  equality: number,
+): fc.Arbitrary<string> {
+  return fc
+    .constantFrom(...variables)
+    .chain((variable) =>
+      fc
+        .oneof(
+          { weight: equality, arbitrary: fc.constant('=') },
+          { weight: 1, arbitrary: fc.constantFrom(...operatorsByType[variable.type]) },
+        )
+        .chain((operator) =>
+          literalArb(variable.type, operator).map(
+            (literal) => `${variable.name} ${operator} ${literal}`,
+          ),
+        ),
+    );
+}
+
+function patternArb(
+  predicates: readonly PredicateModel[],
+  maxConstraints: number,
+  equality = 1,
+): fc.Arbitrary<string> {
+  return fc.constantFrom(...predicates).chain((predicate) =>
+    predicate.variables.length === 0
+      ? fc.constant(`${predicate.name}()`)
+      : fc
+          .array(constraintArb(predicate.variables, equality), {
+            minLength: 0,
+            maxLength: maxConstraints,
+          })
+          .map((constraints) => `${predicate.name}(${constraints.join(', ')})`),
+  );
+}
+
+function objectiveReferenceArb(names: readonly string[]): fc.Arbitrary<string[]> {
+  if (names.length === 0) return fc.constant([]);
+  return fc.uniqueArray(fc.constantFrom(...names), { maxLength: 2 }).chain((chosen) =>
+    fc.tuple(
+      ...chosen.map((name) =>
+        fc.oneof(
+          { weight: 4, arbitrary: fc.constant(name) },
+          {
+            weight: 1,
+            arbitrary: fc
+              .constantFrom('>= 2', '= 0', '< 2', '!= 1')
+              .map((bound) => `${name} ${bound}`),
+          },
+        ),
+      ),
+    ),
+  );
+}
+
+interface SpecModel {
+  readonly text: string;
+  readonly heads: readonly string[];
+}
+
+/** How a spec is shaped: few objectives with mixed bodies, or many rules over the same actions. */
+interface SpecProfile {
+  readonly maxObjectives: number;
+  /** fast-check `freq` of leaving the action pattern out (1 in freq). */
+  readonly actionFrequency: number;
+  /** Weight of `=` against each other operator in action patterns. */
+  readonly actionEquality: number;
+}
+
+const mixedSpecs: SpecProfile = { maxObjectives: 3, actionFrequency: 2, actionEquality: 1 };
+const actionHeavySpecs: SpecProfile = { maxObjectives: 7, actionFrequency: 8, actionEquality: 6 };
+
+function specArb(models: readonly PredicateModel[], profile: SpecProfile): fc.Arbitrary<SpecModel> {
+  const states = models.filter((model) => model.kind === 'state');
+  const actions = models.filter((model) => model.kind === 'action');
+  return fc.integer({ min: 1, max: profile.maxObjectives }).chain((objectiveCount) => {
+    const heads = Array.from({ length: objectiveCount }, (_, index) => `O${index}`);
+    const ruleArb = (index: number) =>
+      fc
+        .record({
+          confirm: fc.oneof(
+            { weight: 3, arbitrary: fc.constant('') },
+            { weight: 1, arbitrary: fc.constantFrom('@confirm\n', '@confirm(safety, "ask")\n') },
+          ),
+          repeat: fc.oneof(
+            { weight: 3, arbitrary: fc.constant('') },
+            { weight: 1, arbitrary: fc.constantFrom('@repeat\n', '@repeat(2)\n', '@repeat(1)\n') },
+          ),
+          objectives: objectiveReferenceArb(heads.slice(0, index)),
+          states: fc.array(patternArb(states, 2), { maxLength: 2 }),
+          action: fc.option(patternArb(actions, 1, profile.actionEquality), {
+            nil: undefined,
+            freq: profile.actionFrequency,
+          }),
+        })
+        .map(({ confirm, repeat, objectives, states: patterns, action: pattern }) => {
+          const body = [...objectives, ...patterns, ...(pattern ? [pattern] : [])];
+          return `${confirm}${repeat}${body.length === 0 ? 'true' : body.join(' & ')} -> O${index}`;
+        });
+    const objectiveRules = heads.map((_, index) =>
+      fc.array(ruleArb(index), { minLength: 1, maxLength: 2 }),
+    );
+    const doneRule = fc
+      .record({
+        objectives: objectiveReferenceArb(heads),
+        states: fc.array(patternArb(states, 2), { maxLength: 1 }),
+      })
+      .map(({ objectives, states: patterns }) => {
+        const body = [...objectives, ...patterns];
+        return `${body.length === 0 ? 'true' : body.join(' & ')} -> Done`;
+      });
+    const guard = fc
+      .record({ mode: fc.constantFrom('reject', 'confirm'), pattern: patternArb(models, 1) })
+      .map(({ mode, pattern }) => `${mode} ${pattern}`);
+    return fc
+      .tuple(
+        fc.tuple(...objectiveRules),
+        fc.array(doneRule, { minLength: 1, maxLength: 2 }),
+        fc.array(guard, { maxLength: 2 }),
+      )
+      .map(([rules, done, guards]) => ({
+        text: [...rules.flat(), ...done, ...guards].join('\n'),
+        heads,
+      }));
+  });
+}
+
+// ---- traces ---------------------------------------------------------------------------
+
+const inputValues: Readonly<Record<TypeName, readonly unknown[]>> = {
+  number: [0, 1, 2, 5, 10, -1, '5'],
+  text: ['a', 'b', 'Alice', 'alice ', 'Bob Smith', 'bob  smith', 'xyz'],
+  boolean: [true, false, 'true'],
+  enum: ['lo', 'mid', 'hi', 'HI'],
+  date: ['2025-03-13', '2025-03-14', '2025-03-15', 'today', 'tomorrow'],
+  time: ['09:00', '12:00', '18:00', '19:30'],
+  datetime: ['2025-03-14T09:00', '2025-03-14T12:00', '2025-03-15T00:00', 'now'],
+  'list<text>': [[], ['a'], ['a', 'b'], ['Alice'], ['b', 'Bob Smith']],
+  'list<number>': [[], [1], [1, 2], [5]],
+};
+const invalidValues: Readonly<Record<TypeName, unknown>> = {
+  number: 'abc',
+  text: null,
+  boolean: 'maybe',
+  enum: 'nope',
+  date: '2025-02-30',
+  time: '25:00',
+  datetime: 'soon',
+  'list<text>': [null],
+  'list<number>': ['x'],
+};
+
+function valueArb(type: TypeName, allowNull: boolean): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    { weight: 20, arbitrary: fc.constantFrom(...inputValues[type]) },
+    { weight: 1, arbitrary: fc.constant(invalidValues[type]) },
+    { weight: allowNull ? 1 : 0, arbitrary: fc.constant(null) },
+  );
+}
+
+function valuesArb(
+  variables: readonly VariableModel[],
+  allowNull: boolean,
+  required: readonly string[] = [],
+): fc.Arbitrary<Record<string, unknown>> {
+  if (variables.length === 0) return fc.constant({});
+  return fc
+    .tuple(
+      ...variables.map((variable) =>
+        fc.option(valueArb(variable.type, allowNull), {
+          nil: undefined,
+          freq: required.includes(variable.name) ? 100 : 3,
+        }),
+      ),
+    )
+    .chain((values) =>
+      fc
+        .oneof(
+          { weight: 30, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom('zzz') },
+        )
+        .map((unknown) => {
+          const record: Record<string, unknown> = {};
+          variables.forEach((variable, index) => {
+            const value = values[index];
+            if (value !== undefined) record[variable.name] = value;
+          });
+          if (unknown !== undefined) record[unknown] = 1;
+          return record;
+        }),
+    );
+}
+
+function updatesArb(states: readonly PredicateModel[]): fc.Arbitrary<unknown> {
+  const keyed = states.find((model) => model.keyed);
+  const keyedValues = (model: PredicateModel) =>
+    fc
+      .tuple(fc.constantFrom('k1', 'k2', 'K1'), valuesArb(model.variables.slice(1), true))
+      .map(([id, values]) => ({ ...values, id }));
+  const objectForm = fc
+    .uniqueArray(fc.constantFrom(...states), {
+      minLength: 1,
+      maxLength: 2,
+      selector: (model) => model.name,
+    })
+    .chain((chosen) =>
+      fc
+        .tuple(
+          ...chosen.map((model) =>
+            model.keyed ? keyedValues(model) : valuesArb(model.variables, true),
+          ),
+        )
+        .map((values) =>
+          Object.fromEntries(chosen.map((model, index) => [model.name, values[index]])),
+        ),
+    );
+  const arrayForm = keyed
+    ? fc.array(
+        fc.record({
+          predicate: fc.constant(keyed.name),
+          op: fc.constantFrom('add', 'update', 'delete'),
+          values: keyedValues(keyed),
+        }),
+        { minLength: 1, maxLength: 2 },
+      )
+    : objectForm;
+  return fc.oneof(
+    { weight: 6, arbitrary: objectForm },
+    { weight: keyed ? 2 : 0, arbitrary: arrayForm },
+    { weight: 1, arbitrary: fc.constant({ Nope: {} }) },
+  );
+}
+
+function proposalArb(
+  models: readonly PredicateModel[],
+  heads: readonly string[],
+): fc.Arbitrary<unknown> {
+  const states = models.filter((model) => model.kind === 'state');
+  const actions = models.filter((model) => model.kind === 'action');
+  const actionArb = fc.constantFrom(...actions).chain((model) =>
+    valuesArb(
+      model.variables,
+      true,
+      model.variables.map((variable) => variable.name),
+    ).map((args) => ({ name: model.name, args })),
+  );
+  const objectiveArb = fc.oneof(
+    { weight: 12, arbitrary: fc.constantFrom(...heads) },
+    { weight: 1, arbitrary: fc.constantFrom('Nope', 'Done') },
+  );
+  return fc.oneof(
+    { weight: 2, arbitrary: fc.constant({ finish: true }) },
+    { weight: 5, arbitrary: actionArb.map((proposed) => ({ action: proposed })) },
+    { weight: 5, arbitrary: updatesArb(states).map((updates) => ({ updates })) },
+    { weight: 4, arbitrary: objectiveArb.map((objective) => ({ objective })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(objectiveArb, updatesArb(states))
+        .map(([objective, updates]) => ({ objective, updates })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(actionArb, updatesArb(states))
+        .map(([proposed, updates]) => ({ action: proposed, updates })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(actionArb, objectiveArb)
+        .map(([proposed, objective]) => ({ action: proposed, objective })),
+    },
+    { weight: 1, arbitrary: fc.constant({}) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        { action: { name: 'Nope' } },
+        { finish: true, objective: heads[0] },
+        { finish: 'yes' },
+        'text',
+      ),
+    },
+  );
+}
+
+type TraceEvent =
+  | { readonly propose: unknown; readonly label: string }
+  | { readonly observe: unknown }
+  | { readonly resolve: boolean };
+
+function traceArb(
+  models: readonly PredicateModel[],
+  heads: readonly string[],
+): fc.Arbitrary<TraceEvent[]> {
+  const states = models.filter((model) => model.kind === 'state');
+  return fc
+    .tuple(
+      fc.array(proposalArb(models, heads), { minLength: 2, maxLength: 6 }),
+      fc.array(
+        updatesArb(states).map((updates) => ({ updates })),
+        { minLength: 1, maxLength: 3 },
+      ),
+    )
+    .chain(([proposals, observations]) =>
+      fc.array(
+        fc.oneof(
+          {
+            weight: 8,
+            arbitrary: fc
+              .tuple(fc.nat({ max: proposals.length - 1 }), fc.nat({ max: 3 }))
+              .map(([index, label]) => ({ propose: proposals[index], label: `step ${label}` })),
+          },
+          {
+            weight: 3,
+            arbitrary: fc
+              .nat({ max: observations.length - 1 })
+              .map((index) => ({ observe: observations[index] })),
+          },
+          { weight: 2, arbitrary: fc.boolean().map((approved) => ({ resolve: approved })) },
+        ),
+        { minLength: 3, maxLength: 16 },
+      ),
+    );
+}
+
+interface World {
+  readonly models: readonly PredicateModel[];
+  readonly spec: SpecModel;
+  readonly trace: readonly TraceEvent[];
+  readonly escalateAfter: number;
+  readonly unplannedCritical: 'revise' | 'confirm';
+}
+
+const worldArb = (
+  schemas: fc.Arbitrary<PredicateModel[]>,
+  profile: SpecProfile,
+): fc.Arbitrary<World> =>
+  schemas.chain((models) =>
+    specArb(models, profile).chain((spec) =>
+      fc.record({
+        models: fc.constant(models),
+        spec: fc.constant(spec),
+        trace: traceArb(models, spec.heads),
+        escalateAfter: fc.constantFrom(0, 1, 2, 3),
+        unplannedCritical: fc.constantFrom('revise' as const, 'confirm' as const),
+      }),
+    ),
+  );
+
+/** One state and one action whose arguments rules pin with `=`: many rules per action. */
+const oneActionSchemaArb: fc.Arbitrary<PredicateModel[]> = fc
+  .record({
+    state: variablesArb('v', 1, 2),
+    parameters: fc
+      .array(fc.constantFrom<TypeName>('number', 'text', 'enum', 'boolean', 'date', 'datetime'), {
+        minLength: 1,
+        maxLength: 2,
+      })
+      .map((types) => types.map((type, index) => ({ name: `p${index}`, type }))),
+    critical: fc.boolean(),
+  })
+  .map(({ state: variables, parameters, critical }) => [
+    { name: 'S0', kind: 'state', variables, keyed: false, critical: false },
+    { name: 'A0', kind: 'action', variables: parameters, keyed: false, critical },
+  ]);
+
+// ---- the comparison -------------------------------------------------------------------
+
+function engineView(verdict: Verdict): ReferenceVerdict {
+  return {
+    decision: verdict.decision,
+    ...(verdict.severity ? { severity: verdict.severity } : {}),
+    ...(verdict.reasons[0] ? { code: verdict.reasons[0].code } : {}),
+    performs: [...verdict.performs].sort(),
+    achieved: verdict.achieved,
+    done: verdict.done,
+  };
+}
+
+function referenceView(verdict: ReferenceVerdict): ReferenceVerdict {
+  return { ...verdict, performs: [...verdict.performs].sort() };
+}
+
+const statistics = {
+  worlds: 0,
+  discarded: 0,
+  steps: 0,
+  pinnedActions: 0,
+  decisions: new Map<string, number>(),
+};
+
+/** Whether some action has 4+ rules, 2+ of which pin one argument with `=` (what an index would use). */
+function hasPinnedAction(spec: Spec): boolean {
+  const byAction = new Map<string, CheckedRule[]>();
+  for (const rule of spec.rules) {
+    if (rule.action)
+      byAction.set(rule.action.predicate.name, [
+        ...(byAction.get(rule.action.predicate.name) ?? []),
+        rule,
+      ]);
+  }
+  return [...byAction.values()].some((rules) => {
+    if (rules.length < 4) return false;
+    const pins = rules.flatMap((rule) =>
+      (rule.action?.constraints ?? [])
+        .filter((constraint) => constraint.operator === '=')
+        .map((constraint) => constraint.variable.name),
+    );
+    return pins.some((name, index) => pins.indexOf(name) !== index);
+  });
+}
+
+function runWorld(world: World): void {
+  const schema = schemaFrom(world.models);
+  const checked = checkSpec(world.spec.text, schema);
+  if (!checked.ok) {
+    statistics.discarded++;
+    return;
+  }
+  statistics.worlds++;
+  if (hasPinnedAction(checked.value)) statistics.pinnedActions++;
+  const options: ReferenceOptions = {
+    now: fixedNow,
+    similarity: lexicalSimilarity,
+    threshold: 0.75,
+    escalateAfter: world.escalateAfter,
+    unplannedCritical: world.unplannedCritical,
+  };
+  const engine = createSession(checked.value, options);
+  const reference = new ReferenceSession(checked.value, options);
+  world.trace.forEach((event, index) => {
+    const where = `step ${index + 1} (${JSON.stringify(event)})`;
+    statistics.steps++;
+    if ('propose' in event) {
+      const proposal =
+        typeof event.propose === 'object' && event.propose !== null
+          ? { ...event.propose, label: event.label }
+          : event.propose;
+      const actual = engine.propose(proposal);
+      const wanted = reference.propose(proposal);
+      const key = `${wanted.decision}/${wanted.code ?? ''}`;
+      statistics.decisions.set(key, (statistics.decisions.get(key) ?? 0) + 1);
+      expect(engineView(actual), `${where}: ${actual.feedback}`).toEqual(referenceView(wanted));
+    } else if ('observe' in event) {
+      const actual = engine.observe(event.observe);
+      expect(actual.ok, where).toBe(reference.observe(event.observe));
+    } else {
+      const actual = engine.resolve(event.resolve);
+      const wanted = reference.resolve(event.resolve);
+      expect({ ok: actual.ok, committed: actual.committed }, where).toEqual(wanted);
+    }
+    const status = engine.status();
+    const wanted = reference.status();
+    expect(
+      {
+        done: status.done,
+        finished: status.finished,
+        achieved: status.achieved,
+        pending: status.pending,
+      },
+      `status after ${where}`,
+    ).toEqual(wanted);
+  });
+}
+
+describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', () => {
+  it('on random schemas, specs and traces', () => {
+    // DIFF_RUNS raises the number of worlds for a longer hunt (e.g. DIFF_RUNS=20000).
+    fc.assert(fc.property(worldArb(schemaModelArb, mixedSpecs), runWorld), {
+      numRuns: Number(process.env['DIFF_RUNS'] ?? 600),
+    });
+    // The generator must mostly produce valid specs, and every decision must occur.
+    expect(statistics.worlds).toBeGreaterThan(300);
+    const codes = new Set([...statistics.decisions.keys()]);
+    for (const expected of [
+      'allow/',
+      'confirm/rule-confirm',
+      'confirm/guard-confirm',
+      'confirm/repeated-violation',
+      'confirm/unplanned-critical',
+      'revise/unmet-conditions',
+      'revise/soft-deviation',
+      'revise/premature-finish',
+      'revise/already-achieved',
+      'revise/unplanned-critical',
+      'revise/invalid-proposal',
+      'reject/guard-reject',
+    ]) {
+      expect(codes, `no step was decided ${expected}`).toContain(expected);
+    }
+  }, 600_000);
+
+  it('on specs with many rules over one action (the argument index)', () => {
+    const before = statistics.pinnedActions;
+    fc.assert(fc.property(worldArb(oneActionSchemaArb, actionHeavySpecs), runWorld), {
+      numRuns: Math.ceil(Number(process.env['DIFF_RUNS'] ?? 600) / 2),
+    });
+    expect(statistics.pinnedActions - before).toBeGreaterThan(30);
+  }, 600_000);
+
+  it('on a hand-written world with keyed instances, tool results and repeats', () => {
+    const models: PredicateModel[] = [
+      {
+        name: 'S0',
+        kind: 'state',
+        variables: [{ name: 'v0', type: 'number' }],
+        keyed: false,
+        critical: false,
+      },
+      {
+        name: 'K',
+        kind: 'state',
+        variables: [
+          { name: 'id', type: 'text' },
+          { name: 'w0', type: 'boolean' },
+          { name: 'w1', type: 'time' },
+        ],
+        keyed: true,
+        critical: false,
+      },
+      {
+        name: 'A0',
+        kind: 'action',
+        variables: [{ name: 'p0', type: 'text' }],
+        keyed: false,
+        critical: true,
+      },
+      { name: 'T', kind: 'action', variables: [], keyed: false, critical: false },
+      {
+        name: 'TResult',
+        kind: 'state',
+        variables: [
+          { name: 'r0', type: 'list<text>' },
+          { name: 'r1', type: 'number' },
+        ],
+        keyed: false,
+        critical: false,
+        resultOf: 'T',
+      },
+    ];
+    const text = `T() -> O0
+@repeat(2)
+O0 & TResult(r0 contains "a") & A0(p0 ~ "alice") -> O1
+O1 >= 2 & K(w0 = true, w1 < 12:00) -> Done
+reject A0(p0 = "Bob Smith")`;
+    const proposals = [
+      { action: { name: 'T' } },
+      { action: { name: 'A0', args: { p0: 'Alice' } } },
+      { action: { name: 'A0', args: { p0: 'Bob Smith' } } },
+      { finish: true },
+    ];
+    const trace: TraceEvent[] = [
+      { propose: proposals[1], label: 'early' },
+      { propose: proposals[0], label: 'search' },
+      { observe: { updates: { TResult: { r0: ['a', 'b'], r1: 3 } } } },
+      { propose: proposals[1], label: 'first' },
+      { propose: proposals[2], label: 'bob' },
+      { observe: { updates: { TResult: { r1: 4 } } } },
+      { propose: proposals[1], label: 'second without result' },
+      { observe: { updates: { TResult: { r0: ['a'] } } } },
+      { propose: proposals[1], label: 'second' },
+      { propose: proposals[1], label: 'third' },
+      { propose: proposals[3], label: 'finish' },
+      {
+        observe: {
+          updates: {
+            K: [
+              { id: 'x', w0: true },
+              { id: 'y', w1: '09:00' },
+            ],
+          },
+        },
+      },
+      { propose: proposals[3], label: 'finish split' },
+      {
+        propose: { updates: [{ predicate: 'K', op: 'update', values: { id: 'x', w1: '11:00' } }] },
+        label: 'fix',
+      },
+      { propose: proposals[3], label: 'finish' },
+      {
+        propose: { updates: [{ predicate: 'K', op: 'delete', values: { id: 'x' } }] },
+        label: 'delete',
+      },
+      { propose: proposals[3], label: 'finish after delete' },
+    ];
+    const spec: SpecModel = { text, heads: ['O0', 'O1'] };
+    runWorld({ models, spec, trace, escalateAfter: 3, unplannedCritical: 'revise' });
+    const engine = createSession(checkSpec(text, schemaFrom(models)).value!, { now: fixedNow });
+    const verdicts = trace.map((event) =>
+      'propose' in event
+        ? `${engine.propose(event.propose).decision}`
+        : 'observe' in event
+          ? `observe:${engine.observe(event.observe).ok}`
+          : `resolve:${engine.resolve(event.resolve).ok}`,
+    );
+    expect(verdicts).toEqual([
+      'revise',
+      'allow',
+      'observe:true',
+      'allow',
+      'reject',
+      'observe:true',
+      'revise',
+      'observe:true',
+      'allow',
+      'revise',
+      'revise',
+      'observe:true',
+      'revise',
+      'allow',
+      'allow',
+      'allow',
+      'revise',
+    ]);
+  });
+});

@@ -1,0 +1,132 @@
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createSession, type Verdict } from '../../src/engine/index.js';
+import type { Schema } from '../../src/language/index.js';
+import { loadStateSchema, loadToolSchema } from '../../src/schema/index.js';
+import { fixedNow, readShared, sharedRoot, specOf } from './fixtures.js';
+
+/**
+ * Replays every worked example (shared/examples/*) at the clock the examples are
+ * written for and checks each `expect` (FORMATS.md §3): a decision, or an object whose
+ * given fields must match — `code` against the first, deciding reason.
+ */
+
+function unwrap(result: { ok: boolean; value?: Schema; diagnostics: readonly unknown[] }): Schema {
+  if (!result.ok || !result.value)
+    throw new Error(`schema does not load: ${JSON.stringify(result.diagnostics)}`);
+  return result.value;
+}
+
+const schemas: Readonly<Record<string, () => Schema>> = {
+  restaurant: () => unwrap(loadStateSchema(readShared('examples/restaurant/states.json'))),
+  clock: () =>
+    unwrap(
+      loadStateSchema(readShared('data/verisafe/predicates/com.google.android.deskclock.json')),
+    ),
+  'bank-transfer': () => unwrap(loadToolSchema(readShared('examples/bank-transfer/tools.json'))),
+  todoist: () => unwrap(loadToolSchema(readShared('data/toolemu/toolkits.json'))),
+};
+
+type Expectation =
+  | string
+  | { readonly decision?: string; readonly severity?: string; readonly code?: string };
+
+interface TraceEvent {
+  readonly propose?: unknown;
+  readonly observe?: unknown;
+  readonly resolve?: { readonly approved: boolean };
+  readonly expect?: Expectation;
+}
+
+function readTrace(path: string): TraceEvent[] {
+  return readShared(path)
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as TraceEvent);
+}
+
+/** The fields of a verdict an expectation compares. */
+function observed(verdict: Verdict): { decision: string; severity?: string; code?: string } {
+  return {
+    decision: verdict.decision,
+    ...(verdict.severity ? { severity: verdict.severity } : {}),
+    ...(verdict.reasons[0] ? { code: verdict.reasons[0].code } : {}),
+  };
+}
+
+function expected(expectation: Expectation): Record<string, string> {
+  return typeof expectation === 'string' ? { decision: expectation } : { ...expectation };
+}
+
+const folders = readdirSync(new URL('examples/', sharedRoot), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+
+describe('worked examples', () => {
+  it('has a schema for every example folder', () => {
+    expect(folders).toEqual(Object.keys(schemas).sort());
+  });
+
+  for (const folder of folders) {
+    const traces = readdirSync(new URL(`examples/${folder}/`, sharedRoot))
+      .filter((name) => name.endsWith('.jsonl'))
+      .sort();
+
+    describe(folder, () => {
+      const load = schemas[folder];
+      if (!load) throw new Error(`no schema for example ${folder}`);
+      const schema = load();
+      const spec = specOf(readShared(`examples/${folder}/spec.intent`), schema);
+
+      it('has traces', () => {
+        expect(traces.length).toBeGreaterThan(0);
+      });
+
+      for (const trace of traces) {
+        it(`replays ${trace}`, () => {
+          const session = createSession(spec, { now: fixedNow });
+          const events = readTrace(`examples/${folder}/${trace}`);
+          let checked = 0;
+          events.forEach((event, index) => {
+            const where = `${folder}/${trace}:${index + 1}`;
+            if (event.propose !== undefined) {
+              const verdict = session.propose(event.propose);
+              if (event.expect !== undefined) {
+                const wanted = expected(event.expect);
+                const actual = observed(verdict);
+                const compared = Object.fromEntries(
+                  Object.keys(wanted).map((key) => [key, actual[key as keyof typeof actual]]),
+                );
+                expect(compared, `${where}: ${verdict.feedback}`).toEqual(wanted);
+                checked++;
+              }
+            } else if (event.observe !== undefined) {
+              const result = session.observe(event.observe);
+              expect(result.ok, `${where}: ${JSON.stringify(result.problems)}`).toBe(true);
+            } else if (event.resolve !== undefined) {
+              const result = session.resolve(event.resolve.approved);
+              expect(result.ok, `${where}: ${result.message}`).toBe(true);
+            } else {
+              throw new Error(`${where}: unknown event ${JSON.stringify(event)}`);
+            }
+          });
+          expect(checked).toBeGreaterThan(0);
+        });
+      }
+
+      it('gives the same verdicts when replayed twice (determinism)', () => {
+        const replay = () =>
+          traces.map((trace) => {
+            const session = createSession(spec, { now: fixedNow });
+            return readTrace(`examples/${folder}/${trace}`).map((event) => {
+              if (event.propose !== undefined) return session.propose(event.propose);
+              if (event.observe !== undefined) return session.observe(event.observe);
+              return session.resolve(event.resolve?.approved === true);
+            });
+          });
+        expect(JSON.stringify(replay())).toBe(JSON.stringify(replay()));
+      });
+    });
+  }
+});

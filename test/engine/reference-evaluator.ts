@@ -1,0 +1,771 @@
+import type {
+  CheckedConstraint,
+  CheckedPattern,
+  CheckedRule,
+  Literal,
+  PredicateDeclaration,
+  Spec,
+  VariableType,
+} from '../../src/language/index.js';
+
+/**
+ * A deliberately naive evaluator of LANGUAGE.md §5–6, written from the document for the
+ * differential test. It reads the checked `Spec` as the checker produced it (rules,
+ * guards, typed literals) and nothing from the engine: plain objects for state, full
+ * rescans of every rule on every question, a deep copy of the state for each tentative
+ * check, no indexes and no compiled closures. It is slow on purpose and only as clever
+ * as the document.
+ *
+ * Proposal reading covers the canonical JSON forms of FORMATS.md §2 that the
+ * differential generator produces (numbers as JSON numbers or plain decimal strings,
+ * ISO dates and times, `today`/`tomorrow`/`yesterday`/`now`, enum members in any case).
+ */
+
+type Scalar = string | number | boolean;
+type RefValue = Scalar | readonly Scalar[];
+/** variable name → value; a missing name is unobserved. */
+type Instance = Record<string, RefValue>;
+/** predicate name → instance key → instance. */
+type State = Record<string, Record<string, Instance>>;
+
+export interface ReferenceOptions {
+  /** Wall-clock `YYYY-MM-DDTHH:MM` of the session. */
+  readonly now: string;
+  readonly similarity: (left: string, right: string) => number;
+  readonly threshold: number;
+  readonly escalateAfter: number;
+  readonly unplannedCritical: 'revise' | 'confirm';
+}
+
+/** What the differential test compares for a proposal. */
+export interface ReferenceVerdict {
+  readonly decision: 'allow' | 'confirm' | 'revise' | 'reject';
+  readonly severity?: 'soft' | 'hard';
+  /** The code of the deciding (first) reason. */
+  readonly code?: string;
+  readonly performs: readonly string[];
+  readonly achieved: Readonly<Record<string, number>>;
+  readonly done: boolean;
+}
+
+export interface ReferenceStatus {
+  readonly done: boolean;
+  readonly finished: boolean;
+  readonly achieved: Readonly<Record<string, number>>;
+  readonly pending: boolean;
+}
+
+interface Update {
+  readonly predicate: PredicateDeclaration;
+  readonly remove: boolean;
+  readonly key: string;
+  /** Given variables; `null` clears one. */
+  readonly values: Readonly<Record<string, RefValue | null>>;
+}
+
+interface Action {
+  readonly predicate: PredicateDeclaration;
+  readonly args: Instance;
+}
+
+interface Proposal {
+  readonly action?: Action;
+  readonly updates: readonly Update[];
+  readonly objective?: string;
+  readonly finish: boolean;
+}
+
+interface Plan {
+  readonly updates: readonly Update[];
+  readonly rules: readonly CheckedRule[];
+  readonly finish: boolean;
+  readonly escalated?: string;
+}
+
+class Invalid extends Error {}
+
+// ---- values ---------------------------------------------------------------------------
+
+function normalize(text: string): string {
+  return text.normalize('NFKC').toLowerCase().trim().replace(/\s+/g, ' ');
+}
+
+function dayNumber(text: string): number | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== month - 1 ||
+    date.getUTCDate() !== day
+  )
+    return undefined;
+  return date.getTime() / 86_400_000;
+}
+
+function secondsOfDay(text: string): number | undefined {
+  const match = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text);
+  if (!match) return undefined;
+  const [hours, minutes, seconds] = [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)];
+  if (hours > 23 || minutes > 59 || seconds > 59) return undefined;
+  return hours * 3600 + minutes * 60 + seconds;
+}
+
+interface Clock {
+  readonly today: number;
+  readonly time: number;
+}
+
+function readScalar(
+  input: unknown,
+  type: Exclude<VariableType, { kind: 'list' }>,
+  clock: Clock,
+): Scalar {
+  const relative: Record<string, number> = { yesterday: -1, today: 0, tomorrow: 1 };
+  switch (type.kind) {
+    case 'text':
+      if (typeof input === 'string') return input;
+      if (typeof input === 'number' || typeof input === 'boolean') return String(input);
+      if (typeof input === 'object' && input !== null) return JSON.stringify(input);
+      throw new Invalid('not text');
+    case 'number':
+      if (typeof input === 'number' && Number.isFinite(input)) return input;
+      if (typeof input === 'string' && /^-?\d+(\.\d+)?$/.test(input.trim()))
+        return Number(input.trim());
+      throw new Invalid('not a number');
+    case 'boolean':
+      if (typeof input === 'boolean') return input;
+      if (typeof input === 'string' && ['true', 'false'].includes(input.trim().toLowerCase())) {
+        return input.trim().toLowerCase() === 'true';
+      }
+      throw new Invalid('not a boolean');
+    case 'enum': {
+      if (typeof input !== 'string') throw new Invalid('not a member');
+      const member =
+        type.values.find((candidate) => candidate === input) ??
+        type.values.find((candidate) => normalize(candidate) === normalize(input));
+      if (member === undefined) throw new Invalid('not a member');
+      return member;
+    }
+    case 'date': {
+      if (typeof input !== 'string') throw new Invalid('not a date');
+      const offset = relative[input.trim().toLowerCase()];
+      if (offset !== undefined) return clock.today + offset;
+      const day = dayNumber(input.trim());
+      if (day === undefined) throw new Invalid('not a date');
+      return day;
+    }
+    case 'time': {
+      if (typeof input !== 'string') throw new Invalid('not a time');
+      if (input.trim().toLowerCase() === 'now') return clock.time;
+      const seconds = secondsOfDay(input.trim());
+      if (seconds === undefined) throw new Invalid('not a time');
+      return seconds;
+    }
+    case 'datetime': {
+      if (typeof input !== 'string') throw new Invalid('not a date-time');
+      const text = input.trim();
+      if (text.toLowerCase() === 'now') return clock.today * 86_400 + clock.time;
+      const offset = relative[text.toLowerCase()];
+      if (offset !== undefined) return (clock.today + offset) * 86_400;
+      const [datePart = '', timePart] = text.split('T');
+      const day = dayNumber(datePart);
+      const seconds = timePart === undefined ? 0 : secondsOfDay(timePart);
+      if (day === undefined || seconds === undefined) throw new Invalid('not a date-time');
+      return day * 86_400 + seconds;
+    }
+  }
+}
+
+function readValue(input: unknown, type: VariableType, clock: Clock): RefValue {
+  if (type.kind !== 'list') return readScalar(input, type, clock);
+  const elements = Array.isArray(input) ? input : [input];
+  return elements.map((element) => readScalar(element, { kind: type.element }, clock));
+}
+
+/** The same value, as `=` sees it. */
+function identity(value: RefValue | null | undefined): string {
+  if (value === undefined || value === null) return 'unset';
+  if (Array.isArray(value)) return `[${value.map((element) => identity(element)).join(',')}]`;
+  return typeof value === 'string' ? `s:${normalize(value)}` : `${typeof value}:${String(value)}`;
+}
+
+// ---- constraints ----------------------------------------------------------------------
+
+function literalScalar(literal: Literal, clock: Clock): Scalar {
+  switch (literal.kind) {
+    case 'text':
+    case 'enum':
+    case 'number':
+    case 'boolean':
+    case 'date':
+    case 'time':
+    case 'datetime':
+      return literal.value;
+    case 'relative': {
+      const days = { yesterday: -1, today: 0, tomorrow: 1, now: 0 }[literal.value];
+      if (literal.as === 'date') return clock.today + days;
+      if (literal.as === 'time') return clock.time;
+      if (literal.value === 'now') return clock.today * 86_400 + clock.time;
+      return (clock.today + days) * 86_400;
+    }
+    default:
+      throw new Error(`a ${literal.kind} literal is not a scalar`);
+  }
+}
+
+function sameScalar(value: Scalar, other: Scalar): boolean {
+  if (typeof value === 'string' && typeof other === 'string')
+    return normalize(value) === normalize(other);
+  return value === other;
+}
+
+export class ReferenceSession {
+  readonly #spec: Spec;
+  readonly #options: ReferenceOptions;
+  readonly #clock: Clock;
+  #state: State = {};
+  readonly #achieved: Record<string, number> = {};
+  /** rule id → how often it was performed. */
+  readonly #performed: Record<string, number> = {};
+  readonly #softRefused: string[] = [];
+  readonly #refusals: Record<string, number> = {};
+  #pending: Plan | undefined;
+  #finished = false;
+
+  constructor(spec: Spec, options: ReferenceOptions) {
+    this.#spec = spec;
+    this.#options = options;
+    const [date = '', time = ''] = options.now.split('T');
+    this.#clock = { today: dayNumber(date) ?? Number.NaN, time: secondsOfDay(time) ?? Number.NaN };
+  }
+
+  // ---- §5.1: constraints and patterns --------------------------------------------------
+
+  #positive(constraint: CheckedConstraint, value: RefValue, operator: string): boolean {
+    const literal = constraint.value;
+    const isList = constraint.variable.type.kind === 'list';
+    const similar = (text: Scalar) =>
+      typeof text === 'string' &&
+      literal.kind === 'text' &&
+      this.#options.similarity(text, literal.value) >= this.#options.threshold;
+    const regexMatches = (text: Scalar) =>
+      typeof text === 'string' &&
+      literal.kind === 'regex' &&
+      new RegExp(literal.pattern, literal.flags).test(text);
+    switch (operator) {
+      case '=': {
+        if (isList) {
+          if (literal.kind !== 'list' || !Array.isArray(value)) return false;
+          const elements = literal.elements.map((element) => literalScalar(element, this.#clock));
+          return (
+            value.length === elements.length &&
+            value.every((element, index) => sameScalar(element, elements[index] as Scalar))
+          );
+        }
+        return sameScalar(value as Scalar, literalScalar(literal, this.#clock));
+      }
+      case '<':
+        return (value as number) < (literalScalar(literal, this.#clock) as number);
+      case '<=':
+        return (value as number) <= (literalScalar(literal, this.#clock) as number);
+      case '>':
+        return (value as number) > (literalScalar(literal, this.#clock) as number);
+      case '>=':
+        return (value as number) >= (literalScalar(literal, this.#clock) as number);
+      case 'in': {
+        const members =
+          literal.kind === 'list'
+            ? literal.elements.map((element) => literalScalar(element, this.#clock))
+            : [];
+        const member = (element: Scalar) =>
+          members.some((candidate) => sameScalar(element, candidate));
+        // A scalar is a member; a list is a subset.
+        return isList ? (value as readonly Scalar[]).every(member) : member(value as Scalar);
+      }
+      case 'contains':
+        if (isList)
+          return (value as readonly Scalar[]).some((element) =>
+            sameScalar(element, literalScalar(literal, this.#clock)),
+          );
+        return (
+          typeof value === 'string' && literal.kind === 'text' && value.includes(literal.value)
+        );
+      case 'matches':
+        return isList
+          ? (value as readonly Scalar[]).some(regexMatches)
+          : regexMatches(value as Scalar);
+      case '~':
+        return isList ? (value as readonly Scalar[]).some(similar) : similar(value as Scalar);
+      default:
+        throw new Error(`unknown operator ${operator}`);
+    }
+  }
+
+  /** §5.1: false on an unobserved variable; a negated operator is the negation of its positive form. */
+  #satisfies(constraint: CheckedConstraint, value: RefValue | undefined): boolean {
+    if (value === undefined) return false;
+    const negated: Record<string, string> = {
+      '!=': '=',
+      '!~': '~',
+      'not in': 'in',
+      'not contains': 'contains',
+      'not matches': 'matches',
+    };
+    const positive = negated[constraint.operator];
+    if (positive !== undefined) return !this.#positive(constraint, value, positive);
+    return this.#positive(constraint, value, constraint.operator);
+  }
+
+  #instanceSatisfies(pattern: CheckedPattern, instance: Instance): boolean {
+    return pattern.constraints.every((constraint) =>
+      this.#satisfies(constraint, instance[constraint.variable.name]),
+    );
+  }
+
+  /** Some instance satisfies all constraints together; `P()` holds once P was observed. */
+  #patternHolds(pattern: CheckedPattern, state: State): boolean {
+    const instances = Object.values(state[pattern.predicate.name] ?? {});
+    return instances.some((instance) => this.#instanceSatisfies(pattern, instance));
+  }
+
+  #countHolds(count: number, operator: string, bound: number): boolean {
+    switch (operator) {
+      case '=':
+        return count === bound;
+      case '!=':
+        return count !== bound;
+      case '<':
+        return count < bound;
+      case '<=':
+        return count <= bound;
+      case '>':
+        return count > bound;
+      default:
+        return count >= bound;
+    }
+  }
+
+  /** §5.2: every body atom holds. */
+  #fires(rule: CheckedRule, state: State, action: Action | undefined): boolean {
+    for (const condition of rule.objectives) {
+      if (
+        !this.#countHolds(this.#achieved[condition.name] ?? 0, condition.operator, condition.count)
+      )
+        return false;
+    }
+    if (rule.action) {
+      if (!action || action.predicate.name !== rule.action.predicate.name) return false;
+      if (!this.#instanceSatisfies(rule.action, action.args)) return false;
+    }
+    return rule.states.every((pattern) => this.#patternHolds(pattern, state));
+  }
+
+  #doneHolds(state: State = this.#state): boolean {
+    return this.#spec.rules.some((rule) => rule.isDone && this.#fires(rule, state, undefined));
+  }
+
+  /** Not yet achieved, or @repeat allowance left for this rule. */
+  #hasBudget(rule: CheckedRule): boolean {
+    if ((this.#achieved[rule.head] ?? 0) === 0) return true;
+    // Without @repeat an achieved head is never performed again; @repeat(n) allows n performances of the rule.
+    if (!rule.repeat) return false;
+    return (this.#performed[rule.id] ?? 0) < (rule.repeat.limit ?? Number.POSITIVE_INFINITY);
+  }
+
+  // ---- reading proposals (FORMATS.md §2) -----------------------------------------------
+
+  #predicate(name: unknown): PredicateDeclaration | undefined {
+    return typeof name === 'string' ? this.#spec.schema.predicates.get(name) : undefined;
+  }
+
+  #readValues(
+    predicate: PredicateDeclaration,
+    input: unknown,
+    lenient: boolean,
+    clearing: boolean,
+  ): Record<string, RefValue | null> {
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw new Invalid('values must be an object');
+    const values: Record<string, RefValue | null> = {};
+    for (const [name, raw] of Object.entries(input)) {
+      const variable = predicate.variables.find((candidate) => candidate.name === name);
+      if (!variable) {
+        if (lenient) continue;
+        throw new Invalid(`unknown variable ${name}`);
+      }
+      if (raw === null) {
+        if (clearing) values[name] = null;
+        continue;
+      }
+      values[name] = readValue(raw, variable.type, this.#clock);
+    }
+    return values;
+  }
+
+  #readUpdates(input: unknown, lenient: boolean): Update[] {
+    if (input === undefined || input === null) return [];
+    const entries: [unknown, unknown, unknown][] = [];
+    if (Array.isArray(input)) {
+      for (const entry of input) {
+        if (typeof entry !== 'object' || entry === null) throw new Invalid('bad update');
+        const record = entry as Record<string, unknown>;
+        if (typeof record['predicate'] !== 'string') throw new Invalid('bad update');
+        entries.push([record['predicate'], record['op'], record['values']]);
+      }
+    } else if (typeof input === 'object') {
+      for (const [name, body] of Object.entries(input)) {
+        for (const item of Array.isArray(body) ? body : [body])
+          entries.push([name, undefined, item]);
+      }
+    } else throw new Invalid('bad updates');
+    const updates: Update[] = [];
+    /** Instances that exist at this point of the proposal: committed, then as it adds and deletes. */
+    const exists = (predicate: string, key: string) => {
+      for (let index = updates.length - 1; index >= 0; index--) {
+        const update = updates[index];
+        if (update?.predicate.name === predicate && update.key === key) return !update.remove;
+      }
+      return this.#state[predicate]?.[key] !== undefined;
+    };
+    for (const [name, op, body] of entries) {
+      const predicate = this.#predicate(name);
+      if (!predicate) {
+        if (lenient) continue;
+        throw new Invalid('unknown predicate');
+      }
+      if (predicate.kind !== 'state') throw new Invalid('an action is not a state');
+      if (op !== undefined && op !== 'add' && op !== 'update' && op !== 'delete')
+        throw new Invalid('bad op');
+      const values = this.#readValues(
+        predicate,
+        body === undefined && op === 'delete' ? {} : body,
+        lenient,
+        true,
+      );
+      let key = '';
+      if (predicate.keys.length > 0) {
+        const parts = predicate.keys.map((keyName) => values[keyName]);
+        if (parts.some((part) => part === undefined || part === null))
+          throw new Invalid('missing key');
+        key = parts.map((part) => identity(part)).join('|');
+        if ((op === 'update' || op === 'delete') && !exists(predicate.name, key))
+          throw new Invalid('no such instance');
+      }
+      updates.push({ predicate, remove: op === 'delete', key, values });
+    }
+    return updates;
+  }
+
+  #read(input: unknown): Proposal {
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw new Invalid('not an object');
+    const record = input as Record<string, unknown>;
+    let action: Action | undefined;
+    if (record['action'] !== undefined && record['action'] !== null) {
+      const raw = record['action'] as Record<string, unknown>;
+      if (typeof raw !== 'object' || typeof raw['name'] !== 'string')
+        throw new Invalid('bad action');
+      const predicate = this.#predicate(raw['name']);
+      if (predicate?.kind !== 'action') throw new Invalid('unknown action');
+      const values = this.#readValues(predicate, raw['args'] ?? {}, false, false);
+      action = { predicate, args: values as Instance };
+    }
+    const updates = this.#readUpdates(record['updates'], false);
+    let objective: string | undefined;
+    const rawObjective = record['objective'];
+    if (rawObjective !== undefined && rawObjective !== null) {
+      if (typeof rawObjective !== 'string' || rawObjective.toLowerCase() === 'done')
+        throw new Invalid('bad objective');
+      if (!this.#spec.rules.some((rule) => !rule.isDone && rule.head === rawObjective))
+        throw new Invalid('unknown objective');
+      objective = rawObjective;
+    }
+    if (record['finish'] !== undefined && typeof record['finish'] !== 'boolean')
+      throw new Invalid('bad finish');
+    const finish = record['finish'] === true;
+    if (finish && (action || updates.length > 0 || objective !== undefined))
+      throw new Invalid('finish carries nothing else');
+    return {
+      ...(action ? { action } : {}),
+      updates,
+      ...(objective !== undefined ? { objective } : {}),
+      finish,
+    };
+  }
+
+  /** §6: identical proposals are equal after normalising values by type; labels are ignored. */
+  #fingerprint(proposal: Proposal): string {
+    const normalized = (
+      values: Readonly<Record<string, RefValue | null>>,
+      predicate: PredicateDeclaration,
+      full: boolean,
+    ) =>
+      predicate.variables
+        .filter((variable) => full || Object.hasOwn(values, variable.name))
+        .map((variable) => `${variable.name}=${identity(values[variable.name])}`);
+    return JSON.stringify({
+      finish: proposal.finish,
+      objective: proposal.objective ?? null,
+      action: proposal.action
+        ? [
+            proposal.action.predicate.name,
+            normalized(proposal.action.args, proposal.action.predicate, true),
+          ]
+        : null,
+      updates: proposal.updates.map((update) => [
+        update.predicate.name,
+        update.remove,
+        update.key,
+        update.remove
+          ? []
+          : normalized(update.values, update.predicate, update.predicate.resultOf !== undefined),
+      ]),
+    });
+  }
+
+  // ---- state ----------------------------------------------------------------------------
+
+  #applied(state: State, updates: readonly Update[]): State {
+    const next: State = structuredClone(state);
+    for (const update of updates) {
+      const instances = next[update.predicate.name] ?? {};
+      next[update.predicate.name] = instances;
+      if (update.remove) {
+        delete instances[update.key];
+        continue;
+      }
+      // A tool's result replaces the previous one as a whole (FORMATS.md §1).
+      const base: Instance =
+        update.predicate.resultOf !== undefined ? {} : { ...(instances[update.key] ?? {}) };
+      for (const [name, value] of Object.entries(update.values)) {
+        if (value === null) delete base[name];
+        else base[name] = value;
+      }
+      instances[update.key] = base;
+    }
+    return next;
+  }
+
+  #commit(plan: Plan): void {
+    this.#state = this.#applied(this.#state, plan.updates);
+    for (const rule of plan.rules) {
+      this.#performed[rule.id] = (this.#performed[rule.id] ?? 0) + 1;
+      this.#achieved[rule.head] = (this.#achieved[rule.head] ?? 0) + 1;
+    }
+    if (plan.finish) this.#finished = true;
+  }
+
+  // ---- §6: the decision -----------------------------------------------------------------
+
+  #verdict(
+    decision: ReferenceVerdict['decision'],
+    code: string | undefined,
+    performed: readonly CheckedRule[],
+    severity?: 'soft' | 'hard',
+  ): ReferenceVerdict {
+    const heads = [...new Set(performed.map((rule) => rule.head))];
+    return {
+      decision,
+      ...(severity ? { severity } : {}),
+      ...(code ? { code } : {}),
+      performs: heads,
+      achieved: Object.fromEntries(heads.map((head) => [head, this.#achieved[head] ?? 0])),
+      done: this.#doneHolds(),
+    };
+  }
+
+  /** Step 9: a hard refusal, or after N identical ones a question to a person. */
+  #hardRefusal(
+    key: string,
+    code: string,
+    performed: readonly CheckedRule[],
+    plan: Plan,
+  ): ReferenceVerdict {
+    const count = this.#refusals[key] ?? 0;
+    if (this.#options.escalateAfter > 0 && count >= this.#options.escalateAfter) {
+      this.#pending = { ...plan, escalated: key };
+      return this.#verdict('confirm', 'repeated-violation', performed);
+    }
+    this.#refusals[key] = count + 1;
+    return this.#verdict('revise', code, performed, 'hard');
+  }
+
+  propose(input: unknown): ReferenceVerdict {
+    this.#pending = undefined;
+    let proposal: Proposal;
+    try {
+      proposal = this.#read(input);
+    } catch (error) {
+      if (error instanceof Invalid) return this.#verdict('revise', 'invalid-proposal', [], 'hard');
+      throw error;
+    }
+    const key = this.#fingerprint(proposal);
+
+    // 1. finish
+    if (proposal.finish) {
+      if (this.#doneHolds()) {
+        this.#finished = true;
+        return this.#verdict('allow', undefined, []);
+      }
+      return this.#hardRefusal(key, 'premature-finish', [], {
+        updates: [],
+        rules: [],
+        finish: true,
+      });
+    }
+
+    // 3. the tentative state (built first: state guards look at it)
+    const tentative = this.#applied(this.#state, proposal.updates);
+    const action = proposal.action;
+
+    // 2. guards, in spec order: a matching reject decides at once; a confirm is remembered
+    let confirmGuard = false;
+    for (const guard of this.#spec.guards) {
+      const pattern = guard.pattern;
+      let matches = false;
+      if (pattern.predicate.kind === 'action') {
+        matches =
+          action?.predicate.name === pattern.predicate.name &&
+          this.#instanceSatisfies(pattern, action.args);
+      } else {
+        matches = proposal.updates.some((update) => {
+          if (update.remove || update.predicate.name !== pattern.predicate.name) return false;
+          const instance = tentative[update.predicate.name]?.[update.key];
+          return instance !== undefined && this.#instanceSatisfies(pattern, instance);
+        });
+      }
+      if (!matches) continue;
+      if (guard.mode === 'reject') return this.#verdict('reject', 'guard-reject', []);
+      confirmGuard = true;
+    }
+
+    // 4. the rules the proposal performs: its objective's, and those whose action pattern names its action
+    const performed = this.#spec.rules.filter(
+      (rule) =>
+        !rule.isDone &&
+        (rule.head === proposal.objective ||
+          (action !== undefined && rule.action?.predicate.name === action.predicate.name)),
+    );
+    let deciding: CheckedRule[] = [];
+    if (performed.length > 0) {
+      const firing = performed.filter((rule) => this.#fires(rule, tentative, action));
+      if (firing.length === 0) {
+        const plan = {
+          updates: proposal.updates,
+          rules: performed.filter((rule) => this.#hasBudget(rule)),
+          finish: false,
+        };
+        return this.#hardRefusal(key, 'unmet-conditions', performed, plan);
+      }
+      deciding = firing.filter((rule) => this.#hasBudget(rule));
+      if (deciding.length === 0) {
+        return this.#hardRefusal(key, 'already-achieved', performed, {
+          updates: proposal.updates,
+          rules: firing,
+          finish: false,
+        });
+      }
+    }
+
+    // 5. an action no rule names (by its predicate) and no guard matches is unplanned
+    let unplannedConfirm = false;
+    const planned = this.#spec.rules.some(
+      (rule) => action !== undefined && rule.action?.predicate.name === action.predicate.name,
+    );
+    if (action?.predicate.critical && !planned && !confirmGuard) {
+      if (this.#options.unplannedCritical === 'revise') {
+        return this.#hardRefusal(key, 'unplanned-critical', performed, {
+          updates: proposal.updates,
+          rules: deciding,
+          finish: false,
+        });
+      }
+      unplannedConfirm = true;
+    }
+
+    // 6. soft check: each changed variable must fit some pattern of a rule that can still fire
+    const doneNow = this.#doneHolds();
+    let deviates = false;
+    for (const update of proposal.updates) {
+      if (update.remove) continue;
+      const before = this.#state[update.predicate.name]?.[update.key];
+      for (const [name, value] of Object.entries(update.values)) {
+        if (value === null) continue;
+        if (before !== undefined && identity(before[name]) === identity(value)) continue;
+        const patterns: CheckedPattern[] = [];
+        for (const rule of this.#spec.rules) {
+          const live = rule.isDone ? !doneNow : this.#hasBudget(rule);
+          if (!live) continue;
+          for (const pattern of rule.states) {
+            if (pattern.predicate.name !== update.predicate.name) continue;
+            if (pattern.constraints.some((constraint) => constraint.variable.name === name))
+              patterns.push(pattern);
+          }
+        }
+        if (patterns.length === 0) continue;
+        const fits = patterns.some((pattern) =>
+          pattern.constraints.every(
+            (constraint) => constraint.variable.name !== name || this.#satisfies(constraint, value),
+          ),
+        );
+        if (!fits) deviates = true;
+      }
+    }
+    if (deviates && !this.#softRefused.includes(key)) {
+      this.#softRefused.push(key);
+      return this.#verdict('revise', 'soft-deviation', performed, 'soft');
+    }
+
+    // 7. approval
+    const plan: Plan = { updates: proposal.updates, rules: deciding, finish: false };
+    const confirmCode = deciding.some((rule) => rule.confirm !== undefined)
+      ? 'rule-confirm'
+      : confirmGuard
+        ? 'guard-confirm'
+        : unplannedConfirm
+          ? 'unplanned-critical'
+          : undefined;
+    if (confirmCode !== undefined) {
+      this.#pending = plan;
+      return this.#verdict('confirm', confirmCode, performed);
+    }
+
+    // 8. allow and commit
+    this.#commit(plan);
+    return this.#verdict('allow', undefined, performed);
+  }
+
+  /** Observations update state without a decision, all or nothing. */
+  observe(input: unknown): boolean {
+    try {
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        throw new Invalid('not an object');
+      const updates = this.#readUpdates((input as Record<string, unknown>)['updates'], true);
+      this.#commit({ updates, rules: [], finish: false });
+      return true;
+    } catch (error) {
+      if (error instanceof Invalid) return false;
+      throw error;
+    }
+  }
+
+  resolve(approved: boolean): { readonly ok: boolean; readonly committed: boolean } {
+    const plan = this.#pending;
+    this.#pending = undefined;
+    if (!plan) return { ok: false, committed: false };
+    if (plan.escalated !== undefined) delete this.#refusals[plan.escalated];
+    if (approved) this.#commit(plan);
+    return { ok: true, committed: approved };
+  }
+
+  status(): ReferenceStatus {
+    return {
+      done: this.#doneHolds(),
+      finished: this.#finished,
+      achieved: Object.fromEntries(Object.entries(this.#achieved).filter(([, count]) => count > 0)),
+      pending: this.#pending !== undefined,
+    };
+  }
+}
