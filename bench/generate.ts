@@ -2,10 +2,16 @@ import { createSchema, type PredicateDeclaration, type Schema } from '../src/lan
 
 /**
  * Synthetic specs of a given size for benchmarks. Rules come in groups of ten that
- * share one action and one state predicate, as a real task's steps share a screen or
- * a tool: a proposal touches one group, whatever the size of the spec.
+ * share one state predicate (a screen, or a tool's result), and every two rules of a
+ * group share an action, as real specs name a tool in one or two rules: a proposal
+ * touches two rules and one state, whatever the size of the spec.
  */
 export const groupSize = 10;
+export const rulesPerAction = 2;
+
+function actionName(rule: number): string {
+  return `Act${Math.floor(rule / rulesPerAction)}`;
+}
 
 export interface GeneratedSpec {
   readonly schema: Schema;
@@ -30,24 +36,26 @@ export function generateSpec(rules: number): GeneratedSpec {
         { name: 'when', type: { kind: 'time' } },
       ],
     });
-    predicates.push({
-      name: `Act${group}`,
-      kind: 'action',
-      description: `Presses the submit button of screen ${group}.`,
-      keys: [],
-      critical: true,
-      variables: [
-        { name: 'x', type: { kind: 'number' } },
-        { name: 'target', type: { kind: 'text' } },
-      ],
-    });
+    for (let action = 0; action < groupSize / rulesPerAction; action++) {
+      predicates.push({
+        name: actionName(group * groupSize + action * rulesPerAction),
+        kind: 'action',
+        description: `Presses button ${action} of screen ${group}.`,
+        keys: [],
+        critical: true,
+        variables: [
+          { name: 'x', type: { kind: 'number' } },
+          { name: 'target', type: { kind: 'text' } },
+        ],
+      });
+    }
   }
   const lines: string[] = [];
   for (let rule = 0; rule < rules; rule++) {
     const group = Math.floor(rule / groupSize);
     lines.push('@repeat');
     lines.push(
-      `Step${rule}: Screen${group}(level >= 1, mode in [on, auto], when < 19:00) & Act${group}(x = ${rule}, target = "t${group}") -> Goal${rule}`,
+      `Step${rule}: Screen${group}(level >= 1, mode in [on, auto], when < 19:00) & ${actionName(rule)}(x = ${rule}, target = "t${group}") -> Goal${rule}`,
     );
   }
   // One way to finish per group, needing its first step and a state it never reaches.
@@ -64,13 +72,12 @@ export function generateSpec(rules: number): GeneratedSpec {
 /** A proposal the spec allows: the first step of a group, with its preconditions observed. */
 export function allowedProposal(rule: number): unknown {
   const group = Math.floor(rule / groupSize);
-  return { action: { name: `Act${group}`, args: { x: rule, target: `t${group}` } } };
+  return { action: { name: actionName(rule), args: { x: rule, target: `t${group}` } } };
 }
 
 /** A proposal the spec refuses with unmet conditions: a step with the wrong argument. */
 export function refusedProposal(rule: number): unknown {
-  const group = Math.floor(rule / groupSize);
-  return { action: { name: `Act${group}`, args: { x: -1 - rule, target: 'elsewhere' } } };
+  return { action: { name: actionName(rule), args: { x: -1 - rule, target: 'elsewhere' } } };
 }
 
 /** An observation that makes a group's state preconditions hold. */

@@ -3,6 +3,7 @@ import { registerCheck } from './commands/check.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExplain } from './commands/explain.js';
 import { registerFmt } from './commands/fmt.js';
+import { registerFormalize } from './commands/formalize.js';
 import { registerReplay } from './commands/replay.js';
 import { CliError, type CliIo } from './io.js';
 import { version } from './version.js';
@@ -19,6 +20,7 @@ const registrations: CommandRegistration[] = [
   registerFmt,
   registerExplain,
   registerReplay,
+  registerFormalize,
   registerDemo,
 ];
 

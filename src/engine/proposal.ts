@@ -95,18 +95,20 @@ function readValues(
   record: Record<string, unknown>,
   context: ReadContext,
   allowClear: boolean,
-): [number, Value | undefined][] {
+  assign: (index: number, value: Value | undefined) => void,
+): void {
   const layout = layoutOf(predicate);
-  const keys = Object.keys(record);
-  if (keys.length > proposalLimits.maxArguments) {
+  let count = 0;
+  for (const key in record) if (Object.hasOwn(record, key)) count++;
+  if (count > proposalLimits.maxArguments) {
     context.problems.push({
-      message: `${predicate.name} is given ${keys.length} values; at most ${proposalLimits.maxArguments} are read`,
+      message: `${predicate.name} is given ${count} values; at most ${proposalLimits.maxArguments} are read`,
       predicate: predicate.name,
     });
-    return [];
+    return;
   }
-  for (const key of keys) {
-    if (layout.roots.has(key)) continue;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key) || layout.roots.has(key)) continue;
     const problem = {
       message: `${predicate.name} has no variable '${key}'`,
       predicate: predicate.name,
@@ -115,20 +117,21 @@ function readValues(
     if (context.lenient) context.ignored.push(problem);
     else context.problems.push(problem);
   }
-  const assignments: [number, Value | undefined][] = [];
-  layout.paths.forEach((path, index) => {
+  const { paths } = layout;
+  for (let index = 0; index < paths.length; index++) {
     const variable = predicate.variables[index];
-    if (!variable) return;
+    const path = paths[index];
+    if (!variable || !path) continue;
     const raw =
       readPath(record, path) ??
       (Object.hasOwn(record, variable.name) ? record[variable.name] : undefined);
-    if (raw === undefined) return;
+    if (raw === undefined) continue;
     if (raw === null) {
-      if (allowClear) assignments.push([index, undefined]);
-      return;
+      if (allowClear) assign(index, undefined);
+      continue;
     }
     const parsed = parseValue(raw, variable.type, context.clock);
-    if (parsed.ok) assignments.push([index, parsed.value]);
+    if (parsed.ok) assign(index, parsed.value);
     else {
       context.problems.push({
         message: `${predicate.name}.${variable.name}: ${parsed.problem}`,
@@ -137,8 +140,7 @@ function readValues(
         actual: short(raw),
       });
     }
-  });
-  return assignments;
+  }
 }
 
 export function lookupPredicate(spec: CompiledSpec, name: string): CompiledPredicate | undefined {
@@ -205,7 +207,10 @@ function readUpdate(
     return undefined;
   }
   const before = context.problems.length;
-  const assignments = readValues(predicate, record, context, true);
+  const assignments: [number, Value | undefined][] = [];
+  readValues(predicate, record, context, true, (index, value) => {
+    assignments.push([index, value]);
+  });
   if (context.problems.length > before) return undefined;
   const assigned = new Map(assignments);
   const key = instanceKey(predicate, (index) => assigned.get(index));
@@ -322,7 +327,9 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
     return undefined;
   }
   const values: (Value | undefined)[] = new Array(predicate.variables.length).fill(undefined);
-  for (const [index, value] of readValues(predicate, args, context, false)) values[index] = value;
+  readValues(predicate, args, context, false, (index, value) => {
+    values[index] = value;
+  });
   return { predicate, values: values as Instance };
 }
 

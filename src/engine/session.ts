@@ -158,6 +158,9 @@ export class Session {
    */
   #broken: string | undefined;
   #finished = false;
+  /** Counts commits, so that what depends only on committed state can be cached. */
+  #version = 0;
+  #roadmapCache: { readonly version: number; readonly text: string } | undefined;
   #proposals = 0;
 
   constructor(spec: Spec, options: SessionOptions = {}) {
@@ -280,7 +283,15 @@ export class Session {
 
   /** The roadmap of the task in the current state. */
   roadmap(): string {
-    return renderRoadmap(this.#compiled, this.#currentContext(), this.#describe);
+    // The roadmap depends only on committed state, so refusals (which commit nothing)
+    // reuse it until the next commit.
+    if (this.#roadmapCache?.version !== this.#version) {
+      this.#roadmapCache = {
+        version: this.#version,
+        text: renderRoadmap(this.#compiled, this.#currentContext(), this.#describe),
+      };
+    }
+    return this.#roadmapCache.text;
   }
 
   // ---- the decision procedure (LANGUAGE.md §6) ------------------------------------
@@ -353,14 +364,12 @@ export class Session {
     const action = proposal.action;
 
     // 2. guards: reject wins over confirm
-    let confirmGuard: CompiledGuard | undefined;
-    for (const guard of this.#matchingGuards(action, proposal.updates, view)) {
-      if (guard.source.mode === 'reject') {
-        const reason = guardReason(guard, this.#clock);
-        return this.#verdict('reject', undefined, [reason], [], reason.message);
-      }
-      confirmGuard ??= guard;
+    const guard = this.#matchingGuard(action, proposal.updates, view);
+    if (guard?.source.mode === 'reject') {
+      const reason = guardReason(guard, this.#clock);
+      return this.#verdict('reject', undefined, [reason], [], reason.message);
     }
+    const confirmGuard = guard;
 
     // 3–4. performed rules and the rule-level (hard) check
     const performed = this.#performedRules(proposal);
@@ -451,13 +460,14 @@ export class Session {
     const plan: CommitPlan = { updates: proposal.updates, rules: deciding, finish: false };
 
     // 7. user approval from @confirm rules, confirm guards, or unplanned critical actions
-    const confirmations: Reason[] = [
-      ...uniqueByHead(deciding.filter((rule) => rule.source.confirm !== undefined)).map(
-        ruleConfirmReason,
-      ),
-      ...(confirmGuard ? [guardReason(confirmGuard, this.#clock)] : []),
-      ...(unplanned ? [unplanned] : []),
-    ];
+    const confirmations: Reason[] = [];
+    if (confirmGuard !== undefined || unplanned !== undefined || deciding.some((rule) => rule.source.confirm !== undefined)) {
+      confirmations.push(
+        ...uniqueByHead(deciding.filter((rule) => rule.source.confirm !== undefined)).map(ruleConfirmReason),
+        ...(confirmGuard ? [guardReason(confirmGuard, this.#clock)] : []),
+        ...(unplanned ? [unplanned] : []),
+      );
+    }
     if (confirmations.length > 0) {
       this.#pending = plan;
       return this.#verdict(
@@ -508,16 +518,16 @@ export class Session {
     const performs = headsOf(performed);
     const achieved: Record<string, number> = {};
     for (const head of performs) achieved[head] = this.#achieved.get(head) ?? 0;
-    return {
-      decision,
-      ...(severity ? { severity } : {}),
-      reasons,
-      performs,
-      achieved,
-      done: this.#done(),
-      feedback,
-      ...(roadmap !== undefined ? { roadmap } : {}),
-    };
+    const done = this.#done();
+    // Literal shapes rather than spreads: this runs for every proposal.
+    if (severity === undefined) {
+      return roadmap === undefined
+        ? { decision, reasons, performs, achieved, done, feedback }
+        : { decision, reasons, performs, achieved, done, feedback, roadmap };
+    }
+    return roadmap === undefined
+      ? { decision, severity, reasons, performs, achieved, done, feedback }
+      : { decision, severity, reasons, performs, achieved, done, feedback, roadmap };
   }
 
   #done(): boolean {
@@ -585,34 +595,38 @@ export class Session {
     );
   }
 
-  /** Guards on the action, and guards on states whose anticipated update makes them hold. */
-  *#matchingGuards(
+  /**
+   * The first matching reject guard, else the first matching confirm guard: guards on
+   * the action, and guards on states whose anticipated update makes them hold.
+   */
+  #matchingGuard(
     action: ProposedAction | undefined,
     updates: readonly StateUpdate[],
     view: StateView,
-  ): Generator<CompiledGuard> {
+  ): CompiledGuard | undefined {
     const guards = this.#compiled.guardsByPredicate;
-    if (guards.size === 0) return;
+    if (guards.size === 0) return undefined;
+    let confirm: CompiledGuard | undefined;
+    const consider = (guard: CompiledGuard, candidate: ProposedAction): boolean => {
+      if (!actionMatches(guard.pattern, candidate, this.#clock)) return false;
+      if (guard.source.mode === 'reject') return true;
+      confirm ??= guard;
+      return false;
+    };
     if (action) {
-      for (const guard of guards.get(action.predicate.name) ?? []) {
-        if (actionMatches(guard.pattern, action, this.#clock)) yield guard;
+      for (const guard of guards.get(action.predicate.name) ?? noGuards) {
+        if (consider(guard, action)) return guard;
       }
     }
     for (const update of updates) {
       if (update.operation !== 'set') continue;
       const instance = view.instance(update.predicate, update.key);
       if (!instance) continue;
-      for (const guard of guards.get(update.predicate.name) ?? []) {
-        if (
-          actionMatches(
-            guard.pattern,
-            { predicate: update.predicate, values: instance },
-            this.#clock,
-          )
-        )
-          yield guard;
+      for (const guard of guards.get(update.predicate.name) ?? noGuards) {
+        if (consider(guard, { predicate: update.predicate, values: instance })) return guard;
       }
     }
+    return confirm;
   }
 
   #isLive(rule: CompiledRule): boolean {
@@ -658,24 +672,23 @@ export class Session {
   }
 
   #apply(plan: CommitPlan): void {
-    const changedPredicates = new Set<number>();
-    for (const update of plan.updates) {
-      this.#store.apply(update);
-      changedPredicates.add(update.predicate.index);
-    }
-    const changedObjectives = new Set<string>();
+    this.#version++;
+    for (const update of plan.updates) this.#store.apply(update);
     for (const rule of plan.rules) {
       this.#performances.set(rule.index, (this.#performances.get(rule.index) ?? 0) + 1);
       this.#achieved.set(rule.head, (this.#achieved.get(rule.head) ?? 0) + 1);
-      changedObjectives.add(rule.head);
     }
     if (plan.finish) this.#finished = true;
-    for (const index of changedPredicates) {
-      for (const rule of this.#compiled.doneRulesByPredicate[index] ?? []) this.#refreshDone(rule);
-    }
-    for (const name of changedObjectives) {
-      for (const rule of this.#compiled.doneRulesByObjective.get(name) ?? [])
+    // Re-judge only the Done rules that mention what changed (a rule may be re-judged twice).
+    for (const update of plan.updates) {
+      for (const rule of this.#compiled.doneRulesByPredicate[update.predicate.index] ?? noRules) {
         this.#refreshDone(rule);
+      }
+    }
+    for (const rule of plan.rules) {
+      for (const done of this.#compiled.doneRulesByObjective.get(rule.head) ?? noRules) {
+        this.#refreshDone(done);
+      }
     }
   }
 
@@ -685,6 +698,8 @@ export class Session {
   }
 }
 
+const noRules: readonly CompiledRule[] = [];
+const noGuards: readonly CompiledGuard[] = [];
 const headsCache = new WeakMap<readonly CompiledRule[], readonly string[]>();
 
 /** The distinct heads of rules, cached for the shared arrays of the compiled spec's indexes. */

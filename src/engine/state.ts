@@ -31,6 +31,10 @@ export class StateStore implements StateView {
   someInstance(predicate: CompiledPredicate, visit: (instance: Instance) => boolean): boolean {
     const instances = this.#predicates[predicate.index];
     if (!instances) return false;
+    if (predicate.keyIndexes.length === 0) {
+      const only = instances.get(singleKey);
+      return only !== undefined && visit(only);
+    }
     for (const instance of instances.values()) if (visit(instance)) return true;
     return false;
   }

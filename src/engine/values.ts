@@ -16,32 +16,33 @@ import { type SessionClock, wallClock } from './clock.js';
  * enum members as their canonical spelling, text with its normalised key computed
  * once when it enters the session, and arrays for lists.
  */
-export interface TextValue {
-  readonly raw: string;
-  /** `normalizeText(raw)`: what `=` compares. */
-  readonly key: string;
+export class TextValue {
+  constructor(
+    readonly raw: string,
+    /** `normalizeText(raw)`: what `=` compares. */
+    readonly key: string,
+  ) {}
 }
 
 export type ScalarValue = number | boolean | string | TextValue;
 export type Value = ScalarValue | readonly ScalarValue[];
 
 export function textValue(raw: string): TextValue {
-  return { raw, key: fastNormalize(raw) };
+  return new TextValue(raw, fastNormalize(raw));
 }
 
 /** ASCII text that needs no Unicode normalisation skips NFKC, which is the costly part. */
 function fastNormalize(raw: string): string {
-  if (/^[\x20-\x7e]*$/.test(raw)) {
-    const lower = raw.toLowerCase();
-    return /^\S(?:.*\S)?$/.test(lower) && !lower.includes('  ')
-      ? lower
-      : lower.trim().replace(/\s+/g, ' ');
+  // Printable ASCII with no space at either end and none doubled only needs lowering.
+  if (/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(raw) && !raw.includes('  ')) {
+    return raw.toLowerCase();
   }
+  if (/^[\x20-\x7e]*$/.test(raw)) return raw.toLowerCase().trim().replace(/\s+/g, ' ');
   return normalizeText(raw);
 }
 
 export function isTextValue(value: unknown): value is TextValue {
-  return typeof value === 'object' && value !== null && 'key' in value && 'raw' in value;
+  return value instanceof TextValue;
 }
 
 export type Parsed =

@@ -67,6 +67,16 @@ describe('Markdown fences', () => {
     expect(extract('```\nfirst\n```\n```\nsecond\n```\n').spec).toBe('first\n');
   });
 
+  it('does not see a fence after a carriage return or line separator inside a line', () => {
+    for (const text of [
+      '# a\r```\nA -> Done',
+      '# a\u2028```\nA -> Done',
+      'A -> Done # \u2029~~~',
+    ]) {
+      expect(extractSpecRegion(text)).toEqual({ start: 0, end: text.length });
+    }
+  });
+
   it('keeps ranges pointing into the original text', () => {
     const source = 'Sure, here it is:\n\n```intent\nA(x = 1) -> B\n  B -> Done\n```\nDone.';
     const parsed = parseWithDiagnostics(source);
@@ -85,6 +95,10 @@ describe('tags', () => {
       source: '<CHC> tags',
     });
     expect(extract('<chc>\nA -> Done\n</Chc>').spec).toBe('\nA -> Done\n');
+  });
+
+  it('takes a tag after prose with apostrophes and parentheses', () => {
+    expect(extract("Here's the spec (as asked): <CHC>A -> Done</CHC>").spec).toBe('A -> Done');
   });
 
   it.each(['spec', 'intent', 'rules'])('accepts <%s> tags', (tag) => {
@@ -109,6 +123,10 @@ describe('tags', () => {
       '# wrap it in <spec> tags\nA -> Done',
       '// <CHC>\nA -> B\n// </CHC>\nB -> Done',
       'reject A(x = "<CHC>")',
+      "A(x = 1,\n  y contains '<spec>') -> Done",
+      'A(x = 1,\n  y !~ ‘<spec>’) -> Done',
+      'A(x = 1,\n  y matches /<spec>/) -> Done',
+      'A(x = 1,\n  y in [B, <spec>]) -> Done',
     ]) {
       expect(extractSpecRegion(text)).toEqual({ start: 0, end: text.length });
     }
@@ -134,9 +152,9 @@ describe('prose', () => {
   });
 
   it('drops several prose lines, keeping blank lines next to the spec', () => {
-    expect(extract('Sure, here you go.\nThe rules are below.\n\nA -> Done\n\nThat is all for now.').spec).toBe(
-      '\nA -> Done\n\n',
-    );
+    expect(
+      extract('Sure, here you go.\nThe rules are below.\n\nA -> Done\n\nThat is all for now.').spec,
+    ).toBe('\nA -> Done\n\n');
   });
 
   it('names both fences and prose when both were stripped', () => {
@@ -149,6 +167,8 @@ describe('prose', () => {
     for (const text of [
       'RestaurantInfo(name = "Blue Hill Cafe") &\n  ReserveInfo(ok = true) -> Done',
       'Found and Deleted and\n  Listed -> Done',
+      'Found and Deleted\n  -> Done',
+      'A -> Found\nFound and Deleted and Listed\n  -> Done',
       'A(x = 1,\n  y = 2) -> Done',
       'reject Send Email(to = "a")',
       '# This comment reads like a sentence\nA -> Done',
@@ -163,6 +183,13 @@ describe('prose', () => {
     const parsed = parseWithDiagnostics('Here is the spec:\n  A -> Done');
     expect(spots(parsed.diagnostics)).toEqual(['extracted-spec 2:1-2:12']);
     expect(span(parsed.value.ast.items[0]?.range)).toBe('2:3-2:12');
+  });
+
+  it('takes only a line that ends like a sentence for prose, or one that ends with a colon', () => {
+    expect(extract('Here is the spec\nA -> Done').source).toBeUndefined();
+    expect(extract('Here is the spec!\nA -> Done').spec).toBe('A -> Done');
+    expect(extract('Is this the spec you wanted?').spec).toBe('');
+    expect(extract('Spec:\nA -> Done').spec).toBe('A -> Done');
   });
 
   it('judges a long line of letters in linear time', () => {

@@ -11,7 +11,8 @@ export interface SpecRegion {
 }
 
 const openingTagPattern = /<(chc|spec|intent|rules)>/gi;
-// The closing fence may be the last line of the text, with no newline after it.
+// The closing fence may end the text without a newline. With the `m` flag a line also
+// starts after '\r' and U+2028, so matches not after '\n' are dropped (see `fencesOf`).
 const fencePattern = /^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n|$)/gm;
 const arrowPattern = /->|→|=>/;
 /** Characters that occur in spec lines (operators, calls) but hardly ever in prose. */
@@ -33,6 +34,9 @@ function isProse(line: string): boolean {
   if (trimmed.endsWith(':')) return true;
   // A line that ends the way a rule continues (`A &`, `x = 1,`, `A and`) is spec.
   if (codePattern.test(trimmed) || /(?:[,&∧(]|\band)$/i.test(trimmed)) return false;
+  // A sentence ends like one; a spec line without an arrow (the first line of a rule
+  // that spans lines, `Found and Deleted`) does not.
+  if (!/[.!?]$/.test(trimmed)) return false;
   // Three words in a row read as a sentence, not as atoms. Checked word by word: a
   // regular expression over the line was quadratic on a long run of letters.
   let run = 0;
@@ -43,25 +47,28 @@ function isProse(line: string): boolean {
   return false;
 }
 
+/** Characters before a tag on its line that show the tag is inside spec text. */
+const codeCharacters = new Set([...'"“‘#=~<>!&∧≠≈≃≤≥∈∉⊆⊄⊈[/']);
+
 /**
- * The first `<CHC>`-style tag that is not inside a string or a comment of the spec
- * (`A(x = "<spec>")` and `# <spec>` are spec text, not wrappers). One forward scan, so
- * that text with many tag-like strings stays linear.
+ * The first `<CHC>`-style tag that is not inside a string, regex or comment of the spec
+ * (`A(x = "<spec>")` and `# <spec>` are spec text, not wrappers). When anything before
+ * the tag on its line looks like spec text, the tag is not taken: a tag wrongly taken
+ * would silently drop the spec around it. One forward scan keeps this linear.
  */
 function findTag(text: string): SpecRegion | undefined {
   let scanned = 0;
   let codeOnLine = false;
   for (const match of text.matchAll(openingTagPattern)) {
     for (; scanned < match.index; scanned++) {
-      const character = text[scanned];
+      const character = text[scanned] ?? '';
+      const previous = text[scanned - 1] ?? ' ';
       if (character === '\n') codeOnLine = false;
       else if (
-        character === '"' ||
-        character === '“' ||
-        character === '#' ||
-        character === '=' ||
-        (character === '/' && text[scanned - 1] === '/') ||
-        (character === '(' && /\w/.test(text[scanned - 1] ?? ''))
+        codeCharacters.has(character) ||
+        // An opening quote, not an apostrophe (`Here's`), and a call, not prose `(see below)`.
+        (character === "'" && !/\w/.test(previous)) ||
+        (character === '(' && /\w/.test(previous))
       ) {
         codeOnLine = true;
       }
@@ -77,10 +84,18 @@ function findTag(text: string): SpecRegion | undefined {
   return undefined;
 }
 
+/** Fence lines: starting the text or after '\n' (not after '\r' or U+2028 in a comment). */
+function fencesOf(text: string): RegExpExecArray[] {
+  if (!text.includes('```') && !text.includes('~~~')) return [];
+  return [...text.matchAll(fencePattern)].filter(
+    (match) => match.index === 0 || text[match.index - 1] === '\n',
+  );
+}
+
 function innerRegion(text: string): SpecRegion {
   const tag = findTag(text);
   if (tag) return tag;
-  const fences = [...text.matchAll(fencePattern)];
+  const fences = fencesOf(text);
   if (fences.length > 0) {
     // Prefer the first fenced block that holds a rule; fall back to the first block.
     const blocks: SpecRegion[] = [];

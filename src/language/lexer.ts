@@ -44,6 +44,8 @@ const doubleSymbols: Readonly<Record<string, SymbolText>> = {
   '>=': '>=',
 };
 
+const doubleStarts = new Set(Object.keys(doubleSymbols).map((pair) => pair.charCodeAt(0)));
+
 /** Typographic quotes that LLMs emit, mapped to their closing partner. */
 const quotePairs: Readonly<Record<string, string>> = {
   '"': '"',
@@ -52,10 +54,25 @@ const quotePairs: Readonly<Record<string, string>> = {
   '‘': '’',
 };
 
+const simpleEscapes: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '\\': '\\',
+  n: '\n',
+  t: '\t',
+};
+
 const allowedRegexFlags = new Set(['i', 'm', 's', 'u']);
 
 function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
+}
+
+/** Spaces, tabs, line breaks, no-break spaces and byte order marks. */
+function isBlank(code: number): boolean {
+  return (
+    code === 32 || code === 10 || code === 9 || code === 13 || code === 0xfeff || code === 0xa0
+  );
 }
 
 function isIdentifierStart(code: number): boolean {
@@ -96,13 +113,35 @@ function validDate(text: string): boolean {
  * message around it (controls, bidirectional overrides, line separators, lone surrogates).
  */
 function printableCharacter(character: string): string {
+  if (character === '') return character;
   if (!/^[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Cs}]$/u.test(character)) return character;
   const code = character.codePointAt(0) ?? 0;
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
+/** `text` with every invisible or disturbing character written as `\u{XXXX}`. */
+function printableText(text: string): string {
+  return text.replace(
+    /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Cs}]/gu,
+    (character) => `\\u{${(character.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`,
+  );
+}
+
 export interface LexResult {
   readonly tokens: Token[];
+  readonly comments: Comment[];
+}
+
+/** A lexer that runs only as far ahead as its reader asks. */
+export interface IncrementalLexer {
+  /**
+   * The token at `index` (counting from the first), lexing as far as needed; undefined
+   * past the last token and for released ones.
+   */
+  at(index: number): Token | undefined;
+  /** Lets go of the tokens before `index`; the reader will not look at them again. */
+  release(index: number): void;
+  /** The comments lexed so far, in order. */
   readonly comments: Comment[];
 }
 
@@ -118,7 +157,32 @@ export function lex(
   diagnostics: DiagnosticBag,
   limits: Limits,
 ): LexResult {
+  const lexer = startLexer(text, start, end, lines, diagnostics, limits);
   const tokens: Token[] = [];
+  for (let token = lexer.at(0); token !== undefined; token = lexer.at(tokens.length)) {
+    tokens.push(token);
+  }
+  return { tokens, comments: lexer.comments };
+}
+
+/**
+ * `lex`, on demand: the parser stops early (at `maxItems`, or when diagnostics are
+ * full), and lexing megabytes it will never read was most of the cost of hostile input.
+ * Released tokens are dropped, so that a large input does not keep every token alive
+ * (the garbage collector's work on them was as large as the lexing itself).
+ */
+export function startLexer(
+  text: string,
+  start: number,
+  end: number,
+  lines: LineIndex,
+  diagnostics: DiagnosticBag,
+  limits: Limits,
+): IncrementalLexer {
+  /** Tokens from number `base` on; earlier ones were released. */
+  let tokens: Token[] = [];
+  let base = 0;
+  let last: Token | undefined;
   const comments: Comment[] = [];
   let position = start;
   let newlineBefore = true;
@@ -127,7 +191,7 @@ export function lex(
   const push = (token: Omit<Token, 'newlineBefore'>) => {
     // Every token gets the same shape, in the same property order: spreading objects of
     // varying shapes made lexing megamorphic and several times slower on large inputs.
-    tokens.push({
+    last = {
       kind: token.kind,
       text: token.text,
       number: token.number,
@@ -135,26 +199,27 @@ export function lex(
       start: token.start,
       end: token.end,
       newlineBefore,
-    });
+    };
+    tokens.push(last);
     newlineBefore = false;
   };
-  const previousIsMatches = () => {
-    const last = tokens[tokens.length - 1];
-    return last?.kind === 'identifier' && last.text.toLowerCase() === 'matches';
-  };
+  const previousIsMatches = () =>
+    last?.kind === 'identifier' && last.text.toLowerCase() === 'matches';
 
-  while (position < end && !diagnostics.full) {
+  /** One token, comment, blank or diagnostic; false once nothing is left to lex. */
+  function step(): boolean {
+    if (position >= end || diagnostics.full) return false;
     const code = text.charCodeAt(position);
     const character = text[position] ?? '';
 
-    if (code === 10) {
-      newlineBefore = true;
-      position++;
-      continue;
-    }
-    if (code === 32 || code === 9 || code === 13 || code === 0xfeff || code === 0xa0) {
-      position++;
-      continue;
+    if (isBlank(code)) {
+      // A whole run of blanks in one step: one call per space was a large part of the
+      // cost of big inputs before the code is optimised.
+      while (position < end && isBlank(text.charCodeAt(position))) {
+        if (text.charCodeAt(position) === 10) newlineBefore = true;
+        position++;
+      }
+      return true;
     }
 
     // Comments: `#` or `//` to the end of the line (but `//` after `matches` is a regex).
@@ -171,7 +236,7 @@ export function lex(
         end: lineEnd,
       });
       position = lineEnd;
-      continue;
+      return true;
     }
 
     if (isIdentifierStart(code)) {
@@ -187,23 +252,23 @@ export function lex(
       }
       push({ kind: 'identifier', text: name, start: position, end: cursor });
       position = cursor;
-      continue;
+      return true;
     }
 
     if (isDigit(code) || (character === '-' && isDigit(text.charCodeAt(position + 1)))) {
       position = lexNumeric(position);
-      continue;
+      return true;
     }
 
     const quoteClose = quotePairs[character];
     if (quoteClose !== undefined) {
       position = lexString(position, quoteClose);
-      continue;
+      return true;
     }
 
     if (character === '/' && previousIsMatches()) {
       position = lexRegex(position);
-      continue;
+      return true;
     }
 
     if (character === '@') {
@@ -214,7 +279,7 @@ export function lex(
           character: '@',
         });
         position++;
-        continue;
+        return true;
       }
       push({
         kind: 'annotation',
@@ -223,20 +288,25 @@ export function lex(
         end: cursor,
       });
       position = cursor;
-      continue;
+      return true;
     }
 
-    const double = doubleSymbols[text.slice(position, position + 2)];
-    if (double !== undefined && position + 2 <= end) {
+    // Only these characters start a two-character symbol; slicing at every position
+    // just to look the pair up was a measurable cost on large inputs.
+    const double =
+      doubleStarts.has(code) && position + 2 <= end
+        ? doubleSymbols[text.slice(position, position + 2)]
+        : undefined;
+    if (double !== undefined) {
       push({ kind: 'symbol', text: double, start: position, end: position + 2 });
       position += 2;
-      continue;
+      return true;
     }
     const single = singleSymbols[character];
     if (single !== undefined) {
       push({ kind: 'symbol', text: single, start: position, end: position + 1 });
       position++;
-      continue;
+      return true;
     }
 
     // Report a whole run of unknown characters once (random bytes would otherwise flood).
@@ -262,9 +332,22 @@ export function lex(
       if (known) break;
       position++;
     }
+    return true;
   }
 
-  return { tokens, comments };
+  return {
+    comments,
+    at(index: number) {
+      while (index - base >= tokens.length && step()) {}
+      return index < base ? undefined : tokens[index - base];
+    },
+    release(index: number) {
+      // In chunks, so that dropping the prefix costs O(1) per token.
+      if (index - base < 4096) return;
+      tokens = tokens.slice(index - base);
+      base = index;
+    },
+  };
 
   function lexNumeric(from: number): number {
     const negative = text[from] === '-';
@@ -335,7 +418,8 @@ export function lex(
     push({
       kind: 'number',
       text: source,
-      number: Number.isFinite(value) ? value : 0,
+      // `-0` reads as 0: the tree is canonical and the printer writes no negative zero.
+      number: Number.isFinite(value) && value !== 0 ? value : 0,
       start: from,
       end: to,
     });
@@ -360,15 +444,15 @@ export function lex(
       }
       if (character === '\n') break;
       if (character === '\\') {
-        const escape = text[cursor + 1] ?? '';
-        const simple: Record<string, string> = { '"': '"', "'": "'", '\\': '\\', n: '\n', t: '\t' };
-        const replacement = simple[escape];
+        const next = cursor + 1 < end ? text.codePointAt(cursor + 1) : undefined;
+        const escaped = next === undefined ? '' : String.fromCodePoint(next);
+        const replacement = simpleEscapes[escaped];
         if (replacement !== undefined) {
           value += replacement;
           cursor += 2;
           continue;
         }
-        if (escape === 'u' && text[cursor + 2] === '{') {
+        if (escaped === 'u' && text[cursor + 2] === '{') {
           // At most six hex digits: an unbounded search for '}' made a string full of
           // `\u{` quadratic.
           const closing = text.slice(cursor + 3, Math.min(cursor + 10, end)).indexOf('}');
@@ -380,8 +464,12 @@ export function lex(
             continue;
           }
         }
-        diagnostics.report('invalid-escape', range(cursor, cursor + 2), { escape });
-        cursor += escape === '' || escape === '\n' ? 1 : 2;
+        // The line break after a lone backslash is not part of the escape: it ends the string.
+        const width = escaped === '' || escaped === '\n' ? 1 : 1 + escaped.length;
+        diagnostics.report('invalid-escape', range(cursor, cursor + width), {
+          escape: printableCharacter(escaped),
+        });
+        cursor += width;
         continue;
       }
       value += character;
@@ -438,7 +526,11 @@ export function lex(
     } else {
       const reason = regexProblem(pattern, flags);
       if (reason !== undefined) {
-        diagnostics.report('invalid-regex', range(from, flagsEnd), { pattern, flags, reason });
+        diagnostics.report('invalid-regex', range(from, flagsEnd), {
+          pattern: printableText(pattern),
+          flags: printableText(flags),
+          reason,
+        });
       }
     }
     push({ kind: 'regex', text: pattern, flags, start: from, end: flagsEnd });
@@ -456,8 +548,12 @@ export function regexProblem(pattern: string, flags: string): string | undefined
     new RegExp(pattern, flags);
     return undefined;
   } catch (error) {
-    return error instanceof Error
-      ? error.message.replace(/^Invalid regular expression: /, '')
-      : 'invalid';
+    // V8 says `Invalid regular expression: /pattern/flags: reason`; the diagnostic shows
+    // the pattern itself, so only the reason is kept.
+    const prefix = `Invalid regular expression: /${pattern}/${flags}: `;
+    if (!(error instanceof Error)) return 'invalid';
+    return error.message.startsWith(prefix)
+      ? error.message.slice(prefix.length)
+      : error.message.replace(/^Invalid regular expression: /, '');
   }
 }

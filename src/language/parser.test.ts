@@ -179,18 +179,16 @@ describe('the second example of LANGUAGE.md', () => {
         'reject BankTransfer(amount > 500) because "never move more than the user asked for"',
       ].join('\n'),
     );
-    expect(spec.items.map((item) => item.kind)).toEqual([
-      'rule',
-      'rule',
-      'rule',
-      'rule',
-      'guard',
-    ]);
+    expect(spec.items.map((item) => item.kind)).toEqual(['rule', 'rule', 'rule', 'rule', 'guard']);
     const first = spec.items[0] as RuleNode;
     expect(first.body[0]).toMatchObject({ parenthesized: true, constraints: [] });
     const confirmed = spec.items[1] as RuleNode;
     expect(stripRanges(confirmed.annotations)).toEqual([
-      { kind: 'confirm', category: 'security', message: 'Confirm the transfer details with the user' },
+      {
+        kind: 'confirm',
+        category: 'security',
+        message: 'Confirm the transfer details with the user',
+      },
     ]);
     expect(span(confirmed.range)).toBe('2:1-3:112');
     const guard = spec.items[4] as GuardNode;
@@ -287,7 +285,17 @@ describe('VeriSafe tuple constraints', () => {
     ['x=(5, >)', '>', { kind: 'number', value: 5 }],
     ['x = (5, <=)', '<=', { kind: 'number', value: 5 }],
     ['x=("k", !=)', '!=', { kind: 'string', value: 'k' }],
-    ['x = ([1, 2], not in)', 'not in', { kind: 'list', elements: [{ kind: 'number', value: 1 }, { kind: 'number', value: 2 }] }],
+    [
+      'x = ([1, 2], not in)',
+      'not in',
+      {
+        kind: 'list',
+        elements: [
+          { kind: 'number', value: 1 },
+          { kind: 'number', value: 2 },
+        ],
+      },
+    ],
     ['x == (19:00, ≥)', '>=', { kind: 'time', value: '19:00' }],
   ])('reads %s as operator %s', (text, operator, expected) => {
     const parsed = constraint(text);
@@ -422,9 +430,7 @@ describe('body and head', () => {
 
   it('does not put line breaks or bidirectional controls of a string into a message', () => {
     const parsed = parseWithDiagnostics('A(x = 1 "a\\nb\\u{202e}c") -> B');
-    expect(parsed.diagnostics[0]?.message).toBe(
-      'Expected \',\' or \')\', found the string "a b c".',
-    );
+    expect(parsed.diagnostics[0]?.message).toBe("Expected ',' or ')', found the string \"a b c\".");
   });
 
   it('reports a body that starts with something other than a name', () => {
@@ -524,10 +530,26 @@ describe('values', () => {
   });
 
   it.each([
-    ['A(x = 1,000) -> B', 'number-with-comma 1:7-1:12', 'Write 1000 (or 1_000); a comma separates constraints.'],
-    ['A(x = 1,000,000) -> B', 'number-with-comma 1:7-1:16', 'Write 1000000 (or 1_000_000); a comma separates constraints.'],
-    ['A(x = -2,500) -> B', 'number-with-comma 1:7-1:13', 'Write -2500 (or -2_500); a comma separates constraints.'],
-    ['A(x = (1,000, >)) -> B', 'number-with-comma 1:8-1:13', 'Write 1000 (or 1_000); a comma separates constraints.'],
+    [
+      'A(x = 1,000) -> B',
+      'number-with-comma 1:7-1:12',
+      'Write 1000 (or 1_000); a comma separates constraints.',
+    ],
+    [
+      'A(x = 1,000,000) -> B',
+      'number-with-comma 1:7-1:16',
+      'Write 1000000 (or 1_000_000); a comma separates constraints.',
+    ],
+    [
+      'A(x = -2,500) -> B',
+      'number-with-comma 1:7-1:13',
+      'Write -2500 (or -2_500); a comma separates constraints.',
+    ],
+    [
+      'A(x = (1,000, >)) -> B',
+      'number-with-comma 1:8-1:13',
+      'Write 1000 (or 1_000); a comma separates constraints.',
+    ],
   ])('reports a thousands separator in %s', (source, diagnostic, hint) => {
     const parsed = parseWithDiagnostics(source);
     expect(spots(parsed.diagnostics)).toEqual([diagnostic]);
@@ -555,10 +577,7 @@ describe('values', () => {
 
   it('reports lexical errors inside values and keeps the rule', () => {
     const parsed = parseWithDiagnostics('A(d = 2025-02-30, t = 24:00) -> B');
-    expect(spots(parsed.diagnostics)).toEqual([
-      'invalid-date 1:7-1:17',
-      'invalid-date 1:23-1:28',
-    ]);
+    expect(spots(parsed.diagnostics)).toEqual(['invalid-date 1:7-1:17', 'invalid-date 1:23-1:28']);
     expect(parsed.value.ast.items).toHaveLength(1);
   });
 });
@@ -588,7 +607,9 @@ describe('items', () => {
   });
 
   it('numbers unlabelled rules by position, skipping names a written label uses', () => {
-    const spec = ast('A -> B\nR1: B -> C\nreject X()\nC -> D\nR3_2: D -> E\nR3: E -> Done\nF -> Done');
+    const spec = ast(
+      'A -> B\nR1: B -> C\nreject X()\nC -> D\nR3_2: D -> E\nR3: E -> Done\nF -> Done',
+    );
     expect(ruleIds(spec)).toEqual(['R1_2', 'R1', 'R3_3', 'R3_2', 'R3', 'R6']);
   });
 });
@@ -601,7 +622,10 @@ describe('annotations', () => {
     ['@confirm(financial)', { kind: 'confirm', category: 'financial' }],
     ['@confirm(Financial)', { kind: 'confirm', category: 'financial' }],
     ['@confirm("Ask first")', { kind: 'confirm', message: 'Ask first' }],
-    ['@confirm(privacy, "Ask first")', { kind: 'confirm', category: 'privacy', message: 'Ask first' }],
+    [
+      '@confirm(privacy, "Ask first")',
+      { kind: 'confirm', category: 'privacy', message: 'Ask first' },
+    ],
     ['@confirm(safety, "")', { kind: 'confirm', category: 'safety', message: '' }],
     ['@repeat', { kind: 'repeat' }],
     ['@repeat()', { kind: 'repeat' }],
@@ -623,14 +647,42 @@ describe('annotations', () => {
   });
 
   it.each([
-    ['@confirm(money)\nA -> B', 'invalid-annotation 1:10-1:15', "Invalid arguments for @confirm: 'money' is not a category."],
-    ['@repeat(0)\nA -> B', 'invalid-annotation 1:9-1:10', 'Invalid arguments for @repeat: 0 is not a positive whole number.'],
-    ['@repeat(2.5)\nA -> B', 'invalid-annotation 1:9-1:12', 'Invalid arguments for @repeat: 2.5 is not a positive whole number.'],
-    ['@repeat(-1)\nA -> B', 'invalid-annotation 1:9-1:11', 'Invalid arguments for @repeat: -1 is not a positive whole number.'],
+    [
+      '@confirm(money)\nA -> B',
+      'invalid-annotation 1:10-1:15',
+      "Invalid arguments for @confirm: 'money' is not a category.",
+    ],
+    [
+      '@repeat(0)\nA -> B',
+      'invalid-annotation 1:9-1:10',
+      'Invalid arguments for @repeat: 0 is not a positive whole number.',
+    ],
+    [
+      '@repeat(2.5)\nA -> B',
+      'invalid-annotation 1:9-1:12',
+      'Invalid arguments for @repeat: 2.5 is not a positive whole number.',
+    ],
+    [
+      '@repeat(-1)\nA -> B',
+      'invalid-annotation 1:9-1:11',
+      'Invalid arguments for @repeat: -1 is not a positive whole number.',
+    ],
     ['@later\nA -> B', 'unknown-annotation 1:1-1:7', "Unknown annotation '@later'."],
-    ['@confirm @confirm\nA -> B', 'duplicate-annotation 1:10-1:18', '@confirm is given twice for this rule.'],
-    ['A -> B\n@repeat', 'dangling-annotation 2:1-2:8', 'This annotation is not followed by a rule.'],
-    ['@confirm\nreject A()', 'annotation-on-guard 1:1-1:9', 'Annotations apply to rules, not to guards.'],
+    [
+      '@confirm @confirm\nA -> B',
+      'duplicate-annotation 1:10-1:18',
+      '@confirm is given twice for this rule.',
+    ],
+    [
+      'A -> B\n@repeat',
+      'dangling-annotation 2:1-2:8',
+      'This annotation is not followed by a rule.',
+    ],
+    [
+      '@confirm\nreject A()',
+      'annotation-on-guard 1:1-1:9',
+      'Annotations apply to rules, not to guards.',
+    ],
   ])('reports %j', (source, diagnostic, message) => {
     const parsed = parseWithDiagnostics(source);
     expect(spots(parsed.diagnostics)).toEqual([diagnostic]);
@@ -674,7 +726,7 @@ describe('guards', () => {
     ['reject A()', { mode: 'reject', constraints: [] }],
     ['Reject A() BECAUSE "no"', { mode: 'reject', constraints: [], reason: 'no' }],
     ['confirm A(x > 1, y = "z")', { mode: 'confirm', constraints: [{}, {}] }],
-    ['CONFIRM A(x = 1) because \'sure\'', { mode: 'confirm', reason: 'sure' }],
+    ["CONFIRM A(x = 1) because 'sure'", { mode: 'confirm', reason: 'sure' }],
     ['1. reject A();', { mode: 'reject' }],
   ])('reads %s', (source, expected) => {
     const guard = ast(source).items[0] as GuardNode;
@@ -743,10 +795,7 @@ describe('extraction', () => {
 
   it('reads the whole text as spec with extract: false', () => {
     const parsed = parseWithDiagnostics('```\nA -> Done\n```', { extract: false });
-    expect(codes(parsed.diagnostics)).toEqual([
-      'unexpected-character',
-      'unexpected-character',
-    ]);
+    expect(codes(parsed.diagnostics)).toEqual(['unexpected-character', 'unexpected-character']);
   });
 });
 
@@ -774,7 +823,6 @@ describe('error recovery', () => {
       'number-with-comma 5:7-5:12',
       'multiple-heads 6:8-6:11',
       'unterminated-string 7:7-7:18',
-      'unexpected-token 8:1-8:5',
       'unexpected-token 10:6-10:8',
     ]);
     expect(
@@ -790,6 +838,21 @@ describe('error recovery', () => {
     );
     expect(parsed.value.ast.items).toHaveLength(1);
     expect(rules('A -> B\n-> C').map((item) => item.body.length)).toEqual([1, 0]);
+  });
+
+  it('reports no second error right after an unterminated string or regex', () => {
+    for (const [source, diagnostic] of [
+      ['A(x = "open) -> B\nC -> Done', 'unterminated-string 1:7-1:18'],
+      ['A(x = “open”, y = ‘open) -> B\nC -> Done', 'unterminated-string 1:19-1:30'],
+      ['A(x matches /open) -> B\nC -> Done', 'unterminated-regex 1:13-1:24'],
+      ['A(x matches /open\\/i) -> B\nC -> Done', 'unterminated-regex 1:13-1:27'],
+    ] as const) {
+      const parsed = parseWithDiagnostics(source);
+      expect(spots(parsed.diagnostics)).toEqual([diagnostic]);
+      expect(parsed.value.ast.items).toHaveLength(1);
+    }
+    expect(diagnosticsOf('A(x = "closed" y) -> B')).toEqual(['unexpected-token 1:16-1:17']);
+    expect(diagnosticsOf('A(x matches /a/i y) -> B')).toEqual(['unexpected-token 1:18-1:19']);
   });
 
   it('recovers at the next ; or . on the same line', () => {
@@ -832,9 +895,7 @@ describe('limits', () => {
     expect(diagnosticsOf('A(a in [1, 2, 3]) -> D', { limits })).toEqual([
       'list-too-long 1:15-1:16',
     ]);
-    expect(diagnosticsOf('A & B -> D\nA(a=1, b=2) & B(c in [1, 2]) -> D', { limits })).toEqual(
-      [],
-    );
+    expect(diagnosticsOf('A & B -> D\nA(a=1, b=2) & B(c in [1, 2]) -> D', { limits })).toEqual([]);
   });
 
   it('reports lists nested too deep', () => {
@@ -863,6 +924,8 @@ describe('keywords', () => {
   it('reads keywords in any case', () => {
     expect(
       shape('@CONFIRM(FINANCIAL)\nTRUE -> DONE\nREJECT A(x NOT IN [TODAY], y = FALSE) BECAUSE "r"'),
-    ).toEqual(shape('@confirm(financial)\ntrue -> Done\nreject A(x not in [today], y = false) because "r"'));
+    ).toEqual(
+      shape('@confirm(financial)\ntrue -> Done\nreject A(x not in [today], y = false) because "r"'),
+    );
   });
 });

@@ -19,11 +19,11 @@ import {
 import type { DiagnosticCode } from './diagnostics/catalog.js';
 import { type Diagnostic, DiagnosticBag, type DiagnosticData } from './diagnostics/diagnostic.js';
 import { extractSpecRegion } from './extract.js';
-import { lex } from './lexer.js';
+import { type IncrementalLexer, startLexer } from './lexer.js';
 import { type Limits, resolveLimits } from './limits.js';
 import { failure, type Result, success } from './result.js';
 import { LineIndex, type SourceRange } from './source-range.js';
-import type { Comment, Token } from './tokens.js';
+import type { Token } from './tokens.js';
 
 export interface ParseOptions {
   readonly limits?: Partial<Limits>;
@@ -42,8 +42,23 @@ class SyntaxAbort {}
 
 const comparisonSymbols = new Set(['=', '!=', '<', '<=', '>', '>=']);
 
+const closingQuotes: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '“': '”',
+  '‘': '’',
+};
+
+/** Nesting the recursive descent can always take, whatever `maxNestingDepth` says. */
+const maxSupportedNesting = 1_000;
+
 function isKeyword(token: Token | undefined, keyword: string): boolean {
-  return token?.kind === 'identifier' && token.text.toLowerCase() === keyword;
+  // The length test first spares a lower-cased copy of nearly every name.
+  return (
+    token?.kind === 'identifier' &&
+    token.text.length === keyword.length &&
+    token.text.toLowerCase() === keyword
+  );
 }
 
 /**
@@ -123,8 +138,8 @@ export function parseWithDiagnostics(
       },
     );
   }
-  const { tokens, comments } = lex(source, region.start, region.end, lines, diagnostics, limits);
-  const parser = new Parser(tokens, comments, lines, diagnostics, limits, region.start, region.end);
+  const lexer = startLexer(source, region.start, region.end, lines, diagnostics, limits);
+  const parser = new Parser(lexer, lines, diagnostics, limits, region.start, region.end);
   const ast = parser.parseSpec();
   return { value: { ast, source, lines }, diagnostics: diagnostics.items };
 }
@@ -135,8 +150,7 @@ class Parser {
   readonly #end: Token;
 
   constructor(
-    readonly tokens: readonly Token[],
-    readonly comments: readonly Comment[],
+    readonly lexer: IncrementalLexer,
     readonly lines: LineIndex,
     readonly diagnostics: DiagnosticBag,
     readonly limits: Limits,
@@ -148,17 +162,22 @@ class Parser {
 
   // ---- token helpers -------------------------------------------------------------
 
+  /** The token at `index`, lexed on demand; the end token past the last one. */
+  token(index: number): Token {
+    return this.lexer.at(index) ?? this.#end;
+  }
+
   get current(): Token {
-    return this.tokens[this.#index] ?? this.#end;
+    return this.token(this.#index);
   }
 
   peek(offset = 1): Token {
-    return this.tokens[this.#index + offset] ?? this.#end;
+    return this.token(this.#index + offset);
   }
 
   advance(): Token {
     const token = this.current;
-    if (this.#index < this.tokens.length) this.#index++;
+    if (token !== this.#end) this.#index++;
     return token;
   }
 
@@ -171,7 +190,7 @@ class Parser {
   }
 
   previousEnd(): number {
-    return this.tokens[this.#index - 1]?.end ?? this.regionStart;
+    return this.lexer.at(this.#index - 1)?.end ?? this.regionStart;
   }
 
   fail(code: DiagnosticCode, start: number, end: number, data: DiagnosticData = {}): never {
@@ -184,10 +203,26 @@ class Parser {
   }
 
   unexpected(expected: string, token: Token = this.current): never {
+    // After a string or regex that ran to the end of its line (already reported), what
+    // follows is bound to be unexpected; a second error there would only be noise.
+    if (token === this.current && this.isUnterminated(this.peek(-1))) throw new SyntaxAbort();
     return this.fail('unexpected-token', token.start, Math.max(token.end, token.start + 1), {
       expected,
       found: describe(token),
     });
+  }
+
+  /** Whether a string or regex token lacks its closing quote or slash. */
+  isUnterminated(token: Token): boolean {
+    const source = this.lines.text;
+    if (token.kind === 'string') {
+      const close = closingQuotes[source[token.start] ?? ''];
+      return token.end - token.start < 2 || source[token.end - 1] !== close;
+    }
+    if (token.kind === 'regex') {
+      return token.end - token.start !== token.text.length + (token.flags ?? '').length + 2;
+    }
+    return false;
   }
 
   expectSymbol(text: string, expected = `'${text}'`): Token {
@@ -205,8 +240,9 @@ class Parser {
   /** Comments that end before `offset` and have not been attached yet. */
   takeComments(offset: number): string[] {
     const taken: string[] = [];
-    while (this.#commentIndex < this.comments.length) {
-      const comment = this.comments[this.#commentIndex];
+    const comments = this.lexer.comments;
+    while (this.#commentIndex < comments.length) {
+      const comment = comments[this.#commentIndex];
       if (!comment || comment.start >= offset) break;
       taken.push(comment.text);
       this.#commentIndex++;
@@ -249,6 +285,8 @@ class Parser {
         break;
       }
       const start = this.#index;
+      // Items never look back past the token before them.
+      this.lexer.release(start - 1);
       try {
         const item = this.parseItem();
         if (item) items.push(item);
@@ -257,7 +295,9 @@ class Parser {
         this.synchronize(start);
       }
     }
-    const trailingComments = this.takeComments(Number.POSITIVE_INFINITY);
+    // Comments after the last item; when reading stopped early, the rest was not read.
+    const trailingComments =
+      this.current.kind === 'end' ? this.takeComments(Number.POSITIVE_INFINITY) : [];
     return {
       kind: 'spec',
       items,
@@ -297,11 +337,14 @@ class Parser {
       }
       const guard = this.parseGuard(comments);
       this.parseTerminator();
-      return { ...guard, comments: [...guard.comments, ...this.takeItemComments()] };
+      // The node holds this very array, so comments found after it still join it.
+      comments.push(...this.takeItemComments());
+      return guard;
     }
     const rule = this.parseRule(start, annotations, comments);
     this.parseTerminator();
-    return { ...rule, comments: [...rule.comments, ...this.takeItemComments()] };
+    comments.push(...this.takeItemComments());
+    return rule;
   }
 
   /**
@@ -311,10 +354,12 @@ class Parser {
   takeItemComments(): string[] {
     const end = this.previousEnd();
     const taken = this.takeComments(end);
-    const next = this.comments[this.#commentIndex];
+    // Reading the next token first makes the lexer reach (and collect) that comment.
+    const following = this.current;
+    const next = this.lexer.comments[this.#commentIndex];
     if (
       next &&
-      next.start < this.current.start &&
+      next.start < following.start &&
       this.lines.position(next.start).line === this.lines.position(end).line
     ) {
       taken.push(next.text);
@@ -668,11 +713,10 @@ class Parser {
         break;
     }
     if (this.isSymbol('[')) {
-      if (depth >= this.limits.maxNestingDepth) {
-        this.fail('nesting-too-deep', token.start, token.end, {
-          limit: this.limits.maxNestingDepth,
-        });
-      }
+      // Lists are the only recursion; a configured limit beyond what the stack can take
+      // would turn hostile input into a RangeError, so it is capped.
+      const limit = Math.min(this.limits.maxNestingDepth, maxSupportedNesting);
+      if (depth >= limit) this.fail('nesting-too-deep', token.start, token.end, { limit });
       this.advance();
       const elements: ValueNode[] = [];
       if (!this.isSymbol(']')) {

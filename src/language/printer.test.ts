@@ -49,7 +49,7 @@ describe('print', () => {
     const source = [
       '# first',
       '@confirm(FINANCIAL, "sure?") @REPEAT(2) 1. L1: A(x = 1_000, y = TODAY) , B -> X; # same line',
-      'Reject A(x > 1e6) Because \'too much\'',
+      "Reject A(x > 1e6) Because 'too much'",
       'TRUE -> DONE.',
       '# last',
     ].join('\n');
@@ -189,6 +189,8 @@ describe('printString', () => {
     ['\r', '"\\u{d}"'],
     ['\u0000\u001f\u007f', '"\\u{0}\\u{1f}\\u{7f}"'],
     ['\u2028\u2029', '"\\u{2028}\\u{2029}"'],
+    ['a\u202eb\u200dc\u{e0001}', '"a\\u{202e}b\\u{200d}c\\u{e0001}"'],
+    ['\ud800x\udfff', '"\\u{d800}x\\u{dfff}"'],
     ['😀 “quoted” ‘single’', '"😀 “quoted” ‘single’"'],
     ['', '""'],
   ])('prints %j as %s and reads it back', (value, text) => {
@@ -200,7 +202,10 @@ describe('printString', () => {
 describe('printAnnotation and printGuard', () => {
   it.each([
     [{ kind: 'confirm' as const, range: nowhere }, '@confirm'],
-    [{ kind: 'confirm' as const, category: 'privacy' as const, range: nowhere }, '@confirm(privacy)'],
+    [
+      { kind: 'confirm' as const, category: 'privacy' as const, range: nowhere },
+      '@confirm(privacy)',
+    ],
     [{ kind: 'confirm' as const, message: 'a "b"', range: nowhere }, '@confirm("a \\"b\\"")'],
     [
       { kind: 'confirm' as const, category: 'ethics' as const, message: '', range: nowhere },

@@ -98,7 +98,14 @@ export function printNumber(value: number): string {
   return Object.is(value, -0) ? '0' : String(value);
 }
 
-/** Double-quoted, escaping what the lexer would otherwise misread. */
+const invisiblePattern = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]$/u;
+
+/**
+ * Double-quoted, escaping what the lexer would otherwise misread, and every character
+ * that cannot be seen or written: controls, format characters such as bidirectional
+ * overrides and zero-width joiners (a spec must read as what it means), line separators,
+ * and lone surrogates (which a UTF-8 file cannot hold).
+ */
 export function printString(value: string): string {
   let result = '"';
   for (const character of value) {
@@ -107,9 +114,8 @@ export function printString(value: string): string {
     else if (character === '\\') result += '\\\\';
     else if (character === '\n') result += '\\n';
     else if (character === '\t') result += '\\t';
-    else if (code < 0x20 || code === 0x7f || code === 0x2028 || code === 0x2029) {
-      result += `\\u{${code.toString(16)}}`;
-    } else result += character;
+    else if (invisiblePattern.test(character)) result += `\\u{${code.toString(16)}}`;
+    else result += character;
   }
   return `${result}"`;
 }

@@ -17,6 +17,15 @@ export interface SourceRange {
  */
 export class LineIndex {
   readonly #lineStarts: number[];
+  /**
+   * Recently computed positions, by offset. Parsers ask for the same offsets again and
+   * again (a node starts where its first child starts); sharing the (immutable) objects
+   * roughly halves the memory a large tree's ranges take, and with it the GC's work.
+   */
+  readonly #cachedOffsets = new Int32Array(1024).fill(-1);
+  readonly #cachedPositions: Position[] = new Array(1024);
+  /** The line of the last lookup: parsers mostly move forward through the text. */
+  #lastLine = 0;
 
   constructor(readonly text: string) {
     const starts = [0];
@@ -32,14 +41,36 @@ export class LineIndex {
 
   position(offset: number): Position {
     const clamped = Math.max(0, Math.min(offset, this.text.length));
+    const slot = clamped & 1023;
+    const cached = this.#cachedPositions[slot];
+    if (this.#cachedOffsets[slot] === clamped && cached) return cached;
+    const line = this.#lineOf(clamped);
+    const position = {
+      offset: clamped,
+      line: line + 1,
+      column: clamped - (this.#lineStarts[line] ?? 0) + 1,
+    };
+    this.#cachedOffsets[slot] = clamped;
+    this.#cachedPositions[slot] = position;
+    return position;
+  }
+
+  /** The 0-based line holding `offset`: the last line first, then a binary search. */
+  #lineOf(offset: number): number {
+    const starts = this.#lineStarts;
+    const last = this.#lastLine;
+    if ((starts[last] ?? 0) <= offset && offset < (starts[last + 1] ?? Number.POSITIVE_INFINITY)) {
+      return last;
+    }
     let low = 0;
-    let high = this.#lineStarts.length - 1;
+    let high = starts.length - 1;
     while (low < high) {
       const middle = (low + high + 1) >> 1;
-      if ((this.#lineStarts[middle] ?? 0) <= clamped) low = middle;
+      if ((starts[middle] ?? 0) <= offset) low = middle;
       else high = middle - 1;
     }
-    return { offset: clamped, line: low + 1, column: clamped - (this.#lineStarts[low] ?? 0) + 1 };
+    this.#lastLine = low;
+    return low;
   }
 
   range(start: number, end: number): SourceRange {

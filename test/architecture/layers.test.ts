@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
  * runtime-neutral layers use no Node APIs.
  */
 const sourceRoot = resolve(new URL('../../src', import.meta.url).pathname);
-const layers = ['language', 'schema', 'engine', 'formalize', 'store', 'integrations', 'cli'] as const;
+const layers = [
+  'language',
+  'schema',
+  'engine',
+  'formalize',
+  'store',
+  'integrations',
+  'cli',
+] as const;
 const runtimeNeutral = new Set(['language', 'schema', 'engine']);
 
 function sourceFiles(directory: string): string[] {
@@ -23,9 +31,11 @@ function importsOf(path: string): string[] {
   const text = readFileSync(path, 'utf8')
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .replace(/^\s*\/\/.*$/gm, '');
-  return [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
-    (match) => match[1] ?? match[2] ?? '',
-  );
+  return [
+    ...text.matchAll(
+      /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g,
+    ),
+  ].map((match) => match[1] ?? match[2] ?? '');
 }
 
 function layerOf(path: string): string | undefined {
@@ -51,10 +61,18 @@ describe('layering', () => {
           const target = layerOf(resolve(join(file, '..'), specifier));
           if (target === undefined) continue;
           const targetRank = layers.indexOf(target as (typeof layers)[number]);
-          expect(targetRank, `${specifier} is in layer ${target}, above ${layer}`).toBeLessThanOrEqual(rank);
+          expect(
+            targetRank,
+            `${specifier} is in layer ${target}, above ${layer}`,
+          ).toBeLessThanOrEqual(rank);
         } else if (runtimeNeutral.has(layer)) {
-          expect(specifier.startsWith('node:'), `${specifier}: ${layer} must stay runtime-neutral`).toBe(false);
-          expect(['fs', 'path', 'os', 'child_process', 'http', 'crypto'], specifier).not.toContain(specifier);
+          expect(
+            specifier.startsWith('node:'),
+            `${specifier}: ${layer} must stay runtime-neutral`,
+          ).toBe(false);
+          expect(['fs', 'path', 'os', 'child_process', 'http', 'crypto'], specifier).not.toContain(
+            specifier,
+          );
         }
       }
     });

@@ -92,7 +92,7 @@ export function checkWithDiagnostics(
         { range: node.head.name.range },
         {
           name: declared.name,
-          kind: declared.kind,
+          kind: declared.kind === 'action' ? 'an action' : 'a state predicate',
           suggestion: `${declared.name}Done`,
         },
       );
@@ -132,7 +132,11 @@ export function checkWithDiagnostics(
       }
     }
     if (action && node.head.isDone) {
-      diagnostics.report('action-in-done-rule', { range: action.range }, { name: action.predicate.name });
+      diagnostics.report(
+        'action-in-done-rule',
+        { range: action.range },
+        { name: action.predicate.name },
+      );
       invalid = true;
     }
     const annotations = ruleAnnotations(node, scope);
@@ -190,13 +194,16 @@ export function checkWithDiagnostics(
 
   const doneRules = rules.filter((rule) => rule.isDone);
   if (doneRules.length === 0) {
-    const end = ast.range.end;
-    diagnostics.report('missing-done', { range: { start: end, end } });
+    // Point at the first rule (or the start of the spec): that is where a reader looks.
+    const first = ast.items[0]?.range ?? ast.range;
+    diagnostics.report('missing-done', { range: { start: first.start, end: first.start } });
   }
 
   const cyclic = reportCycles(rules, diagnostics);
   for (const rule of rules) if (cyclic.has(rule.head)) contradictory.add(rule);
-  if (!diagnostics.full) reportReachability(rules, guards, contradictory, objectives, diagnostics);
+  // Reachability is judged only on an otherwise valid spec: after an error, rules that
+  // depend on the broken one would all be reported again as unreachable.
+  if (!diagnostics.hasErrors) reportReachability(rules, guards, contradictory, objectives, diagnostics);
 
   const byObjective = new Map<string, CheckedRule[]>();
   for (const rule of rules) {

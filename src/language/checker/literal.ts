@@ -176,13 +176,19 @@ function typeScalar(
       if (node.kind === 'relative') return { kind: 'relative', value: node.value, as: 'datetime' };
       return mismatch(context, node, typeName, 'Write a date-time as YYYY-MM-DDTHH:MM, or now.');
     case 'enum': {
-      if (node.kind !== 'name' && node.kind !== 'string') {
+      // Members are text, but many read as numbers or booleans (`party = 2` for "2").
+      const text =
+        node.kind === 'name' || node.kind === 'string'
+          ? node.value
+          : node.kind === 'number' || node.kind === 'boolean'
+            ? String(node.value)
+            : undefined;
+      if (text === undefined) {
         return mismatch(context, node, typeName, `Its values are: ${type.values.join(', ')}.`);
       }
-      const exact = type.values.find((member) => member === node.value);
+      const exact = type.values.find((member) => member === text);
       const member =
-        exact ??
-        type.values.find((candidate) => candidate.toLowerCase() === node.value.toLowerCase());
+        exact ?? type.values.find((candidate) => candidate.toLowerCase() === text.toLowerCase());
       if (member === undefined) {
         context.problems.push({
           code: 'enum-value-not-member',

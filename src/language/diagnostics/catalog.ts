@@ -209,7 +209,7 @@ export const diagnosticCatalog = {
   },
   'predicate-as-head': {
     severity: 'error',
-    message: "'{name}' is a {kind} predicate of the schema and cannot be a rule head.",
+    message: "'{name}' is {kind} of the schema and cannot be a rule head.",
     hint: 'Heads name objectives; use a new name such as {suggestion}.',
   },
   'multiple-action-patterns': {
@@ -236,7 +236,8 @@ export const diagnosticCatalog = {
   },
   'action-in-done-rule': {
     severity: 'error',
-    message: "The Done rule needs the action '{name}', but Done is judged on the current state, where no action is pending.",
+    message:
+      "The Done rule needs the action '{name}', but Done is judged on the current state, where no action is pending.",
     hint: 'Achieve an objective with the action and require that: … & {name}(…) -> {name}Done, then {name}Done -> Done.',
   },
   'annotation-ignored': {

@@ -40,9 +40,13 @@ describe('renderDiagnostic', () => {
     expect(rendered.split('\n')[0]).toBe(
       'warning[bare-text-value]: The unquoted name Uber is taken as the text "Uber" for \'x\'.',
     );
-    const noHint = createDiagnostic('unexpected-character', { range: lines.range(0, 1) }, {
-      character: '#',
-    });
+    const noHint = createDiagnostic(
+      'unexpected-character',
+      { range: lines.range(0, 1) },
+      {
+        character: '#',
+      },
+    );
     expect(renderDiagnostic(noHint, source)).not.toContain('hint');
   });
 
@@ -73,7 +77,9 @@ describe('renderDiagnostic', () => {
 
   it('underlines a range that spans lines up to the end of its first line', () => {
     const text = 'A(x = 1,\n  y = 2)';
-    const diagnostic = createDiagnostic('missing-arrow', { range: new LineIndex(text).range(2, 16) });
+    const diagnostic = createDiagnostic('missing-arrow', {
+      range: new LineIndex(text).range(2, 16),
+    });
     const rendered = renderDiagnostic(diagnostic, text).split('\n');
     expect(rendered.slice(3, 5)).toEqual(['1 | A(x = 1,', '  |   ^^^^^^']);
   });

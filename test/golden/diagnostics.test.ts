@@ -1,0 +1,70 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { analyzeSpec } from '../../src/language/analyze.js';
+import { diagnosticCodes } from '../../src/language/diagnostics/catalog.js';
+import { renderDiagnostics } from '../../src/language/diagnostics/render.js';
+import type { ParseOptions } from '../../src/language/parser.js';
+import type { Schema } from '../../src/language/schema-model.js';
+import { loadStateSchema } from '../../src/schema/index.js';
+
+/**
+ * Golden diagnostics: each folder `diagnostics/<code>/` holds `input.intent`, optionally
+ * `states.json` (a schema to check against) and `options.json` (`{"limits": {...}}`),
+ * and `expected.txt`, the rendered diagnostics. `UPDATE_GOLDEN=1` rewrites expected.txt.
+ * Codes of schema files (`schema-*`) have their own harness in `schema.test.ts`.
+ */
+const root = join(import.meta.dirname, 'diagnostics');
+const update = process.env.UPDATE_GOLDEN === '1';
+const folders = readdirSync(root, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+
+function readOptional(path: string): string | undefined {
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+}
+
+function loadSchema(folder: string): Schema | undefined {
+  const states = readOptional(join(folder, 'states.json'));
+  if (states === undefined) return undefined;
+  const loaded = loadStateSchema(states, { id: 'states.json' });
+  if (!loaded.ok) {
+    const rendered = renderDiagnostics(loaded.diagnostics, undefined, { fileName: 'states.json' });
+    throw new Error(`states.json of ${folder} does not load:\n${rendered}`);
+  }
+  return loaded.value;
+}
+
+describe.each(folders)('%s', (code) => {
+  const folder = join(root, code);
+
+  it('renders the expected diagnostics, among them its own code', () => {
+    const source = readFileSync(join(folder, 'input.intent'), 'utf8');
+    const options = JSON.parse(readOptional(join(folder, 'options.json')) ?? '{}') as ParseOptions;
+    const diagnostics = analyzeSpec(source, loadSchema(folder), options);
+    const rendered = `${renderDiagnostics(diagnostics, source, { fileName: 'input.intent' })}\n`;
+    const expectedPath = join(folder, 'expected.txt');
+    if (update) writeFileSync(expectedPath, rendered);
+    const expected = readOptional(expectedPath);
+    if (expected === undefined) {
+      throw new Error(`${expectedPath} is missing; run with UPDATE_GOLDEN=1 to write it`);
+    }
+    expect(rendered).toBe(expected);
+    expect(diagnostics.map((diagnostic) => diagnostic.code)).toContain(code);
+  });
+});
+
+describe('coverage', () => {
+  it('has a golden folder for every diagnostic code of specs', () => {
+    const missing = diagnosticCodes.filter(
+      (code) => !code.startsWith('schema-') && !folders.includes(code),
+    );
+    expect(missing, `codes without a folder under ${root}`).toEqual([]);
+  });
+
+  it('has no folder for a code the catalog does not know', () => {
+    const known = new Set<string>(diagnosticCodes);
+    expect(folders.filter((folder) => !known.has(folder))).toEqual([]);
+  });
+});

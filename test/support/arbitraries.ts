@@ -1,0 +1,297 @@
+import fc from 'fast-check';
+import {
+  type AnnotationNode,
+  type AtomNode,
+  type ComparisonOperator,
+  type ConstraintNode,
+  comparisonOperators,
+  confirmCategories,
+  type GuardNode,
+  type HeadNode,
+  type Identifier,
+  type ItemNode,
+  type Operator,
+  operators,
+  type RuleNode,
+  relativeDates,
+  type SpecNode,
+  type ValueNode,
+} from '../../src/language/ast.js';
+import { LineIndex } from '../../src/language/source-range.js';
+
+/**
+ * Generators of valid syntax trees for property tests. Every tree they produce prints
+ * to text that parses back to the same tree (ranges aside), so the trees respect what
+ * the parser cannot represent: no keyword as a name, regexes only after `matches`,
+ * lists no deeper than the nesting limit, comments on one line.
+ */
+
+/** A range for generated nodes; property tests compare trees without ranges. */
+export const nowhere = new LineIndex('').range(0, 0);
+
+/** LANGUAGE.md §2 keywords, plus `and` (a body separator) — never names. */
+export const keywords = new Set([
+  'done',
+  'true',
+  'false',
+  'today',
+  'tomorrow',
+  'yesterday',
+  'now',
+  'in',
+  'not',
+  'contains',
+  'matches',
+  'reject',
+  'confirm',
+  'because',
+  'and',
+]);
+
+export const nameArbitrary: fc.Arbitrary<string> = fc
+  .stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,11}$/)
+  .filter((name) => !keywords.has(name.toLowerCase()));
+
+const identifierArbitrary: fc.Arbitrary<Identifier> = nameArbitrary.map((name) => ({
+  name,
+  range: nowhere,
+}));
+
+/** Text with the characters the printer must escape, the quotes it must not, and any code point. */
+export const textArbitrary: fc.Arbitrary<string> = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 12 }),
+  fc.string({
+    unit: fc.constantFrom(
+      '"',
+      "'",
+      '\\',
+      '\n',
+      '\t',
+      '\r',
+      '\u0000',
+      '\u007f',
+      '\u2028',
+      '“',
+      '”',
+      '‘',
+      '’',
+      '#',
+      '//',
+      '<spec>',
+      '```',
+      '😀',
+      '\ud800',
+      '\udfff',
+      'a',
+      ' ',
+      '->',
+    ),
+    maxLength: 12,
+  }),
+);
+
+const numberArbitrary: fc.Arbitrary<number> = fc
+  .oneof(
+    fc.integer({ min: -1_000_000, max: 1_000_000 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+  )
+  .filter((value) => !Object.is(value, -0));
+
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+export const dateArbitrary: fc.Arbitrary<string> = fc
+  .record({
+    year: fc.integer({ min: 0, max: 9999 }),
+    month: fc.integer({ min: 1, max: 12 }),
+    day: fc.integer({ min: 1, max: 31 }),
+  })
+  .map(
+    ({ year, month, day }) =>
+      `${pad(year, 4)}-${pad(month)}-${pad(Math.min(day, daysIn(year, month)))}`,
+  );
+
+export const timeArbitrary: fc.Arbitrary<string> = fc
+  .record({
+    hours: fc.integer({ min: 0, max: 23 }),
+    minutes: fc.integer({ min: 0, max: 59 }),
+    seconds: fc.option(fc.integer({ min: 0, max: 59 }), { nil: undefined }),
+  })
+  .map(
+    ({ hours, minutes, seconds }) =>
+      `${pad(hours)}:${pad(minutes)}${seconds === undefined ? '' : `:${pad(seconds)}`}`,
+  );
+
+/** Patterns that are valid regexes and contain no line break (a regex ends at the line). */
+export const regexArbitrary: fc.Arbitrary<ValueNode> = fc
+  .record({
+    pattern: fc.constantFrom(
+      '',
+      'a',
+      '^Test',
+      '\\d+$',
+      'a\\/b',
+      '[/]',
+      '[a-z]+@example\\.com',
+      '(?:x|y)*',
+      '\\s',
+      'caf\\u00e9',
+      '#\\/\\/',
+    ),
+    flags: fc.constantFrom('', 'i', 'm', 's', 'u', 'is', 'imsu'),
+  })
+  .map(({ pattern, flags }) => ({ kind: 'regex', pattern, flags, range: nowhere }));
+
+const scalarValueArbitrary: fc.Arbitrary<ValueNode> = fc.oneof(
+  textArbitrary.map((value) => ({ kind: 'string' as const, value, range: nowhere })),
+  numberArbitrary.map((value) => ({ kind: 'number' as const, value, range: nowhere })),
+  fc.boolean().map((value) => ({ kind: 'boolean' as const, value, range: nowhere })),
+  dateArbitrary.map((value) => ({ kind: 'date' as const, value, range: nowhere })),
+  timeArbitrary.map((value) => ({ kind: 'time' as const, value, range: nowhere })),
+  fc.tuple(dateArbitrary, timeArbitrary).map(([date, time]) => ({
+    kind: 'datetime' as const,
+    value: `${date}T${time}`,
+    range: nowhere,
+  })),
+  fc
+    .constantFrom(...relativeDates)
+    .map((value) => ({ kind: 'relative' as const, value, range: nowhere })),
+  nameArbitrary.map((value) => ({ kind: 'name' as const, value, range: nowhere })),
+);
+
+/** Values without regexes, with lists nested at most `depth` deep. */
+function valueArbitrary(depth: number): fc.Arbitrary<ValueNode> {
+  if (depth === 0) return scalarValueArbitrary;
+  return fc.oneof(
+    { arbitrary: scalarValueArbitrary, weight: 4 },
+    {
+      arbitrary: fc
+        .array(valueArbitrary(depth - 1), { maxLength: 3 })
+        .map((elements) => ({ kind: 'list' as const, elements, range: nowhere })),
+      weight: 1,
+    },
+  );
+}
+
+const plainOperators = operators.filter((operator) => !operator.endsWith('matches'));
+const regexOperators = operators.filter((operator) => operator.endsWith('matches'));
+
+export const constraintArbitrary: fc.Arbitrary<ConstraintNode> = fc
+  .oneof(
+    fc.tuple(fc.constantFrom(...plainOperators), valueArbitrary(4)),
+    fc.tuple(fc.constantFrom(...regexOperators), regexArbitrary),
+  )
+  .chain(([operator, value]) =>
+    identifierArbitrary.map((variable) => ({
+      kind: 'constraint' as const,
+      variable,
+      operator: operator as Operator,
+      value,
+      range: nowhere,
+    })),
+  );
+
+const atomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
+  fc
+    .record({
+      name: identifierArbitrary,
+      parenthesized: fc.boolean(),
+      constraints: fc.array(constraintArbitrary, { maxLength: 3 }),
+    })
+    .map(({ name, parenthesized, constraints }) => ({
+      kind: 'pattern' as const,
+      name,
+      parenthesized: parenthesized || constraints.length > 0,
+      constraints,
+      range: nowhere,
+    })),
+  fc
+    .record({
+      name: identifierArbitrary,
+      operator: fc.constantFrom<ComparisonOperator>(...comparisonOperators),
+      count: fc.nat(),
+    })
+    .map((atom) => ({ kind: 'count' as const, ...atom, range: nowhere })),
+);
+
+const headArbitrary: fc.Arbitrary<HeadNode> = fc.oneof(
+  fc.constant({ name: { name: 'Done', range: nowhere }, isDone: true, range: nowhere }),
+  identifierArbitrary.map((name) => ({ name, isDone: false, range: nowhere })),
+);
+
+/** One line of comment text as the lexer keeps it: trimmed, no line break. */
+export const commentArbitrary: fc.Arbitrary<string> = textArbitrary.map((text) =>
+  text.replace(/\n/g, ' ').trim(),
+);
+
+const confirmArbitrary: fc.Arbitrary<AnnotationNode> = fc
+  .record(
+    { category: fc.constantFrom(...confirmCategories), message: textArbitrary },
+    { requiredKeys: [] },
+  )
+  .map((fields) => ({ kind: 'confirm' as const, ...fields, range: nowhere }));
+
+const repeatArbitrary: fc.Arbitrary<AnnotationNode> = fc
+  .option(fc.integer({ min: 1, max: 1_000_000 }), { nil: undefined })
+  .map((limit) =>
+    limit === undefined
+      ? { kind: 'repeat' as const, range: nowhere }
+      : { kind: 'repeat' as const, limit, range: nowhere },
+  );
+
+/** At most one annotation of each kind, in either order. */
+const annotationsArbitrary: fc.Arbitrary<AnnotationNode[]> = fc
+  .tuple(
+    fc.option(confirmArbitrary, { nil: undefined }),
+    fc.option(repeatArbitrary, { nil: undefined }),
+    fc.boolean(),
+  )
+  .map(([confirm, repeat, repeatFirst]) => {
+    const annotations = [confirm, repeat].filter(
+      (annotation): annotation is AnnotationNode => annotation !== undefined,
+    );
+    return repeatFirst ? annotations.reverse() : annotations;
+  });
+
+export const ruleArbitrary: fc.Arbitrary<RuleNode> = fc
+  .record({
+    annotations: annotationsArbitrary,
+    label: fc.option(identifierArbitrary, { nil: undefined }),
+    body: fc.array(atomArbitrary, { maxLength: 4 }),
+    head: headArbitrary,
+    comments: fc.array(commentArbitrary, { maxLength: 2 }),
+  })
+  .map(({ label, ...rule }) => ({
+    kind: 'rule' as const,
+    ...rule,
+    ...(label ? { label } : {}),
+    range: nowhere,
+  }));
+
+export const guardArbitrary: fc.Arbitrary<GuardNode> = fc
+  .record({
+    mode: fc.constantFrom('reject' as const, 'confirm' as const),
+    predicate: identifierArbitrary,
+    constraints: fc.array(constraintArbitrary, { maxLength: 3 }),
+    reason: fc.option(textArbitrary, { nil: undefined }),
+    comments: fc.array(commentArbitrary, { maxLength: 2 }),
+  })
+  .map(({ reason, ...guard }) => ({
+    kind: 'guard' as const,
+    ...guard,
+    ...(reason === undefined ? {} : { reason }),
+    range: nowhere,
+  }));
+
+export const specArbitrary: fc.Arbitrary<SpecNode> = fc
+  .record({
+    items: fc.array(fc.oneof<fc.Arbitrary<ItemNode>[]>(ruleArbitrary, guardArbitrary), {
+      maxLength: 6,
+    }),
+    trailingComments: fc.array(commentArbitrary, { maxLength: 2 }),
+  })
+  .map((spec) => ({ kind: 'spec' as const, ...spec, range: nowhere }));
