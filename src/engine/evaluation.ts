@@ -6,7 +6,7 @@ import type {
   CompiledPredicate,
   CompiledRule,
 } from './compiled-spec.js';
-import { type Instance, singleKey, type StateView } from './state.js';
+import { type Instance, type StateView, singleKey } from './state.js';
 import type { Value } from './values.js';
 
 /** The action a proposal carries, with its arguments read into an instance. */

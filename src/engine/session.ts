@@ -461,9 +461,15 @@ export class Session {
 
     // 7. user approval from @confirm rules, confirm guards, or unplanned critical actions
     const confirmations: Reason[] = [];
-    if (confirmGuard !== undefined || unplanned !== undefined || deciding.some((rule) => rule.source.confirm !== undefined)) {
+    if (
+      confirmGuard !== undefined ||
+      unplanned !== undefined ||
+      deciding.some((rule) => rule.source.confirm !== undefined)
+    ) {
       confirmations.push(
-        ...uniqueByHead(deciding.filter((rule) => rule.source.confirm !== undefined)).map(ruleConfirmReason),
+        ...uniqueByHead(deciding.filter((rule) => rule.source.confirm !== undefined)).map(
+          ruleConfirmReason,
+        ),
         ...(confirmGuard ? [guardReason(confirmGuard, this.#clock)] : []),
         ...(unplanned ? [unplanned] : []),
       );

@@ -203,7 +203,8 @@ export function checkWithDiagnostics(
   for (const rule of rules) if (cyclic.has(rule.head)) contradictory.add(rule);
   // Reachability is judged only on an otherwise valid spec: after an error, rules that
   // depend on the broken one would all be reported again as unreachable.
-  if (!diagnostics.hasErrors) reportReachability(rules, guards, contradictory, objectives, diagnostics);
+  if (!diagnostics.hasErrors)
+    reportReachability(rules, guards, contradictory, objectives, diagnostics);
 
   const byObjective = new Map<string, CheckedRule[]>();
   for (const rule of rules) {
