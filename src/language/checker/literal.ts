@@ -134,7 +134,8 @@ function typeScalar(
   type: ScalarType,
   context: TypingContext,
 ): Literal | undefined {
-  const typeName = context.typeName ?? formatType(type);
+  // Only mismatches read the type's name; enums would join their members for nothing.
+  const typeName = () => context.typeName ?? formatType(type);
   switch (type.kind) {
     case 'text':
       if (node.kind === 'string') return { kind: 'text', value: node.value };
@@ -146,27 +147,27 @@ function typeScalar(
         });
         return { kind: 'text', value: node.value };
       }
-      return mismatch(context, node, typeName, `Quote text values: "${printValue(node)}".`);
+      return mismatch(context, node, typeName(), `Quote text values: "${printValue(node)}".`);
     case 'number':
       if (node.kind === 'number') return { kind: 'number', value: node.value };
-      return mismatch(context, node, typeName);
+      return mismatch(context, node, typeName());
     case 'boolean':
       if (node.kind === 'boolean') return { kind: 'boolean', value: node.value };
-      return mismatch(context, node, typeName, 'Write true or false.');
+      return mismatch(context, node, typeName(), 'Write true or false.');
     case 'date':
       if (node.kind === 'date') return { kind: 'date', value: parseDate(node.value) ?? 0 };
       if (node.kind === 'relative') return { kind: 'relative', value: node.value, as: 'date' };
       return mismatch(
         context,
         node,
-        typeName,
+        typeName(),
         'Write a date as YYYY-MM-DD, or today, tomorrow, yesterday.',
       );
     case 'time':
       if (node.kind === 'time') return { kind: 'time', value: parseTime(node.value) ?? 0 };
       if (node.kind === 'relative' && node.value === 'now')
         return { kind: 'relative', value: 'now', as: 'time' };
-      return mismatch(context, node, typeName, 'Write a time as HH:MM (24-hour), or now.');
+      return mismatch(context, node, typeName(), 'Write a time as HH:MM (24-hour), or now.');
     case 'datetime':
       if (node.kind === 'datetime')
         return { kind: 'datetime', value: parseDateTime(node.value) ?? 0 };
@@ -174,7 +175,7 @@ function typeScalar(
       if (node.kind === 'date')
         return { kind: 'datetime', value: (parseDate(node.value) ?? 0) * 86_400 };
       if (node.kind === 'relative') return { kind: 'relative', value: node.value, as: 'datetime' };
-      return mismatch(context, node, typeName, 'Write a date-time as YYYY-MM-DDTHH:MM, or now.');
+      return mismatch(context, node, typeName(), 'Write a date-time as YYYY-MM-DDTHH:MM, or now.');
     case 'enum': {
       // Members are text, but many read as numbers or booleans (`party = 2` for "2").
       const text =
@@ -184,7 +185,7 @@ function typeScalar(
             ? String(node.value)
             : undefined;
       if (text === undefined) {
-        return mismatch(context, node, typeName, `Its values are: ${type.values.join(', ')}.`);
+        return mismatch(context, node, typeName(), `Its values are: ${type.values.join(', ')}.`);
       }
       const exact = type.values.find((member) => member === text);
       const member =

@@ -92,6 +92,8 @@ export class DiagnosticBag {
     data?: DiagnosticData,
   ): void {
     if (this.#overflowed) return;
+    // Past the warning limit a warning would only be counted: skip building it.
+    if (this.#warningsOverflowed && diagnosticCatalog[code].severity === 'warning') return;
     this.add(createDiagnostic(code, location, data));
   }
 
