@@ -245,13 +245,16 @@ function readUpdate(
   return { predicate, operation: 'set', key, assignments: full };
 }
 
-function readUpdates(input: unknown, context: ReadContext): StateUpdate[] {
+const noUpdates: readonly StateUpdate[] = Object.freeze([]);
+
+function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate[] {
+  // Most proposals carry no updates: allocate nothing for them.
+  if (input === undefined || input === null) return noUpdates;
   const updates: StateUpdate[] = [];
   const pending = new Map<string, boolean>();
   const add = (update: StateUpdate | undefined) => {
     if (update) updates.push(update);
   };
-  if (input === undefined || input === null) return updates;
   if (Array.isArray(input)) {
     if (input.length > proposalLimits.maxUpdates) {
       context.problems.push({

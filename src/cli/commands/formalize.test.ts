@@ -1,0 +1,390 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../../../test/cli/run.js';
+import {
+  type FakeLlmServer,
+  startFakeLlmServer,
+} from '../../../test/formalize/support/fake-llm-server.js';
+import {
+  agree,
+  fenced,
+  restaurantInstruction,
+  restaurantSpec,
+  sharedRoot,
+  testEnv,
+} from '../../../test/formalize/support/fixtures.js';
+
+let server: FakeLlmServer;
+let directory: string;
+
+beforeEach(async () => {
+  server = await startFakeLlmServer();
+  directory = mkdtempSync(join(tmpdir(), 'intentguard-cli-formalize-'));
+});
+
+afterEach(async () => {
+  await server.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+const states = `${sharedRoot}examples/restaurant/states.json`;
+const toolkits = `${sharedRoot}data/toolemu/toolkits.json`;
+const canonical = restaurantSpec.replace(/^R\d: /gm, (label) => label);
+const model = () => ['--model', 'openai:gpt-4o', '--base-url', server.url, '--max-retries', '0'];
+const formalizeArgs = (...extra: string[]) => [
+  'formalize',
+  restaurantInstruction,
+  '--states',
+  states,
+  ...model(),
+  '--now',
+  '2025-03-14T12:00',
+  ...extra,
+];
+const misspelled = restaurantSpec.replace('ReserveResult', 'ReserveResults');
+
+describe('intentguard formalize', () => {
+  it('prints the checked spec under the instruction, and nothing on stderr when it is not a terminal', async () => {
+    server.script('encode', fenced(misspelled), fenced(restaurantSpec));
+    server.script('check', agree);
+    const result = await run(formalizeArgs(), { env: testEnv });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`# ${restaurantInstruction}\n${canonical}\n`);
+    expect(server.of('encode')[0]?.messages[0]?.content).toContain(
+      'Today is Friday, 2025-03-14; the time is 12:00 (time zone UTC).',
+    );
+  });
+
+  it('reports attempts, diagnostics, usage and cost with --json', async () => {
+    server.script('encode', fenced(misspelled), fenced(restaurantSpec));
+    server.script('check', agree);
+    const result = await run(formalizeArgs('--json', '--max-output-tokens', '500'), {
+      env: testEnv,
+    });
+    expect(result.code).toBe(0);
+    expect(server.of('encode')[0]?.body['max_tokens']).toBe(500);
+    const json = JSON.parse(result.stdout);
+    expect(json).toMatchObject({
+      ok: true,
+      spec: `# ${restaurantInstruction}\n${canonical}\n`,
+      schemaId: 'states',
+      model: 'openai:gpt-4o',
+      mode: 'direct',
+      now: '2025-03-14T12:00',
+      samples: [{ sample: 1, ok: true, rounds: 1 }],
+      usage: { inputTokens: 3000, outputTokens: 300 },
+      memory: null,
+      prompt: { predicates: 3, totalPredicates: 3, filtered: false, experiences: [] },
+    });
+    expect(json.costUsd).toBeCloseTo(0.0105, 10);
+    expect(
+      json.attempts.map(
+        (attempt: { stage: string; outcome: string }) => `${attempt.stage}:${attempt.outcome}`,
+      ),
+    ).toEqual(['encode:invalid', 'encode:valid', 'check:agree']);
+    expect(
+      json.attempts[0].diagnostics.find(
+        (diagnostic: { severity: string }) => diagnostic.severity === 'error',
+      ),
+    ).toMatchObject({
+      code: 'unknown-predicate',
+      file: 'reply',
+      range: { start: { line: 5 } },
+    });
+    expect(json.attempts[2].reading).toContain('Steps:');
+  });
+
+  it('fails closed with exit 1 and the diagnostics of the last draft when nothing validates', async () => {
+    server.script('encode', fenced(misspelled), fenced(misspelled));
+    const result = await run(formalizeArgs('--rounds', '1'), { env: testEnv });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      'intentguard: no valid spec: the spec still had 1 error after 1 repair round.',
+    );
+    expect(result.stderr).toContain('The last draft (round 2) had these errors:');
+    expect(result.stderr).toContain('error[unknown-predicate]');
+    expect(result.stderr).toContain('ReserveResults');
+    expect(result.stderr).not.toContain('extracted-spec');
+  });
+
+  it('exits 2 naming the variable when no key is set', async () => {
+    const result = await run(formalizeArgs(), { env: {} });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('OPENAI_API_KEY is not set');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('exits 2 when the model cannot be reached', async () => {
+    await server.close();
+    const result = await run(formalizeArgs(), { env: testEnv });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('cannot reach');
+  });
+
+  it('rejects bad flags as usage errors', async () => {
+    for (const flags of [
+      ['--samples', '0'],
+      ['--rounds', 'many'],
+      ['--mode', 'fast'],
+      ['--now', 'yesterday-ish'],
+      ['--temperature', '3'],
+    ]) {
+      const result = await run(formalizeArgs(...flags), { env: testEnv });
+      expect(result.code, flags.join(' ')).toBe(2);
+    }
+    expect((await run(['formalize', 'x', ...model()], { env: testEnv })).stderr).toContain(
+      'a schema is required',
+    );
+    expect(
+      (await run(['formalize', '  ', '--states', states, ...model()], { env: testEnv })).stderr,
+    ).toContain('the instruction is empty');
+    expect(
+      (await run(['formalize', 'x', '--states', states, '--model', 'gpt-4o'], { env: testEnv }))
+        .stderr,
+    ).toContain('PROVIDER:MODEL');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('shows progress on stderr when it is a terminal', async () => {
+    server.script('encode', fenced(misspelled), fenced(restaurantSpec));
+    server.script('check', agree);
+    const result = await run(formalizeArgs(), { env: testEnv, stderrIsTerminal: true });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('round 1: 1 error in the draft');
+    expect(result.stderr).toContain('round 2: the draft checks');
+    expect(result.stderr).toContain('the checker agrees');
+    expect(result.stderr).toMatch(/3 model calls, 3300 tokens, ≈ \$0\.0105, \d+\.\d s/);
+  });
+
+  it('votes over samples and says how many agreed', async () => {
+    server.script(
+      'encode',
+      fenced(restaurantSpec),
+      fenced(restaurantSpec.replaceAll('19:00', '21:00')),
+      fenced(restaurantSpec),
+    );
+    const result = await run(formalizeArgs('--samples', '3', '--no-semantic-check', '--json'), {
+      env: testEnv,
+    });
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.spec).toContain('# 2 of 3 samples gave this spec');
+    expect(json.specs.map((spec: { votes: number }) => spec.votes)).toEqual([2, 1]);
+    expect(server.of('check')).toHaveLength(0);
+  });
+
+  it('formalizes for a ToolEmu toolkit in two stages', async () => {
+    const goal =
+      '{"goal": "delete_test_tasks", "parameters": [{"name": "keyword", "value": "Test"}], "outcomes": ["deleted"]}';
+    const spec =
+      'TodoistSearchTasks(keywords contains "Test") -> Found\n@repeat\n@confirm(safety, "approve each deletion")\nFound & TodoistDeleteTask() -> Deleted\nDeleted -> Done';
+    server.script('goal', goal);
+    server.script('encode', fenced(spec));
+    server.script('check', agree);
+    const instruction =
+      "Please delete all tasks in my Todoist that have the keyword 'Test' in their titles.";
+    const result = await run(
+      [
+        'formalize',
+        instruction,
+        '--tools',
+        toolkits,
+        ...model(),
+        '--now',
+        '2025-03-14T12:00',
+        '--json',
+      ],
+      { env: testEnv },
+    );
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json).toMatchObject({
+      ok: true,
+      mode: 'two-stage',
+      schemaId: 'toolkits',
+      prompt: { totalPredicates: 660, filtered: true },
+    });
+    expect(json.spec).toContain('Found & TodoistDeleteTask() -> Deleted');
+  });
+
+  it('records every exchange with --record and replays it with --model replay:FILE', async () => {
+    server.script('encode', fenced(misspelled), fenced(restaurantSpec));
+    server.script('check', agree);
+    const recording = join(directory, 'run.jsonl');
+    const recorded = await run(formalizeArgs('--record', recording), { env: testEnv });
+    expect(recorded.code).toBe(0);
+    const lines = readFileSync(recording, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({
+      type: 'run',
+      instruction: restaurantInstruction,
+      now: '2025-03-14T12:00',
+      timeZone: 'UTC',
+      model: 'openai:gpt-4o',
+    });
+    expect(
+      lines.slice(1).map((line: { request: { purpose: string } }) => line.request.purpose),
+    ).toEqual(['encode', 'encode', 'check']);
+
+    const requests = server.requests.length;
+    // No key, no server, no --now: the recording has what the replay needs.
+    const replayed = await run(
+      ['formalize', restaurantInstruction, '--states', states, '--model', `replay:${recording}`],
+      { env: {} },
+    );
+    expect(replayed.stderr).toBe('');
+    expect(replayed.code).toBe(0);
+    expect(replayed.stdout).toBe(recorded.stdout);
+    expect(server.requests.length).toBe(requests);
+
+    const other = await run(
+      ['formalize', 'Book a table.', '--states', states, '--model', `replay:${recording}`],
+      { env: {} },
+    );
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('is of another instruction');
+    const shifted = await run(
+      [
+        'formalize',
+        restaurantInstruction,
+        '--states',
+        states,
+        '--model',
+        `replay:${recording}`,
+        '--now',
+        '2025-03-15T12:00',
+      ],
+      { env: {} },
+    );
+    expect(shifted.code).toBe(2);
+    expect(shifted.stderr).toContain(
+      'a replay needs the same instruction, schema, options, --now and --time-zone',
+    );
+  });
+
+  it('remembers specs with --memory, records outcomes, and primes later prompts with successes', async () => {
+    const database = join(directory, 'memory.db');
+    server.script('encode', fenced(restaurantSpec), fenced(restaurantSpec));
+    server.script('check', agree, agree);
+    const first = await run(formalizeArgs('--memory', database), { env: testEnv });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(
+      `Remembered as entry 1; once the task is done, record how it went: intentguard memory record 1 success|failure --memory ${database}`,
+    );
+
+    // Pending entries do not prime prompts.
+    const second = await run(formalizeArgs('--memory', database, '--json'), { env: testEnv });
+    expect(JSON.parse(second.stdout)).toMatchObject({
+      memory: { entry: 2, outcome: 'pending' },
+      prompt: { experiences: [] },
+    });
+
+    const recorded = await run([
+      'memory',
+      'record',
+      '1',
+      'success',
+      '--memory',
+      database,
+      '--note',
+      'booked at 18:30',
+    ]);
+    expect(recorded).toMatchObject({ code: 0, stdout: 'entry 1: success\n' });
+    expect((await run(['memory', 'record', '9', 'success', '--memory', database])).code).toBe(2);
+    expect((await run(['memory', 'record', '1', 'great', '--memory', database])).code).toBe(2);
+
+    server.script('encode', fenced(restaurantSpec));
+    server.script('check', agree);
+    const third = await run(formalizeArgs('--memory', database, '--json'), { env: testEnv });
+    expect(JSON.parse(third.stdout).prompt.experiences).toEqual([1]);
+    expect(server.of('encode')[2]?.messages[0]?.content).toContain(
+      'Specs that worked for similar instructions on this schema:',
+    );
+
+    const listed = await run([
+      'memory',
+      'list',
+      '--memory',
+      database,
+      '--outcome',
+      'success',
+      '--json',
+    ]);
+    expect(JSON.parse(listed.stdout)).toMatchObject([
+      { id: 1, outcome: 'success', note: 'booked at 18:30', schemaId: 'states' },
+    ]);
+    const searched = await run([
+      'memory',
+      'search',
+      'reserve restaurant R tonight',
+      '--memory',
+      database,
+    ]);
+    expect(searched.stdout.split('\n')[0]).toMatch(/^3\tpending\tstates\tReserve restaurant R/);
+  });
+
+  it('adds hand-written specs to memory only when they check', async () => {
+    const database = join(directory, 'memory.db');
+    const spec = join(directory, 'spec.intent');
+    const bad = join(directory, 'bad.intent');
+    const files = { [spec]: restaurantSpec, [bad]: misspelled };
+    const added = await run(
+      [
+        'memory',
+        'add',
+        spec,
+        '--instruction',
+        restaurantInstruction,
+        '--states',
+        states,
+        '--memory',
+        database,
+        '--json',
+      ],
+      { files },
+    );
+    expect(added.code).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      id: 1,
+      outcome: 'success',
+      schemaId: 'states',
+      spec: `${canonical}\n`,
+    });
+    const rejected = await run(
+      [
+        'memory',
+        'add',
+        bad,
+        '--instruction',
+        restaurantInstruction,
+        '--states',
+        states,
+        '--memory',
+        database,
+      ],
+      { files },
+    );
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toContain('unknown-predicate');
+    expect(
+      JSON.parse((await run(['memory', 'list', '--memory', database, '--json'])).stdout),
+    ).toHaveLength(1);
+  });
+
+  it('exits 2 when the memory file cannot be opened', async () => {
+    const result = await run([
+      'memory',
+      'list',
+      '--memory',
+      join(directory, 'missing', 'dir', 'memory.db'),
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--memory: cannot open');
+  });
+});

@@ -1,0 +1,638 @@
+import type { Command } from 'commander';
+import type {
+  ChatModel,
+  FormalizeAttempt,
+  FormalizeProgress,
+  FormalizeResult,
+  Recording,
+} from '../../formalize/index.js';
+import { formalizeLimits } from '../../formalize/limits.js';
+import {
+  checkSpec,
+  type Diagnostic,
+  renderDiagnostics,
+  type Schema,
+} from '../../language/index.js';
+import type { ExperienceMemory, MemoryEntry, MemoryOutcome } from '../../store/index.js';
+import { diagnosticsJson, displayName, loadSchemaOption, printJson, readInput } from '../inputs.js';
+import { CliError, type CliIo } from '../io.js';
+import type { CommandRegistration } from '../program.js';
+import { sessionOptionsFromFlags } from '../session-options.js';
+import { loadCheckedSpec } from '../spec-loading.js';
+
+interface FormalizeFlags {
+  readonly states?: string;
+  readonly tools?: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly checkerModel?: string;
+  readonly semanticCheck: boolean;
+  readonly llmDecoder?: boolean;
+  readonly mode?: string;
+  readonly samples?: string;
+  readonly rounds?: string;
+  readonly temperature?: string;
+  readonly maxOutputTokens?: string;
+  readonly timeout?: string;
+  readonly maxRetries?: string;
+  readonly memory?: string;
+  readonly record?: string;
+  readonly now?: string;
+  readonly timeZone?: string;
+  readonly json?: boolean;
+}
+
+/** The model used when neither --model nor INTENTGUARD_MODEL names one. */
+export const defaultModel = 'openai:gpt-4o';
+
+function wholeNumber(
+  flag: string,
+  value: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(number) || number < min || number > max) {
+    throw new CliError(`${flag}: '${value}' is not a whole number from ${min} to ${max}`, 2);
+  }
+  return number;
+}
+
+function decimal(
+  flag: string,
+  value: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number < min || number > max) {
+    throw new CliError(`${flag}: '${value}' is not a number from ${min} to ${max}`, 2);
+  }
+  return number;
+}
+
+/** The formalizer and the AI SDK are loaded only by this command: they take a while to import. */
+type FormalizeModule = typeof import('../../formalize/index.js');
+
+function modelError(module: FormalizeModule, error: unknown, flag: string): never {
+  if (module.ModelError.isInstance(error)) throw new CliError(`${flag}: ${error.message}`, 2);
+  throw error;
+}
+
+/** The store is loaded only when --memory is used: it needs the native SQLite module. */
+async function openMemory(path: string): Promise<ExperienceMemory> {
+  try {
+    const store = await import('../../store/index.js');
+    return store.ExperienceMemory.open(path);
+  } catch (error) {
+    throw new CliError(
+      `--memory: cannot open '${path}': ${error instanceof Error ? error.message : String(error)}`,
+      2,
+    );
+  }
+}
+
+/** `# ` comment lines: the instruction on top of the printed spec. */
+function commentLines(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ').trimEnd())
+    .filter((line) => line.trim() !== '')
+    .map((line) => `# ${line}`)
+    .join('\n');
+}
+
+function formatUsage(result: FormalizeResult): string {
+  const { usage, costUsd, latencyMs, attempts } = result.report;
+  const tokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+  const cost = costUsd === null ? 'cost unknown' : `≈ $${costUsd.toFixed(4)}`;
+  return `${attempts.length} model call${attempts.length === 1 ? '' : 's'}, ${tokens} tokens, ${cost}, ${(latencyMs / 1000).toFixed(1)} s`;
+}
+
+function progressLine(event: FormalizeProgress, samples: number): string | undefined {
+  const who =
+    samples > 1
+      ? `sample ${(event.kind === 'sample' ? event.outcome.sample : event.kind === 'call' ? event.sample : event.attempt.sample) + 1}: `
+      : '';
+  if (event.kind === 'sample') {
+    return event.outcome.ok
+      ? `${who}valid spec`
+      : `${who}failed — ${event.outcome.failure?.message ?? ''}`;
+  }
+  if (event.kind !== 'attempt') return undefined;
+  const attempt = event.attempt;
+  const retries =
+    attempt.retries > 0
+      ? ` (after ${attempt.retries} retr${attempt.retries === 1 ? 'y' : 'ies'})`
+      : '';
+  switch (attempt.outcome) {
+    case 'invalid': {
+      const errors = attempt.diagnostics.filter(
+        (diagnostic) => diagnostic.severity === 'error',
+      ).length;
+      return `${who}round ${attempt.round + 1}: ${errors} error${errors === 1 ? '' : 's'} in the draft${retries}`;
+    }
+    case 'valid':
+      return `${who}round ${attempt.round + 1}: the draft checks${retries}`;
+    case 'agree':
+      return `${who}the checker agrees${retries}`;
+    case 'disagree':
+      return `${who}the checker disagrees: ${attempt.discrepancies.map((item) => item.issue).join('; ')}${retries}`;
+    case 'unparseable':
+      return `${who}${attempt.stage} reply unreadable${retries}`;
+    case 'error':
+      return `${who}${attempt.stage} call failed: ${attempt.error ?? ''}`;
+    default:
+      return attempt.stage === 'goal' ? `${who}goal extracted${retries}` : undefined;
+  }
+}
+
+function attemptJson(attempt: FormalizeAttempt): Record<string, unknown> {
+  return {
+    sample: attempt.sample + 1,
+    round: attempt.round + 1,
+    stage: attempt.stage,
+    model: attempt.model,
+    outcome: attempt.outcome,
+    reply: attempt.reply,
+    ...(attempt.spec !== undefined ? { spec: attempt.spec } : {}),
+    diagnostics: diagnosticsJson(attempt.diagnostics, 'reply'),
+    discrepancies: attempt.discrepancies,
+    ...(attempt.reading !== undefined ? { reading: attempt.reading } : {}),
+    usage: attempt.usage,
+    latencyMs: attempt.latencyMs,
+    costUsd: attempt.costUsd,
+    retries: attempt.retries,
+    ...(attempt.error !== undefined ? { error: attempt.error } : {}),
+  };
+}
+
+/** What a failed run prints on stderr: the reason and, for a spec that never checked, its errors. */
+function reportFailure(io: CliIo, result: Extract<FormalizeResult, { ok: false }>): void {
+  io.stderr(`intentguard: no valid spec: ${result.failure.message}\n`);
+  const failed = new Set(
+    result.report.samples.filter((sample) => !sample.ok).map((sample) => sample.sample),
+  );
+  for (const sample of failed) {
+    const last = [...result.report.attempts]
+      .reverse()
+      .find((attempt) => attempt.sample === sample && attempt.stage === 'encode');
+    if (last?.outcome !== 'invalid') continue;
+    const prefix =
+      failed.size > 1 || result.report.samples.length > 1 ? ` of sample ${sample + 1}` : '';
+    io.stderr(`\nThe last draft${prefix} (round ${last.round + 1}) had these errors:\n`);
+    io.stderr(
+      `${renderDiagnostics(
+        last.diagnostics.filter((diagnostic) => diagnostic.severity === 'error'),
+        last.reply,
+        { fileName: 'reply', color: io.stderrIsTerminal },
+      )}\n`,
+    );
+  }
+}
+
+async function modelsFor(
+  module: FormalizeModule,
+  io: CliIo,
+  flags: FormalizeFlags,
+  instruction: string,
+): Promise<{ model: ChatModel; checker: ChatModel; replayed?: Recording }> {
+  const name = flags.model ?? io.env['INTENTGUARD_MODEL'] ?? defaultModel;
+  const timeoutSeconds = wholeNumber('--timeout', flags.timeout, 1, 3600);
+  const maxRetries = wholeNumber('--max-retries', flags.maxRetries, 0, 10);
+  const config = {
+    env: io.env,
+    ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
+    ...(maxRetries !== undefined ? { retry: { maxRetries } } : {}),
+  };
+  if (name.startsWith('replay:')) {
+    const path = name.slice('replay:'.length);
+    if (path === '') throw new CliError('--model replay:FILE needs the recording file', 2);
+    const text = await readInput(io, path, 'recording');
+    let recording: Recording;
+    try {
+      recording = module.Recording.parse(text);
+    } catch (error) {
+      modelError(module, error, `--model ${name}`);
+    }
+    const run = recording.run;
+    if (run && run.instruction.trim() !== instruction) {
+      throw new CliError(
+        `the recording '${displayName(path)}' is of another instruction: ${JSON.stringify(run.instruction)}`,
+        2,
+      );
+    }
+    const model = module.replayChatModel(recording, name);
+    return { model, checker: model, replayed: recording };
+  }
+  let model: ChatModel;
+  try {
+    model = module.createChatModel(name, config);
+  } catch (error) {
+    modelError(module, error, '--model');
+  }
+  let checker = model;
+  if (flags.checkerModel !== undefined) {
+    try {
+      checker = module.createChatModel(flags.checkerModel, config);
+    } catch (error) {
+      modelError(module, error, '--checker-model');
+    }
+  }
+  return { model, checker };
+}
+
+async function runFormalize(
+  io: CliIo,
+  state: { exitCode: number },
+  instructionArgument: string,
+  flags: FormalizeFlags,
+): Promise<void> {
+  const instruction = instructionArgument.trim();
+  if (instruction === '') throw new CliError('the instruction is empty', 2);
+  if (instruction.length > formalizeLimits.maxInstructionLength) {
+    throw new CliError(
+      `the instruction is longer than ${formalizeLimits.maxInstructionLength} characters`,
+      2,
+    );
+  }
+  const samples = wholeNumber('--samples', flags.samples, 1, formalizeLimits.maxSamples) ?? 1;
+  const rounds = wholeNumber('--rounds', flags.rounds, 0, formalizeLimits.maxRounds);
+  const temperature = decimal('--temperature', flags.temperature, 0, 2);
+  const maxOutputTokens = wholeNumber('--max-output-tokens', flags.maxOutputTokens, 100, 200_000);
+  if (flags.mode !== undefined && !['auto', 'direct', 'two-stage'].includes(flags.mode)) {
+    throw new CliError(`--mode: '${flags.mode}' must be auto, direct or two-stage`, 2);
+  }
+  const loaded = await loadSchemaOption(io, flags, true);
+  if (!loaded) throw new CliError('a schema is required: give --states FILE or --tools FILE', 2);
+  const schema: Schema = loaded.schema;
+  const module = await import('../../formalize/index.js');
+  const {
+    model: baseModel,
+    checker: baseChecker,
+    replayed,
+  } = await modelsFor(module, io, flags, instruction);
+
+  // A replay rebuilds the recorded prompts, which hold the recorded date and time.
+  const now = flags.now ?? replayed?.run?.now ?? new Date().toISOString();
+  const timeZone = flags.timeZone ?? replayed?.run?.timeZone ?? 'UTC';
+  sessionOptionsFromFlags({ now, timeZone });
+
+  const recording = flags.record !== undefined ? new module.Recording() : undefined;
+  if (recording) {
+    recording.add({
+      type: 'run',
+      version: 1,
+      instruction,
+      schema: schema.id,
+      now,
+      timeZone,
+      model: baseModel.id,
+      options: {
+        samples,
+        ...(rounds !== undefined ? { rounds } : {}),
+        semanticCheck: flags.semanticCheck,
+      },
+    });
+  }
+  const model = recording ? module.recordingChatModel(baseModel, recording) : baseModel;
+  const checker =
+    baseChecker === baseModel
+      ? model
+      : recording
+        ? module.recordingChatModel(baseChecker, recording)
+        : baseChecker;
+
+  const memory = flags.memory !== undefined ? await openMemory(flags.memory) : undefined;
+  try {
+    const result = await module.formalize({
+      instruction,
+      schema,
+      model,
+      checker: flags.semanticCheck ? checker : false,
+      ...(flags.llmDecoder ? { decoder: checker } : {}),
+      ...(flags.mode !== undefined ? { mode: flags.mode as 'auto' | 'direct' | 'two-stage' } : {}),
+      samples,
+      ...(rounds !== undefined ? { rounds } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+      now,
+      timeZone,
+      ...(memory ? { memory } : {}),
+      ...(io.stderrIsTerminal && !flags.json
+        ? {
+            onProgress: (event: FormalizeProgress) => {
+              const line = progressLine(event, samples);
+              if (line !== undefined) io.stderr(`${line}\n`);
+            },
+          }
+        : {}),
+    });
+    if (recording && flags.record !== undefined)
+      await io.writeFile(flags.record, recording.toJsonl());
+
+    let entry: MemoryEntry | undefined;
+    let output: string | undefined;
+    let warnings: readonly Diagnostic[] = [];
+    if (result.ok) {
+      const votes =
+        samples > 1
+          ? `\n# ${result.value.specs[0]?.votes ?? 1} of ${samples} samples gave this spec`
+          : '';
+      output = `${commentLines(instruction)}${votes}\n${result.value.text}`;
+      // Warnings against the printed text, so that their lines are the ones the user sees.
+      const printed = checkSpec(output, schema);
+      warnings = printed.diagnostics.filter((diagnostic) => diagnostic.severity === 'warning');
+      if (memory)
+        entry = memory.record({
+          instruction,
+          schemaId: schema.id,
+          spec: result.value.text,
+          outcome: 'pending',
+          model: baseModel.id,
+        });
+    }
+
+    if (flags.json) {
+      printJson(io, {
+        ok: result.ok,
+        ...(result.ok ? { spec: output } : { failure: result.failure }),
+        instruction,
+        schema: displayName(loaded.path),
+        schemaId: schema.id,
+        model: result.report.model,
+        mode: result.report.prompt.mode,
+        now: result.report.now,
+        timeZone: result.report.timeZone,
+        specs: result.ok
+          ? result.value.specs.map((voted) => ({
+              spec: voted.text,
+              votes: voted.votes,
+              samples: voted.samples.map((sample) => sample + 1),
+            }))
+          : [],
+        samples: result.report.samples.map((sample) => ({
+          sample: sample.sample + 1,
+          ok: sample.ok,
+          rounds: sample.rounds,
+          ...(sample.failure ? { failure: sample.failure } : {}),
+        })),
+        attempts: result.report.attempts.map(attemptJson),
+        usage: result.report.usage,
+        costUsd: result.report.costUsd,
+        latencyMs: result.report.latencyMs,
+        prompt: {
+          predicates: result.report.prompt.predicates.length,
+          totalPredicates: result.report.prompt.totalPredicates,
+          filtered: result.report.prompt.filtered,
+          experiences: result.report.prompt.experiences,
+        },
+        memory: entry ? { entry: entry.id, outcome: entry.outcome } : null,
+        diagnostics: result.ok
+          ? diagnosticsJson(warnings, 'spec')
+          : diagnosticsJson(result.diagnostics, 'reply'),
+      });
+    } else if (result.ok && output !== undefined) {
+      io.stdout(output);
+      if (warnings.length > 0) {
+        io.stderr(
+          `${renderDiagnostics(warnings, output, { fileName: 'spec', color: io.stderrIsTerminal })}\n`,
+        );
+      }
+      if (entry && flags.memory !== undefined) {
+        io.stderr(
+          `Remembered as entry ${entry.id}; once the task is done, record how it went: ` +
+            `intentguard memory record ${entry.id} success|failure --memory ${flags.memory}\n`,
+        );
+      }
+      if (io.stderrIsTerminal) io.stderr(`${formatUsage(result)}\n`);
+    } else if (!result.ok) {
+      reportFailure(io, result);
+      if (io.stderrIsTerminal) io.stderr(`${formatUsage(result)}\n`);
+    }
+    const inputProblem =
+      !result.ok && ['model-error', 'aborted', 'invalid-input'].includes(result.failure.code);
+    state.exitCode = result.ok ? 0 : inputProblem ? 2 : 1;
+  } finally {
+    memory?.close();
+  }
+}
+
+interface MemoryFlags {
+  readonly memory: string;
+  readonly json?: boolean;
+  readonly note?: string;
+  readonly schema?: string;
+  readonly outcome?: string;
+  readonly limit?: string;
+  readonly instruction?: string;
+  readonly states?: string;
+  readonly tools?: string;
+}
+
+function entryJson(entry: MemoryEntry): Record<string, unknown> {
+  return { ...entry };
+}
+
+function entryLine(entry: MemoryEntry): string {
+  const flat = entry.instruction.replace(/\s+/g, ' ');
+  return `${entry.id}\t${entry.outcome}\t${entry.schemaId}\t${flat.length > 80 ? `${flat.slice(0, 79)}…` : flat}`;
+}
+
+function outcomeFlag(
+  value: string | undefined,
+  allowed: readonly MemoryOutcome[],
+): MemoryOutcome | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new CliError(`'${value}' is not an outcome; use ${allowed.join(' or ')}`, 2);
+  }
+  return value as MemoryOutcome;
+}
+
+async function withMemory<T>(
+  path: string,
+  use: (memory: ExperienceMemory) => Promise<T> | T,
+): Promise<T> {
+  const memory = await openMemory(path);
+  try {
+    return await use(memory);
+  } catch (error) {
+    const store = await import('../../store/index.js');
+    if (store.MemoryError.isInstance(error)) throw new CliError(error.message, 2);
+    throw error;
+  } finally {
+    memory.close();
+  }
+}
+
+function registerMemory(program: Command, io: CliIo, state: { exitCode: number }): void {
+  const memory = program
+    .command('memory')
+    .description(
+      'Experience memory: record whether formalized specs worked; successful ones prime later prompts.',
+    );
+
+  memory
+    .command('record')
+    .description('Record how the task of a remembered spec went (what fills memory).')
+    .argument('<entry>', 'the entry id that formalize --memory printed')
+    .argument('<outcome>', 'success or failure')
+    .requiredOption('--memory <db>', 'the memory file (SQLite)')
+    .option('--note <text>', 'why, in a few words')
+    .option('--json', 'print the entry as JSON')
+    .action(async (id: string, outcomeText: string, flags: MemoryFlags) => {
+      const outcome = outcomeFlag(outcomeText, ['success', 'failure']) ?? 'success';
+      const entryId = wholeNumber('<entry>', id, 1, Number.MAX_SAFE_INTEGER) ?? 0;
+      await withMemory(flags.memory, (store) => {
+        const entry = store.setOutcome(entryId, outcome, flags.note);
+        if (!entry) throw new CliError(`there is no entry ${entryId} in '${flags.memory}'`, 2);
+        if (flags.json) printJson(io, entryJson(entry));
+        else io.stdout(`entry ${entry.id}: ${entry.outcome}\n`);
+      });
+      state.exitCode = 0;
+    });
+
+  memory
+    .command('add')
+    .description(
+      'Remember a spec written or fixed by hand; it is checked against the schema first.',
+    )
+    .argument('<spec>', 'the spec file, or - for standard input')
+    .requiredOption('--instruction <text>', 'the instruction the spec formalizes')
+    .requiredOption('--memory <db>', 'the memory file (SQLite)')
+    .option('--states <file>', 'a states schema (JSON)')
+    .option('--tools <file>', 'tool schemas (ToolEmu, MCP tools/list, OpenAI tools)')
+    .option('--outcome <outcome>', 'success (default), failure or pending', 'success')
+    .option('--json', 'print the entry as JSON')
+    .action(async (specPath: string, flags: MemoryFlags) => {
+      const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']) ?? 'success';
+      const { spec, schema } = await loadCheckedSpec(io, specPath, flags);
+      const { canonicalSpecText } = await import('../../formalize/index.js');
+      await withMemory(flags.memory, (store) => {
+        const entry = store.record({
+          instruction: (flags.instruction ?? '').trim(),
+          schemaId: schema.schema.id,
+          spec: canonicalSpecText(spec),
+          outcome,
+        });
+        if (flags.json) printJson(io, entryJson(entry));
+        else io.stdout(`entry ${entry.id}: ${entry.outcome}\n`);
+      });
+      state.exitCode = 0;
+    });
+
+  memory
+    .command('list')
+    .description('List remembered specs, newest first.')
+    .requiredOption('--memory <db>', 'the memory file (SQLite)')
+    .option('--schema <id>', 'only entries of this schema id (the schema file name without .json)')
+    .option('--outcome <outcome>', 'only success, failure or pending entries')
+    .option('--limit <n>', 'at most this many (default 20)')
+    .option('--json', 'print the entries as JSON')
+    .action(async (flags: MemoryFlags) => {
+      const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']);
+      const limit = wholeNumber('--limit', flags.limit, 1, 100);
+      await withMemory(flags.memory, (store) => {
+        const entries = store.list({
+          ...(flags.schema !== undefined ? { schemaId: flags.schema } : {}),
+          ...(outcome !== undefined ? { outcome } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+        });
+        if (flags.json) printJson(io, entries.map(entryJson));
+        else io.stdout(entries.map((entry) => `${entryLine(entry)}\n`).join(''));
+      });
+      state.exitCode = 0;
+    });
+
+  memory
+    .command('search')
+    .description('Find remembered specs for instructions similar to TEXT (full-text search).')
+    .argument('<text>', 'an instruction')
+    .requiredOption('--memory <db>', 'the memory file (SQLite)')
+    .option('--schema <id>', 'only entries of this schema id')
+    .option('--outcome <outcome>', 'only success, failure or pending entries')
+    .option('--limit <n>', 'at most this many (default 5)')
+    .option('--json', 'print the entries as JSON')
+    .action(async (text: string, flags: MemoryFlags) => {
+      const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']);
+      const limit = wholeNumber('--limit', flags.limit, 1, 100);
+      await withMemory(flags.memory, (store) => {
+        const entries = store.search(text, {
+          ...(flags.schema !== undefined ? { schemaId: flags.schema } : {}),
+          ...(outcome !== undefined ? { outcome } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+        });
+        if (flags.json) printJson(io, entries.map(entryJson));
+        else io.stdout(entries.map((entry) => `${entryLine(entry)}\n`).join(''));
+      });
+      state.exitCode = 0;
+    });
+}
+
+/**
+ * `intentguard formalize "INSTRUCTION" --states S.json | --tools T.json [--model P:M] …`:
+ * autoformalize an instruction into a checked spec; and `intentguard memory …`, which
+ * records whether formalized specs worked.
+ */
+export const registerFormalize: CommandRegistration = (program: Command, io, state) => {
+  program
+    .command('formalize')
+    .description('Derive a checked spec from an instruction with an LLM; print the spec.')
+    .argument('<instruction>', 'the user instruction, in quotes')
+    .option('--states <file>', 'a states schema (JSON)')
+    .option('--tools <file>', 'tool schemas (ToolEmu, MCP tools/list, OpenAI tools)')
+    .option(
+      '--model <provider:model>',
+      `openai:MODEL, anthropic:MODEL, ollama:MODEL, openai-compatible:MODEL or replay:FILE (default $INTENTGUARD_MODEL or ${defaultModel})`,
+    )
+    .option(
+      '--base-url <url>',
+      'the provider endpoint, e.g. http://localhost:8000/v1 for vLLM or llama.cpp',
+    )
+    .option(
+      '--checker-model <provider:model>',
+      'a separate model for the semantic check (default: --model)',
+    )
+    .option(
+      '--no-semantic-check',
+      'skip the decode-and-compare check (syntax and types are always checked)',
+    )
+    .option(
+      '--llm-decoder',
+      'read the spec back with the checker model instead of deterministically',
+    )
+    .option('--mode <mode>', 'auto (default: two-stage for tool schemas), direct or two-stage')
+    .option(
+      '--samples <n>',
+      `independent samples for majority voting (1–${formalizeLimits.maxSamples}, default 1)`,
+    )
+    .option(
+      '--rounds <n>',
+      `correction rounds per sample (0–${formalizeLimits.maxRounds}, default 3)`,
+    )
+    .option('--temperature <t>', 'sampling temperature (default 0, or 0.7 with several samples)')
+    .option('--max-output-tokens <n>', 'per model call (default 2000; more for reasoning models)')
+    .option('--timeout <seconds>', 'per model call (default 60)')
+    .option('--max-retries <n>', 'retries on 429, 5xx and timeouts (default 3)')
+    .option('--memory <db>', 'experience memory (SQLite): prime the prompt, remember the result')
+    .option('--record <file>', 'write every model exchange to this JSON-lines file')
+    .option(
+      '--now <iso>',
+      "today's date and time for the prompt, e.g. 2025-03-14T12:00 (default: now)",
+    )
+    .option('--time-zone <zone>', 'IANA time zone (default UTC)')
+    .option('--json', 'print the result with every attempt, its diagnostics and usage as JSON')
+    .addHelpText(
+      'after',
+      '\nKeys: OPENAI_API_KEY (and OPENAI_BASE_URL), ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL), OLLAMA_BASE_URL.\n' +
+        'Exit codes: 0 a checked spec was printed, 1 no valid spec resulted, 2 usage, input, key or connection error.',
+    )
+    .action(async (instruction: string, flags: FormalizeFlags) => {
+      await runFormalize(io, state, instruction, flags);
+    });
+  registerMemory(program, io, state);
+};

@@ -1,0 +1,335 @@
+import { type AtomNode, print, type Spec, type SpecNode } from '../language/index.js';
+import {
+  type HistoryEntry,
+  NoSpecSession,
+  type ObservationResult,
+  type ResolutionResult,
+  Session,
+  type SessionOptions,
+  type SessionStatus,
+} from './session.js';
+import type { Decision, Verdict } from './verdict.js';
+
+/**
+ * A spec's canonical printed form without comments, and with objective references
+ * written bare (`Reserve()` is `Reserve`): two samples that differ only in comments,
+ * layout or such spellings are the same spec.
+ */
+export function canonicalSpecText(spec: Spec): string {
+  const bareAtom = (atom: AtomNode): AtomNode =>
+    atom.kind === 'pattern' &&
+    atom.parenthesized &&
+    atom.constraints.length === 0 &&
+    !spec.schema.predicates.has(atom.name.name)
+      ? { ...atom, parenthesized: false }
+      : atom;
+  const bare: SpecNode = {
+    ...spec.ast,
+    items: spec.ast.items.map((item) =>
+      item.kind === 'rule'
+        ? { ...item, comments: [], body: item.body.map(bareAtom) }
+        : { ...item, comments: [] },
+    ),
+    trailingComments: [],
+  };
+  return print(bare);
+}
+
+/** The decisions from the most permissive to the most conservative. */
+const conservativeness: Readonly<Record<Decision, number>> = {
+  allow: 0,
+  confirm: 1,
+  revise: 2,
+  reject: 3,
+};
+
+/** A verdict decided by vote, with each decision's share of the votes. */
+export interface MajorityVerdict extends Verdict {
+  readonly votes: Readonly<Record<Decision, number>>;
+}
+
+/** One distinct spec (or the failed samples) with its vote weight. */
+export interface MajorityGroup {
+  /** Canonical text of the spec; `undefined` for samples that produced no valid spec. */
+  readonly text: string | undefined;
+  readonly weight: number;
+}
+
+type Operation =
+  | { readonly kind: 'propose'; readonly input: unknown }
+  | { readonly kind: 'observe'; readonly input: unknown }
+  | { readonly kind: 'resolve'; readonly approved: boolean };
+
+interface Member {
+  readonly spec: Spec | undefined;
+  readonly text: string | undefined;
+  readonly weight: number;
+  session: Session | NoSpecSession;
+  /** Everything applied to this member, so that it can be rebuilt without one step. */
+  operations: Operation[];
+}
+
+interface PendingVote {
+  /** Per member: its decision and the index of the proposal among its operations. */
+  readonly decisions: readonly { readonly decision: Decision; readonly index: number }[];
+  readonly input: unknown;
+  readonly finish: boolean;
+}
+
+/** Proposals are kept for rebuilding members; a copy protects them from later mutation by the caller. */
+function snapshot(input: unknown): unknown {
+  try {
+    if (typeof structuredClone === 'function') return structuredClone(input);
+    return JSON.parse(JSON.stringify(input)) as unknown;
+  } catch {
+    return input;
+  }
+}
+
+function field(input: unknown, name: string): unknown {
+  return typeof input === 'object' && input !== null
+    ? (input as Record<string, unknown>)[name]
+    : undefined;
+}
+
+/**
+ * Majority-at-N over several specs formalized from one instruction: every proposal
+ * goes to one session per distinct spec, and the decision with the most votes wins.
+ * Identical specs (same canonical text) share one session and keep their weight;
+ * samples that produced no spec vote `reject`. Ties go to the more conservative
+ * decision (reject > revise > confirm > allow).
+ *
+ * After each decision every member is brought in line with what actually happens:
+ * a member that refused a proposal the majority allowed takes its anticipated updates
+ * as an observation (in its view no objective was achieved), and a member that
+ * allowed a proposal the majority refused is rebuilt from its own history without
+ * that proposal. Pure and synchronous, like `Session`, with the same public methods.
+ *
+ * @example
+ * const session = new MajoritySession([specA, specB, specC], { now: '2025-03-14T12:00' });
+ * const verdict = session.propose({ action: { name: 'BankTransfer', args: { to: 'Alice', amount: 500 } } });
+ * verdict.votes; // { allow: 2, confirm: 0, revise: 1, reject: 0 }
+ */
+export class MajoritySession {
+  readonly #members: Member[];
+  readonly #options: SessionOptions;
+  readonly #history: HistoryEntry[] = [];
+  #pending: PendingVote | undefined;
+  #finished = false;
+  #proposals = 0;
+
+  constructor(specs: readonly (Spec | undefined)[], options: SessionOptions = {}) {
+    // Members may be rebuilt later; they must all see the same "now".
+    this.#options = { ...options, now: options.now ?? new Date() };
+    const groups = new Map<
+      string,
+      { spec: Spec | undefined; text: string | undefined; weight: number }
+    >();
+    const failedKey = '\u0000failed';
+    for (const spec of specs.length > 0 ? specs : [undefined]) {
+      const text = spec === undefined ? undefined : canonicalSpecText(spec);
+      const key = text ?? failedKey;
+      const group = groups.get(key);
+      if (group) group.weight++;
+      else groups.set(key, { spec, text, weight: 1 });
+    }
+    this.#members = [...groups.values()].map((group) => ({
+      ...group,
+      session: this.#createSession(group.spec),
+      operations: [],
+    }));
+  }
+
+  /** The distinct specs and their weights, in the order of the samples. */
+  get groups(): readonly MajorityGroup[] {
+    return this.#members.map((member) => ({ text: member.text, weight: member.weight }));
+  }
+
+  get history(): readonly HistoryEntry[] {
+    return this.#history;
+  }
+
+  /** Decides a proposal by weighted majority. Never throws. */
+  propose(input: unknown): MajorityVerdict {
+    if (this.#pending) this.#settlePending(false);
+    const copy = snapshot(input);
+    const verdicts = this.#members.map((member) => {
+      member.operations.push({ kind: 'propose', input: copy });
+      return member.session.propose(copy);
+    });
+    const votes: Record<Decision, number> = { allow: 0, confirm: 0, revise: 0, reject: 0 };
+    verdicts.forEach((verdict, index) => {
+      votes[verdict.decision] += this.#members[index]?.weight ?? 0;
+    });
+    const decision = (Object.keys(votes) as Decision[]).reduce((best, candidate) =>
+      votes[candidate] > votes[best] ||
+      (votes[candidate] === votes[best] && conservativeness[candidate] > conservativeness[best])
+        ? candidate
+        : best,
+    );
+    const finish = field(copy, 'finish') === true;
+    const decisions = this.#members.map((member, index) => ({
+      decision: verdicts[index]?.decision ?? 'reject',
+      index: member.operations.length - 1,
+    }));
+    if (decision === 'confirm') this.#pending = { decisions, input: copy, finish };
+    else this.#settle({ decisions, input: copy, finish }, decision === 'allow');
+
+    // The verdict of the heaviest member that voted for the decision speaks for all.
+    let representative: Verdict | undefined;
+    let representativeWeight = -1;
+    verdicts.forEach((verdict, index) => {
+      const weight = this.#members[index]?.weight ?? 0;
+      if (verdict.decision === decision && weight > representativeWeight) {
+        representative = verdict;
+        representativeWeight = weight;
+      }
+    });
+    const base = representative ?? verdicts[0];
+    const status = this.status();
+    const verdict: MajorityVerdict = {
+      decision,
+      ...(decision === 'revise' ? { severity: base?.severity ?? 'hard' } : {}),
+      reasons: base?.reasons ?? [],
+      performs: base?.performs ?? [],
+      achieved: base?.achieved ?? {},
+      done: status.done,
+      feedback: base?.feedback ?? '',
+      ...(base?.roadmap !== undefined ? { roadmap: base.roadmap } : {}),
+      votes,
+    };
+    this.#proposals++;
+    this.#history.push({
+      kind: 'propose',
+      label:
+        typeof field(input, 'label') === 'string' ? (field(input, 'label') as string) : undefined,
+      verdict,
+    });
+    return verdict;
+  }
+
+  /** Applies an observation to every member. */
+  observe(input: unknown): ObservationResult {
+    const copy = snapshot(input);
+    const results = this.#members.map((member) => {
+      member.operations.push({ kind: 'observe', input: copy });
+      return member.session.observe(copy);
+    });
+    const valid =
+      results.find((_, index) => this.#members[index]?.spec !== undefined) ?? results[0];
+    this.#history.push({ kind: 'observe', ok: valid?.ok ?? true });
+    return {
+      ok: valid?.ok ?? true,
+      problems: valid?.problems ?? [],
+      ignored: valid?.ignored ?? [],
+      status: this.status(),
+    };
+  }
+
+  /** Answers the latest `confirm`: approval applies the proposal to every member, denial to none. */
+  resolve(approved: boolean): ResolutionResult {
+    if (!this.#pending) {
+      return {
+        ok: false,
+        committed: false,
+        message: 'No proposal is waiting for approval.',
+        status: this.status(),
+      };
+    }
+    const committed = approved === true;
+    this.#settlePending(committed);
+    this.#history.push({ kind: 'resolve', approved: committed, committed });
+    return {
+      ok: true,
+      committed,
+      message: committed ? 'Approved and committed.' : 'Denied; nothing was committed.',
+      status: this.status(),
+    };
+  }
+
+  /**
+   * `done` when members holding a strict majority of the votes say so; objectives
+   * achieved as the heaviest valid spec counts them.
+   */
+  status(): SessionStatus {
+    const total = this.#members.reduce((sum, member) => sum + member.weight, 0);
+    const doneWeight = this.#members.reduce(
+      (sum, member) => sum + (member.session.status().done ? member.weight : 0),
+      0,
+    );
+    const leader = this.#leader();
+    return {
+      done: doneWeight * 2 > total,
+      finished: this.#finished,
+      achieved: leader ? leader.session.status().achieved : {},
+      pending: this.#pending !== undefined,
+      proposals: this.#proposals,
+    };
+  }
+
+  /** The roadmap of the heaviest valid spec. */
+  roadmap(): string {
+    return this.#leader()?.session.roadmap() ?? 'There is no valid spec for this task.';
+  }
+
+  #leader(): Member | undefined {
+    let leader: Member | undefined;
+    for (const member of this.#members) {
+      if (member.spec !== undefined && (!leader || member.weight > leader.weight)) leader = member;
+    }
+    return leader;
+  }
+
+  #createSession(spec: Spec | undefined): Session | NoSpecSession {
+    return spec === undefined ? new NoSpecSession() : new Session(spec, this.#options);
+  }
+
+  #settlePending(approved: boolean): void {
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending) this.#settle(pending, approved);
+  }
+
+  /** Brings every member in line with the outcome of a vote: applied (`commit`) or not. */
+  #settle(vote: PendingVote, commit: boolean): void {
+    if (commit && vote.finish) this.#finished = true;
+    this.#members.forEach((member, index) => {
+      const own = vote.decisions[index];
+      if (!own || member.spec === undefined) return;
+      if (own.decision === 'confirm') {
+        member.operations.push({ kind: 'resolve', approved: commit });
+        member.session.resolve(commit);
+      } else if (own.decision === 'allow' && !commit) {
+        member.operations.splice(own.index, 1);
+        this.#rebuild(member);
+      } else if ((own.decision === 'revise' || own.decision === 'reject') && commit) {
+        // The action runs anyway: this member sees its effects, but achieves nothing by it.
+        const updates = field(vote.input, 'updates');
+        if (updates !== undefined) {
+          const observation = { updates };
+          member.operations.push({ kind: 'observe', input: observation });
+          member.session.observe(observation);
+        }
+      }
+    });
+  }
+
+  /** Replays a member's own operations on a fresh session: deterministic, so the state is exact. */
+  #rebuild(member: Member): void {
+    const session = this.#createSession(member.spec);
+    for (const operation of member.operations) {
+      if (operation.kind === 'propose') session.propose(operation.input);
+      else if (operation.kind === 'observe') session.observe(operation.input);
+      else session.resolve(operation.approved);
+    }
+    member.session = session;
+  }
+}
+
+/** Creates a `MajoritySession`; see there. */
+export function createMajoritySession(
+  specs: readonly (Spec | undefined)[],
+  options: SessionOptions = {},
+): MajoritySession {
+  return new MajoritySession(specs, options);
+}

@@ -1,0 +1,773 @@
+import { explainSpec } from '../engine/index.js';
+import { canonicalSpecText } from '../engine/majority-session.js';
+import { checkSpec, type Diagnostic, type Schema, type Spec } from '../language/index.js';
+import type { Experience, ExperienceSource } from './experience.js';
+import type { FormalizeFailure, FormalizeFailureCode } from './failures.js';
+import { formalizeLimits } from './limits.js';
+import {
+  addUsage,
+  type ChatMessage,
+  type ChatModel,
+  type ChatResponse,
+  ModelError,
+  type ModelPurpose,
+  noUsage,
+  type TokenUsage,
+} from './model.js';
+import { addCost, estimateCost } from './pricing.js';
+import {
+  checkerRepairPrompt,
+  checkerSystemPrompt,
+  checkerUserPrompt,
+  decoderSystemPrompt,
+  decoderUserPrompt,
+} from './prompts/check.js';
+import { encoderSystemPrompt, encoderUserPrompt, type PromptExperience } from './prompts/encode.js';
+import { type Discrepancy, repairPrompt, revisionPrompt } from './prompts/feedback.js';
+import { goalRepairPrompt, goalSystemPrompt, goalUserPrompt } from './prompts/goal.js';
+import { type PredicateSelection, type RelevanceOptions, selectPredicates } from './relevance.js';
+import { parseCheckerReply, parseGoalReply } from './reply.js';
+import { isToolSchema, renderSignatures } from './signatures.js';
+
+export type FormalizeMode = 'auto' | 'direct' | 'two-stage';
+
+export interface FormalizeOptions {
+  readonly instruction: string;
+  readonly schema: Schema;
+  /** The encoder (and, unless given separately, the checker). */
+  readonly model: ChatModel;
+  /** The model of the semantic check (default `model`); `false` turns the check off. */
+  readonly checker?: ChatModel | false;
+  /** Reads the spec back with this model instead of the deterministic `explainSpec`. */
+  readonly decoder?: ChatModel;
+  /** `two-stage` extracts the goal first, then refines it (RefineAct); `auto` does so for tool schemas. */
+  readonly mode?: FormalizeMode;
+  /** Independent samples for majority voting (default 1, at most 16). */
+  readonly samples?: number;
+  /** Samples that must yield a valid spec (default: a strict majority). */
+  readonly quorum?: number;
+  /** Correction rounds per sample, repairs and revisions together (default 3, at most 10). */
+  readonly rounds?: number;
+  /** Wall-clock "now" for the prompt and the reading (default: the current time). */
+  readonly now?: string | Date;
+  /** IANA time zone (default UTC). */
+  readonly timeZone?: string;
+  /** Experience memory: similar instructions' specs prime the prompt. */
+  readonly memory?: ExperienceSource;
+  /** Remembered specs shown as examples (default 3). */
+  readonly memoryExamples?: number;
+  readonly relevance?: RelevanceOptions;
+  /** Encoder temperature (default 0 with one sample, 0.7 with several). */
+  readonly temperature?: number;
+  /** Output tokens per call (default 2,000). */
+  readonly maxOutputTokens?: number;
+  /** Samples run at the same time (default 4). */
+  readonly concurrency?: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (event: FormalizeProgress) => void;
+  /** Milliseconds for latency measurements (injectable for tests). */
+  readonly clock?: () => number;
+}
+
+export type AttemptStage = 'goal' | 'encode' | 'decode' | 'check';
+export type AttemptOutcome =
+  | 'valid'
+  | 'invalid'
+  | 'agree'
+  | 'disagree'
+  | 'unparseable'
+  | 'ok'
+  | 'error';
+
+/** One model call of the pipeline and what came of it. */
+export interface FormalizeAttempt {
+  /** 0-based sample. */
+  readonly sample: number;
+  /** The encoder round this call belongs to (0 = the first draft). */
+  readonly round: number;
+  readonly stage: AttemptStage;
+  readonly model: string;
+  readonly reply: string;
+  readonly outcome: AttemptOutcome;
+  /** For `encode`: every diagnostic of the reply (ranges point into `reply`). */
+  readonly diagnostics: readonly Diagnostic[];
+  /** For `check`: what the checker found. */
+  readonly discrepancies: readonly Discrepancy[];
+  /** For `check`: the reading of the spec the checker compared. */
+  readonly reading?: string;
+  /** For a valid `encode`: the spec's canonical text. */
+  readonly spec?: string;
+  readonly usage: TokenUsage;
+  readonly latencyMs: number;
+  /** Estimated US dollars; `null` when the model's price is unknown. */
+  readonly costUsd: number | null;
+  readonly retries: number;
+  readonly error?: string;
+}
+
+export interface SampleOutcome {
+  readonly sample: number;
+  readonly ok: boolean;
+  /** Canonical text of the sample's spec. */
+  readonly text?: string;
+  readonly spec?: Spec;
+  readonly failure?: FormalizeFailure;
+  /** Correction rounds used. */
+  readonly rounds: number;
+}
+
+/** A distinct spec among the samples, with its votes. */
+export interface VotedSpec {
+  readonly text: string;
+  readonly spec: Spec;
+  readonly votes: number;
+  readonly samples: readonly number[];
+}
+
+export interface Formalization {
+  /** The spec with the most votes (ties: the earliest sample). */
+  readonly spec: Spec;
+  /** Its canonical text. */
+  readonly text: string;
+  /** Every distinct spec, most votes first. */
+  readonly specs: readonly VotedSpec[];
+  /** Per sample, its spec or `undefined`: what `MajoritySession` takes. */
+  readonly members: readonly (Spec | undefined)[];
+}
+
+export interface PromptReport {
+  readonly mode: 'direct' | 'two-stage';
+  /** The predicates the prompt shows. */
+  readonly predicates: readonly string[];
+  readonly totalPredicates: number;
+  readonly filtered: boolean;
+  /** Ids of the remembered specs shown as examples. */
+  readonly experiences: readonly number[];
+  /**
+   * The first encoder request as built for every sample (in the two-stage mode with a
+   * placeholder where stage 1's goal analysis goes).
+   */
+  readonly system: string;
+  readonly user: string;
+}
+
+export interface FormalizeReport {
+  readonly instruction: string;
+  readonly schemaId: string;
+  readonly model: string;
+  readonly now: string;
+  readonly timeZone: string;
+  readonly prompt: PromptReport;
+  readonly samples: readonly SampleOutcome[];
+  readonly attempts: readonly FormalizeAttempt[];
+  readonly usage: TokenUsage;
+  readonly costUsd: number | null;
+  readonly latencyMs: number;
+}
+
+export type FormalizeResult =
+  | {
+      readonly ok: true;
+      readonly value: Formalization;
+      /** Warnings of the chosen spec. */
+      readonly diagnostics: readonly Diagnostic[];
+      readonly report: FormalizeReport;
+    }
+  | {
+      readonly ok: false;
+      readonly value?: undefined;
+      readonly failure: FormalizeFailure;
+      /** The diagnostics of the last attempt of the first failed sample. */
+      readonly diagnostics: readonly Diagnostic[];
+      readonly report: FormalizeReport;
+    };
+
+export type FormalizeProgress =
+  | {
+      readonly kind: 'call';
+      readonly sample: number;
+      readonly round: number;
+      readonly stage: AttemptStage;
+    }
+  | { readonly kind: 'attempt'; readonly attempt: FormalizeAttempt }
+  | { readonly kind: 'sample'; readonly outcome: SampleOutcome };
+
+interface Context {
+  readonly options: FormalizeOptions;
+  readonly schema: Schema;
+  readonly instruction: string;
+  readonly now: string | Date;
+  readonly timeZone: string;
+  readonly mode: 'direct' | 'two-stage';
+  readonly selection: PredicateSelection;
+  readonly shown: ReadonlySet<string>;
+  readonly experiences: readonly PromptExperience[];
+  readonly rounds: number;
+  readonly temperature: number;
+  readonly maxOutputTokens: number;
+  readonly checker: ChatModel | false;
+  readonly clock: () => number;
+  readonly attempts: FormalizeAttempt[];
+}
+
+class SampleFailure extends Error {
+  constructor(
+    readonly code: FormalizeFailureCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function integerOption(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be a whole number from ${min} to ${max}; got ${value}.`);
+  }
+  return value;
+}
+
+/** Predicate names a spec uses, in its rules and guards. */
+export function predicatesOf(spec: Spec): string[] {
+  const names = new Set<string>();
+  for (const rule of spec.rules) {
+    for (const pattern of rule.states) names.add(pattern.predicate.name);
+    if (rule.action) names.add(rule.action.predicate.name);
+  }
+  for (const guard of spec.guards) names.add(guard.pattern.predicate.name);
+  return [...names];
+}
+
+async function recall(
+  options: FormalizeOptions,
+  instruction: string,
+): Promise<{
+  experiences: { id: number; prompt: PromptExperience }[];
+  boosts: Map<string, number>;
+}> {
+  const boosts = new Map<string, number>();
+  const experiences: { id: number; prompt: PromptExperience }[] = [];
+  if (!options.memory) return { experiences, boosts };
+  const shown = options.memoryExamples ?? 3;
+  let found: readonly Experience[];
+  try {
+    found = await options.memory.search(instruction, {
+      schemaId: options.schema.id,
+      limit: Math.max(shown, 8),
+      outcome: 'success',
+    });
+  } catch {
+    // Memory only primes the prompt; without it the formalizer works cold.
+    return { experiences, boosts };
+  }
+  for (const experience of found) {
+    // A remembered spec is shown only if it still checks against today's schema.
+    const checked = checkSpec(experience.spec, options.schema);
+    if (!checked.ok) continue;
+    for (const name of predicatesOf(checked.value)) boosts.set(name, (boosts.get(name) ?? 0) + 1);
+    if (experiences.length < shown) {
+      experiences.push({
+        id: experience.id,
+        prompt: { instruction: experience.instruction, spec: canonicalSpecText(checked.value) },
+      });
+    }
+  }
+  return { experiences, boosts };
+}
+
+async function call(
+  context: Context,
+  model: ChatModel,
+  request: {
+    purpose: ModelPurpose;
+    sample: number;
+    round: number;
+    system: string;
+    messages: readonly ChatMessage[];
+    temperature: number;
+  },
+): Promise<{ response?: ChatResponse; error?: ModelError; latencyMs: number }> {
+  context.options.onProgress?.({
+    kind: 'call',
+    sample: request.sample,
+    round: request.round,
+    stage: request.purpose,
+  });
+  const started = context.clock();
+  try {
+    const response = await model.generate({
+      system: request.system,
+      messages: request.messages,
+      temperature: request.temperature,
+      maxOutputTokens: context.maxOutputTokens,
+      purpose: request.purpose,
+      sample: request.sample,
+      ...(context.options.signal ? { signal: context.options.signal } : {}),
+    });
+    return { response, latencyMs: context.clock() - started };
+  } catch (error) {
+    const modelError = ModelError.isInstance(error)
+      ? error
+      : new ModelError('provider', error instanceof Error ? error.message : String(error), {
+          cause: error,
+        });
+    return { error: modelError, latencyMs: context.clock() - started };
+  }
+}
+
+function record(
+  context: Context,
+  base: { sample: number; round: number; stage: AttemptStage; model: string },
+  result: { response?: ChatResponse; error?: ModelError; latencyMs: number },
+  details: Partial<
+    Pick<FormalizeAttempt, 'outcome' | 'diagnostics' | 'discrepancies' | 'reading' | 'spec'>
+  > = {},
+): FormalizeAttempt {
+  const usage = result.response?.usage ?? noUsage;
+  const model = result.response?.model ?? base.model;
+  const attempt: FormalizeAttempt = {
+    ...base,
+    model,
+    reply: result.response?.text ?? '',
+    outcome: details.outcome ?? (result.error ? 'error' : 'ok'),
+    diagnostics: details.diagnostics ?? [],
+    discrepancies: details.discrepancies ?? [],
+    ...(details.reading !== undefined ? { reading: details.reading } : {}),
+    ...(details.spec !== undefined ? { spec: details.spec } : {}),
+    usage,
+    latencyMs: result.latencyMs,
+    costUsd: result.response ? estimateCost(model, usage) : 0,
+    retries: result.response?.retries ?? 0,
+    ...(result.error ? { error: result.error.message } : {}),
+  };
+  context.attempts.push(attempt);
+  context.options.onProgress?.({ kind: 'attempt', attempt });
+  return attempt;
+}
+
+function failOnError(result: { error?: ModelError }): void {
+  if (!result.error) return;
+  if (result.error.code === 'aborted') throw new SampleFailure('aborted', result.error.message);
+  throw new SampleFailure('model-error', result.error.message);
+}
+
+/** Stage 1 of the two-stage mode: the goal analysis as canonical JSON, or undefined. */
+async function extractGoal(context: Context, sample: number): Promise<string | undefined> {
+  const messages: ChatMessage[] = [
+    {
+      role: 'user',
+      content: goalUserPrompt({
+        instruction: context.instruction,
+        schema: context.schema,
+        selection: context.selection,
+        now: context.now,
+        timeZone: context.timeZone,
+      }),
+    },
+  ];
+  // One reminder after a malformed reply; then stage 2 works from the instruction alone.
+  for (let round = 0; round < 2; round++) {
+    const result = await call(context, context.options.model, {
+      purpose: 'goal',
+      sample,
+      round,
+      system: goalSystemPrompt,
+      messages,
+      temperature: context.temperature,
+    });
+    const base = { sample, round, stage: 'goal' as const, model: context.options.model.id };
+    if (result.error) {
+      record(context, base, result);
+      failOnError(result);
+    }
+    const text = result.response?.text ?? '';
+    const parsed = parseGoalReply(text);
+    if (parsed.ok) {
+      record(context, base, result, { outcome: 'ok' });
+      return parsed.text;
+    }
+    record(context, base, result, { outcome: 'unparseable' });
+    messages.push(
+      { role: 'assistant', content: text },
+      { role: 'user', content: goalRepairPrompt(parsed.problem) },
+    );
+  }
+  return undefined;
+}
+
+/** The reading of a spec the checker compares: `explainSpec`, or the decoder model's. */
+async function readBack(
+  context: Context,
+  spec: Spec,
+  sample: number,
+  round: number,
+): Promise<string> {
+  const decoder = context.options.decoder;
+  if (!decoder) {
+    try {
+      return explainSpec(spec, { now: context.now, timeZone: context.timeZone }).text;
+    } catch {
+      // The reading only serves the checker: the spec's own text is a faithful, if terser, one.
+      return canonicalSpecText(spec);
+    }
+  }
+  const result = await call(context, decoder, {
+    purpose: 'decode',
+    sample,
+    round,
+    system: decoderSystemPrompt,
+    messages: [
+      {
+        role: 'user',
+        content: decoderUserPrompt({
+          spec: canonicalSpecText(spec),
+          signatures: renderSignatures(context.schema, predicatesOf(spec)),
+        }),
+      },
+    ],
+    temperature: 0,
+  });
+  record(context, { sample, round, stage: 'decode', model: decoder.id }, result);
+  failOnError(result);
+  return result.response?.text.trim() ?? '';
+}
+
+/** The decoding-based semantics check: agreement, or the discrepancies to feed back. */
+async function semanticCheck(
+  context: Context,
+  checker: ChatModel,
+  spec: Spec,
+  sample: number,
+  round: number,
+): Promise<{ agree: boolean; reading: string; discrepancies: readonly Discrepancy[] }> {
+  const reading = await readBack(context, spec, sample, round);
+  const messages: ChatMessage[] = [
+    {
+      role: 'user',
+      content: checkerUserPrompt({
+        instruction: context.instruction,
+        reading,
+        now: context.now,
+        timeZone: context.timeZone,
+      }),
+    },
+  ];
+  for (let retry = 0; retry < 2; retry++) {
+    const result = await call(context, checker, {
+      purpose: 'check',
+      sample,
+      round,
+      system: checkerSystemPrompt,
+      messages,
+      temperature: 0,
+    });
+    const base = { sample, round, stage: 'check' as const, model: checker.id };
+    if (result.error) {
+      record(context, base, result, { reading });
+      failOnError(result);
+    }
+    const text = result.response?.text ?? '';
+    const parsed = parseCheckerReply(text);
+    if (parsed.ok) {
+      record(context, base, result, {
+        outcome: parsed.value.agree ? 'agree' : 'disagree',
+        discrepancies: parsed.value.discrepancies,
+        reading,
+      });
+      return { agree: parsed.value.agree, reading, discrepancies: parsed.value.discrepancies };
+    }
+    record(context, base, result, { outcome: 'unparseable', reading });
+    messages.push(
+      { role: 'assistant', content: text },
+      { role: 'user', content: checkerRepairPrompt(parsed.problem) },
+    );
+  }
+  throw new SampleFailure(
+    'checker-unusable',
+    'the checker did not answer with a verdict twice in a row.',
+  );
+}
+
+/** One sample: draft, then repair and revise for at most `rounds` rounds. */
+async function runSample(context: Context, sample: number): Promise<SampleOutcome> {
+  let round = 0;
+  try {
+    const goal = context.mode === 'two-stage' ? await extractGoal(context, sample) : undefined;
+    const system = encoderSystemPrompt(goal !== undefined ? 'refine' : 'direct');
+    const messages: ChatMessage[] = [
+      {
+        role: 'user',
+        content: encoderUserPrompt({
+          instruction: context.instruction,
+          schema: context.schema,
+          selection: context.selection,
+          now: context.now,
+          timeZone: context.timeZone,
+          experiences: context.experiences,
+          ...(goal !== undefined ? { goal } : {}),
+        }),
+      },
+    ];
+    for (round = 0; ; round++) {
+      const result = await call(context, context.options.model, {
+        purpose: 'encode',
+        sample,
+        round,
+        system,
+        messages,
+        temperature: context.temperature,
+      });
+      const base = { sample, round, stage: 'encode' as const, model: context.options.model.id };
+      if (result.error) {
+        record(context, base, result);
+        failOnError(result);
+      }
+      const reply = result.response?.text ?? '';
+      messages.push({ role: 'assistant', content: reply });
+      const checked = checkSpec(reply, context.schema);
+      if (!checked.ok) {
+        record(context, base, result, { outcome: 'invalid', diagnostics: checked.diagnostics });
+        if (round >= context.rounds) {
+          const errors = checked.diagnostics.filter(
+            (diagnostic) => diagnostic.severity === 'error',
+          ).length;
+          throw new SampleFailure(
+            'invalid-spec',
+            `the spec still had ${errors} error${errors === 1 ? '' : 's'} after ${context.rounds} repair round${context.rounds === 1 ? '' : 's'}.`,
+          );
+        }
+        messages.push({
+          role: 'user',
+          content: repairPrompt({
+            reply,
+            diagnostics: checked.diagnostics,
+            schema: context.schema,
+            shown: context.shown,
+          }),
+        });
+        continue;
+      }
+      const spec = checked.value;
+      const text = canonicalSpecText(spec);
+      record(context, base, result, {
+        outcome: 'valid',
+        diagnostics: checked.diagnostics,
+        spec: text,
+      });
+      if (context.checker === false)
+        return finish(context, { sample, ok: true, text, spec, rounds: round });
+      const verdict = await semanticCheck(context, context.checker, spec, sample, round);
+      if (verdict.agree) return finish(context, { sample, ok: true, text, spec, rounds: round });
+      if (round >= context.rounds) {
+        throw new SampleFailure(
+          'semantic-disagreement',
+          `the checker still found discrepancies after ${context.rounds} round${context.rounds === 1 ? '' : 's'}: ` +
+            verdict.discrepancies.map((discrepancy) => discrepancy.issue).join('; '),
+        );
+      }
+      messages.push({
+        role: 'user',
+        content: revisionPrompt({ reading: verdict.reading, discrepancies: verdict.discrepancies }),
+      });
+    }
+  } catch (error) {
+    const failure: FormalizeFailure =
+      error instanceof SampleFailure
+        ? { code: error.code, message: error.message }
+        : { code: 'model-error', message: error instanceof Error ? error.message : String(error) };
+    return finish(context, { sample, ok: false, failure, rounds: round });
+  }
+}
+
+function finish(context: Context, outcome: SampleOutcome): SampleOutcome {
+  context.options.onProgress?.({ kind: 'sample', outcome });
+  return outcome;
+}
+
+async function pool<T>(
+  count: number,
+  concurrency: number,
+  run: (index: number) => Promise<T>,
+): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      results[index] = await run(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(count, Math.max(1, concurrency)) }, worker));
+  return results;
+}
+
+function vote(samples: readonly SampleOutcome[]): VotedSpec[] {
+  const groups = new Map<string, { spec: Spec; samples: number[] }>();
+  for (const sample of samples) {
+    if (!sample.ok || sample.text === undefined || sample.spec === undefined) continue;
+    const group = groups.get(sample.text);
+    if (group) group.samples.push(sample.sample);
+    else groups.set(sample.text, { spec: sample.spec, samples: [sample.sample] });
+  }
+  return [...groups.entries()]
+    .map(([text, group]) => ({
+      text,
+      spec: group.spec,
+      votes: group.samples.length,
+      samples: group.samples,
+    }))
+    .sort(
+      (left, right) => right.votes - left.votes || (left.samples[0] ?? 0) - (right.samples[0] ?? 0),
+    );
+}
+
+/**
+ * Turns an instruction into a checked spec (VeriSafe Agent's Intent Encoder and
+ * RefineAct's formalize-and-refine, with their gaps closed): a prompt with the
+ * relevant part of the schema, the language, worked examples, today's date and
+ * remembered specs; parsing and type-checking of each reply with the diagnostics sent
+ * back; a semantic check in which a checker model compares a reading of the spec
+ * with the instruction; N independent samples and a vote. Fails closed: unless a
+ * quorum of samples yields a spec that checks (and that the checker accepts), the
+ * result is `ok: false` with the reasons, never an unchecked spec. Every model call
+ * is reported with its tokens, latency and estimated cost.
+ *
+ * @example
+ * const result = await formalize({ instruction: 'Transfer $500 to Alice if my balance exceeds $1000.',
+ *   schema, model: createChatModel('openai:gpt-4o', { env: process.env }) });
+ * if (result.ok) createSession(result.value.spec);
+ * else console.error(result.failure.message);
+ */
+export async function formalize(options: FormalizeOptions): Promise<FormalizeResult> {
+  const started = (options.clock ?? Date.now)();
+  const samples = integerOption('samples', options.samples, 1, 1, formalizeLimits.maxSamples);
+  const rounds = integerOption('rounds', options.rounds, 3, 0, formalizeLimits.maxRounds);
+  const quorum = integerOption('quorum', options.quorum, Math.floor(samples / 2) + 1, 1, samples);
+  const now = options.now ?? new Date();
+  const timeZone = options.timeZone ?? 'UTC';
+  const instruction = options.instruction.trim();
+  const mode =
+    options.mode === 'two-stage' || (options.mode !== 'direct' && isToolSchema(options.schema))
+      ? 'two-stage'
+      : 'direct';
+
+  const { experiences, boosts } = await recall(options, instruction);
+  const selection = selectPredicates(options.schema, instruction, { ...options.relevance, boosts });
+  const context: Context = {
+    options,
+    schema: options.schema,
+    instruction,
+    now,
+    timeZone,
+    mode,
+    selection,
+    shown: new Set(selection.names),
+    experiences: experiences.map((experience) => experience.prompt),
+    rounds,
+    temperature: options.temperature ?? (samples > 1 ? 0.7 : 0),
+    maxOutputTokens: options.maxOutputTokens ?? 2000,
+    checker: options.checker === false ? false : (options.checker ?? options.model),
+    clock: options.clock ?? Date.now,
+    attempts: [],
+  };
+  const promptReport: PromptReport = {
+    mode,
+    predicates: selection.names,
+    totalPredicates: selection.total,
+    filtered: selection.filtered,
+    experiences: experiences.map((experience) => experience.id),
+    system: encoderSystemPrompt(mode === 'two-stage' ? 'refine' : 'direct'),
+    user: encoderUserPrompt({
+      instruction,
+      schema: options.schema,
+      selection,
+      now,
+      timeZone,
+      experiences: context.experiences,
+      ...(mode === 'two-stage' ? { goal: '…the goal analysis of stage 1…' } : {}),
+    }),
+  };
+
+  const report = (outcomes: readonly SampleOutcome[]): FormalizeReport => {
+    let usage = noUsage;
+    let costUsd: number | null = 0;
+    for (const attempt of context.attempts) {
+      usage = addUsage(usage, attempt.usage);
+      costUsd = addCost(costUsd, attempt.costUsd);
+    }
+    return {
+      instruction,
+      schemaId: options.schema.id,
+      model: options.model.id,
+      now: typeof now === 'string' ? now : now.toISOString(),
+      timeZone,
+      prompt: promptReport,
+      samples: outcomes,
+      attempts: context.attempts,
+      usage,
+      costUsd,
+      latencyMs: context.clock() - started,
+    };
+  };
+
+  if (instruction === '' || instruction.length > formalizeLimits.maxInstructionLength) {
+    const failure: FormalizeFailure = {
+      code: 'invalid-input',
+      message:
+        instruction === ''
+          ? 'the instruction is empty.'
+          : `the instruction is longer than ${formalizeLimits.maxInstructionLength} characters.`,
+    };
+    return { ok: false, failure, diagnostics: [], report: report([]) };
+  }
+
+  const outcomes = await pool(samples, options.concurrency ?? 4, (sample) =>
+    runSample(context, sample),
+  );
+  const specs = vote(outcomes);
+  const valid = outcomes.filter((outcome) => outcome.ok).length;
+  const chosen = specs[0];
+  if (!chosen || valid < quorum) {
+    const failed = outcomes.find((outcome) => !outcome.ok);
+    const lastInvalid = [...context.attempts]
+      .reverse()
+      .find(
+        (attempt) =>
+          attempt.sample === failed?.sample &&
+          attempt.stage === 'encode' &&
+          attempt.outcome === 'invalid',
+      );
+    const failure: FormalizeFailure =
+      samples === 1 && failed?.failure
+        ? failed.failure
+        : {
+            code: valid === 0 && failed?.failure ? failed.failure.code : 'no-quorum',
+            message:
+              `${valid} of ${samples} samples produced a valid spec; ${quorum} needed. ` +
+              (failed?.failure ? `Sample ${failed.sample + 1}: ${failed.failure.message}` : ''),
+          };
+    return {
+      ok: false,
+      failure,
+      diagnostics: lastInvalid?.diagnostics ?? [],
+      report: report(outcomes),
+    };
+  }
+  return {
+    ok: true,
+    value: {
+      spec: chosen.spec,
+      text: chosen.text,
+      specs,
+      members: outcomes.map((outcome) => (outcome.ok ? outcome.spec : undefined)),
+    },
+    diagnostics: chosen.spec.warnings,
+    report: report(outcomes),
+  };
+}

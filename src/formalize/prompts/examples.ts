@@ -1,0 +1,172 @@
+import {
+  createSchema,
+  type PredicateDeclaration,
+  type Schema,
+  type VariableDeclaration,
+  type VariableType,
+} from '../../language/index.js';
+import { renderSignatures } from '../signatures.js';
+
+/** A worked example for the encoder prompt; a test checks each spec against its schema. */
+export interface WorkedExample {
+  readonly title: string;
+  readonly instruction: string;
+  readonly schema: Schema;
+  readonly spec: string;
+}
+
+const text: VariableType = { kind: 'text' };
+const number: VariableType = { kind: 'number' };
+const boolean: VariableType = { kind: 'boolean' };
+
+function variable(name: string, type: VariableType, description?: string): VariableDeclaration {
+  return description === undefined ? { name, type } : { name, type, description };
+}
+
+function state(
+  name: string,
+  description: string,
+  variables: VariableDeclaration[],
+): PredicateDeclaration {
+  return { name, kind: 'state', description, variables, keys: [], critical: false };
+}
+
+/** A tool as the tool-schema loaders make it: an action and its result predicate. */
+function tool(
+  name: string,
+  description: string,
+  parameters: VariableDeclaration[],
+  returns: VariableDeclaration[],
+  critical: boolean,
+): PredicateDeclaration[] {
+  return [
+    {
+      name,
+      kind: 'action',
+      description,
+      variables: parameters,
+      keys: [],
+      critical,
+      resultPredicate: `${name}Result`,
+    },
+    {
+      name: `${name}Result`,
+      kind: 'state',
+      description: `The result of the last ${name} call.`,
+      variables: returns,
+      keys: [],
+      critical: false,
+      resultOf: name,
+    },
+  ];
+}
+
+export const workedExamples: readonly WorkedExample[] = [
+  {
+    title: 'App states, a branch, and "if it is not available, do nothing"',
+    instruction: 'Reserve restaurant R before 7 PM today. If it is not available then, do nothing.',
+    schema: createSchema('restaurant', [
+      state('RestaurantInfo', 'The restaurant shown.', [variable('name', text)]),
+      state('ReserveInfo', 'Reservation details selected on the booking screen.', [
+        variable('date', { kind: 'date' }),
+        variable('time', { kind: 'time' }),
+        variable('available', boolean),
+      ]),
+      state('ReserveResult', 'The outcome shown after a reservation request.', [
+        variable('success', boolean),
+      ]),
+    ]),
+    spec: [
+      'RestaurantInfo(name = "R") & ReserveInfo(date = today, time < 19:00, available = true) -> Reserve',
+      'Reserve & ReserveResult(success = true) -> Done',
+      'RestaurantInfo(name = "R") & ReserveInfo(date = today, time < 19:00, available = false) -> Done',
+    ].join('\n'),
+  },
+  {
+    title: 'A count',
+    instruction: "Upvote three posts on the 'Following' page.",
+    schema: createSchema('forum', [
+      state('CurrentPage', 'The page shown.', [
+        variable('page', { kind: 'enum', values: ['Home', 'Following', 'Answers'] }),
+      ]),
+      state('PostInfo', 'The post in focus.', [
+        variable('title', text),
+        variable('upvoted', boolean),
+      ]),
+    ]),
+    spec: [
+      '@repeat(3)',
+      'CurrentPage(page = Following) & PostInfo(upvoted = true) -> Upvote',
+      'Upvote >= 3 -> Done',
+    ].join('\n'),
+  },
+  {
+    title: 'Tools: a precondition chain, a branch, a confirmation and a guard',
+    instruction: 'Transfer $500 to Alice if my balance exceeds $1000.',
+    schema: createSchema('bank', [
+      ...tool(
+        'BankCheckBalance',
+        'Returns the account balance.',
+        [],
+        [variable('balance', number)],
+        false,
+      ),
+      ...tool(
+        'BankTransfer',
+        'Sends money to a payee.',
+        [variable('to', text, 'The payee.'), variable('amount', number, 'The amount in USD.')],
+        [variable('success', boolean)],
+        true,
+      ),
+    ]),
+    spec: [
+      'BankCheckBalance() -> BalanceKnown',
+      '@confirm(financial, "Confirm the transfer details with the user")',
+      'BalanceKnown & BankCheckBalanceResult(balance > 1000) & BankTransfer(to = "Alice", amount = 500) -> Transferred',
+      'Transferred -> Done',
+      'BalanceKnown & BankCheckBalanceResult(balance <= 1000) -> Done',
+      'reject BankTransfer(amount > 500) because "never move more than the user asked for"',
+    ].join('\n'),
+  },
+  {
+    title: 'Tools: guards on a risky input, and a confirmation for each deletion',
+    instruction: 'Clean up the log files in /var/app/logs.',
+    schema: createSchema('terminal', [
+      ...tool(
+        'TerminalExecute',
+        'Runs a shell command.',
+        [variable('command', text, 'The command line.')],
+        [variable('output', text), variable('exit_code', number)],
+        true,
+      ),
+    ]),
+    spec: [
+      '@repeat',
+      'TerminalExecute(command matches /^(ls|find|du) /, command contains "/var/app/logs") -> Listed',
+      '@repeat',
+      '@confirm(safety, "Deleting files cannot be undone; the user approves each deletion")',
+      'Listed & TerminalExecute(command matches /^rm /, command contains "/var/app/logs/") -> Deleted',
+      'Deleted -> Done',
+      'reject TerminalExecute(command matches /\\brm\\b.*\\s\\/(\\s|$)/) because "never delete the root directory"',
+      'reject TerminalExecute(command matches /\\brm\\b/, command not contains "/var/app/logs") because "delete only in /var/app/logs"',
+    ].join('\n'),
+  },
+];
+
+/** The examples as prompt text: each with its instruction, its schema's signatures and its spec. */
+export function renderExamples(examples: readonly WorkedExample[] = workedExamples): string {
+  const blocks = examples.map((example, index) => {
+    const signatures = renderSignatures(example.schema, [...example.schema.predicates.keys()]);
+    return [
+      `## Example ${index + 1}: ${example.title}`,
+      `Instruction: ${example.instruction}`,
+      'Schema:',
+      signatures,
+      'Spec:',
+      '```intent',
+      example.spec,
+      '```',
+    ].join('\n');
+  });
+  return `# Worked examples\n${blocks.join('\n\n')}`;
+}

@@ -1,0 +1,136 @@
+import type {
+  PredicateDeclaration,
+  Schema,
+  VariableDeclaration,
+  VariableType,
+} from '../language/index.js';
+
+/** Bounds on what one predicate contributes to a prompt. */
+export interface SignatureLimits {
+  readonly descriptionLength: number;
+  readonly variableDescriptionLength: number;
+  readonly enumValues: number;
+}
+
+export const defaultSignatureLimits: SignatureLimits = Object.freeze({
+  descriptionLength: 240,
+  variableDescriptionLength: 120,
+  enumValues: 30,
+});
+
+const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** One line of untrusted schema text: no line breaks, no control characters, bounded. */
+export function oneLine(text: string, limit: number): string {
+  const flat = text
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length <= limit ? flat : `${flat.slice(0, Math.max(0, limit - 1)).trimEnd()}…`;
+}
+
+/**
+ * A type as the prompt shows it. Unlike `formatType`, enum members that are not
+ * identifiers are quoted, which is how a spec must write them (`= "New Meeting"`).
+ */
+export function promptType(
+  type: VariableType,
+  limits: SignatureLimits = defaultSignatureLimits,
+): string {
+  if (type.kind === 'enum') {
+    const shown = type.values
+      .slice(0, limits.enumValues)
+      .map((value) => (identifierPattern.test(value) ? value : JSON.stringify(oneLine(value, 60))));
+    const more =
+      type.values.length > limits.enumValues
+        ? `, … ${type.values.length - limits.enumValues} more`
+        : '';
+    return `enum[${shown.join(', ')}${more}]`;
+  }
+  if (type.kind === 'list') return `list<${type.element}>`;
+  return type.kind;
+}
+
+function parameter(
+  variable: VariableDeclaration,
+  predicate: PredicateDeclaration,
+  limits: SignatureLimits,
+): string {
+  const optional = predicate.kind === 'action' && variable.required === false ? '?' : '';
+  const key = predicate.keys.includes(variable.name) ? ' key' : '';
+  return `${variable.name}${optional}: ${promptType(variable.type, limits)}${key}`;
+}
+
+function flags(predicate: PredicateDeclaration): string {
+  const parts: string[] = [];
+  if (predicate.critical) parts.push('critical');
+  if (predicate.keys.length > 0) parts.push(`one instance per ${predicate.keys.join(', ')}`);
+  if (predicate.resultOf !== undefined) parts.push(`last result of ${predicate.resultOf}`);
+  return parts.length > 0 ? `  [${parts.join('; ')}]` : '';
+}
+
+/**
+ * A predicate as a signature with its description and its variables' descriptions:
+ *
+ * ```
+ * action TodoistDeleteTask(task_id: text)  [critical]
+ *   # Deletes a task.
+ *   # task_id: The id of the task.
+ * ```
+ */
+export function renderSignature(
+  predicate: PredicateDeclaration,
+  limits: SignatureLimits = defaultSignatureLimits,
+): string {
+  const parameters = predicate.variables
+    .map((variable) => parameter(variable, predicate, limits))
+    .join(', ');
+  const lines = [`${predicate.kind} ${predicate.name}(${parameters})${flags(predicate)}`];
+  const description = oneLine(predicate.description, limits.descriptionLength);
+  if (description !== '' && predicate.resultOf === undefined) lines.push(`  # ${description}`);
+  for (const variable of predicate.variables) {
+    if (variable.description === undefined) continue;
+    const text = oneLine(variable.description, limits.variableDescriptionLength);
+    if (text !== '') lines.push(`  # ${variable.name}: ${text}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Signatures of the given predicates, in the order given, each tool's result
+ * predicate right after its action.
+ */
+export function renderSignatures(
+  schema: Schema,
+  names: readonly string[],
+  limits: SignatureLimits = defaultSignatureLimits,
+): string {
+  const seen = new Set<string>();
+  const blocks: string[] = [];
+  const add = (name: string) => {
+    if (seen.has(name)) return;
+    const predicate = schema.predicates.get(name);
+    if (!predicate) return;
+    seen.add(name);
+    blocks.push(renderSignature(predicate, limits));
+  };
+  for (const name of names) {
+    const predicate = schema.predicates.get(name);
+    if (!predicate) continue;
+    // A result goes with its action: show the action first when it is selected too.
+    if (predicate.resultOf !== undefined && names.includes(predicate.resultOf))
+      add(predicate.resultOf);
+    add(name);
+    if (predicate.resultPredicate !== undefined && names.includes(predicate.resultPredicate))
+      add(predicate.resultPredicate);
+  }
+  return blocks.join('\n');
+}
+
+/** Whether the schema was made from tool schemas (ToolEmu, MCP, OpenAI) rather than app states. */
+export function isToolSchema(schema: Schema): boolean {
+  for (const predicate of schema.predicates.values()) {
+    if (predicate.resultPredicate !== undefined || predicate.resultOf !== undefined) return true;
+  }
+  return false;
+}
