@@ -311,11 +311,7 @@ export class Session {
       );
     }
     const proposal = read.value;
-    let fingerprint: string | undefined;
-    const identity = () => {
-      fingerprint ??= proposalFingerprint(proposal);
-      return fingerprint;
-    };
+
 
     // 1. finish
     if (proposal.finish) {
@@ -350,7 +346,7 @@ export class Session {
       }
       const feedback = lines.join('\n');
       return this.#hardRefusal(
-        identity,
+        proposal,
         reasons,
         [],
         { updates: [], rules: [], finish: true },
@@ -382,9 +378,7 @@ export class Session {
     let deciding: readonly CompiledRule[] = [];
     let unplanned: Reason | undefined;
     if (performed.length > 0) {
-      const firing = this.#firingCandidates(proposal, performed).filter((rule) =>
-        ruleFires(rule, context),
-      );
+      const firing = firingRules(this.#firingCandidates(proposal, performed), context);
       if (firing.length === 0) {
         const closest = closestRule(performed, context);
         const rule = closest?.rule ?? performed[0]!;
@@ -398,7 +392,7 @@ export class Session {
           finish: false,
         };
         return this.#hardRefusal(
-          identity,
+          proposal,
           reasons,
           performed,
           plan,
@@ -406,13 +400,16 @@ export class Session {
           this.roadmap(),
         );
       }
-      deciding = firing.filter((rule) => this.#hasBudget(rule));
+      deciding =
+        firing.length === 1 && this.#hasBudget(firing[0]!)
+          ? firing
+          : firing.filter((rule) => this.#hasBudget(rule));
       if (deciding.length === 0) {
         const reasons = uniqueByHead(firing).map((rule) =>
           alreadyAchievedReason(rule, this.#achieved.get(rule.head) ?? 0),
         );
         const plan = { updates: proposal.updates, rules: firing, finish: false };
-        return this.#hardRefusal(identity, reasons, performed, plan, joinFeedback('', reasons));
+        return this.#hardRefusal(proposal, reasons, performed, plan, joinFeedback('', reasons));
       }
     }
     // 5. unplanned critical action: its action matches no rule by name and no guard. A
@@ -429,7 +426,7 @@ export class Session {
       if (!asConfirm) {
         const plan = { updates: proposal.updates, rules: deciding, finish: false };
         return this.#hardRefusal(
-          identity,
+          proposal,
           [unplanned],
           performed,
           plan,
@@ -443,7 +440,7 @@ export class Session {
     if (overlay) {
       const deviations = this.#softCheck(proposal.updates);
       if (deviations.length > 0) {
-        const key = identity();
+        const key = proposalFingerprint(proposal);
         if (!this.#softRefused.has(key)) {
           this.#softRefused.add(key);
           return this.#verdict(
@@ -460,21 +457,18 @@ export class Session {
     const plan: CommitPlan = { updates: proposal.updates, rules: deciding, finish: false };
 
     // 7. user approval from @confirm rules, confirm guards, or unplanned critical actions
-    const confirmations: Reason[] = [];
     if (
       confirmGuard !== undefined ||
       unplanned !== undefined ||
       deciding.some((rule) => rule.source.confirm !== undefined)
     ) {
-      confirmations.push(
+      const confirmations: Reason[] = [
         ...uniqueByHead(deciding.filter((rule) => rule.source.confirm !== undefined)).map(
           ruleConfirmReason,
         ),
         ...(confirmGuard ? [guardReason(confirmGuard, this.#clock)] : []),
         ...(unplanned ? [unplanned] : []),
-      );
-    }
-    if (confirmations.length > 0) {
+      ];
       this.#pending = plan;
       return this.#verdict(
         'confirm',
@@ -487,19 +481,19 @@ export class Session {
 
     // 8. allow and commit
     this.#commit(plan);
-    return this.#verdict('allow', undefined, [], performed, allowFeedback);
+    return this.#verdict('allow', undefined, noReasons, performed, allowFeedback);
   }
 
   /** 9. A hard refusal, or — after N identical ones — a question to a person. */
   #hardRefusal(
-    identity: () => string,
+    proposal: NormalizedProposal,
     reasons: readonly Reason[],
     performed: readonly CompiledRule[],
     plan: CommitPlan,
     feedback: string,
     roadmap?: string,
   ): Verdict {
-    const key = identity();
+    const key = proposalFingerprint(proposal);
     const refusals = this.#hardRefusals.get(key);
     if (this.#escalateAfter > 0 && refusals && refusals.count >= this.#escalateAfter) {
       this.#pending = { ...plan, escalated: key };
@@ -705,6 +699,8 @@ export class Session {
 }
 
 const noRules: readonly CompiledRule[] = [];
+/** Shared by allowed verdicts, which carry no reasons; frozen so no caller can change it. */
+const noReasons: readonly Reason[] = Object.freeze([]);
 const noGuards: readonly CompiledGuard[] = [];
 const headsCache = new WeakMap<readonly CompiledRule[], readonly string[]>();
 
@@ -721,6 +717,12 @@ function headsOf(rules: readonly CompiledRule[]): readonly string[] {
 
 function runtimeIndexKey(value: Value): string | number | boolean {
   return isTextValue(value) ? value.key : (value as number | boolean | string);
+}
+
+/** The rules that fire, without allocating when there is one candidate (the common case). */
+function firingRules(candidates: readonly CompiledRule[], context: EvaluationContext): readonly CompiledRule[] {
+  if (candidates.length === 1) return ruleFires(candidates[0]!, context) ? candidates : noRules;
+  return candidates.filter((rule) => ruleFires(rule, context));
 }
 
 function uniqueByHead(rules: readonly CompiledRule[]): CompiledRule[] {
