@@ -7,6 +7,13 @@ export {
   explainSpec,
 } from './explain.js';
 export {
+  canonicalSpecText,
+  createMajoritySession,
+  type MajorityGroup,
+  MajoritySession,
+  type MajorityVerdict,
+} from './majority-session.js';
+export {
   type NormalizedProposal,
   type ProposalProblem,
   proposalFingerprint,

@@ -1,3 +1,4 @@
+import type { Literal } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledRule, CompiledSpec } from './compiled-spec.js';
 import { describeRuleBody, joinWords } from './describe.js';
@@ -71,13 +72,37 @@ export function renderRoadmap(
   return lines.join('\n');
 }
 
+/** Descriptions that do not depend on the clock, shared by every session of a spec. */
+const sharedDescriptions = new WeakMap<CompiledRule, string>();
+
+function mentionsClock(rule: CompiledRule): boolean {
+  const patterns = rule.action ? [...rule.states, rule.action] : rule.states;
+  return patterns.some((pattern) =>
+    pattern.constraints.some((constraint) => literalMentionsClock(constraint.source.value)),
+  );
+}
+
+function literalMentionsClock(literal: Literal): boolean {
+  return (
+    literal.kind === 'relative' ||
+    (literal.kind === 'list' && literal.elements.some(literalMentionsClock))
+  );
+}
+
+/**
+ * Describes rules for one session. Only rules with `today`/`now` depend on the
+ * session's clock; the others are described once per spec, so sessions stay small.
+ */
 export function ruleDescriber(clock: SessionClock): (rule: CompiledRule) => string {
-  const cache = new Map<CompiledRule, string>();
+  const own = new Map<CompiledRule, string>();
   return (rule) => {
-    let text = cache.get(rule);
+    const shared = sharedDescriptions.get(rule);
+    if (shared !== undefined) return shared;
+    let text = own.get(rule);
     if (text === undefined) {
       text = describeRuleBody(rule, clock);
-      cache.set(rule, text);
+      if (mentionsClock(rule)) own.set(rule, text);
+      else sharedDescriptions.set(rule, text);
     }
     return text;
   };
