@@ -4,6 +4,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerExplain } from './commands/explain.js';
 import { registerFmt } from './commands/fmt.js';
 import { registerFormalize } from './commands/formalize.js';
+import { registerMemory } from './commands/memory.js';
 import { registerReplay } from './commands/replay.js';
 import { CliError, type CliIo } from './io.js';
 import { version } from './version.js';
@@ -21,6 +22,7 @@ const registrations: CommandRegistration[] = [
   registerExplain,
   registerReplay,
   registerFormalize,
+  registerMemory,
   registerDemo,
 ];
 

@@ -7,11 +7,12 @@ import type {
   Spec,
   VariableDeclaration,
 } from '../language/index.js';
-import { type Literal, normalizeText, performanceLimit } from '../language/index.js';
+import { type Literal, performanceLimit } from '../language/index.js';
 import {
   type ConstraintTest,
   compileConstraintTest,
   type SimilaritySettings,
+  scalarKey,
 } from './constraint-test.js';
 
 /**
@@ -231,19 +232,9 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
 
 /** The value a pinned argument is compared by at run time; undefined when it cannot be indexed. */
 export function indexKey(literal: Literal): string | number | boolean | undefined {
-  switch (literal.kind) {
-    case 'text':
-      return normalizeText(literal.value);
-    case 'enum':
-    case 'boolean':
-    case 'number':
-    case 'date':
-    case 'time':
-    case 'datetime':
-      return literal.value;
-    default:
-      return undefined;
-  }
+  const key = scalarKey(literal);
+  // Relative dates depend on the session clock: such rules are not indexed.
+  return typeof key === 'function' ? undefined : key;
 }
 
 function pinnedKey(rule: CompiledRule, variable: number): string | number | boolean | undefined {

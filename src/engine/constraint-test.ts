@@ -42,7 +42,7 @@ function numericLiteral(literal: Literal): Resolved | number | undefined {
 }
 
 /** The identity of a scalar literal as a runtime value compares (text by its normalised key). */
-function scalarKey(literal: Literal): string | number | boolean | Resolved | undefined {
+export function scalarKey(literal: Literal): string | number | boolean | Resolved | undefined {
   switch (literal.kind) {
     case 'text':
       return normalizeText(literal.value);

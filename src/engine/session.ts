@@ -312,7 +312,6 @@ export class Session {
     }
     const proposal = read.value;
 
-
     // 1. finish
     if (proposal.finish) {
       if (this.#done()) {
@@ -720,7 +719,10 @@ function runtimeIndexKey(value: Value): string | number | boolean {
 }
 
 /** The rules that fire, without allocating when there is one candidate (the common case). */
-function firingRules(candidates: readonly CompiledRule[], context: EvaluationContext): readonly CompiledRule[] {
+function firingRules(
+  candidates: readonly CompiledRule[],
+  context: EvaluationContext,
+): readonly CompiledRule[] {
   if (candidates.length === 1) return ruleFires(candidates[0]!, context) ? candidates : noRules;
   return candidates.filter((rule) => ruleFires(rule, context));
 }

@@ -13,12 +13,13 @@ import {
   renderDiagnostics,
   type Schema,
 } from '../../language/index.js';
-import type { ExperienceMemory, MemoryEntry, MemoryOutcome } from '../../store/index.js';
+import type { MemoryEntry } from '../../store/index.js';
+import { decimal, wholeNumber } from '../flags.js';
 import { diagnosticsJson, displayName, loadSchemaOption, printJson, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
+import { openMemory } from '../memory-store.js';
 import type { CommandRegistration } from '../program.js';
 import { sessionOptionsFromFlags } from '../session-options.js';
-import { loadCheckedSpec } from '../spec-loading.js';
 
 interface FormalizeFlags {
   readonly states?: string;
@@ -45,53 +46,12 @@ interface FormalizeFlags {
 /** The model used when neither --model nor INTENTGUARD_MODEL names one. */
 export const defaultModel = 'openai:gpt-4o';
 
-function wholeNumber(
-  flag: string,
-  value: string | undefined,
-  min: number,
-  max: number,
-): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(number) || number < min || number > max) {
-    throw new CliError(`${flag}: '${value}' is not a whole number from ${min} to ${max}`, 2);
-  }
-  return number;
-}
-
-function decimal(
-  flag: string,
-  value: string | undefined,
-  min: number,
-  max: number,
-): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number) || number < min || number > max) {
-    throw new CliError(`${flag}: '${value}' is not a number from ${min} to ${max}`, 2);
-  }
-  return number;
-}
-
 /** The formalizer and the AI SDK are loaded only by this command: they take a while to import. */
 type FormalizeModule = typeof import('../../formalize/index.js');
 
 function modelError(module: FormalizeModule, error: unknown, flag: string): never {
   if (module.ModelError.isInstance(error)) throw new CliError(`${flag}: ${error.message}`, 2);
   throw error;
-}
-
-/** The store is loaded only when --memory is used: it needs the native SQLite module. */
-async function openMemory(path: string): Promise<ExperienceMemory> {
-  try {
-    const store = await import('../../store/index.js');
-    return store.ExperienceMemory.open(path);
-  } catch (error) {
-    throw new CliError(
-      `--memory: cannot open '${path}': ${error instanceof Error ? error.message : String(error)}`,
-      2,
-    );
-  }
 }
 
 /** `# ` comment lines: the instruction on top of the printed spec. */
@@ -421,158 +381,6 @@ async function runFormalize(
   }
 }
 
-interface MemoryFlags {
-  readonly memory: string;
-  readonly json?: boolean;
-  readonly note?: string;
-  readonly schema?: string;
-  readonly outcome?: string;
-  readonly limit?: string;
-  readonly instruction?: string;
-  readonly states?: string;
-  readonly tools?: string;
-}
-
-function entryJson(entry: MemoryEntry): Record<string, unknown> {
-  return { ...entry };
-}
-
-function entryLine(entry: MemoryEntry): string {
-  const flat = entry.instruction.replace(/\s+/g, ' ');
-  return `${entry.id}\t${entry.outcome}\t${entry.schemaId}\t${flat.length > 80 ? `${flat.slice(0, 79)}…` : flat}`;
-}
-
-function outcomeFlag(
-  value: string | undefined,
-  allowed: readonly MemoryOutcome[],
-): MemoryOutcome | undefined {
-  if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new CliError(`'${value}' is not an outcome; use ${allowed.join(' or ')}`, 2);
-  }
-  return value as MemoryOutcome;
-}
-
-async function withMemory<T>(
-  path: string,
-  use: (memory: ExperienceMemory) => Promise<T> | T,
-): Promise<T> {
-  const memory = await openMemory(path);
-  try {
-    return await use(memory);
-  } catch (error) {
-    const store = await import('../../store/index.js');
-    if (store.MemoryError.isInstance(error)) throw new CliError(error.message, 2);
-    throw error;
-  } finally {
-    memory.close();
-  }
-}
-
-function registerMemory(program: Command, io: CliIo, state: { exitCode: number }): void {
-  const memory = program
-    .command('memory')
-    .description(
-      'Experience memory: record whether formalized specs worked; successful ones prime later prompts.',
-    );
-
-  memory
-    .command('record')
-    .description('Record how the task of a remembered spec went (what fills memory).')
-    .argument('<entry>', 'the entry id that formalize --memory printed')
-    .argument('<outcome>', 'success or failure')
-    .requiredOption('--memory <db>', 'the memory file (SQLite)')
-    .option('--note <text>', 'why, in a few words')
-    .option('--json', 'print the entry as JSON')
-    .action(async (id: string, outcomeText: string, flags: MemoryFlags) => {
-      const outcome = outcomeFlag(outcomeText, ['success', 'failure']) ?? 'success';
-      const entryId = wholeNumber('<entry>', id, 1, Number.MAX_SAFE_INTEGER) ?? 0;
-      await withMemory(flags.memory, (store) => {
-        const entry = store.setOutcome(entryId, outcome, flags.note);
-        if (!entry) throw new CliError(`there is no entry ${entryId} in '${flags.memory}'`, 2);
-        if (flags.json) printJson(io, entryJson(entry));
-        else io.stdout(`entry ${entry.id}: ${entry.outcome}\n`);
-      });
-      state.exitCode = 0;
-    });
-
-  memory
-    .command('add')
-    .description(
-      'Remember a spec written or fixed by hand; it is checked against the schema first.',
-    )
-    .argument('<spec>', 'the spec file, or - for standard input')
-    .requiredOption('--instruction <text>', 'the instruction the spec formalizes')
-    .requiredOption('--memory <db>', 'the memory file (SQLite)')
-    .option('--states <file>', 'a states schema (JSON)')
-    .option('--tools <file>', 'tool schemas (ToolEmu, MCP tools/list, OpenAI tools)')
-    .option('--outcome <outcome>', 'success (default), failure or pending', 'success')
-    .option('--json', 'print the entry as JSON')
-    .action(async (specPath: string, flags: MemoryFlags) => {
-      const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']) ?? 'success';
-      const { spec, schema } = await loadCheckedSpec(io, specPath, flags);
-      const { canonicalSpecText } = await import('../../formalize/index.js');
-      await withMemory(flags.memory, (store) => {
-        const entry = store.record({
-          instruction: (flags.instruction ?? '').trim(),
-          schemaId: schema.schema.id,
-          spec: canonicalSpecText(spec),
-          outcome,
-        });
-        if (flags.json) printJson(io, entryJson(entry));
-        else io.stdout(`entry ${entry.id}: ${entry.outcome}\n`);
-      });
-      state.exitCode = 0;
-    });
-
-  memory
-    .command('list')
-    .description('List remembered specs, newest first.')
-    .requiredOption('--memory <db>', 'the memory file (SQLite)')
-    .option('--schema <id>', 'only entries of this schema id (the schema file name without .json)')
-    .option('--outcome <outcome>', 'only success, failure or pending entries')
-    .option('--limit <n>', 'at most this many (default 20)')
-    .option('--json', 'print the entries as JSON')
-    .action(async (flags: MemoryFlags) => {
-      const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']);
-      const limit = wholeNumber('--limit', flags.limit, 1, 100);
-      await withMemory(flags.memory, (store) => {
-        const entries = store.list({
-          ...(flags.schema !== undefined ? { schemaId: flags.schema } : {}),
-          ...(outcome !== undefined ? { outcome } : {}),
-          ...(limit !== undefined ? { limit } : {}),
-        });
-        if (flags.json) printJson(io, entries.map(entryJson));
-        else io.stdout(entries.map((entry) => `${entryLine(entry)}\n`).join(''));
-      });
-      state.exitCode = 0;
-    });
-
-  memory
-    .command('search')
-    .description('Find remembered specs for instructions similar to TEXT (full-text search).')
-    .argument('<text>', 'an instruction')
-    .requiredOption('--memory <db>', 'the memory file (SQLite)')
-    .option('--schema <id>', 'only entries of this schema id')
-    .option('--outcome <outcome>', 'only success, failure or pending entries')
-    .option('--limit <n>', 'at most this many (default 5)')
-    .option('--json', 'print the entries as JSON')
-    .action(async (text: string, flags: MemoryFlags) => {
-      const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']);
-      const limit = wholeNumber('--limit', flags.limit, 1, 100);
-      await withMemory(flags.memory, (store) => {
-        const entries = store.search(text, {
-          ...(flags.schema !== undefined ? { schemaId: flags.schema } : {}),
-          ...(outcome !== undefined ? { outcome } : {}),
-          ...(limit !== undefined ? { limit } : {}),
-        });
-        if (flags.json) printJson(io, entries.map(entryJson));
-        else io.stdout(entries.map((entry) => `${entryLine(entry)}\n`).join(''));
-      });
-      state.exitCode = 0;
-    });
-}
-
 /**
  * `intentguard formalize "INSTRUCTION" --states S.json | --tools T.json [--model P:M] …`:
  * autoformalize an instruction into a checked spec; and `intentguard memory …`, which
@@ -634,5 +442,4 @@ export const registerFormalize: CommandRegistration = (program: Command, io, sta
     .action(async (instruction: string, flags: FormalizeFlags) => {
       await runFormalize(io, state, instruction, flags);
     });
-  registerMemory(program, io, state);
 };
