@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedUrl } from '../../test/support/shared.js';
 import { createSchema } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
 import { selectPredicates, terms } from './relevance.js';
 
 const toolkits = JSON.parse(
-  readFileSync(new URL('../../../shared/data/toolemu/toolkits.json', import.meta.url), 'utf8'),
+  readFileSync(sharedUrl('data/toolemu/toolkits.json'), 'utf8'),
 ) as unknown[];
 const allTools = (() => {
   const result = loadToolSchema(toolkits, { id: 'toolkits' });

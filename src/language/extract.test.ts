@@ -1,11 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sharedPath } from '../../test/support/shared.js';
 import { codes, span, spots } from '../../test/support/syntax.js';
 import { extractSpecRegion } from './extract.js';
 import { parseWithDiagnostics } from './parser.js';
 
-const examples = join(import.meta.dirname, '../../../shared/examples');
+const examples = sharedPath('examples');
 
 /** The text of the region, with what was stripped. */
 function extract(text: string): { spec: string; source?: string } {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedUrl } from '../../test/support/shared.js';
 import {
   criticalToolVerbs,
   isCriticalByAnnotations,
@@ -72,9 +73,9 @@ describe('isCriticalByName', () => {
   });
 
   it('agrees with the verbs of the ToolEmu tools', () => {
-    const toolkits = JSON.parse(
-      readFileSync(new URL('../../../shared/data/toolemu/toolkits.json', import.meta.url), 'utf8'),
-    ) as { tools: { name: string }[] }[];
+    const toolkits = JSON.parse(readFileSync(sharedUrl('data/toolemu/toolkits.json'), 'utf8')) as {
+      tools: { name: string }[];
+    }[];
     const names = toolkits.flatMap((toolkit) => toolkit.tools.map((tool) => tool.name));
     const starting = (prefix: RegExp) => names.filter((name) => prefix.test(name));
     for (const name of starting(/^(Delete|Send|Transfer|Create|Update|Cancel|Pay|Share)/)) {

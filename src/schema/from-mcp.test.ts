@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedUrl } from '../../test/support/shared.js';
 import type { Result } from '../language/result.js';
 import { schemaFromMcpTools } from './from-mcp.js';
 
@@ -11,10 +12,7 @@ const noInput = { type: 'object', properties: {} };
 
 describe('schemaFromMcpTools', () => {
   it('converts the bank-transfer example', () => {
-    const text = readFileSync(
-      new URL('../../../shared/examples/bank-transfer/tools.json', import.meta.url),
-      'utf8',
-    );
+    const text = readFileSync(sharedUrl('examples/bank-transfer/tools.json'), 'utf8');
     const result = schemaFromMcpTools(text);
     expect(result.diagnostics).toEqual([]);
     const predicates = result.value!.predicates;

@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedUrl } from '../../test/support/shared.js';
 import type { Result } from '../language/result.js';
 import type { Schema } from '../language/schema-model.js';
 import { loadStateSchema } from './load-states.js';
 
-const predicatesFolder = new URL('../../../shared/data/verisafe/predicates/', import.meta.url);
+const predicatesFolder = sharedUrl('data/verisafe/predicates/');
 
 function readPredicates(file: string): string {
   return readFileSync(new URL(file, predicatesFolder), 'utf8');
@@ -135,10 +136,7 @@ describe('loadStateSchema on the formats of FORMATS.md §1', () => {
   });
 
   it('loads the restaurant example states file', () => {
-    const text = readFileSync(
-      new URL('../../../shared/examples/restaurant/states.json', import.meta.url),
-      'utf8',
-    );
+    const text = readFileSync(sharedUrl('examples/restaurant/states.json'), 'utf8');
     const result = loadStateSchema(text);
     expect(result.ok).toBe(true);
     expect(result.value?.predicates.get('ReserveResult')?.variables).toEqual([

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedUrl } from '../../test/support/shared.js';
 import type { Result } from '../language/result.js';
 import { detectToolSchemaFormat, loadToolSchema } from './load-tools.js';
 
@@ -8,7 +9,7 @@ function problems(result: Result<unknown>): [string, string | undefined][] {
 }
 
 function shared(path: string): string {
-  return readFileSync(new URL(`../../../shared/${path}`, import.meta.url), 'utf8');
+  return readFileSync(sharedUrl(path), 'utf8');
 }
 
 describe('detectToolSchemaFormat', () => {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { sharedPath } from '../support/shared.js';
 
 /** The worked examples of `../shared/examples`, with the schemas their specs name. */
 
-export const sharedRoot = fileURLToPath(new URL('../../../shared/', import.meta.url));
+export const sharedRoot = `${sharedPath('')}/`;
 export const examplesRoot = `${sharedRoot}examples/`;
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 

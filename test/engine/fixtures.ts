@@ -9,6 +9,7 @@ import {
   type VariableDeclaration,
   type VariableType,
 } from '../../src/language/index.js';
+import { sharedUrl } from '../support/shared.js';
 
 /**
  * Schemas and specs for the engine's tests, written the short way:
@@ -18,7 +19,7 @@ import {
 /** The clock every example and most tests run at (FORMATS.md §4 `--now`). */
 export const fixedNow = '2025-03-14T12:00';
 
-export const sharedRoot = new URL('../../../shared/', import.meta.url);
+export const sharedRoot = sharedUrl();
 
 export function readShared(path: string): string {
   return readFileSync(new URL(path, sharedRoot), 'utf8');

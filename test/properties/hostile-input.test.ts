@@ -8,9 +8,10 @@ import { type ParseOptions, parseWithDiagnostics } from '../../src/language/pars
 import { print } from '../../src/language/printer.js';
 import { LineIndex, type SourceRange } from '../../src/language/source-range.js';
 import { specArbitrary } from '../support/arbitraries.js';
+import { sharedPath } from '../support/shared.js';
 import { codes, stripRanges } from '../support/syntax.js';
 
-const examples = join(import.meta.dirname, '../../../shared/examples');
+const examples = sharedPath('examples');
 const exampleSpecs = readdirSync(examples, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => readFileSync(join(examples, entry.name, 'spec.intent'), 'utf8'));

@@ -14,9 +14,10 @@ import type {
 import { parseWithDiagnostics } from '../../src/language/parser.js';
 import { print, printNumber } from '../../src/language/printer.js';
 import { specArbitrary } from '../support/arbitraries.js';
+import { sharedPath } from '../support/shared.js';
 import { spots, stripRanges } from '../support/syntax.js';
 
-const examples = join(import.meta.dirname, '../../../shared/examples');
+const examples = sharedPath('examples');
 const exampleNames = readdirSync(examples, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedUrl } from '../../../test/support/shared.js';
 import { checkSpec, createSchema, print } from '../../language/index.js';
 import { loadStateSchema } from '../../schema/index.js';
 import { selectPredicates } from '../relevance.js';
@@ -11,10 +12,7 @@ import { repairPrompt, revisionPrompt } from './feedback.js';
 import { goalUserPrompt } from './goal.js';
 
 const deskclock = (() => {
-  const path = new URL(
-    '../../../../shared/data/verisafe/predicates/com.google.android.deskclock.json',
-    import.meta.url,
-  );
+  const path = sharedUrl('data/verisafe/predicates/com.google.android.deskclock.json');
   const result = loadStateSchema(readFileSync(path, 'utf8'), { id: 'deskclock' });
   if (!result.ok) throw new Error('deskclock does not load');
   return result.value;

@@ -3,9 +3,10 @@ import { createChatModel } from '../../../src/formalize/index.js';
 import type { RetryOptions } from '../../../src/formalize/retry.js';
 import type { Schema } from '../../../src/language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../../src/schema/index.js';
+import { sharedPath } from '../../support/shared.js';
 import type { FakeLlmServer } from './fake-llm-server.js';
 
-export const sharedRoot = new URL('../../../../shared/', import.meta.url).pathname;
+export const sharedRoot = `${sharedPath('')}/`;
 
 export function stateSchema(path: string, id: string): Schema {
   const result = loadStateSchema(readFileSync(`${sharedRoot}${path}`, 'utf8'), { id });
