@@ -59,6 +59,11 @@ export function patternHolds(
   view: StateView,
   clock: SessionClock,
 ): boolean {
+  // A single-instance predicate has at most one instance: test it without a visitor closure.
+  if (pattern.predicate.keyIndexes.length === 0) {
+    const instance = view.instance(pattern.predicate, singleKey);
+    return instance !== undefined && instanceSatisfies(instance, pattern.constraints, clock);
+  }
   return view.someInstance(pattern.predicate, (instance) =>
     instanceSatisfies(instance, pattern.constraints, clock),
   );
