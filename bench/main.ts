@@ -23,13 +23,23 @@ import {
  * refusal with feedback p50 ≤ 20 µs, at every size.
  */
 const sizes = [10, 100, 1_000, 10_000];
-const proposalsPerKind = Number(process.env.BENCH_PROPOSALS ?? 200_000);
+const proposalsPerKind = Number(process.env.BENCH_PROPOSALS ?? 100_000);
 const now = '2025-03-14T12:00';
 const workingSet = 10;
+const sessionLength = 1_000;
+/** Rounds per cell; the table shows the round with the lowest median (the least disturbed). */
+const rounds = 3;
 
-function preparedSession(spec: Spec, groups: number): Session {
+/** The rules the proposals touch: `workingSet` of them, spread evenly over the spec. */
+function workingRules(rules: number): number[] {
+  return Array.from({ length: workingSet }, (_, index) => Math.floor((index * rules) / workingSet));
+}
+
+/** A session that has observed the screens its proposals need (and only those, as an agent would). */
+function preparedSession(spec: Spec, rules: number): Session {
   const session = createSession(spec, { now, escalateAfter: 0 });
-  for (let group = 0; group < groups; group++) session.observe(preparingObservation(group));
+  const groups = new Set(workingRules(rules).map((rule) => Math.floor(rule / groupSize)));
+  for (const group of groups) session.observe(preparingObservation(group));
   return session;
 }
 
@@ -39,9 +49,8 @@ interface Latency {
   readonly perSecond: number;
 }
 
-function measureProposals(
+function measureRound(
   spec: Spec,
-  groups: number,
   rules: number,
   make: (rule: number) => unknown,
   expected: string,
@@ -49,25 +58,23 @@ function measureProposals(
   const overhead = timerOverhead();
   // The same working set at every size — ten rules spread over the spec — so that the
   // table shows what the size of the spec costs, not what a larger working set costs.
-  const proposals = Array.from({ length: workingSet }, (_, index) =>
-    make(Math.floor((index * rules) / workingSet)),
-  );
-  let session = preparedSession(spec, groups);
+  const proposals = workingRules(rules).map(make);
+  let session = preparedSession(spec, rules);
   // Warm up the JIT on the same path for half a second, checking the decisions.
   const warmUntil = performance.now() + 500;
   for (let index = 0; performance.now() < warmUntil; index++) {
-    if (index % 50_000 === 0) session = preparedSession(spec, groups);
+    if (index % 50_000 === 0) session = preparedSession(spec, rules);
     const verdict = session.propose(proposals[index % proposals.length]);
     if (verdict.decision !== expected) {
       throw new Error(`bench: expected ${expected}, got ${verdict.decision}: ${verdict.feedback}`);
     }
   }
-  session = preparedSession(spec, groups);
+  session = preparedSession(spec, rules);
   const samples: number[] = new Array(proposalsPerKind);
   const started = process.hrtime.bigint();
   for (let index = 0; index < proposalsPerKind; index++) {
-    // Sessions keep a history; start a fresh one now and then so it stays small.
-    if (index % 50_000 === 0) session = preparedSession(spec, groups);
+    // A fresh session every thousand proposals: agent runs are tens to hundreds of steps.
+    if (index % sessionLength === 0) session = preparedSession(spec, rules);
     const proposal = proposals[index % proposals.length];
     samples[index] = Math.max(0, timeCall(() => session.propose(proposal)) - overhead);
   }
@@ -78,6 +85,21 @@ function measureProposals(
     p99: percentile(samples, 0.99),
     perSecond: proposalsPerKind / (elapsed / 1e9),
   };
+}
+
+function measureProposals(
+  spec: Spec,
+  rules: number,
+  make: (rule: number) => unknown,
+  expected: string,
+): Latency {
+  let best: Latency | undefined;
+  for (let round = 0; round < rounds; round++) {
+    collectGarbage();
+    const latency = measureRound(spec, rules, make, expected);
+    if (!best || latency.p50 < best.p50) best = latency;
+  }
+  return best!;
 }
 
 function measureSessionMemory(spec: Spec, groups: number): number {
@@ -126,20 +148,8 @@ function main(): void {
       throw new Error(
         `bench spec of ${rules} rules has errors: ${checked.diagnostics[0]?.message}`,
       );
-    const allowed = measureProposals(
-      checked.value,
-      generated.groups,
-      rules,
-      allowedProposal,
-      'allow',
-    );
-    const refused = measureProposals(
-      checked.value,
-      generated.groups,
-      rules,
-      refusedProposal,
-      'revise',
-    );
+    const allowed = measureProposals(checked.value, rules, allowedProposal, 'allow');
+    const refused = measureProposals(checked.value, rules, refusedProposal, 'revise');
     const memory = measureSessionMemory(checked.value, generated.groups);
     rows.push([
       rules.toLocaleString('en-US'),
@@ -159,7 +169,7 @@ function main(): void {
     ]);
   }
   console.log(
-    `Decisions per proposal (${proposalsPerKind.toLocaleString('en-US')} proposals per cell over ${workingSet} rules spread across the spec; each touches ${rulesPerAction} rules; µs, timer overhead subtracted)`,
+    `Decisions per proposal (${proposalsPerKind.toLocaleString('en-US')} proposals per cell, best of ${rounds} rounds, over ${workingSet} rules spread across the spec, sessions of ${sessionLength.toLocaleString('en-US')} proposals; each proposal touches ${rulesPerAction} rules; µs, timer overhead subtracted)`,
   );
   console.log(
     table(

@@ -246,6 +246,7 @@ function readUpdate(
 }
 
 const noUpdates: readonly StateUpdate[] = Object.freeze([]);
+const nothingIgnored: ProposalProblem[] = Object.freeze([]) as unknown as ProposalProblem[];
 
 function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate[] {
   // Most proposals carry no updates: allocate nothing for them.
@@ -343,7 +344,15 @@ export function readProposal(
   clock: SessionClock,
   view: StateView,
 ): ReadResult<NormalizedProposal> {
-  const context: ReadContext = { spec, clock, view, lenient: false, problems: [], ignored: [] };
+  // A proposal is strict: nothing is ever ignored, so it shares one empty list.
+  const context: ReadContext = {
+    spec,
+    clock,
+    view,
+    lenient: false,
+    problems: [],
+    ignored: nothingIgnored,
+  };
   if (!isRecord(input)) {
     return {
       ok: false,

@@ -27,6 +27,18 @@ function session(
 }
 
 describe('status and history', () => {
+  it('bounds the history to the newest entries, keeping the proposal count', () => {
+    const bank = createSession(bankSpec, { now: fixedNow, historyLimit: 10 });
+    for (let index = 0; index < 3000; index++) {
+      bank.propose({ action: { name: 'BankCheckBalance' }, label: `look ${index}` });
+    }
+    expect(bank.history.length).toBeGreaterThanOrEqual(10);
+    expect(bank.history.length).toBeLessThan(10 + 1024);
+    const last = bank.history[bank.history.length - 1];
+    expect(last).toMatchObject({ kind: 'propose', label: 'look 2999' });
+    expect(bank.status().proposals).toBe(3000);
+  });
+
   it('records every event and counts proposals', () => {
     const bank = createSession(bankSpec, { now: fixedNow });
     expect(bank.status()).toEqual({

@@ -54,6 +54,8 @@ export interface SessionOptions {
   readonly escalateAfter?: number;
   /** What an unplanned critical action gets (default `revise`). */
   readonly unplannedCritical?: 'revise' | 'confirm';
+  /** History entries kept (default 10,000); older ones are dropped so long runs stay bounded. */
+  readonly historyLimit?: number;
 }
 
 export interface SessionStatus {
@@ -150,6 +152,7 @@ export class Session {
   readonly #history: HistoryEntry[] = [];
   readonly #escalateAfter: number;
   readonly #unplannedCritical: 'revise' | 'confirm';
+  readonly #historyLimit: number;
   readonly #describe: (rule: CompiledRule) => string;
   #pending: CommitPlan | undefined;
   /**
@@ -161,6 +164,7 @@ export class Session {
   /** Counts commits, so that what depends only on committed state can be cached. */
   #version = 0;
   #roadmapCache: { readonly version: number; readonly text: string } | undefined;
+  #context: EvaluationContext | undefined;
   #proposals = 0;
 
   constructor(spec: Spec, options: SessionOptions = {}) {
@@ -172,6 +176,7 @@ export class Session {
     );
     this.#escalateAfter = options.escalateAfter ?? 3;
     this.#unplannedCritical = options.unplannedCritical ?? 'revise';
+    this.#historyLimit = Math.max(0, options.historyLimit ?? 10_000);
     this.#describe = ruleDescriber(this.#clock);
     for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
   }
@@ -188,6 +193,14 @@ export class Session {
     return this.#history;
   }
 
+  #record(entry: HistoryEntry): void {
+    this.#history.push(entry);
+    // Trimmed in batches, so that the cost per entry stays constant.
+    if (this.#history.length >= this.#historyLimit + 1024) {
+      this.#history.splice(0, this.#history.length - this.#historyLimit);
+    }
+  }
+
   /** Decides a proposal. Never throws: an internal error becomes a `reject`. */
   propose(input: unknown): Verdict {
     let verdict: Verdict;
@@ -198,7 +211,7 @@ export class Session {
       verdict = internalErrorVerdict(error);
     }
     this.#proposals++;
-    this.#history.push({
+    this.#record({
       kind: 'propose',
       label:
         typeof (input as { label?: unknown } | null)?.label === 'string'
@@ -215,11 +228,11 @@ export class Session {
       this.#assertIntact();
       const read = readObservation(input, this.#compiled, this.#clock, this.#store);
       if (!read.ok) {
-        this.#history.push({ kind: 'observe', ok: false });
+        this.#record({ kind: 'observe', ok: false });
         return { ok: false, problems: read.problems, ignored: [], status: this.status() };
       }
       this.#commit({ updates: read.value, rules: [], finish: false });
-      this.#history.push({ kind: 'observe', ok: true });
+      this.#record({ kind: 'observe', ok: true });
       return { ok: true, problems: [], ignored: read.ignored, status: this.status() };
     } catch (error) {
       return {
@@ -249,7 +262,7 @@ export class Session {
         this.#assertIntact();
         this.#commit(plan);
       } catch (error) {
-        this.#history.push({ kind: 'resolve', approved: true, committed: false });
+        this.#record({ kind: 'resolve', approved: true, committed: false });
         return {
           ok: false,
           committed: false,
@@ -258,7 +271,7 @@ export class Session {
         };
       }
     }
-    this.#history.push({
+    this.#record({
       kind: 'resolve',
       approved: approved === true,
       committed: approved === true,
@@ -541,8 +554,15 @@ export class Session {
     }
   }
 
+  /** The current state as an evaluation context; its parts never change identity, so one object serves. */
   #currentContext(): EvaluationContext {
-    return { view: this.#store, action: undefined, achieved: this.#achieved, clock: this.#clock };
+    this.#context ??= {
+      view: this.#store,
+      action: undefined,
+      achieved: this.#achieved,
+      clock: this.#clock,
+    };
+    return this.#context;
   }
 
   #overlay(updates: readonly StateUpdate[]): Overlay {
