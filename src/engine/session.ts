@@ -1,5 +1,5 @@
-import type { Schema, Spec } from '../language/index.js';
-import { type ClockInput, createClock, type SessionClock } from './clock.js';
+import type { Spec } from '../language/index.js';
+import { createClock, type SessionClock } from './clock.js';
 import {
   type CompiledGuard,
   type CompiledRule,
@@ -14,6 +14,7 @@ import {
   type ProposedAction,
   ruleFires,
 } from './evaluation.js';
+import { errorMessage, internalErrorVerdict } from './fail-closed.js';
 import {
   alreadyAchievedReason,
   guardReason,
@@ -26,14 +27,21 @@ import {
   unmetReason,
   unplannedReason,
 } from './feedback.js';
+import { NoSpecSession } from './no-spec-session.js';
 import {
   type NormalizedProposal,
-  type ProposalProblem,
   proposalFingerprint,
   readObservation,
   readProposal,
 } from './proposal.js';
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
+import type {
+  HistoryEntry,
+  ObservationResult,
+  ResolutionResult,
+  SessionOptions,
+  SessionStatus,
+} from './session-types.js';
 import {
   defaultSimilarityThreshold,
   lexicalSimilarity,
@@ -43,52 +51,8 @@ import { Overlay, StateStore, type StateUpdate, type StateView } from './state.j
 import { isTextValue, type Value, valueKey } from './values.js';
 import type { Decision, Reason, Severity, Verdict } from './verdict.js';
 
-export interface SessionOptions {
-  /** The session's "now" (default: the current time); fixed for the whole session. */
-  readonly now?: ClockInput;
-  /** IANA time zone for instants (default UTC). */
-  readonly timeZone?: string;
-  readonly similarity?: SimilarityFunction;
-  readonly similarityThreshold?: number;
-  /** Hard refusals of one identical proposal before the next asks a person (default 3; 0 never). */
-  readonly escalateAfter?: number;
-  /** What an unplanned critical action gets (default `revise`). */
-  readonly unplannedCritical?: 'revise' | 'confirm';
-  /** History entries kept (default 10,000); older ones are dropped so long runs stay bounded. */
-  readonly historyLimit?: number;
-}
-
-export interface SessionStatus {
-  readonly done: boolean;
-  readonly finished: boolean;
-  /** Objectives achieved so far, with counts. */
-  readonly achieved: Readonly<Record<string, number>>;
-  /** Whether a `confirm` verdict awaits `resolve`. */
-  readonly pending: boolean;
-  readonly proposals: number;
-}
-
-export interface ObservationResult {
-  readonly ok: boolean;
-  /** Why nothing was applied (invalid observation). */
-  readonly problems: readonly ProposalProblem[];
-  /** Fields the schema does not know; they were ignored. */
-  readonly ignored: readonly ProposalProblem[];
-  readonly status: SessionStatus;
-}
-
-export interface ResolutionResult {
-  readonly ok: boolean;
-  /** Whether the approved proposal was committed. */
-  readonly committed: boolean;
-  readonly message: string;
-  readonly status: SessionStatus;
-}
-
-export type HistoryEntry =
-  | { readonly kind: 'propose'; readonly label: string | undefined; readonly verdict: Verdict }
-  | { readonly kind: 'observe'; readonly ok: boolean }
-  | { readonly kind: 'resolve'; readonly approved: boolean; readonly committed: boolean };
+export type { HistoryEntry, ObservationResult, ResolutionResult, SessionOptions, SessionStatus };
+export { internalErrorVerdict, NoSpecSession };
 
 /** What a proposal commits when it is allowed, or approved after `confirm`. */
 interface CommitPlan {
@@ -765,22 +729,6 @@ function joinFeedback(lead: string, reasons: readonly Reason[], tail?: string): 
     .join('\n');
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-export function internalErrorVerdict(error: unknown): Verdict {
-  const message = `The verifier failed (${errorMessage(error)}); nothing is allowed until it works again.`;
-  return {
-    decision: 'reject',
-    reasons: [{ code: 'internal-error', message }],
-    performs: [],
-    achieved: {},
-    done: false,
-    feedback: message,
-  };
-}
-
 /**
  * Starts a session. A missing spec (formalization failed) yields a session that
  * refuses every proposal with `no-spec` — fail closed.
@@ -795,60 +743,4 @@ export function createSession(
   options: SessionOptions = {},
 ): Session | NoSpecSession {
   return spec === undefined ? new NoSpecSession() : new Session(spec, options);
-}
-
-/** What runs when there is no valid spec: nothing critical, no finish, nothing performed. */
-export class NoSpecSession {
-  readonly #history: HistoryEntry[] = [];
-  #proposals = 0;
-
-  constructor(readonly schema?: Schema) {}
-
-  get history(): readonly HistoryEntry[] {
-    return this.#history;
-  }
-
-  propose(input: unknown): Verdict {
-    this.#proposals++;
-    const message =
-      'There is no valid spec for this task, so no action can be verified; ask the user to restate the task.';
-    const verdict: Verdict = {
-      decision: 'reject',
-      reasons: [{ code: 'no-spec', message }],
-      performs: [],
-      achieved: {},
-      done: false,
-      feedback: message,
-    };
-    void input;
-    this.#history.push({ kind: 'propose', label: undefined, verdict });
-    return verdict;
-  }
-
-  observe(_input: unknown): ObservationResult {
-    return { ok: true, problems: [], ignored: [], status: this.status() };
-  }
-
-  resolve(_approved: boolean): ResolutionResult {
-    return {
-      ok: false,
-      committed: false,
-      message: 'No proposal is waiting for approval.',
-      status: this.status(),
-    };
-  }
-
-  status(): SessionStatus {
-    return {
-      done: false,
-      finished: false,
-      achieved: {},
-      pending: false,
-      proposals: this.#proposals,
-    };
-  }
-
-  roadmap(): string {
-    return 'There is no valid spec for this task.';
-  }
 }

@@ -1,0 +1,64 @@
+import type { Schema } from '../language/index.js';
+import type {
+  HistoryEntry,
+  ObservationResult,
+  ResolutionResult,
+  SessionStatus,
+} from './session-types.js';
+import type { Verdict } from './verdict.js';
+
+/** What runs when there is no valid spec: nothing critical, no finish, nothing performed. */
+export class NoSpecSession {
+  readonly #history: HistoryEntry[] = [];
+  #proposals = 0;
+
+  constructor(readonly schema?: Schema) {}
+
+  get history(): readonly HistoryEntry[] {
+    return this.#history;
+  }
+
+  propose(input: unknown): Verdict {
+    this.#proposals++;
+    const message =
+      'There is no valid spec for this task, so no action can be verified; ask the user to restate the task.';
+    const verdict: Verdict = {
+      decision: 'reject',
+      reasons: [{ code: 'no-spec', message }],
+      performs: [],
+      achieved: {},
+      done: false,
+      feedback: message,
+    };
+    void input;
+    this.#history.push({ kind: 'propose', label: undefined, verdict });
+    return verdict;
+  }
+
+  observe(_input: unknown): ObservationResult {
+    return { ok: true, problems: [], ignored: [], status: this.status() };
+  }
+
+  resolve(_approved: boolean): ResolutionResult {
+    return {
+      ok: false,
+      committed: false,
+      message: 'No proposal is waiting for approval.',
+      status: this.status(),
+    };
+  }
+
+  status(): SessionStatus {
+    return {
+      done: false,
+      finished: false,
+      achieved: {},
+      pending: false,
+      proposals: this.#proposals,
+    };
+  }
+
+  roadmap(): string {
+    return 'There is no valid spec for this task.';
+  }
+}

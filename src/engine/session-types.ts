@@ -1,0 +1,52 @@
+import type { ClockInput } from './clock.js';
+import type { ProposalProblem } from './proposal.js';
+import type { SimilarityFunction } from './similarity.js';
+import type { Verdict } from './verdict.js';
+
+/* The options, results and history records of a session. */
+export interface SessionOptions {
+  /** The session's "now" (default: the current time); fixed for the whole session. */
+  readonly now?: ClockInput;
+  /** IANA time zone for instants (default UTC). */
+  readonly timeZone?: string;
+  readonly similarity?: SimilarityFunction;
+  readonly similarityThreshold?: number;
+  /** Hard refusals of one identical proposal before the next asks a person (default 3; 0 never). */
+  readonly escalateAfter?: number;
+  /** What an unplanned critical action gets (default `revise`). */
+  readonly unplannedCritical?: 'revise' | 'confirm';
+  /** History entries kept (default 10,000); older ones are dropped so long runs stay bounded. */
+  readonly historyLimit?: number;
+}
+
+export interface SessionStatus {
+  readonly done: boolean;
+  readonly finished: boolean;
+  /** Objectives achieved so far, with counts. */
+  readonly achieved: Readonly<Record<string, number>>;
+  /** Whether a `confirm` verdict awaits `resolve`. */
+  readonly pending: boolean;
+  readonly proposals: number;
+}
+
+export interface ObservationResult {
+  readonly ok: boolean;
+  /** Why nothing was applied (invalid observation). */
+  readonly problems: readonly ProposalProblem[];
+  /** Fields the schema does not know; they were ignored. */
+  readonly ignored: readonly ProposalProblem[];
+  readonly status: SessionStatus;
+}
+
+export interface ResolutionResult {
+  readonly ok: boolean;
+  /** Whether the approved proposal was committed. */
+  readonly committed: boolean;
+  readonly message: string;
+  readonly status: SessionStatus;
+}
+
+export type HistoryEntry =
+  | { readonly kind: 'propose'; readonly label: string | undefined; readonly verdict: Verdict }
+  | { readonly kind: 'observe'; readonly ok: boolean }
+  | { readonly kind: 'resolve'; readonly approved: boolean; readonly committed: boolean };
