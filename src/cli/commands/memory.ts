@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { ExperienceMemory, MemoryEntry, MemoryOutcome } from '../../store/index.js';
 import { wholeNumber } from '../flags.js';
 import { printJson } from '../inputs.js';
-import { CliError } from '../io.js';
+import { CliError, type CliIo } from '../io.js';
 import { openMemory } from '../memory-store.js';
 import type { CommandRegistration } from '../program.js';
 import { loadCheckedSpec } from '../spec-loading.js';
@@ -53,6 +53,28 @@ async function withMemory<T>(
   } finally {
     memory.close();
   }
+}
+
+type EntryFilter = { schemaId?: string; outcome?: MemoryOutcome; limit?: number };
+
+/** `memory list` and `memory search`: the filter flags, then one line (or JSON) per entry. */
+async function printEntries(
+  io: CliIo,
+  flags: MemoryFlags,
+  find: (store: ExperienceMemory, filter: EntryFilter) => readonly MemoryEntry[],
+): Promise<void> {
+  const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']);
+  const limit = wholeNumber('--limit', flags.limit, 1, 100);
+  const filter: EntryFilter = {
+    ...(flags.schema !== undefined ? { schemaId: flags.schema } : {}),
+    ...(outcome !== undefined ? { outcome } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+  };
+  await withMemory(flags.memory, (store) => {
+    const entries = find(store, filter);
+    if (flags.json) printJson(io, entries.map(entryJson));
+    else io.stdout(entries.map((entry) => `${entryLine(entry)}\n`).join(''));
+  });
 }
 
 /** `intentguard memory …`: what fills the formalizer's experience memory. */
@@ -121,17 +143,7 @@ export const registerMemory: CommandRegistration = (program: Command, io, state)
     .option('--limit <n>', 'at most this many (default 20)')
     .option('--json', 'print the entries as JSON')
     .action(async (flags: MemoryFlags) => {
-      const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']);
-      const limit = wholeNumber('--limit', flags.limit, 1, 100);
-      await withMemory(flags.memory, (store) => {
-        const entries = store.list({
-          ...(flags.schema !== undefined ? { schemaId: flags.schema } : {}),
-          ...(outcome !== undefined ? { outcome } : {}),
-          ...(limit !== undefined ? { limit } : {}),
-        });
-        if (flags.json) printJson(io, entries.map(entryJson));
-        else io.stdout(entries.map((entry) => `${entryLine(entry)}\n`).join(''));
-      });
+      await printEntries(io, flags, (store, filter) => store.list(filter));
       state.exitCode = 0;
     });
 
@@ -145,17 +157,7 @@ export const registerMemory: CommandRegistration = (program: Command, io, state)
     .option('--limit <n>', 'at most this many (default 5)')
     .option('--json', 'print the entries as JSON')
     .action(async (text: string, flags: MemoryFlags) => {
-      const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']);
-      const limit = wholeNumber('--limit', flags.limit, 1, 100);
-      await withMemory(flags.memory, (store) => {
-        const entries = store.search(text, {
-          ...(flags.schema !== undefined ? { schemaId: flags.schema } : {}),
-          ...(outcome !== undefined ? { outcome } : {}),
-          ...(limit !== undefined ? { limit } : {}),
-        });
-        if (flags.json) printJson(io, entries.map(entryJson));
-        else io.stdout(entries.map((entry) => `${entryLine(entry)}\n`).join(''));
-      });
+      await printEntries(io, flags, (store, filter) => store.search(text, filter));
       state.exitCode = 0;
     });
 };
