@@ -184,7 +184,14 @@ describe('readProposal: accepted shapes', () => {
   });
 
   it('replaces a tool result as a whole: fields it does not give are cleared', () => {
-    const [update] = accepted({ updates: { BankTransferResult: { ok: true } } }).updates;
+    const observed = readObservation(
+      { updates: { BankTransferResult: { ok: true } } },
+      compiled,
+      clock,
+      new StateStore(),
+    );
+    if (!observed.ok) throw new Error('expected the observation to be read');
+    const [update] = observed.value;
     expect(update?.assignments).toEqual([
       [0, true],
       [1, undefined],
@@ -210,6 +217,11 @@ describe('readProposal: every problem is located and spelled out', () => {
     ],
     [{ action: { args: {} } }, '"action" must be an object with a "name" and optional "args"', {}],
     [{ action: { name: 'Wire' } }, "unknown action 'Wire'", { predicate: 'Wire' }],
+    [
+      { updates: { BankTransferResult: { ok: true } } },
+      'BankTransferResult holds the result of BankTransfer; it is observed after BankTransfer runs, never proposed',
+      { predicate: 'BankTransferResult' },
+    ],
     [
       { action: { name: 'Form' } },
       'Form is a state, not an action; propose its values as "updates"',

@@ -185,6 +185,16 @@ function readUpdate(
     });
     return undefined;
   }
+  // A tool's result is what the tool returned: only an observation may report it. An
+  // agent that proposed it could forge the precondition of its next step.
+  const producer = predicate.declaration.resultOf;
+  if (producer !== undefined && !context.lenient) {
+    context.problems.push({
+      message: `${predicate.name} holds the result of ${producer}; it is observed after ${producer} runs, never proposed`,
+      predicate: predicate.name,
+    });
+    return undefined;
+  }
   if (
     operation !== undefined &&
     operation !== 'add' &&

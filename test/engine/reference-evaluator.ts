@@ -436,6 +436,9 @@ export class ReferenceSession {
         throw new Invalid('unknown predicate');
       }
       if (predicate.kind !== 'state') throw new Invalid('an action is not a state');
+      if (!lenient && predicate.resultOf !== undefined) {
+        throw new Invalid('a tool result is observed, never proposed');
+      }
       if (op !== undefined && op !== 'add' && op !== 'update' && op !== 'delete')
         throw new Invalid('bad op');
       const values = this.#readValues(
