@@ -12,6 +12,7 @@ import {
   type EmbeddingModel,
   type EmbeddingResponse,
   ModelError,
+  providerRequest,
 } from './model.js';
 
 export interface AiSdkModelOptions {
@@ -126,15 +127,7 @@ export function aiSdkChatModel(
       try {
         const result = await generateText({
           model,
-          system: request.system,
-          messages: request.messages.map((message) => ({
-            role: message.role,
-            content: message.content,
-          })),
-          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-          ...(request.maxOutputTokens !== undefined
-            ? { maxOutputTokens: request.maxOutputTokens }
-            : {}),
+          ...providerRequest(request),
           maxRetries: 0,
           abortSignal: signal,
         });

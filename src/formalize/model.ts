@@ -25,6 +25,24 @@ export interface ChatRequest {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * What a request sends to the provider, plain and without the fields that stay
+ * local: messages copied to plain objects, and the sampling options that are set.
+ */
+export function providerRequest(request: ChatRequest): {
+  readonly system: string;
+  readonly messages: ChatMessage[];
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+} {
+  return {
+    system: request.system,
+    messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
+  };
+}
+
 export interface TokenUsage {
   readonly inputTokens: number | null;
   readonly outputTokens: number | null;

@@ -8,6 +8,7 @@ import {
   ModelError,
   type ModelErrorCode,
   type ModelPurpose,
+  providerRequest,
   type TokenUsage,
 } from './model.js';
 
@@ -190,15 +191,7 @@ export function recordingChatModel(
       const recordedRequest = {
         purpose: request.purpose,
         sample: request.sample,
-        system: request.system,
-        messages: request.messages.map((message) => ({
-          role: message.role,
-          content: message.content,
-        })),
-        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        ...(request.maxOutputTokens !== undefined
-          ? { maxOutputTokens: request.maxOutputTokens }
-          : {}),
+        ...providerRequest(request),
       };
       try {
         const response = await model.generate(request);
