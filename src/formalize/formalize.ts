@@ -357,6 +357,30 @@ function failOnError(result: { error?: ModelError }): void {
   throw new SampleFailure('model-error', result.error.message);
 }
 
+/**
+ * One call of a stage. A failed call is recorded with `failureDetails` and ends the
+ * sample (`SampleFailure`); otherwise the result comes back with the attempt's base
+ * fields, for the caller to record with its outcome.
+ */
+async function callStage(
+  context: Context,
+  model: ChatModel,
+  request: Parameters<typeof call>[2],
+  stage: AttemptStage,
+  failureDetails: Parameters<typeof record>[3] = {},
+): Promise<{
+  result: Awaited<ReturnType<typeof call>>;
+  base: { sample: number; round: number; stage: AttemptStage; model: string };
+}> {
+  const result = await call(context, model, request);
+  const base = { sample: request.sample, round: request.round, stage, model: model.id };
+  if (result.error) {
+    record(context, base, result, failureDetails);
+    failOnError(result);
+  }
+  return { result, base };
+}
+
 /** Stage 1 of the two-stage mode: the goal analysis as canonical JSON, or undefined. */
 async function extractGoal(context: Context, sample: number): Promise<string | undefined> {
   const messages: ChatMessage[] = [
@@ -373,19 +397,19 @@ async function extractGoal(context: Context, sample: number): Promise<string | u
   ];
   // One reminder after a malformed reply; then stage 2 works from the instruction alone.
   for (let round = 0; round < 2; round++) {
-    const result = await call(context, context.options.model, {
-      purpose: 'goal',
-      sample,
-      round,
-      system: goalSystemPrompt,
-      messages,
-      temperature: context.temperature,
-    });
-    const base = { sample, round, stage: 'goal' as const, model: context.options.model.id };
-    if (result.error) {
-      record(context, base, result);
-      failOnError(result);
-    }
+    const { result, base } = await callStage(
+      context,
+      context.options.model,
+      {
+        purpose: 'goal',
+        sample,
+        round,
+        system: goalSystemPrompt,
+        messages,
+        temperature: context.temperature,
+      },
+      'goal',
+    );
     const text = result.response?.text ?? '';
     const parsed = parseGoalReply(text);
     if (parsed.ok) {
@@ -459,19 +483,13 @@ async function semanticCheck(
     },
   ];
   for (let retry = 0; retry < 2; retry++) {
-    const result = await call(context, checker, {
-      purpose: 'check',
-      sample,
-      round,
-      system: checkerSystemPrompt,
-      messages,
-      temperature: 0,
-    });
-    const base = { sample, round, stage: 'check' as const, model: checker.id };
-    if (result.error) {
-      record(context, base, result, { reading });
-      failOnError(result);
-    }
+    const { result, base } = await callStage(
+      context,
+      checker,
+      { purpose: 'check', sample, round, system: checkerSystemPrompt, messages, temperature: 0 },
+      'check',
+      { reading },
+    );
     const text = result.response?.text ?? '';
     const parsed = parseCheckerReply(text);
     if (parsed.ok) {
@@ -515,19 +533,12 @@ async function runSample(context: Context, sample: number): Promise<SampleOutcom
       },
     ];
     for (round = 0; ; round++) {
-      const result = await call(context, context.options.model, {
-        purpose: 'encode',
-        sample,
-        round,
-        system,
-        messages,
-        temperature: context.temperature,
-      });
-      const base = { sample, round, stage: 'encode' as const, model: context.options.model.id };
-      if (result.error) {
-        record(context, base, result);
-        failOnError(result);
-      }
+      const { result, base } = await callStage(
+        context,
+        context.options.model,
+        { purpose: 'encode', sample, round, system, messages, temperature: context.temperature },
+        'encode',
+      );
       const reply = result.response?.text ?? '';
       messages.push({ role: 'assistant', content: reply });
       const checked = checkSpec(reply, context.schema);
