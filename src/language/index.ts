@@ -79,7 +79,6 @@ export { createSchema, findVariable, formatType } from './schema-model.js';
 export { LineIndex, type Position, type SourceRange } from './source-range.js';
 export { closestNames, didYouMean, editDistance } from './suggest.js';
 export {
-  dateTimeFromParts,
   daysFromCivil,
   formatDate,
   formatDateTime,
@@ -87,6 +86,5 @@ export {
   parseDate,
   parseDateTime,
   parseTime,
-  splitDateTime,
 } from './temporal.js';
 export { normalizeText } from './text.js';

@@ -74,12 +74,3 @@ export function formatDateTime(seconds: number): string {
   const days = Math.floor(seconds / secondsPerDay);
   return `${formatDate(days)}T${formatTime(seconds - days * secondsPerDay)}`;
 }
-
-export function dateTimeFromParts(days: number, seconds: number): number {
-  return days * secondsPerDay + seconds;
-}
-
-export function splitDateTime(value: number): { readonly days: number; readonly seconds: number } {
-  const days = Math.floor(value / secondsPerDay);
-  return { days, seconds: value - days * secondsPerDay };
-}

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSession, type Verdict } from '../../src/engine/index.js';
-import type { Schema } from '../../src/language/index.js';
+import { type Schema, unwrap } from '../../src/language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../src/schema/index.js';
 import { fixedNow, readShared, sharedRoot, specOf } from './fixtures.js';
 
@@ -10,12 +10,6 @@ import { fixedNow, readShared, sharedRoot, specOf } from './fixtures.js';
  * written for and checks each `expect` (FORMATS.md §3): a decision, or an object whose
  * given fields must match — `code` against the first, deciding reason.
  */
-
-function unwrap(result: { ok: boolean; value?: Schema; diagnostics: readonly unknown[] }): Schema {
-  if (!result.ok || !result.value)
-    throw new Error(`schema does not load: ${JSON.stringify(result.diagnostics)}`);
-  return result.value;
-}
 
 const schemas: Readonly<Record<string, () => Schema>> = {
   restaurant: () => unwrap(loadStateSchema(readShared('examples/restaurant/states.json'))),
