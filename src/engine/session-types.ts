@@ -1,3 +1,4 @@
+import type { Limits } from '../language/index.js';
 import type { ClockInput } from './clock.js';
 import type { ProposalProblem } from './proposal.js';
 import type { SimilarityFunction } from './similarity.js';
@@ -15,8 +16,10 @@ export interface SessionOptions {
   readonly escalateAfter?: number;
   /** What an unplanned critical action gets (default `revise`). */
   readonly unplannedCritical?: 'revise' | 'confirm';
-  /** History entries kept (default 10,000); older ones are dropped so long runs stay bounded. */
+  /** History entries kept (default `limits.maxHistory`); older ones are dropped so long runs stay bounded. */
   readonly historyLimit?: number;
+  /** Overrides of `defaultLimits` for what the session reads, keeps and says. */
+  readonly limits?: Partial<Limits>;
 }
 
 export interface SessionStatus {

@@ -1,9 +1,12 @@
 /**
- * Hard limits against hostile input. Specs come from LLMs and the network, so every
- * dimension that could make parsing or checking slow or recursive is bounded here, in
- * one place, and exceeding one is a diagnostic rather than a crash.
+ * Hard limits against hostile input, in one place. Specs come from LLMs and the
+ * network, proposals from agents, observations from tools: every dimension that
+ * could make parsing, checking or a session slow, recursive or unbounded in memory is
+ * bounded here, and exceeding one is a diagnostic or an `invalid-proposal` verdict,
+ * never a crash.
  */
 export interface Limits {
+  // ---- spec text (diagnostics) ----
   /** Characters of spec text accepted at all. */
   readonly maxInputLength: number;
   /** Rules plus guards in one spec. */
@@ -22,6 +25,30 @@ export interface Limits {
   readonly maxListLength: number;
   /** Diagnostics collected before the rest are summarised in one. */
   readonly maxDiagnostics: number;
+
+  // ---- proposals and observations (`invalid-proposal`) ----
+  /** Characters of one text value in a proposal; a longer one is refused, not stored. */
+  readonly maxValueLength: number;
+  /** Characters of one text value in an observation (tool results can be long). */
+  readonly maxObservedValueLength: number;
+  /** Elements of one list value in a proposal or observation. */
+  readonly maxListValueLength: number;
+  /** Nesting of arrays and objects in one proposal or observation. */
+  readonly maxValueDepth: number;
+  /** Predicate updates in one proposal or observation. */
+  readonly maxUpdates: number;
+  /** Arguments or variables given for one predicate. */
+  readonly maxArguments: number;
+
+  // ---- what a session keeps and says ----
+  /** Characters of an agent's value echoed back in feedback or a reason; longer ones are cut. */
+  readonly maxEchoLength: number;
+  /** Characters of one verdict's feedback (and roadmap); longer text is cut with a note. */
+  readonly maxFeedbackLength: number;
+  /** Distinct refused proposals remembered (soft repeats, escalation): a bounded LRU. */
+  readonly maxRefusalMemo: number;
+  /** History entries kept per session; older ones are dropped. */
+  readonly maxHistory: number;
 }
 
 export const defaultLimits: Limits = Object.freeze({
@@ -34,6 +61,18 @@ export const defaultLimits: Limits = Object.freeze({
   maxIdentifierLength: 128,
   maxListLength: 1_000,
   maxDiagnostics: 100,
+
+  maxValueLength: 100_000,
+  maxObservedValueLength: 1_000_000,
+  maxListValueLength: 10_000,
+  maxValueDepth: 32,
+  maxUpdates: 1_000,
+  maxArguments: 1_000,
+
+  maxEchoLength: 200,
+  maxFeedbackLength: 8_000,
+  maxRefusalMemo: 1_024,
+  maxHistory: 10_000,
 });
 
 /** Merges overrides into the defaults; the result is frozen. */
