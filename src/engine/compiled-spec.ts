@@ -85,6 +85,8 @@ export interface CompiledSpec {
   readonly doneRules: readonly CompiledRule[];
   readonly rulesByHead: ReadonlyMap<string, readonly CompiledRule[]>;
   readonly rulesByAction: ReadonlyMap<string, readonly CompiledRule[]>;
+  /** Per objective, its rules without an action pattern: what a proposal without an action may perform. */
+  readonly gestureRulesByHead: ReadonlyMap<string, readonly CompiledRule[]>;
   readonly argumentIndexes: ReadonlyMap<string, ArgumentIndex>;
   /** The non-Done rules (the roadmap's steps), and each objective's step numbers. */
   readonly steps: readonly CompiledRule[];
@@ -150,6 +152,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
   const rules: CompiledRule[] = [];
   const rulesByHead = new Map<string, CompiledRule[]>();
   const rulesByAction = new Map<string, CompiledRule[]>();
+  const gestureRulesByHead = new Map<string, CompiledRule[]>();
   const patternsByVariable: CompiledPattern[][][] = predicateList.map((predicate) =>
     predicate.variables.map(() => []),
   );
@@ -181,6 +184,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     } else {
       push(rulesByHead, rule.head, rule);
       if (rule.action) push(rulesByAction, rule.action.predicate.name, rule);
+      else push(gestureRulesByHead, rule.head, rule);
     }
     for (const pattern of rule.states) {
       const seen = new Set<number>();
@@ -220,6 +224,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     doneRules: rules.filter((rule) => rule.isDone),
     rulesByHead,
     rulesByAction,
+    gestureRulesByHead,
     argumentIndexes,
     steps,
     stepNumbers,

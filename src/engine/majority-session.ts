@@ -8,6 +8,7 @@ import {
   type SessionOptions,
   type SessionStatus,
 } from './session.js';
+import { sessionSettings } from './session-settings.js';
 import type { Decision, Verdict } from './verdict.js';
 
 /**
@@ -113,6 +114,7 @@ function field(input: unknown, name: string): unknown {
 export class MajoritySession {
   readonly #members: Member[];
   readonly #options: SessionOptions;
+  readonly #historyLimit: number;
   readonly #history: HistoryEntry[] = [];
   #pending: PendingVote | undefined;
   #finished = false;
@@ -121,6 +123,8 @@ export class MajoritySession {
   constructor(specs: readonly (Spec | undefined)[], options: SessionOptions = {}) {
     // Members may be rebuilt later; they must all see the same "now".
     this.#options = { ...options, now: options.now ?? new Date() };
+    // Validated once here, so that a bad option fails at construction like createSession.
+    this.#historyLimit = sessionSettings(this.#options).historyLimit;
     const groups = new Map<
       string,
       { spec: Spec | undefined; text: string | undefined; weight: number }
@@ -152,6 +156,7 @@ export class MajoritySession {
   /** Decides a proposal by weighted majority. Never throws. */
   propose(input: unknown): MajorityVerdict {
     if (this.#pending) this.#settlePending(false);
+    if (this.#finished) return this.#record(input, finishedVerdict());
     const copy = snapshot(input);
     const verdicts = this.#members.map((member) => {
       member.operations.push({ kind: 'propose', input: copy });
@@ -174,6 +179,7 @@ export class MajoritySession {
     }));
     if (decision === 'confirm') this.#pending = { decisions, input: copy, finish };
     else this.#settle({ decisions, input: copy, finish }, decision === 'allow');
+    this.#forgetRefusals(decisions);
 
     // The verdict of the heaviest member that voted for the decision speaks for all.
     let representative: Verdict | undefined;
@@ -198,14 +204,26 @@ export class MajoritySession {
       ...(base?.roadmap !== undefined ? { roadmap: base.roadmap } : {}),
       votes,
     };
+    return this.#record(input, verdict);
+  }
+
+  #record(input: unknown, verdict: MajorityVerdict): MajorityVerdict {
     this.#proposals++;
-    this.#history.push({
+    this.#push({
       kind: 'propose',
       label:
         typeof field(input, 'label') === 'string' ? (field(input, 'label') as string) : undefined,
       verdict,
     });
     return verdict;
+  }
+
+  /** History is capped like a session's (trimmed in batches so the cost per entry stays constant). */
+  #push(entry: HistoryEntry): void {
+    this.#history.push(entry);
+    const limit = this.#historyLimit;
+    if (this.#history.length >= limit + Math.min(1024, limit + 1))
+      this.#history.splice(0, this.#history.length - limit);
   }
 
   /** Applies an observation to every member. */
@@ -217,7 +235,7 @@ export class MajoritySession {
     });
     const valid =
       results.find((_, index) => this.#members[index]?.spec !== undefined) ?? results[0];
-    this.#history.push({ kind: 'observe', ok: valid?.ok ?? true });
+    this.#push({ kind: 'observe', ok: valid?.ok ?? true });
     return {
       ok: valid?.ok ?? true,
       problems: valid?.problems ?? [],
@@ -238,7 +256,7 @@ export class MajoritySession {
     }
     const committed = approved === true;
     this.#settlePending(committed);
-    this.#history.push({ kind: 'resolve', approved: committed, committed });
+    this.#push({ kind: 'resolve', approved: committed, committed });
     return {
       ok: true,
       committed,
@@ -281,7 +299,9 @@ export class MajoritySession {
   }
 
   #createSession(spec: Spec | undefined): Session | NoSpecSession {
-    return spec === undefined ? new NoSpecSession() : new Session(spec, this.#options);
+    return spec === undefined
+      ? new NoSpecSession(undefined, { historyLimit: this.#historyLimit })
+      : new Session(spec, this.#options);
   }
 
   #settlePending(approved: boolean): void {
@@ -314,6 +334,22 @@ export class MajoritySession {
     });
   }
 
+  /**
+   * Drops the proposals a member refused and that stay refused: they committed nothing,
+   * so a rebuild does not need them, and an agent that sends a million refused
+   * proposals must not grow every member's log (a rebuilt member only forgets their
+   * refusal memos, which errs toward refusing again).
+   */
+  #forgetRefusals(decisions: PendingVote['decisions']): void {
+    this.#members.forEach((member, index) => {
+      const own = decisions[index];
+      if (!own || (own.decision !== 'revise' && own.decision !== 'reject')) return;
+      if (member.operations[own.index]?.kind === 'propose') {
+        member.operations.splice(own.index, 1);
+      }
+    });
+  }
+
   /** Replays a member's own operations on a fresh session: deterministic, so the state is exact. */
   #rebuild(member: Member): void {
     const session = this.#createSession(member.spec);
@@ -324,6 +360,19 @@ export class MajoritySession {
     }
     member.session = session;
   }
+}
+
+function finishedVerdict(): MajorityVerdict {
+  const message = 'The task is finished; no further action is allowed in this session.';
+  return {
+    decision: 'reject',
+    reasons: [{ code: 'session-finished', message }],
+    performs: [],
+    achieved: {},
+    done: true,
+    feedback: message,
+    votes: { allow: 0, confirm: 0, revise: 0, reject: 1 },
+  };
 }
 
 /** Creates a `MajoritySession`; see there. */

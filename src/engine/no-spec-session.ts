@@ -1,4 +1,4 @@
-import type { Schema } from '../language/index.js';
+import { defaultLimits, type Schema } from '../language/index.js';
 import type {
   HistoryEntry,
   ObservationResult,
@@ -10,9 +10,18 @@ import type { Verdict } from './verdict.js';
 /** What runs when there is no valid spec: nothing critical, no finish, nothing performed. */
 export class NoSpecSession {
   readonly #history: HistoryEntry[] = [];
+  readonly #historyLimit: number;
   #proposals = 0;
 
-  constructor(readonly schema?: Schema) {}
+  constructor(
+    readonly schema?: Schema,
+    options: { readonly historyLimit?: number } = {},
+  ) {
+    const limit = options.historyLimit ?? defaultLimits.maxHistory;
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new RangeError(`NoSpecSession: historyLimit must be a whole number >= 0, not ${limit}`);
+    this.#historyLimit = limit;
+  }
 
   get history(): readonly HistoryEntry[] {
     return this.#history;
@@ -32,6 +41,10 @@ export class NoSpecSession {
     };
     void input;
     this.#history.push({ kind: 'propose', label: undefined, verdict });
+    // Bounded like a session's history (trimmed in batches so the cost per entry stays constant).
+    const limit = this.#historyLimit;
+    if (this.#history.length >= limit + Math.min(1024, limit + 1))
+      this.#history.splice(0, this.#history.length - limit);
     return verdict;
   }
 

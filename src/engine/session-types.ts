@@ -46,6 +46,11 @@ export interface ResolutionResult {
   /** Whether the approved proposal was committed. */
   readonly committed: boolean;
   readonly message: string;
+  /**
+   * When the state changed since the approval was asked and the proposal no longer
+   * passes: the verdict it gets now (nothing was committed).
+   */
+  readonly verdict?: Verdict;
   readonly status: SessionStatus;
 }
 

@@ -318,7 +318,7 @@ describe('keyed multi-instance predicates', () => {
 });
 
 describe('performing objectives', () => {
-  it('performs by action name, by declared objective, or both', () => {
+  it('performs by action name, or a gesture by declared objective — never both (S1)', () => {
     const shop = session('Pay(amount <= 10) -> Paid\nForm(ok = true) -> Paid\nPaid -> Done', [
       action('Pay', { amount: 'number' }),
       state('Form', { ok: 'boolean' }),
@@ -328,12 +328,18 @@ describe('performing objectives', () => {
       performs: ['Paid'],
       reasons: [{ code: 'unmet-conditions', rule: 'R1', variable: 'amount' }],
     });
-    // Declaring the objective performs both rules; the Form rule fires.
     shop.observe({ updates: { Form: { ok: true } } });
+    // Declaring the objective narrows the action's own rules; the Form rule cannot carry it.
     expect(
       shop.propose({ objective: 'Paid', action: { name: 'Pay', args: { amount: 20 } } }),
     ).toMatchObject({
+      decision: 'revise',
+      reasons: [{ code: 'unmet-conditions', rule: 'R1', variable: 'amount' }],
+    });
+    // Without an action the declared objective performs its action-less rule.
+    expect(shop.propose({ objective: 'Paid' })).toMatchObject({
       decision: 'allow',
+      performs: ['Paid'],
       achieved: { Paid: 1 },
     });
   });

@@ -1,4 +1,6 @@
+import { argumentError, specProblem } from '../language/arguments.js';
 import type { Spec } from '../language/index.js';
+import { BoundedMemo } from './bounded-memo.js';
 import { createClock, type SessionClock } from './clock.js';
 import {
   type CompiledGuard,
@@ -35,6 +37,7 @@ import {
   readProposal,
 } from './proposal.js';
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
+import { type SessionSettings, sessionSettings } from './session-settings.js';
 import type {
   HistoryEntry,
   ObservationResult,
@@ -42,11 +45,7 @@ import type {
   SessionOptions,
   SessionStatus,
 } from './session-types.js';
-import {
-  defaultSimilarityThreshold,
-  lexicalSimilarity,
-  type SimilarityFunction,
-} from './similarity.js';
+import { lexicalSimilarity, type SimilarityFunction } from './similarity.js';
 import { Overlay, StateStore, type StateUpdate, type StateView } from './state.js';
 import { isTextValue, type Value, valueKey } from './values.js';
 import type { Decision, Reason, Severity, Verdict } from './verdict.js';
@@ -63,9 +62,22 @@ interface CommitPlan {
   readonly escalated?: string;
 }
 
+/** A `confirm` waiting for `resolve`: what approval commits, and what to re-check first. */
+interface PendingApproval {
+  readonly plan: CommitPlan;
+  readonly proposal: NormalizedProposal;
+  /** The commit count when the approval was asked; an observation since means a re-check. */
+  readonly version: number;
+}
+
 interface Refusals {
   count: number;
   reasons: readonly Reason[];
+}
+
+/** Set while an approved proposal is re-checked at `resolve`: no memo changes, and approval commits. */
+interface Recheck {
+  readonly approved: true;
 }
 
 const allowFeedback = 'Allowed.';
@@ -111,14 +123,12 @@ export class Session {
   /** How often each rule (by index) has been performed; sparse, so sessions stay small on large specs. */
   readonly #performances = new Map<number, number>();
   readonly #doneHolding = new Set<CompiledRule>();
-  readonly #softRefused = new Set<string>();
-  readonly #hardRefusals = new Map<string, Refusals>();
+  readonly #softRefused: BoundedMemo<true>;
+  readonly #hardRefusals: BoundedMemo<Refusals>;
   readonly #history: HistoryEntry[] = [];
-  readonly #escalateAfter: number;
-  readonly #unplannedCritical: 'revise' | 'confirm';
-  readonly #historyLimit: number;
+  readonly #settings: SessionSettings;
   readonly #describe: (rule: CompiledRule) => string;
-  #pending: CommitPlan | undefined;
+  #pending: PendingApproval | undefined;
   /**
    * Why a commit failed half-way, if one did. The state is then unknown (updates may be
    * applied while Done was not re-evaluated), so the session fails closed from then on.
@@ -132,15 +142,14 @@ export class Session {
   #proposals = 0;
 
   constructor(spec: Spec, options: SessionOptions = {}) {
-    this.#clock = createClock(options.now, options.timeZone);
-    this.#compiled = compiledFor(
-      spec,
-      options.similarity ?? lexicalSimilarity,
-      options.similarityThreshold ?? defaultSimilarityThreshold,
-    );
-    this.#escalateAfter = options.escalateAfter ?? 3;
-    this.#unplannedCritical = options.unplannedCritical ?? 'revise';
-    this.#historyLimit = Math.max(0, options.historyLimit ?? 10_000);
+    assertSpec(spec);
+    const settings = sessionSettings(options);
+    this.#settings = settings;
+    this.#clock = createClock(options.now, settings.timeZone);
+    this.#compiled = compiledFor(spec, settings.similarity, settings.threshold);
+    const { maxRefusalMemo, maxRefusalMemoCharacters } = settings.limits;
+    this.#softRefused = new BoundedMemo(maxRefusalMemo, maxRefusalMemoCharacters);
+    this.#hardRefusals = new BoundedMemo(maxRefusalMemo, maxRefusalMemoCharacters);
     this.#describe = ruleDescriber(this.#clock);
     for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
   }
@@ -160,8 +169,9 @@ export class Session {
   #record(entry: HistoryEntry): void {
     this.#history.push(entry);
     // Trimmed in batches, so that the cost per entry stays constant.
-    if (this.#history.length >= this.#historyLimit + 1024) {
-      this.#history.splice(0, this.#history.length - this.#historyLimit);
+    const limit = this.#settings.historyLimit;
+    if (this.#history.length >= limit + Math.min(1024, limit + 1)) {
+      this.#history.splice(0, this.#history.length - limit);
     }
   }
 
@@ -208,11 +218,16 @@ export class Session {
     }
   }
 
-  /** Answers the latest `confirm`: approval commits exactly that proposal, denial commits nothing. */
+  /**
+   * Answers the latest `confirm`: approval commits exactly that proposal, denial
+   * commits nothing. If an observation changed the state since the approval was
+   * asked, the proposal is checked again first (LANGUAGE.md §6, session life): when
+   * it no longer passes, nothing is committed and the new verdict is returned.
+   */
   resolve(approved: boolean): ResolutionResult {
-    const plan = this.#pending;
+    const pending = this.#pending;
     this.#pending = undefined;
-    if (!plan) {
+    if (!pending) {
       return {
         ok: false,
         committed: false,
@@ -220,11 +235,22 @@ export class Session {
         status: this.status(),
       };
     }
+    const { plan } = pending;
     if (plan.escalated !== undefined) this.#hardRefusals.delete(plan.escalated);
     if (approved === true) {
       try {
         this.#assertIntact();
-        this.#commit(plan);
+        const refused = this.#commitApproved(pending);
+        if (refused) {
+          this.#record({ kind: 'resolve', approved: true, committed: false });
+          return {
+            ok: false,
+            committed: false,
+            message: `The state changed since the approval was asked, and the proposal no longer passes; nothing was committed. ${refused.feedback}`,
+            verdict: refused,
+            status: this.status(),
+          };
+        }
       } catch (error) {
         this.#record({ kind: 'resolve', approved: true, committed: false });
         return {
@@ -271,11 +297,40 @@ export class Session {
     return this.#roadmapCache.text;
   }
 
+  /**
+   * Commits an approved proposal, re-checking it first when the state changed since it
+   * was asked. Returns the refusal when it no longer passes, else undefined.
+   */
+  #commitApproved(pending: PendingApproval): Verdict | undefined {
+    if (pending.version === this.#version) {
+      this.#commit(pending.plan);
+      return undefined;
+    }
+    if (pending.plan.escalated !== undefined) {
+      // A person overrules a repeated refusal of the rules, so only a reject guard,
+      // which no person can overrule, is checked again.
+      const { proposal } = pending;
+      const view = proposal.updates.length > 0 ? this.#overlay(proposal.updates) : this.#store;
+      const guard = this.#matchingGuard(proposal.action, proposal.updates, view);
+      if (guard?.source.mode === 'reject') {
+        const reason = guardReason(guard, this.#clock);
+        return this.#verdict('reject', undefined, [reason], [], reason.message);
+      }
+      this.#commit(pending.plan);
+      return undefined;
+    }
+    const verdict = this.#decide(pending.proposal, { approved: true });
+    return verdict.decision === 'allow' ? undefined : verdict;
+  }
+
   // ---- the decision procedure (LANGUAGE.md §6) ------------------------------------
 
   #propose(input: unknown): Verdict {
     this.#pending = undefined;
     this.#assertIntact();
+    // After an allowed finish the task is over: nothing the agent proposes runs.
+    if (this.#finished)
+      return this.#verdict('reject', undefined, [finishedReason], [], finishedReason.message);
     const read = readProposal(input, this.#compiled, this.#clock, this.#store);
     if (!read.ok) {
       const reasons = invalidProposalReasons(read.problems);
@@ -287,8 +342,14 @@ export class Session {
         joinFeedback('The proposal cannot be checked:', reasons),
       );
     }
-    const proposal = read.value;
+    return this.#decide(read.value, undefined);
+  }
 
+  /**
+   * Steps 1–8 for a read proposal. With `recheck` (an approved proposal checked again at
+   * `resolve`), nothing is remembered, nothing escalates, and a confirmation commits.
+   */
+  #decide(proposal: NormalizedProposal, recheck: Recheck | undefined): Verdict {
     // 1. finish
     if (proposal.finish) {
       if (this.#done()) {
@@ -323,6 +384,7 @@ export class Session {
       const feedback = lines.join('\n');
       return this.#hardRefusal(
         proposal,
+        recheck,
         reasons,
         [],
         { updates: [], rules: [], finish: true },
@@ -345,6 +407,16 @@ export class Session {
 
     // 3–4. performed rules and the rule-level (hard) check
     const performed = this.#performedRules(proposal);
+    if (typeof performed === 'string') {
+      const reasons = invalidProposalReasons([{ message: performed }]);
+      return this.#verdict(
+        'revise',
+        'hard',
+        reasons,
+        [],
+        joinFeedback('The proposal cannot be checked:', reasons),
+      );
+    }
     const context: EvaluationContext = {
       view,
       action,
@@ -369,6 +441,7 @@ export class Session {
         };
         return this.#hardRefusal(
           proposal,
+          recheck,
           reasons,
           performed,
           plan,
@@ -385,24 +458,31 @@ export class Session {
           alreadyAchievedReason(rule, this.#achieved.get(rule.head) ?? 0),
         );
         const plan = { updates: proposal.updates, rules: firing, finish: false };
-        return this.#hardRefusal(proposal, reasons, performed, plan, joinFeedback('', reasons));
+        return this.#hardRefusal(
+          proposal,
+          recheck,
+          reasons,
+          performed,
+          plan,
+          joinFeedback('', reasons),
+        );
       }
     }
-    // 5. unplanned critical action: its action matches no rule by name and no guard. A
-    // declared objective does not plan the action: its rules would otherwise let any
-    // critical call ride along with an unrelated step.
+    // 5. unplanned critical action: its action matches no rule by name and no guard (a
+    // declared objective cannot plan it: see #performedRules).
     if (
       action &&
       confirmGuard === undefined &&
       action.predicate.declaration.critical &&
       !this.#compiled.rulesByAction.has(action.predicate.name)
     ) {
-      const asConfirm = this.#unplannedCritical === 'confirm';
+      const asConfirm = this.#settings.unplannedCritical === 'confirm';
       unplanned = unplannedReason(action.predicate.name, asConfirm);
       if (!asConfirm) {
         const plan = { updates: proposal.updates, rules: deciding, finish: false };
         return this.#hardRefusal(
           proposal,
+          recheck,
           [unplanned],
           performed,
           plan,
@@ -417,8 +497,10 @@ export class Session {
       const deviations = this.#softCheck(proposal.updates);
       if (deviations.length > 0) {
         const key = proposalFingerprint(proposal);
+        // An identical repeat passes (it may be an intermediate step); a re-check at
+        // resolve never counts as the repeat.
         if (!this.#softRefused.has(key)) {
-          this.#softRefused.add(key);
+          if (!recheck) this.#softRefused.set(key, true);
           return this.#verdict(
             'revise',
             'soft',
@@ -445,7 +527,11 @@ export class Session {
         ...(confirmGuard ? [guardReason(confirmGuard, this.#clock)] : []),
         ...(unplanned ? [unplanned] : []),
       ];
-      this.#pending = plan;
+      if (recheck) {
+        this.#commit(plan);
+        return this.#verdict('allow', undefined, noReasons, performed, allowFeedback);
+      }
+      this.#pending = { plan, proposal, version: this.#version };
       return this.#verdict(
         'confirm',
         undefined,
@@ -463,16 +549,23 @@ export class Session {
   /** 9. A hard refusal, or — after N identical ones — a question to a person. */
   #hardRefusal(
     proposal: NormalizedProposal,
+    recheck: Recheck | undefined,
     reasons: readonly Reason[],
     performed: readonly CompiledRule[],
     plan: CommitPlan,
     feedback: string,
     roadmap?: string,
   ): Verdict {
+    if (recheck) return this.#verdict('revise', 'hard', reasons, performed, feedback, roadmap);
     const key = proposalFingerprint(proposal);
     const refusals = this.#hardRefusals.get(key);
-    if (this.#escalateAfter > 0 && refusals && refusals.count >= this.#escalateAfter) {
-      this.#pending = { ...plan, escalated: key };
+    const { escalateAfter } = this.#settings;
+    if (escalateAfter > 0 && refusals && refusals.count >= escalateAfter) {
+      this.#pending = {
+        plan: { ...plan, escalated: key },
+        proposal,
+        version: this.#version,
+      };
       const reason = repeatedViolationReason(refusals.count, refusals.reasons);
       return this.#verdict('confirm', undefined, [reason], performed, reason.message, roadmap);
     }
@@ -493,7 +586,18 @@ export class Session {
   ): Verdict {
     const performs = headsOf(performed);
     const achieved: Record<string, number> = {};
-    for (const head of performs) achieved[head] = this.#achieved.get(head) ?? 0;
+    for (const head of performs) {
+      const count = this.#achieved.get(head) ?? 0;
+      // An objective may be called `__proto__`: assignment would set the prototype instead.
+      if (head === '__proto__')
+        Object.defineProperty(achieved, head, {
+          value: count,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else achieved[head] = count;
+    }
     const done = this.#done();
     // Literal shapes rather than spreads: this runs for every proposal.
     if (severity === undefined) {
@@ -535,18 +639,34 @@ export class Session {
     return overlay;
   }
 
-  /** Rules a proposal performs: those of its declared objective and those its action matches by name. */
-  #performedRules(proposal: NormalizedProposal): readonly CompiledRule[] {
-    const byObjective =
-      proposal.objective === undefined
-        ? undefined
-        : this.#compiled.rulesByHead.get(proposal.objective);
-    const byAction = proposal.action
-      ? this.#compiled.rulesByAction.get(proposal.action.predicate.name)
-      : undefined;
-    if (!byAction) return byObjective ?? [];
-    if (!byObjective) return byAction;
-    return [...new Set([...byObjective, ...byAction])];
+  /**
+   * The rules a proposal performs (LANGUAGE.md §5.2), or why it cannot perform its
+   * declared objective. With an action: exactly the rules whose action pattern names it,
+   * narrowed to the declared objective's head — an objective can never let an action skip
+   * its own rules or their `@confirm`. Without an action: the declared objective's rules
+   * that have no action pattern (a UI gesture such as tapping "Reserve"); none can fire
+   * when it has no such rule.
+   */
+  #performedRules(proposal: NormalizedProposal): readonly CompiledRule[] | string {
+    const { objective, action } = proposal;
+    if (action) {
+      const byAction = this.#compiled.rulesByAction.get(action.predicate.name) ?? noRules;
+      if (objective === undefined) return byAction;
+      const narrowed = rulesWithHead(byAction, objective);
+      if (narrowed.length > 0) return narrowed;
+      const heads = headsOf(byAction);
+      return heads.length === 0
+        ? `${action.predicate.name} performs no objective, so it cannot declare '${objective}'; propose it without "objective"`
+        : `${action.predicate.name} does not perform '${objective}' (it performs ${heads.join(', ')})`;
+    }
+    if (objective === undefined) return noRules;
+    // Rules with an action pattern cannot fire without that action; when the objective
+    // has only such rules they are still "performed", so the refusal names the action.
+    return (
+      this.#compiled.gestureRulesByHead.get(objective) ??
+      this.#compiled.rulesByHead.get(objective) ??
+      noRules
+    );
   }
 
   /**
@@ -558,6 +678,7 @@ export class Session {
     performed: readonly CompiledRule[],
   ): readonly CompiledRule[] {
     const action = proposal.action;
+    // A declared objective has already narrowed the rules; the index covers all of them.
     if (proposal.objective !== undefined || !action) return performed;
     const index = this.#compiled.argumentIndexes.get(action.predicate.name);
     if (!index) return performed;
@@ -681,7 +802,20 @@ export class Session {
   }
 }
 
-const noRules: readonly CompiledRule[] = [];
+const noRules: readonly CompiledRule[] = Object.freeze([]);
+const finishedReason: Reason = Object.freeze({
+  code: 'session-finished',
+  message: 'The task is finished; no further action is allowed in this session.',
+});
+
+/**
+ * A host that passes something other than a checked spec gets a clear error rather
+ * than a TypeError from deep inside compilation (or, worse, a session over garbage).
+ */
+function assertSpec(spec: unknown): asserts spec is Spec {
+  const problem = specProblem(spec);
+  if (problem) throw argumentError('createSession', problem);
+}
 /** Shared by allowed verdicts, which carry no reasons; frozen so no caller can change it. */
 const noReasons: readonly Reason[] = Object.freeze([]);
 const noGuards: readonly CompiledGuard[] = [];
@@ -692,10 +826,28 @@ function headsOf(rules: readonly CompiledRule[]): readonly string[] {
   if (rules.length === 0) return [];
   let heads = headsCache.get(rules);
   if (!heads) {
-    heads = [...new Set(rules.map((rule) => rule.head))];
+    // Frozen: verdicts of every session share it, so no caller may change it (D12).
+    heads = Object.freeze([...new Set(rules.map((rule) => rule.head))]);
     headsCache.set(rules, heads);
   }
   return heads;
+}
+
+/** The rules among `rules` with the given head, cached per (rules, head) for the shared index arrays. */
+const narrowedCache = new WeakMap<readonly CompiledRule[], Map<string, readonly CompiledRule[]>>();
+function rulesWithHead(rules: readonly CompiledRule[], head: string): readonly CompiledRule[] {
+  let byHead = narrowedCache.get(rules);
+  if (!byHead) {
+    byHead = new Map();
+    narrowedCache.set(rules, byHead);
+  }
+  let narrowed = byHead.get(head);
+  if (!narrowed) {
+    narrowed = Object.freeze(rules.filter((rule) => rule.head === head));
+    // Bounded by the spec's heads: only heads some rule has are cached.
+    if (narrowed.length > 0) byHead.set(head, narrowed);
+  }
+  return narrowed;
 }
 
 function runtimeIndexKey(value: Value): string | number | boolean {
@@ -735,12 +887,17 @@ function joinFeedback(lead: string, reasons: readonly Reason[], tail?: string): 
  */
 export function createSession(spec: Spec, options?: SessionOptions): Session;
 export function createSession(
-  spec: Spec | undefined,
+  spec: Spec | undefined | null,
   options?: SessionOptions,
 ): Session | NoSpecSession;
 export function createSession(
-  spec: Spec | undefined,
+  spec: Spec | undefined | null,
   options: SessionOptions = {},
 ): Session | NoSpecSession {
-  return spec === undefined ? new NoSpecSession() : new Session(spec, options);
+  if (spec === undefined || spec === null) {
+    // Fail closed without a spec, but a misconfigured host still hears about its options.
+    const settings = sessionSettings(options);
+    return new NoSpecSession(undefined, { historyLimit: settings.historyLimit });
+  }
+  return new Session(spec, options);
 }

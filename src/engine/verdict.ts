@@ -17,6 +17,7 @@ export const reasonCodes = [
   'invalid-proposal',
   'no-spec',
   'internal-error',
+  'session-finished',
 ] as const;
 export type ReasonCode = (typeof reasonCodes)[number];
 
@@ -70,4 +71,5 @@ export const reasonDecisions: Readonly<
   'invalid-proposal': { decision: 'revise', severity: 'hard' },
   'no-spec': { decision: 'reject' },
   'internal-error': { decision: 'reject' },
+  'session-finished': { decision: 'reject' },
 };

@@ -47,6 +47,8 @@ export interface Limits {
   readonly maxFeedbackLength: number;
   /** Distinct refused proposals remembered (soft repeats, escalation): a bounded LRU. */
   readonly maxRefusalMemo: number;
+  /** Characters of refused proposals' fingerprints the LRU holds at most. */
+  readonly maxRefusalMemoCharacters: number;
   /** History entries kept per session; older ones are dropped. */
   readonly maxHistory: number;
 }
@@ -72,6 +74,7 @@ export const defaultLimits: Limits = Object.freeze({
   maxEchoLength: 200,
   maxFeedbackLength: 8_000,
   maxRefusalMemo: 1_024,
+  maxRefusalMemoCharacters: 4_000_000,
   maxHistory: 10_000,
 });
 

@@ -663,7 +663,13 @@ function runWorld(world: World): void {
     escalateAfter: world.escalateAfter,
     unplannedCritical: world.unplannedCritical,
   };
-  const engine = createSession(checked.value, options);
+  const engine = createSession(checked.value, {
+    now: options.now,
+    similarity: options.similarity,
+    similarityThreshold: options.threshold,
+    escalateAfter: options.escalateAfter,
+    unplannedCritical: options.unplannedCritical,
+  });
   const reference = new ReferenceSession(checked.value, options);
   world.trace.forEach((event, index) => {
     const where = `step ${index + 1} (${JSON.stringify(event)})`;
@@ -846,8 +852,9 @@ reject A0(p0 = "Bob Smith")`;
       'revise',
       'allow',
       'allow',
-      'allow',
-      'revise',
+      // After the allowed finish the session is over (LANGUAGE.md §6): session-finished.
+      'reject',
+      'reject',
     ]);
   });
 });

@@ -471,13 +471,6 @@ describe('unplanned-critical', () => {
     'unplanned-critical',
     'does not let a critical action ride along with a declared objective',
     () => {
-      const session = bankWithBalance(1500);
-      const verdict = session.propose({
-        objective: 'BalanceKnown',
-        action: { name: 'DeleteAccount', args: {} },
-      });
-      // BalanceKnown's rule needs BankCheckBalance, so the rule check refuses first …
-      expectDecidedBy(verdict, 'unmet-conditions');
       const schema = schemaOf(
         state('Form', { ok: 'boolean' }),
         action('Wipe', {}, { critical: true }),
@@ -486,9 +479,11 @@ describe('unplanned-critical', () => {
         now: fixedNow,
       });
       form.observe({ updates: { Form: { ok: true } } });
-      // … and with a firing objective the unplanned critical action is still refused.
+      expectDecidedBy(form.propose({ action: { name: 'Wipe' } }), 'unplanned-critical');
+      // A declared objective must be performed by the action itself (LANGUAGE.md §5.2).
       const riding = form.propose({ objective: 'Filled', action: { name: 'Wipe' } });
-      expectDecidedBy(riding, 'unplanned-critical');
+      expectDecidedBy(riding, 'invalid-proposal');
+      expect(riding.feedback).toContain('Wipe performs no objective');
       expect(form.status().achieved).toEqual({});
       expect(form.propose({ objective: 'Filled' }).decision).toBe('allow');
     },
@@ -776,9 +771,10 @@ describe('repeated-violation', () => {
       expectDecidedBy(session.propose({ finish: true }), 'repeated-violation');
       session.resolve(true);
       expect(session.status()).toMatchObject({ finished: true, done: false });
-      session.propose(checkBalance);
-      expectDecidedBy(session.propose(checkBalance), 'already-achieved');
-      expectDecidedBy(session.propose(checkBalance), 'repeated-violation');
+      const other = bank({ escalateAfter: 1 });
+      other.propose(checkBalance);
+      expectDecidedBy(other.propose(checkBalance), 'already-achieved');
+      expectDecidedBy(other.propose(checkBalance), 'repeated-violation');
     },
   );
 
@@ -786,6 +782,24 @@ describe('repeated-violation', () => {
     const session = bankWithBalance(5000, { escalateAfter: 1 });
     for (let attempt = 0; attempt < 4; attempt++)
       expectDecidedBy(session.propose(transfer('Alice', 900)), 'guard-reject');
+  });
+});
+
+describe('session-finished', () => {
+  caseFor('session-finished', 'refuses every proposal after an allowed finish', () => {
+    const session = bankWithBalance(500);
+    expect(session.propose({ finish: true }).decision).toBe('allow');
+    const after = session.propose(transfer('Alice', 500));
+    expectDecidedBy(after, 'session-finished');
+    expect(after.feedback).toBe(
+      'The task is finished; no further action is allowed in this session.',
+    );
+    expectDecidedBy(session.propose({ finish: true }), 'session-finished');
+    // Observations are still recorded.
+    expect(session.observe({ updates: { BankCheckBalanceResult: { balance: 5000 } } }).ok).toBe(
+      true,
+    );
+    expectDecidedBy(session.propose(transfer('Alice', 500)), 'session-finished');
   });
 });
 
@@ -1021,6 +1035,7 @@ describe('the reason code catalog', () => {
       'invalid-proposal',
       'no-spec',
       'internal-error',
+      'session-finished',
     ]);
   });
 });

@@ -1,9 +1,28 @@
+import {
+  type ArgumentProblem,
+  argumentDiagnostic,
+  firstProblem,
+  parsedSpecProblem,
+  parseOptionsProblem,
+  schemaProblem,
+  sourceProblem,
+} from '../arguments.js';
 import { type RuleNode, ruleIds } from '../ast.js';
-import { type Diagnostic, DiagnosticBag, sortDiagnostics } from '../diagnostics/diagnostic.js';
+import {
+  type Diagnostic,
+  DiagnosticBag,
+  hasErrors,
+  sortDiagnostics,
+} from '../diagnostics/diagnostic.js';
 import { resolveLimits } from '../limits.js';
-import { type ParsedSpec, type ParseOptions, parseWithDiagnostics } from '../parser.js';
+import {
+  emptyParsedSpec,
+  type ParsedSpec,
+  type ParseOptions,
+  parseWithDiagnostics,
+} from '../parser.js';
 import { failure, type Result, success } from '../result.js';
-import type { Schema } from '../schema-model.js';
+import { createSchema, type Schema } from '../schema-model.js';
 import { reportCycles, reportReachability } from './reachability.js';
 import {
   type NameScope,
@@ -33,6 +52,12 @@ export function check(
   options: CheckOptions = {},
 ): Result<Spec> {
   const { spec, diagnostics } = checkWithDiagnostics(parsed, schema, options);
+  const misuse = firstProblem(
+    parsedSpecProblem(parsed),
+    schemaProblem(schema),
+    parseOptionsProblem(options),
+  );
+  if (misuse) return failure([argumentDiagnostic('check', misuse)]);
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error')
     ? failure(diagnostics)
     : success(spec, diagnostics);
@@ -51,20 +76,48 @@ export function checkSpec(
   options: CheckOptions = {},
 ): Result<Spec> {
   const parsed = parseWithDiagnostics(source, options);
-  const checked = checkWithDiagnostics(parsed.value, schema, options);
+  const misuse = firstProblem(
+    sourceProblem(source),
+    schemaProblem(schema),
+    parseOptionsProblem(options),
+  );
+  if (misuse) return failure([argumentDiagnostic('checkSpec', misuse)]);
+  const checked = checkWithDiagnostics(parsed.value, schema, options, parsed.diagnostics);
   const diagnostics = sortDiagnostics([...parsed.diagnostics, ...checked.diagnostics]);
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error')
     ? failure(diagnostics)
     : success({ ...checked.spec, warnings: diagnostics }, diagnostics);
 }
 
-/** The checker proper: always returns what it could resolve, plus every diagnostic. */
+/**
+ * Diagnostics that judge the spec as a whole. After a syntax error the parser has
+ * dropped the broken item, so the tree is partial: a Done rule or a rule head may be
+ * missing only because its line did not parse. These conclusions would then be false,
+ * and (pointing at the first line) would be read before their cause; they are left out
+ * until the syntax is fixed.
+ */
+const wholeSpecCodes: ReadonlySet<string> = new Set(['missing-done', 'unknown-objective']);
+
+/**
+ * The checker proper: always returns what it could resolve, plus every diagnostic.
+ * `parseDiagnostics` are the parser's diagnostics for `parsed` (from
+ * `parseWithDiagnostics`): when they hold an error, the tree is partial and the
+ * whole-spec diagnostics (missing Done, unknown objectives, reachability) are left out.
+ */
 export function checkWithDiagnostics(
   parsed: ParsedSpec,
   schema: Schema,
   options: CheckOptions = {},
 ): { readonly spec: Spec; readonly diagnostics: readonly Diagnostic[] } {
+  parseDiagnostics: readonly Diagnostic[] = [],
   const limits = resolveLimits(options.limits);
+  const misuse = firstProblem(
+    parsedSpecProblem(parsed),
+    schemaProblem(schema),
+    parseOptionsProblem(options),
+  );
+  if (misuse) return invalidCheck(misuse, schema);
+  const syntaxErrors = hasErrors(parseDiagnostics);
   const diagnostics = new DiagnosticBag(limits.maxDiagnostics);
   const { ast } = parsed;
   const ruleNodes = ast.items.filter((item): item is RuleNode => item.kind === 'rule');
@@ -202,8 +255,9 @@ export function checkWithDiagnostics(
   const cyclic = reportCycles(rules, diagnostics);
   for (const rule of rules) if (cyclic.has(rule.head)) contradictory.add(rule);
   // Reachability is judged only on an otherwise valid spec: after an error, rules that
-  // depend on the broken one would all be reported again as unreachable.
-  if (!diagnostics.hasErrors)
+  // depend on the broken one would all be reported again as unreachable (and a literal
+  // the lexer could not read, such as an invalid regex, makes guards look total).
+  if (!diagnostics.hasErrors && !syntaxErrors)
     reportReachability(rules, guards, contradictory, objectives, diagnostics);
 
   const byObjective = new Map<string, CheckedRule[]>();
@@ -213,7 +267,11 @@ export function checkWithDiagnostics(
     list.push(rule);
     byObjective.set(rule.head, list);
   }
-  const sorted = sortDiagnostics(diagnostics.items);
+  const sorted = sortDiagnostics(
+    syntaxErrors
+      ? diagnostics.items.filter((diagnostic) => !wholeSpecCodes.has(diagnostic.code))
+      : diagnostics.items,
+  );
   return {
     spec: {
       source: parsed.source,
@@ -233,6 +291,29 @@ export function checkWithDiagnostics(
 function mergeSingleInstancePatterns(states: readonly CheckedPattern[]): CheckedPattern[] {
   const groups = new Map<string, CheckedPattern[]>();
   for (const pattern of states) {
+/** What `checkWithDiagnostics` answers to a bad argument: an empty spec and the diagnostic. */
+function invalidCheck(
+  misuse: ArgumentProblem,
+  schema: unknown,
+): { readonly spec: Spec; readonly diagnostics: readonly Diagnostic[] } {
+  const parsed = emptyParsedSpec();
+  const diagnostics = [argumentDiagnostic('checkWithDiagnostics', misuse)];
+  return {
+    spec: {
+      source: parsed.source,
+      lines: parsed.lines,
+      ast: parsed.ast,
+      schema: schemaProblem(schema) === undefined ? (schema as Schema) : createSchema('', []),
+      rules: [],
+      guards: [],
+      objectives: new Map(),
+      doneRules: [],
+      warnings: [],
+    },
+    diagnostics,
+  };
+}
+
     if (pattern.predicate.keys.length > 0) continue;
     const list = groups.get(pattern.predicate.name) ?? [];
     list.push(pattern);

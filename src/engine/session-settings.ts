@@ -1,0 +1,100 @@
+import { argumentError, describeArgument, limitsProblem } from '../language/arguments.js';
+import { type Limits, resolveLimits } from '../language/index.js';
+import type { SessionOptions } from './session-types.js';
+import {
+  defaultSimilarityThreshold,
+  lexicalSimilarity,
+  type SimilarityFunction,
+} from './similarity.js';
+
+/**
+ * Session options, checked once when a session starts. A misconfigured guard must
+ * not quietly run in a weaker mode (a negative similarity threshold makes `~` accept
+ * anything, a NaN history limit keeps everything), so every option is validated and
+ * a bad one is a `TypeError` that names it — before any proposal is seen.
+ */
+export interface SessionSettings {
+  readonly similarity: SimilarityFunction;
+  readonly threshold: number;
+  readonly escalateAfter: number;
+  readonly unplannedCritical: 'revise' | 'confirm';
+  readonly historyLimit: number;
+  readonly timeZone: string;
+  readonly limits: Limits;
+}
+
+const knownOptions = new Set([
+  'now',
+  'timeZone',
+  'similarity',
+  'similarityThreshold',
+  'escalateAfter',
+  'unplannedCritical',
+  'historyLimit',
+  'limits',
+]);
+
+function isWholeNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function fail(parameter: string, expected: string, value: unknown): never {
+  throw argumentError('createSession', { parameter, expected, actual: describeArgument(value) });
+}
+
+/** Whether `timeZone` is an IANA zone this runtime knows. */
+function isTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Checks and completes session options; throws a `TypeError` naming the first bad one. */
+export function sessionSettings(options: unknown): SessionSettings {
+  if (options === undefined || options === null) return sessionSettings({});
+  if (typeof options !== 'object' || Array.isArray(options))
+    fail('options', 'an options object or undefined', options);
+  const given = options as SessionOptions;
+  for (const name of Object.keys(given)) {
+    if (!knownOptions.has(name)) {
+      throw argumentError('createSession', {
+        parameter: 'options',
+        expected: `an object of known options (${[...knownOptions].join(', ')})`,
+        actual: `one with the unknown option '${name}'`,
+      });
+    }
+  }
+  const similarity = given.similarity ?? lexicalSimilarity;
+  if (typeof similarity !== 'function')
+    fail('options.similarity', 'a function (left, right) => number in [0, 1]', similarity);
+  const threshold = given.similarityThreshold ?? defaultSimilarityThreshold;
+  if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1))
+    fail('options.similarityThreshold', 'a number in [0, 1]', threshold);
+  const escalateAfter = given.escalateAfter ?? 3;
+  if (!isWholeNumber(escalateAfter))
+    fail('options.escalateAfter', 'a whole number of zero or more', escalateAfter);
+  const unplannedCritical = given.unplannedCritical ?? 'revise';
+  if (unplannedCritical !== 'revise' && unplannedCritical !== 'confirm')
+    fail('options.unplannedCritical', "'revise' or 'confirm'", unplannedCritical);
+  const limitIssue = limitsProblem(given.limits, 'options.limits');
+  if (limitIssue) throw argumentError('createSession', limitIssue);
+  const limits = resolveLimits(given.limits);
+  const historyLimit = given.historyLimit ?? limits.maxHistory;
+  if (!isWholeNumber(historyLimit))
+    fail('options.historyLimit', 'a whole number of zero or more', historyLimit);
+  const timeZone = given.timeZone ?? 'UTC';
+  if (typeof timeZone !== 'string' || !isTimeZone(timeZone))
+    fail('options.timeZone', "an IANA time zone such as 'Europe/Paris'", timeZone);
+  return {
+    similarity,
+    threshold,
+    escalateAfter,
+    unplannedCritical,
+    historyLimit,
+    timeZone,
+    limits,
+  };
+}
