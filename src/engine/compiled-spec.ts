@@ -1,3 +1,4 @@
+import { argumentError, specProblem } from '../language/arguments.js';
 import type {
   CheckedGuard,
   CheckedPattern,
@@ -106,6 +107,8 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledSpec {
+  const misuse = specProblem(spec);
+  if (misuse) throw argumentError('compileSpec', misuse);
   const predicates = new Map<string, CompiledPredicate>();
   const predicatesBySourceName = new Map<string, CompiledPredicate>();
   const predicateList: CompiledPredicate[] = [];

@@ -1,3 +1,9 @@
+import {
+  argumentError,
+  describeArgument,
+  firstProblem,
+  specProblem,
+} from '../language/arguments.js';
 import type { Spec } from '../language/index.js';
 import { type ClockInput, createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
@@ -32,6 +38,19 @@ export interface Explanation {
  * compares it with the user's instruction.
  */
 export function explainSpec(spec: Spec, options: ExplainOptions = {}): Explanation {
+  // Misuse throws (this answer carries no diagnostics); bad `now`/`timeZone` values are
+  // refused by the clock with a RangeError.
+  const misuse = firstProblem(
+    specProblem(spec),
+    typeof options === 'object' && options !== null && !Array.isArray(options)
+      ? undefined
+      : {
+          parameter: 'options',
+          expected: 'an options object or undefined',
+          actual: describeArgument(options),
+        },
+  );
+  if (misuse) throw argumentError('explainSpec', misuse);
   const clock = createClock(options.now ?? '2000-01-01T00:00', options.timeZone);
   const compiled = compileSpec(spec, {
     similarity: lexicalSimilarity,

@@ -1,3 +1,10 @@
+import {
+  argumentDiagnostic,
+  firstProblem,
+  parseOptionsProblem,
+  schemaProblem,
+  sourceProblem,
+} from './arguments.js';
 import { checkWithDiagnostics } from './checker/check.js';
 import type { Diagnostic } from './diagnostics/diagnostic.js';
 import { sortDiagnostics } from './diagnostics/diagnostic.js';
@@ -13,8 +20,14 @@ export function analyzeSpec(
   schema: Schema | undefined,
   options: ParseOptions = {},
 ): readonly Diagnostic[] {
+  const misuse = firstProblem(
+    sourceProblem(source),
+    schema === undefined ? undefined : schemaProblem(schema),
+    parseOptionsProblem(options),
+  );
+  if (misuse) return [argumentDiagnostic('analyzeSpec', misuse)];
   const parsed = parseWithDiagnostics(source, options);
   if (schema === undefined) return sortDiagnostics(parsed.diagnostics);
-  const checked = checkWithDiagnostics(parsed.value, schema, options);
+  const checked = checkWithDiagnostics(parsed.value, schema, options, parsed.diagnostics);
   return sortDiagnostics([...parsed.diagnostics, ...checked.diagnostics]);
 }

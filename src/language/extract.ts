@@ -14,7 +14,7 @@ const openingTagPattern = /<(chc|spec|intent|rules)>/gi;
 // The closing fence may end the text without a newline. With the `m` flag a line also
 // starts after '\r' and U+2028, so matches not after '\n' are dropped (see `fencesOf`).
 const fencePattern = /^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n|$)/gm;
-const arrowPattern = /->|→|=>/;
+const arrowPattern = /->|→|⇒|=>/;
 /** Characters that occur in spec lines (operators, calls) but hardly ever in prose. */
 const codePattern = /[A-Za-z0-9_)]\(|[=&∧≠≤≥∈∉⊆⊄⊈<>[\]]/;
 const proseWordPattern = /^[A-Za-z'’]{2,}[,;.!?]?$/;

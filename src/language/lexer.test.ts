@@ -38,6 +38,7 @@ describe('symbols', () => {
     ['∧', '&'],
     ['->', '->'],
     ['→', '->'],
+    ['⇒', '->'],
     ['=>', '->'],
     ['=', '='],
     ['==', '='],
@@ -129,8 +130,25 @@ describe('comments', () => {
     expect(tokens.map((token) => token.text)).toEqual(['A', 'B']);
     expect(comments).toEqual([
       { text: 'one', start: 0, end: 6 },
-      { text: 'two', start: 9, end: 16 },
+      { text: 'two', start: 9, end: 15 },
       { text: '', start: 19, end: 20 },
+    ]);
+  });
+
+  it('ends a comment at a lone carriage return (old Mac line endings)', () => {
+    const { tokens, comments } = lexText('# one\rA -> B // two\rB -> Done');
+    expect(tokens.map((token) => token.text)).toEqual(['A', '->', 'B', 'B', '->', 'Done']);
+    expect(tokens.map((token) => token.newlineBefore)).toEqual([
+      true,
+      false,
+      false,
+      true,
+      false,
+      false,
+    ]);
+    expect(comments).toEqual([
+      { text: 'one', start: 0, end: 5 },
+      { text: 'two', start: 13, end: 19 },
     ]);
   });
 

@@ -15,6 +15,7 @@ const singleSymbols: Readonly<Record<string, SymbolText>> = {
   '→': '->',
   '=': '=',
   '≠': '!=',
+  '⇒': '->',
   '~': '~',
   '≃': '~',
   '≈': '~',
@@ -73,6 +74,14 @@ function isBlank(code: number): boolean {
   return (
     code === 32 || code === 10 || code === 9 || code === 13 || code === 0xfeff || code === 0xa0
   );
+}
+
+/**
+ * A line ends at `\n`, at `\r\n` and at a lone `\r` (old Mac files): otherwise a file
+ * with `\r` endings would be one line, and its first comment would swallow the spec.
+ */
+function isLineBreak(code: number): boolean {
+  return code === 10 || code === 13;
 }
 
 function isIdentifierStart(code: number): boolean {
@@ -216,7 +225,7 @@ export function startLexer(
       // A whole run of blanks in one step: one call per space was a large part of the
       // cost of big inputs before the code is optimised.
       while (position < end && isBlank(text.charCodeAt(position))) {
-        if (text.charCodeAt(position) === 10) newlineBefore = true;
+        if (isLineBreak(text.charCodeAt(position))) newlineBefore = true;
         position++;
       }
       return true;
@@ -227,8 +236,10 @@ export function startLexer(
       character === '#' ||
       (character === '/' && text[position + 1] === '/' && !previousIsMatches())
     ) {
-      let lineEnd = text.indexOf('\n', position);
-      if (lineEnd === -1 || lineEnd > end) lineEnd = end;
+      // A scan rather than `indexOf` for each terminator: searching for a `\r` that a
+      // file does not have would read to its end at every comment.
+      let lineEnd = position;
+      while (lineEnd < end && !isLineBreak(text.charCodeAt(lineEnd))) lineEnd++;
       const skip = character === '#' ? 1 : 2;
       comments.push({
         text: text.slice(position + skip, lineEnd).trim(),
@@ -319,7 +330,7 @@ export function startLexer(
       const next = text.charCodeAt(position);
       const nextCharacter = text[position] ?? '';
       const known =
-        next === 10 ||
+        isLineBreak(next) ||
         next === 32 ||
         isIdentifierPart(next) ||
         singleSymbols[nextCharacter] !== undefined ||
@@ -442,7 +453,7 @@ export function startLexer(
         push({ kind: 'string', text: value, start: from, end: cursor + 1 });
         return cursor + 1;
       }
-      if (character === '\n') break;
+      if (character === '\n' || character === '\r') break;
       if (character === '\\') {
         const next = cursor + 1 < end ? text.codePointAt(cursor + 1) : undefined;
         const escaped = next === undefined ? '' : String.fromCodePoint(next);
@@ -465,7 +476,8 @@ export function startLexer(
           }
         }
         // The line break after a lone backslash is not part of the escape: it ends the string.
-        const width = escaped === '' || escaped === '\n' ? 1 : 1 + escaped.length;
+        const width =
+          escaped === '' || escaped === '\n' || escaped === '\r' ? 1 : 1 + escaped.length;
         diagnostics.report('invalid-escape', range(cursor, cursor + width), {
           escape: printableCharacter(escaped),
         });
@@ -487,10 +499,10 @@ export function startLexer(
     let inClass = false;
     while (cursor < end) {
       const character = text[cursor];
-      if (character === '\n') break;
+      if (character === '\n' || character === '\r') break;
       if (character === '\\') {
         // A backslash at the end of the line escapes nothing; the regex is unterminated.
-        if (text[cursor + 1] === '\n') {
+        if (text[cursor + 1] === '\n' || text[cursor + 1] === '\r') {
           cursor++;
           break;
         }

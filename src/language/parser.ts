@@ -1,4 +1,10 @@
 import {
+  argumentDiagnostic,
+  firstProblem,
+  parseOptionsProblem,
+  sourceProblem,
+} from './arguments.js';
+import {
   type AnnotationNode,
   type AtomNode,
   type ComparisonOperator,
@@ -91,10 +97,19 @@ function describe(token: Token | undefined): string {
  * if (result.ok) console.log(result.value.ast.items.length); // 1
  */
 export function parse(source: string, options: ParseOptions = {}): Result<ParsedSpec> {
+  const misuse = firstProblem(sourceProblem(source), parseOptionsProblem(options));
+  if (misuse) return failure([argumentDiagnostic('parse', misuse)]);
   const parsed = parseWithDiagnostics(source, options);
   return parsed.diagnostics.some((diagnostic) => diagnostic.severity === 'error')
     ? failure(parsed.diagnostics)
     : success(parsed.value, parsed.diagnostics);
+}
+
+/** The tree of an empty text, for answers that have no text to parse. */
+export function emptyParsedSpec(): ParsedSpec {
+  const lines = new LineIndex('');
+  const range = lines.range(0, 0);
+  return { ast: { kind: 'spec', items: [], trailingComments: [], range }, source: '', lines };
 }
 
 /**
@@ -105,6 +120,13 @@ export function parseWithDiagnostics(
   source: string,
   options: ParseOptions = {},
 ): { readonly value: ParsedSpec; readonly diagnostics: readonly Diagnostic[] } {
+  const misuse = firstProblem(sourceProblem(source), parseOptionsProblem(options));
+  if (misuse) {
+    return {
+      value: emptyParsedSpec(),
+      diagnostics: [argumentDiagnostic('parseWithDiagnostics', misuse)],
+    };
+  }
   const limits = resolveLimits(options.limits);
   const lines = new LineIndex(source);
   const diagnostics = new DiagnosticBag(limits.maxDiagnostics);

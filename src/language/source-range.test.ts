@@ -46,6 +46,18 @@ describe('LineIndex', () => {
     });
   });
 
+  it('ends lines at a lone carriage return and counts a CR LF pair as one break', () => {
+    const mac = new LineIndex('ab\rcd\r\nef\n\rg');
+    expect(mac.lineCount).toBe(5);
+    expect(mac.position(3)).toEqual({ offset: 3, line: 2, column: 1 });
+    expect(mac.position(5)).toEqual({ offset: 5, line: 2, column: 3 });
+    expect(mac.position(6)).toEqual({ offset: 6, line: 2, column: 4 });
+    expect(mac.position(7)).toEqual({ offset: 7, line: 3, column: 1 });
+    expect(mac.position(10)).toEqual({ offset: 10, line: 4, column: 1 });
+    expect(mac.position(11)).toEqual({ offset: 11, line: 5, column: 1 });
+    expect([1, 2, 3, 4, 5].map((line) => mac.lineText(line))).toEqual(['ab', 'cd', 'ef', '', 'g']);
+  });
+
   it('counts columns in UTF-16 code units', () => {
     const emoji = new LineIndex('😀x');
     expect(emoji.position(2)).toEqual({ offset: 2, line: 1, column: 3 });

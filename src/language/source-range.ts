@@ -28,9 +28,11 @@ export class LineIndex {
   #lastLine = 0;
 
   constructor(readonly text: string) {
+    // Lines end at `\n`, `\r\n` (one break) and a lone `\r` (old Mac files), as in the lexer.
     const starts = [0];
     for (let index = 0; index < text.length; index++) {
-      if (text.charCodeAt(index) === 10) starts.push(index + 1);
+      const code = text.charCodeAt(index);
+      if (code === 10 || (code === 13 && text.charCodeAt(index + 1) !== 10)) starts.push(index + 1);
     }
     this.#lineStarts = starts;
   }
@@ -84,6 +86,7 @@ export class LineIndex {
     const next = this.#lineStarts[line];
     const end = next === undefined ? this.text.length : next - 1;
     const raw = this.text.slice(start, end);
+    // The `\r` of a `\r\n` break is before the `\n` that starts the next line.
     return raw.endsWith('\r') ? raw.slice(0, -1) : raw;
   }
 }

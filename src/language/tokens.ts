@@ -11,7 +11,7 @@ export type TokenKind =
   | 'symbol'
   | 'end';
 
-/** Symbols after normalisation: `∧` is `&`, `→` and `=>` are `->`, `≠` is `!=`, `∈` is `in`, … */
+/** Symbols after normalisation: `∧` is `&`, `→`, `⇒` and `=>` are `->`, `≠` is `!=`, `∈` is `in`, … */
 export type SymbolText =
   | '('
   | ')'

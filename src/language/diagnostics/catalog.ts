@@ -13,6 +13,12 @@ export interface DiagnosticDefinition {
 }
 
 export const diagnosticCatalog = {
+  // Misuse of the library: a parameter of the wrong kind (no range: not in the spec)
+  'invalid-argument': {
+    severity: 'error',
+    message: "{function}: '{parameter}' must be {expected}, not {actual}.",
+    hint: 'This is a mistake in the calling code, not in the spec.',
+  },
   // Input and limits
   'input-too-long': {
     severity: 'error',
