@@ -7,13 +7,23 @@ import {
 } from '../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../schema/index.js';
 import { CliError, type CliIo } from './io.js';
+import { InvalidUtf8Error } from './utf8.js';
 
-/** Reads a file argument; `-` is standard input. Missing files are input errors (exit 2). */
+/**
+ * Reads a file argument; `-` is standard input. Missing files and bytes that are not
+ * UTF-8 are input errors (exit 2); the latter name the line, column and byte offset.
+ */
 export async function readInput(io: CliIo, path: string, what: string): Promise<string> {
-  if (path === '-') return io.readStdin();
   try {
-    return await io.readFile(path);
+    return await (path === '-' ? io.readStdin() : io.readFile(path));
   } catch (error) {
+    if (InvalidUtf8Error.isInstance(error)) {
+      throw new CliError(
+        `${displayName(path)}:${error.line}:${error.column}: the ${what} is ${error.message}; save it as UTF-8`,
+        2,
+      );
+    }
+    if (path === '-') throw error;
     const code = (error as { code?: string }).code;
     const reason =
       code === 'ENOENT'

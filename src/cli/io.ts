@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { decodeUtf8 } from './utf8.js';
 
 /**
  * Everything a command touches outside itself, so that commands run in-process in
@@ -7,7 +8,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Standard input as text; bytes that are not UTF-8 reject with an `InvalidUtf8Error`. */
   readonly readStdin: () => Promise<string>;
+  /** A file as text; bytes that are not UTF-8 reject with an `InvalidUtf8Error`. */
   readonly readFile: (path: string) => Promise<string>;
   readonly writeFile: (path: string, text: string) => Promise<void>;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -38,7 +41,7 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream)
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeUtf8(Buffer.concat(chunks));
 }
 
 export function nodeIo(): CliIo {
@@ -46,7 +49,7 @@ export function nodeIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     readStdin: () => readAll(process.stdin),
-    readFile: (path) => readFile(path, 'utf8'),
+    readFile: async (path) => decodeUtf8(await readFile(path)),
     writeFile: (path, text) => writeFile(path, text, 'utf8'),
     env: process.env,
     stdoutIsTerminal: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,

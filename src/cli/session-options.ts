@@ -1,5 +1,9 @@
 import { createClock, type SessionOptions } from '../engine/index.js';
+import { wholeNumber } from './flags.js';
 import { CliError } from './io.js';
+
+/** More identical refusals than this before asking a person is as good as never. */
+const maxEscalateAfter = 1_000_000;
 
 export interface SessionFlags {
   readonly now?: string;
@@ -26,16 +30,7 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
       throw new CliError(`--now: ${error instanceof Error ? error.message : String(error)}`, 2);
     }
   }
-  let escalateAfter: number | undefined;
-  if (flags.escalateAfter !== undefined) {
-    escalateAfter = Number(flags.escalateAfter);
-    if (!Number.isInteger(escalateAfter) || escalateAfter < 0) {
-      throw new CliError(
-        `--escalate-after: '${flags.escalateAfter}' is not a whole number of zero or more`,
-        2,
-      );
-    }
-  }
+  const escalateAfter = wholeNumber('--escalate-after', flags.escalateAfter, 0, maxEscalateAfter);
   if (
     flags.unplanned !== undefined &&
     flags.unplanned !== 'revise' &&

@@ -1,10 +1,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/program.js';
+import { decodeUtf8 } from '../../src/cli/utf8.js';
 
 export interface RunOptions {
-  /** What standard input holds; reading it when not given yields the empty string. */
-  readonly stdin?: string;
+  /**
+   * What standard input holds (bytes are decoded as the real CLI decodes them); reading
+   * it when not given yields the empty string.
+   */
+  readonly stdin?: string | Uint8Array;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * In-memory files by path. Reads look here first and fall back to the disk; writes
@@ -43,9 +47,10 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
     },
     readStdin: async () => {
       stdinReads++;
-      return options.stdin ?? '';
+      const stdin = options.stdin ?? '';
+      return typeof stdin === 'string' ? stdin : decodeUtf8(stdin);
     },
-    readFile: async (path) => files.get(path) ?? readFile(path, 'utf8'),
+    readFile: async (path) => files.get(path) ?? decodeUtf8(await readFile(path)),
     writeFile: async (path, text) => {
       if (files.has(path)) files.set(path, text);
       else await writeFile(path, text, 'utf8');

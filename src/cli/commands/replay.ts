@@ -75,7 +75,25 @@ export const registerReplay: CommandRegistration = (program: Command, io, state)
             }
           }
         } else if (event.kind === 'observe') {
-          io.stdout(`${JSON.stringify(session.observe(event.observation))}\n`);
+          const result = session.observe(event.observation);
+          io.stdout(`${JSON.stringify(result)}\n`);
+          // A refused observation means the replayed state is not the trace's: it fails
+          // the check unless the line says it expects the refusal.
+          if (options.check) {
+            const expected = event.expectOk ?? true;
+            if (result.ok === expected) {
+              if (event.expectOk !== undefined) passed++;
+            } else {
+              failed++;
+              io.stderr(
+                `${traceName}:${event.line}: ${
+                  result.ok
+                    ? 'expected the observation to be refused: it was applied'
+                    : `the observation was refused: ${result.problems.map((problem) => problem.message).join('; ')}`
+                }\n`,
+              );
+            }
+          }
         } else {
           const result = session.resolve(event.approved);
           io.stdout(`${JSON.stringify(result)}\n`);
