@@ -1,9 +1,14 @@
 import {
   APICallError,
+  EmptyResponseBodyError,
   embedMany,
   generateText,
+  InvalidResponseDataError,
+  JSONParseError,
   type LanguageModel,
+  NoContentGeneratedError,
   type EmbeddingModel as SdkEmbeddingModel,
+  TypeValidationError,
 } from 'ai';
 import {
   type ChatModel,
@@ -53,6 +58,23 @@ function describeStatus(status: number): string {
   return 'the provider refused the request';
 }
 
+function isSuccess(status: number | undefined): status is number {
+  return status !== undefined && status >= 200 && status < 300;
+}
+
+function invalidResponse(
+  id: string,
+  detail: string,
+  status: number | undefined,
+  cause: unknown,
+): ModelError {
+  return new ModelError(
+    'invalid-response',
+    `${id}: the provider returned an invalid response${status === undefined ? '' : ` (HTTP ${status})`}: ${detail}`,
+    { ...(status !== undefined ? { status } : {}), retryable: true, cause },
+  );
+}
+
 /** Turns whatever the AI SDK threw into a `ModelError` with a code and a retry decision. */
 export function toModelError(
   error: unknown,
@@ -75,6 +97,21 @@ export function toModelError(
         cause: error,
       },
     );
+  }
+  if (APICallError.isInstance(error) && isSuccess(error.statusCode)) {
+    // The SDK reports a body it cannot read as an API call error with the 200 status:
+    // the provider did not refuse anything, it answered with something that is not an
+    // answer.
+    return invalidResponse(context.id, error.message, error.statusCode, error);
+  }
+  if (
+    InvalidResponseDataError.isInstance(error) ||
+    EmptyResponseBodyError.isInstance(error) ||
+    JSONParseError.isInstance(error) ||
+    TypeValidationError.isInstance(error) ||
+    NoContentGeneratedError.isInstance(error)
+  ) {
+    return invalidResponse(context.id, error.message, undefined, error);
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;

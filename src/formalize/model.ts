@@ -82,6 +82,12 @@ export type ModelErrorCode =
   | 'invalid-model'
   /** The provider answered with an HTTP error. */
   | 'http'
+  /**
+   * The provider answered with success (HTTP 2xx) but the body is not a response: not
+   * JSON, JSON of the wrong shape, no choices. Retried, as a proxy's or a server's
+   * hiccup may be.
+   */
+  | 'invalid-response'
   /** No connection, DNS failure, reset. */
   | 'network'
   /** The call took longer than the timeout. */

@@ -30,6 +30,8 @@ export interface ScriptedResponse {
   readonly text?: string;
   /** A raw JSON body instead (errors). */
   readonly body?: unknown;
+  /** A body sent as is, JSON or not (a proxy's garbage, a truncated reply). */
+  readonly rawBody?: string;
   readonly delayMs?: number;
   readonly usage?: { readonly input: number; readonly output: number };
 }
@@ -185,6 +187,14 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
       const reply: ScriptedResponse = typeof scripted === 'string' ? { text: scripted } : scripted;
       const usage = reply.usage ?? defaultUsage;
       const answer = () => {
+        if (reply.rawBody !== undefined) {
+          response.writeHead(reply.status ?? 200, {
+            'content-type': 'application/json',
+            ...reply.headers,
+          });
+          response.end(reply.rawBody);
+          return;
+        }
         if (reply.body !== undefined || (reply.status !== undefined && reply.status !== 200)) {
           send(
             reply.status ?? 200,
