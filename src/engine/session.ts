@@ -200,7 +200,13 @@ export class Session {
   observe(input: unknown): ObservationResult {
     try {
       this.#assertIntact();
-      const read = readObservation(input, this.#compiled, this.#clock, this.#store);
+      const read = readObservation(
+        input,
+        this.#compiled,
+        this.#clock,
+        this.#store,
+        this.#settings.limits,
+      );
       if (!read.ok) {
         this.#record({ kind: 'observe', ok: false });
         return { ok: false, problems: read.problems, ignored: [], status: this.status() };
@@ -331,7 +337,13 @@ export class Session {
     // After an allowed finish the task is over: nothing the agent proposes runs.
     if (this.#finished)
       return this.#verdict('reject', undefined, [finishedReason], [], finishedReason.message);
-    const read = readProposal(input, this.#compiled, this.#clock, this.#store);
+    const read = readProposal(
+      input,
+      this.#compiled,
+      this.#clock,
+      this.#store,
+      this.#settings.limits,
+    );
     if (!read.ok) {
       const reasons = invalidProposalReasons(read.problems);
       return this.#verdict(
@@ -363,7 +375,14 @@ export class Session {
       const branches = this.#compiled.doneRules.slice(0, maxFinishBranches).map((rule) => ({
         rule,
         reasons: explainRule(rule, context).map((unmet) =>
-          unmetReason(this.#compiled, rule, unmet, this.#clock, () => false),
+          unmetReason(
+            this.#compiled,
+            rule,
+            unmet,
+            this.#clock,
+            () => false,
+            this.#settings.limits.maxEchoLength,
+          ),
         ),
       }));
       const reasons: Reason[] = [
@@ -432,7 +451,14 @@ export class Session {
         const rule = closest?.rule ?? performed[0]!;
         const changed = new Set(proposal.updates.map((update) => update.predicate.index));
         const reasons = (closest?.unmet ?? []).map((unmet) =>
-          unmetReason(this.#compiled, rule, unmet, this.#clock, (index) => changed.has(index)),
+          unmetReason(
+            this.#compiled,
+            rule,
+            unmet,
+            this.#clock,
+            (index) => changed.has(index),
+            this.#settings.limits.maxEchoLength,
+          ),
         );
         const plan = {
           updates: proposal.updates,
@@ -599,6 +625,11 @@ export class Session {
       else achieved[head] = count;
     }
     const done = this.#done();
+    const { maxFeedbackLength } = this.#settings.limits;
+    // Feedback goes into an agent's prompt: whatever the spec's size, it stays bounded.
+    if (feedback.length > maxFeedbackLength) feedback = cutText(feedback, maxFeedbackLength);
+    if (roadmap !== undefined && roadmap.length > maxFeedbackLength)
+      roadmap = cutText(roadmap, maxFeedbackLength);
     // Literal shapes rather than spreads: this runs for every proposal.
     if (severity === undefined) {
       return roadmap === undefined
@@ -760,7 +791,16 @@ export class Session {
           ),
         );
         if (!fits)
-          deviations.push(softDeviationReason(live[0]!, variable, value, live, this.#clock));
+          deviations.push(
+            softDeviationReason(
+              live[0]!,
+              variable,
+              value,
+              live,
+              this.#clock,
+              this.#settings.limits.maxEchoLength,
+            ),
+          );
       }
     }
     return deviations;
@@ -848,6 +888,12 @@ function rulesWithHead(rules: readonly CompiledRule[], head: string): readonly C
     if (narrowed.length > 0) byHead.set(head, narrowed);
   }
   return narrowed;
+}
+
+/** Text cut to at most `limit` characters, saying so. */
+function cutText(text: string, limit: number): string {
+  const note = '\n… (cut: the feedback was longer than the limit)';
+  return `${text.slice(0, Math.max(0, limit - note.length))}${note}`;
 }
 
 function runtimeIndexKey(value: Value): string | number | boolean {

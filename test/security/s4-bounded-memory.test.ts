@@ -85,6 +85,25 @@ describe('S4: the refusal memos are bounded LRUs', () => {
     expect(session.status().proposals).toBe(5_001);
   });
 
+  it('cuts feedback and roadmap to maxFeedbackLength', () => {
+    const rules = Array.from(
+      { length: 40 },
+      (_, index) =>
+        `BalanceKnown & BankTransfer(to = "Payee number ${index}", amount = ${index + 1}) -> Paid${index}`,
+    );
+    const text = `BankCheckBalance() -> BalanceKnown\n${rules.join('\n')}\n${rules
+      .map((_, index) => `Paid${index} -> Done`)
+      .join('\n')}`;
+    const session = sessionFor(text, bankSchema(), { limits: { maxFeedbackLength: 400 } });
+    const verdict = session.propose({ finish: true });
+    expect(verdict.decision).toBe('revise');
+    expect(verdict.feedback.length).toBeLessThanOrEqual(400);
+    expect(verdict.feedback).toContain('(cut: the feedback was longer than the limit)');
+    expect(verdict.roadmap?.length).toBeLessThanOrEqual(400);
+    const roomy = sessionFor(text, bankSchema());
+    expect(roomy.propose({ finish: true }).feedback.length).toBeGreaterThan(400);
+  });
+
   it('documents its defaults in the one limits object', () => {
     expect(defaultLimits).toMatchObject({
       maxRefusalMemo: 1_024,
