@@ -75,7 +75,13 @@ export type {
   VariableDeclaration,
   VariableType,
 } from './schema-model.js';
-export { createSchema, findVariable, formatType } from './schema-model.js';
+export {
+  createSchema,
+  findVariable,
+  formatType,
+  hasObservedFacts,
+  isObserved,
+} from './schema-model.js';
 export { LineIndex, type Position, type SourceRange } from './source-range.js';
 export { closestNames, didYouMean, editDistance } from './suggest.js';
 export {

@@ -18,6 +18,11 @@ export interface VariableDeclaration {
   /** For tool parameters: whether the tool requires it. */
   readonly required?: boolean;
   /**
+   * A fact only the app or a tool reports (availability, a balance): set by observations,
+   * never by a proposal's updates. See `isObserved`.
+   */
+  readonly observed?: boolean;
+  /**
    * Where the value sits in a tool's arguments or result when that differs from
    * `[name]`: nested objects flatten to `a_b`, and names that are not identifiers are
    * rewritten. The engine reads proposal arguments through this path.
@@ -42,6 +47,11 @@ export interface PredicateDeclaration {
   readonly resultOf?: string;
   /** The tool's own name when it is not a valid identifier (`get-weather` → `get_weather`). */
   readonly sourceName?: string;
+  /**
+   * Every variable is a fact only the app or a tool reports: set by observations, never
+   * by a proposal's updates. Tool results are observed whether or not this is set.
+   */
+  readonly observed?: boolean;
 }
 
 export interface Schema {
@@ -73,6 +83,25 @@ export function findVariable(
   name: string,
 ): VariableDeclaration | undefined {
   return predicate.variables.find((variable) => variable.name === name);
+}
+
+/**
+ * Whether a proposal may not set this predicate (or, given a variable, this variable):
+ * it is marked observed, or it holds a tool's result, which only the tool reports.
+ */
+export function isObserved(
+  predicate: PredicateDeclaration,
+  variable?: VariableDeclaration,
+): boolean {
+  if (predicate.observed === true || predicate.resultOf !== undefined) return true;
+  return variable?.observed === true;
+}
+
+/** Whether a proposal may not set some fact of this predicate: itself or one of its variables. */
+export function hasObservedFacts(predicate: PredicateDeclaration): boolean {
+  return (
+    isObserved(predicate) || predicate.variables.some((variable) => variable.observed === true)
+  );
 }
 
 /** Builds a schema from declarations; later declarations of the same name replace earlier ones. */

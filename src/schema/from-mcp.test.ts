@@ -48,6 +48,7 @@ describe('schemaFromMcpTools', () => {
       keys: [],
       critical: false,
       resultOf: 'BankTransfer',
+      observed: true,
     });
   });
 

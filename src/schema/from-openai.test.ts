@@ -42,6 +42,10 @@ describe('schemaFromOpenAiTools', () => {
     expect(result.value?.predicates.get('send_emailResult')?.variables).toEqual([
       { name: 'content', type: { kind: 'text' }, description: "The tool's text output." },
     ]);
+    expect(result.value?.predicates.get('send_emailResult')).toMatchObject({
+      resultOf: 'send_email',
+      observed: true,
+    });
     expect(result.value?.predicates.get('list_emails')).toMatchObject({
       critical: false,
       variables: [],

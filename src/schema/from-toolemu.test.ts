@@ -36,6 +36,7 @@ describe('schemaFromToolemu on the real toolkits', () => {
     expect(schema.id).toBe('tools');
     for (const action of actions) {
       expect(schema.predicates.get(`${action.name}Result`)?.resultOf).toBe(action.name);
+      expect(schema.predicates.get(`${action.name}Result`)?.observed).toBe(true);
       expect(action.resultPredicate).toBe(`${action.name}Result`);
     }
   });

@@ -402,6 +402,60 @@ describe('loadStateSchema validation', () => {
     ]);
   });
 
+  it('reads observed on predicates and variables, true or false only', () => {
+    const result = load({
+      Balance: { observed: true, variables: [{ name: 'amount', type: 'Number' }] },
+      ReserveInfo: {
+        observed: false,
+        variables: [
+          { name: 'date', type: 'Date', observed: false },
+          { name: 'available', type: 'Boolean', observed: true },
+          { name: 'party', type: 'Number', observed: null },
+        ],
+      },
+    });
+    expect(result.diagnostics).toEqual([]);
+    const schema = result.value!;
+    expect(schema.predicates.get('Balance')?.observed).toBe(true);
+    // Only `true` is recorded, so unmarked declarations stay as they were.
+    expect(schema.predicates.get('ReserveInfo')).not.toHaveProperty('observed');
+    expect(schema.predicates.get('ReserveInfo')?.variables).toEqual([
+      { name: 'date', type: { kind: 'date' } },
+      { name: 'available', type: { kind: 'boolean' }, observed: true },
+      { name: 'party', type: { kind: 'number' } },
+    ]);
+  });
+
+  it('refuses observed that is not a boolean, on actions, and on a key alone', () => {
+    const result = load({
+      A: { observed: 'yes', variables: [] },
+      B: { variables: [{ name: 'v', type: 'Text', observed: 1 }] },
+      C: { kind: 'action', observed: true, variables: [] },
+      D: { kind: 'action', variables: [{ name: 'v', type: 'Text', observed: true }] },
+      E: {
+        key_arg_name: 'id',
+        variables: [
+          { name: 'id', type: 'Text', observed: true },
+          { name: 'v', type: 'Text', observed: true },
+        ],
+      },
+      F: { observed: true, key_arg_name: 'id', variables: [{ name: 'id', type: 'Text' }] },
+    });
+    expect(problems(result)).toEqual([
+      ['schema-invalid', '$.A.observed'],
+      ['schema-invalid', '$.B.variables[0].observed'],
+      ['schema-invalid', '$.C.observed'],
+      ['schema-invalid', '$.D.variables[0].observed'],
+      ['schema-invalid', '$.E.variables[0].observed'],
+    ]);
+    expect(result.diagnostics[0]?.message).toBe(
+      "'observed' must be true or false; found a string.",
+    );
+    expect(result.diagnostics[4]?.hint).toBe(
+      'Mark the whole predicate "observed": true, or leave the key unmarked.',
+    );
+  });
+
   it('collects every problem and never returns a value with errors', () => {
     const result = load({ 'bad name': { variables: [] }, Good: { variables: [] }, X: 1 });
     expect(result.ok).toBe(false);

@@ -17,7 +17,7 @@ import { childPath } from './json-path.js';
 import type { SchemaLimits } from './limits.js';
 import { type LoadContext, runLoader } from './load-context.js';
 import { isIdentifier, isReservedPredicateName } from './names.js';
-import { readStateKeys, readStateVariables } from './state-variables.js';
+import { readStateKeys, readStateVariables, type StateVariable } from './state-variables.js';
 
 export interface LoadStateSchemaOptions {
   /** The schema's id; defaults to `'states'`. */
@@ -179,6 +179,8 @@ function readPredicate(
       'Remove key_arg_name, or make the predicate a state.',
     );
   }
+  const observed = readObserved(body, path, name, kind, context);
+  checkObservedVariables(variables, keys, path, name, kind, context);
   if (!nameIsValid) return undefined;
   return {
     name,
@@ -187,7 +189,70 @@ function readPredicate(
     variables: variables.map((variable) => variable.declaration),
     keys,
     critical,
+    ...(observed ? { observed } : {}),
   };
+}
+
+/** `observed` on a predicate: every fact of it is reported by the app, never proposed. */
+function readObserved(
+  body: JsonRecord,
+  path: string,
+  name: string,
+  kind: PredicateKind,
+  context: LoadContext,
+): boolean {
+  const observed = body['observed'];
+  if (observed === undefined || observed === null) return false;
+  const observedPath = childPath(path, 'observed');
+  if (typeof observed !== 'boolean') {
+    context.invalid(
+      observedPath,
+      `'observed' must be true or false; found ${describeValue(observed)}.`,
+    );
+    return false;
+  }
+  if (observed && kind === 'action') {
+    context.invalid(
+      observedPath,
+      `Only state predicates are observed; '${abbreviate(name)}' is an action, which the agent proposes.`,
+      'Remove "observed", or make the predicate a state.',
+    );
+  }
+  return observed;
+}
+
+/**
+ * Observed variables belong to state predicates and are not keys: a proposal names an
+ * instance by its key to update the rest, so a key cannot be observed alone.
+ */
+function checkObservedVariables(
+  variables: readonly StateVariable[],
+  keys: readonly string[],
+  path: string,
+  name: string,
+  kind: PredicateKind,
+  context: LoadContext,
+): void {
+  variables.forEach((variable) => {
+    if (variable.declaration.observed !== true) return;
+    const observedPath = childPath(
+      childPath(childPath(path, 'variables'), variable.index),
+      'observed',
+    );
+    if (kind === 'action') {
+      context.invalid(
+        observedPath,
+        `Only variables of state predicates are observed; '${abbreviate(name)}' is an action, whose arguments the agent proposes.`,
+        'Remove "observed", or make the predicate a state.',
+      );
+    } else if (keys.includes(variable.declaration.name)) {
+      context.invalid(
+        observedPath,
+        `The key '${variable.declaration.name}' cannot be observed alone: a proposal names an instance by its key.`,
+        'Mark the whole predicate "observed": true, or leave the key unmarked.',
+      );
+    }
+  });
 }
 
 function checkPredicateName(name: string, path: string, context: LoadContext): boolean {

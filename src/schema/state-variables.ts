@@ -18,6 +18,8 @@ const typeHint =
 export interface StateVariable {
   readonly declaration: VariableDeclaration;
   readonly originalName: string;
+  /** Its position in the file's `variables` array, for diagnostics' paths. */
+  readonly index: number;
 }
 
 /** The `variables` array of a predicate in a states file (FORMATS.md §1). */
@@ -50,7 +52,7 @@ export function readStateVariables(
   const seen = new Set<string>();
   value.slice(0, maxVariables).forEach((element: unknown, index) => {
     const elementPath = childPath(path, index);
-    const variable = readStateVariable(element, elementPath, context);
+    const variable = readStateVariable(element, elementPath, index, context);
     if (variable === undefined) return;
     if (seen.has(variable.declaration.name)) {
       context.bag.report(
@@ -69,6 +71,7 @@ export function readStateVariables(
 function readStateVariable(
   value: unknown,
   path: string,
+  index: number,
   context: LoadContext,
 ): StateVariable | undefined {
   if (!isRecord(value)) {
@@ -104,14 +107,24 @@ function readStateVariable(
   // The type and description are read even under a bad name, to report all problems at once.
   const type = readStateType(value, path, name ?? abbreviate(originalName), context);
   const description = readDescription(value, path, context);
+  const observed = readObservedVariable(value['observed'], childPath(path, 'observed'), context);
   if (name === undefined) return undefined;
   const declaration: VariableDeclaration = {
     name,
     type: type ?? { kind: 'text' },
     ...(description ? { description } : {}),
     ...(name === originalName ? {} : { sourcePath: [originalName] }),
+    ...(observed ? { observed } : {}),
   };
-  return { declaration, originalName };
+  return { declaration, originalName, index };
+}
+
+/** `observed` on a variable: the app reports it; the agent cannot claim it (FORMATS.md §1). */
+function readObservedVariable(value: unknown, path: string, context: LoadContext): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'boolean') return value;
+  context.invalid(path, `'observed' must be true or false; found ${describeValue(value)}.`);
+  return false;
 }
 
 function readStateType(

@@ -102,6 +102,9 @@ export class ToolPredicates {
       keys: [],
       critical: false,
       resultOf: name,
+      // Only the tool reports what it returned: an agent that could propose it would
+      // forge the precondition of its next step.
+      observed: true,
     });
   }
 
