@@ -393,6 +393,139 @@ describe('readProposal: every problem is located and spelled out', () => {
   });
 });
 
+describe('readProposal: observed facts are reported by the app, never proposed', () => {
+  const observedSchema = schemaOf(
+    state('ReserveInfo', {
+      date: 'date',
+      available: { type: 'boolean', observed: true },
+      slot: { type: 'text', sourcePath: ['slot', 'label'], observed: true },
+    }),
+    state('Balance', { amount: 'number' }, { observed: true }),
+    state(
+      'Seat',
+      { id: 'text', taken: { type: 'boolean', observed: true }, note: 'text' },
+      { keys: ['id'] },
+    ),
+    action('Reserve'),
+  );
+  const observedSpec = compileSpec(
+    specOf(
+      `ReserveInfo(available = true) & Balance(amount > 0) & Seat(taken = false) & Reserve() -> Booked
+       Booked -> Done`,
+      observedSchema,
+    ),
+    { similarity: lexicalSimilarity, threshold: 0.75 },
+  );
+  const readObserved = (input: unknown, store = new StateStore()) =>
+    readProposal(input, observedSpec, clock, store);
+  const messages = (input: unknown, store = new StateStore()) => {
+    const result = readObserved(input, store);
+    if (result.ok) throw new Error('expected the proposal to be refused');
+    return result.problems.map((problem) => problem.message);
+  };
+  const seatStore = () => {
+    const store = new StateStore();
+    const observed = readObservation(
+      { updates: { Seat: { id: 'a1', taken: false } } },
+      observedSpec,
+      clock,
+      store,
+    );
+    if (!observed.ok) throw new Error('observation refused');
+    for (const update of observed.value) store.apply(update);
+    return store;
+  };
+
+  it('refuses an observed variable, set or cleared, naming it', () => {
+    expect(messages({ updates: { ReserveInfo: { available: true } } })).toEqual([
+      'ReserveInfo.available is observed: the app reports it; it cannot be proposed',
+    ]);
+    expect(messages({ updates: { ReserveInfo: { date: '2025-03-14', available: null } } })).toEqual(
+      ['ReserveInfo.available is observed: the app reports it; it cannot be proposed'],
+    );
+    const problem = readObserved({ updates: { ReserveInfo: { available: false } } });
+    expect(problem).toMatchObject({
+      ok: false,
+      problems: [{ predicate: 'ReserveInfo', variable: 'available' }],
+    });
+  });
+
+  it('refuses an observed variable under its source path and under its own name', () => {
+    const expected = ['ReserveInfo.slot is observed: the app reports it; it cannot be proposed'];
+    expect(messages({ updates: { ReserveInfo: { slot: { label: '18:00' } } } })).toEqual(expected);
+    expect(messages({ updates: { ReserveInfo: { slot: '18:00' } } })).toEqual(expected);
+  });
+
+  it('refuses it before reading the value, so an ill-typed claim names the real problem', () => {
+    expect(messages({ updates: { ReserveInfo: { available: 'yes' } } })).toEqual([
+      'ReserveInfo.available is observed: the app reports it; it cannot be proposed',
+    ]);
+  });
+
+  it('refuses every update of an observed predicate, delete included', () => {
+    const expected = ['Balance is observed: the app reports it; it cannot be proposed'];
+    expect(messages({ updates: { Balance: { amount: 100 } } })).toEqual(expected);
+    expect(messages({ updates: { Balance: {} } })).toEqual(expected);
+    expect(messages({ updates: [{ predicate: 'Balance', op: 'delete' }] })).toEqual(expected);
+  });
+
+  it('refuses the observed update whatever else the proposal carries', () => {
+    expect(
+      messages({
+        action: { name: 'Reserve' },
+        objective: 'Booked',
+        updates: { ReserveInfo: { date: '2025-03-14', available: true } },
+      }),
+    ).toEqual(['ReserveInfo.available is observed: the app reports it; it cannot be proposed']);
+  });
+
+  it('accepts the variables the agent chooses, and instances of a keyed predicate by their key', () => {
+    expect(
+      acceptedObserved({ updates: { ReserveInfo: { date: '2025-03-14' } } }).updates,
+    ).toHaveLength(1);
+    const store = seatStore();
+    const update = readObserved(
+      { updates: [{ predicate: 'Seat', op: 'update', values: { id: 'a1', note: 'window' } }] },
+      store,
+    );
+    expect(update.ok).toBe(true);
+  });
+
+  it('refuses deleting an instance that holds observed facts', () => {
+    expect(
+      messages(
+        { updates: [{ predicate: 'Seat', op: 'delete', values: { id: 'a1' } }] },
+        seatStore(),
+      ),
+    ).toEqual([
+      'Seat has observed variables (taken): the app reports when an instance goes away; it cannot be deleted by a proposal',
+    ]);
+  });
+
+  it('lets observations set what proposals cannot', () => {
+    const observed = readObservation(
+      {
+        updates: {
+          ReserveInfo: { available: true, slot: { label: '18:00' } },
+          Balance: { amount: 20 },
+          Seat: { id: 'a1', taken: true },
+        },
+      },
+      observedSpec,
+      clock,
+      new StateStore(),
+    );
+    expect(observed.ok).toBe(true);
+    if (observed.ok) expect(observed.value).toHaveLength(3);
+  });
+
+  function acceptedObserved(input: unknown): NormalizedProposal {
+    const result = readObserved(input);
+    if (!result.ok) throw new Error(result.problems.map((problem) => problem.message).join('; '));
+    return result.value;
+  }
+});
+
 describe('readObservation', () => {
   it('ignores, and lists, what the schema does not know (tools return more than they declare)', () => {
     const result = readObservation(

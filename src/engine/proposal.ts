@@ -143,6 +143,66 @@ function readValues(
   }
 }
 
+const observedIndexes = new WeakMap<CompiledPredicate, readonly number[]>();
+
+/** The variables marked observed, found once per predicate. */
+function observedVariablesOf(predicate: CompiledPredicate): readonly number[] {
+  let indexes = observedIndexes.get(predicate);
+  if (!indexes) {
+    indexes = predicate.variables.flatMap((variable, index) =>
+      variable.observed === true ? [index] : [],
+    );
+    observedIndexes.set(predicate, indexes);
+  }
+  return indexes;
+}
+
+/**
+ * Observed facts (FORMATS.md §1) are what the app reports — availability, a balance, a
+ * result screen. A proposal that set, cleared or deleted one would let the agent claim
+ * its own preconditions, so it is refused, naming each observed fact it touches.
+ */
+function proposesObserved(
+  predicate: CompiledPredicate,
+  operation: unknown,
+  record: Record<string, unknown>,
+  context: ReadContext,
+): boolean {
+  if (predicate.declaration.observed === true) {
+    context.problems.push({
+      message: `${predicate.name} is observed: the app reports it; it cannot be proposed`,
+      predicate: predicate.name,
+    });
+    return true;
+  }
+  const indexes = observedVariablesOf(predicate);
+  if (indexes.length === 0) return false;
+  if (operation === 'delete') {
+    const names = indexes.map((index) => predicate.variables[index]?.name).join(', ');
+    context.problems.push({
+      message: `${predicate.name} has observed variables (${names}): the app reports when an instance goes away; it cannot be deleted by a proposal`,
+      predicate: predicate.name,
+    });
+    return true;
+  }
+  const { paths } = layoutOf(predicate);
+  let touched = false;
+  for (const index of indexes) {
+    const variable = predicate.variables[index];
+    const path = paths[index];
+    if (!variable || !path) continue;
+    // `null` clears a value: that too is a claim about what the app reports.
+    if (readPath(record, path) === undefined && !Object.hasOwn(record, variable.name)) continue;
+    context.problems.push({
+      message: `${predicate.name}.${variable.name} is observed: the app reports it; it cannot be proposed`,
+      predicate: predicate.name,
+      variable: variable.name,
+    });
+    touched = true;
+  }
+  return touched;
+}
+
 export function lookupPredicate(spec: CompiledSpec, name: string): CompiledPredicate | undefined {
   return spec.predicates.get(name) ?? spec.predicatesBySourceName.get(name);
 }
@@ -216,6 +276,7 @@ function readUpdate(
     });
     return undefined;
   }
+  if (!context.lenient && proposesObserved(predicate, operation, record, context)) return undefined;
   const before = context.problems.length;
   const assignments: [number, Value | undefined][] = [];
   readValues(predicate, record, context, true, (index, value) => {

@@ -52,6 +52,7 @@ const typeSpelling: Readonly<Record<TypeName, string>> = {
 interface VariableModel {
   readonly name: string;
   readonly type: TypeName;
+  readonly observed?: boolean;
 }
 
 interface PredicateModel {
@@ -61,6 +62,7 @@ interface PredicateModel {
   readonly keyed: boolean;
   readonly critical: boolean;
   readonly resultOf?: string;
+  readonly observed?: boolean;
 }
 
 // ---- schemas --------------------------------------------------------------------------
@@ -88,25 +90,40 @@ const schemaModelArb: fc.Arbitrary<PredicateModel[]> = fc
         nil: undefined,
       },
     ),
+    // What the app reports (FORMATS.md §1): nothing, a whole predicate, or its last variable.
+    observed: fc.array(fc.constantFrom('none', 'none', 'predicate', 'variable'), {
+      minLength: 4,
+      maxLength: 4,
+    }),
   })
-  .map(({ states, keyed, actions, tool }) => {
+  .map(({ states, keyed, actions, tool, observed }) => {
     const predicates: PredicateModel[] = [];
+    const mark = (variables: readonly VariableModel[], index: number) => {
+      const last = variables.length - 1;
+      return observed[index] === 'variable'
+        ? variables.map((variable, at) =>
+            at === last ? { ...variable, observed: true } : variable,
+          )
+        : [...variables];
+    };
     for (const [index, variables] of states.entries()) {
       predicates.push({
         name: `S${index}`,
         kind: 'state',
-        variables,
+        variables: mark(variables, index),
         keyed: false,
         critical: false,
+        ...(observed[index] === 'predicate' ? { observed: true } : {}),
       });
     }
     if (keyed) {
       predicates.push({
         name: 'K',
         kind: 'state',
-        variables: [{ name: 'id', type: 'text' }, ...keyed],
+        variables: [{ name: 'id', type: 'text' }, ...mark(keyed, 3)],
         keyed: true,
         critical: false,
+        ...(observed[3] === 'predicate' ? { observed: true } : {}),
       });
     }
     for (const [index, { variables, critical }] of actions.entries()) {
@@ -135,7 +152,12 @@ const schemaModelArb: fc.Arbitrary<PredicateModel[]> = fc
 function schemaFrom(models: readonly PredicateModel[]): Schema {
   const declarations: PredicateDeclaration[] = models.map((model) => {
     const variables = Object.fromEntries(
-      model.variables.map((variable) => [variable.name, typeSpelling[variable.type]]),
+      model.variables.map((variable) => [
+        variable.name,
+        variable.observed === true
+          ? { type: typeSpelling[variable.type], observed: true }
+          : typeSpelling[variable.type],
+      ]),
     );
     if (model.kind === 'action') {
       return action(model.name, variables, {
@@ -146,6 +168,7 @@ function schemaFrom(models: readonly PredicateModel[]): Schema {
     return state(model.name, variables, {
       ...(model.keyed ? { keys: ['id'] } : {}),
       ...(model.resultOf !== undefined ? { resultOf: model.resultOf } : {}),
+      ...(model.observed === true ? { observed: true } : {}),
     });
   });
   return schemaOf(declarations);

@@ -57,6 +57,8 @@ export function state(
     readonly keys?: readonly string[];
     readonly description?: string;
     readonly resultOf?: string;
+    /** Set only by observations (FORMATS.md §1); a variable is marked with `{ observed: true }`. */
+    readonly observed?: boolean;
   } = {},
 ): PredicateDeclaration {
   return {
@@ -67,6 +69,7 @@ export function state(
     keys: options.keys ?? [],
     critical: false,
     ...(options.resultOf !== undefined ? { resultOf: options.resultOf } : {}),
+    ...(options.observed === true ? { observed: true } : {}),
   };
 }
 
@@ -104,6 +107,7 @@ export function tool(
     state(`${name}Result`, results, {
       resultOf: name,
       description: `The result of the last ${name} call.`,
+      observed: true,
     }),
   ];
 }

@@ -439,6 +439,20 @@ export class ReferenceSession {
       if (!lenient && predicate.resultOf !== undefined) {
         throw new Invalid('a tool result is observed, never proposed');
       }
+      // Observed facts (FORMATS.md §1): a proposal may not set, clear or delete them.
+      if (!lenient && predicate.observed === true) throw new Invalid('an observed predicate');
+      const observedNames = predicate.variables
+        .filter((variable) => variable.observed === true)
+        .map((variable) => variable.name);
+      if (!lenient && observedNames.length > 0) {
+        if (op === 'delete') throw new Invalid('deletes observed facts');
+        if (
+          typeof body === 'object' &&
+          body !== null &&
+          observedNames.some((name) => Object.hasOwn(body, name))
+        )
+          throw new Invalid('an observed variable');
+      }
       if (op !== undefined && op !== 'add' && op !== 'update' && op !== 'delete')
         throw new Invalid('bad op');
       const values = this.#readValues(
