@@ -23,6 +23,7 @@ import {
 } from '../parser.js';
 import { failure, type Result, success } from '../result.js';
 import { createSchema, type Schema } from '../schema-model.js';
+import { reportNoObservedState } from './observed-state.js';
 import { reportCycles, reportReachability } from './reachability.js';
 import {
   type NameScope,
@@ -259,6 +260,8 @@ export function checkWithDiagnostics(
   // the lexer could not read, such as an invalid regex, makes guards look total).
   if (!diagnostics.hasErrors && !syntaxErrors)
     reportReachability(rules, guards, contradictory, objectives, diagnostics);
+  // Advice on the schema the spec runs against, once the spec itself is right.
+  if (!diagnostics.hasErrors && !syntaxErrors) reportNoObservedState(rules, schema, diagnostics);
 
   const byObjective = new Map<string, CheckedRule[]>();
   for (const rule of rules) {

@@ -273,6 +273,14 @@ export const diagnosticCatalog = {
     message: 'Rule {rule} repeats rule {other}.',
   },
 
+  // Trust (checker)
+  'no-observed-state': {
+    severity: 'warning',
+    message:
+      "The schema marks no predicate or variable observed, so the agent can claim in its own updates every state this spec requires ('{name}' here, and the rest).",
+    hint: 'Mark the facts the app reports (availability, balances, result screens) with "observed": true in the schema; only observations can set them.',
+  },
+
   // Schemas
   'schema-invalid-json': {
     severity: 'error',
