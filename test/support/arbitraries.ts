@@ -225,7 +225,7 @@ const headArbitrary: fc.Arbitrary<HeadNode> = fc.oneof(
 
 /** One line of comment text as the lexer keeps it: trimmed, no line break. */
 export const commentArbitrary: fc.Arbitrary<string> = textArbitrary.map((text) =>
-  text.replace(/\n/g, ' ').trim(),
+  text.replace(/[\n\r]/g, ' ').trim(),
 );
 
 const confirmArbitrary: fc.Arbitrary<AnnotationNode> = fc
