@@ -26,6 +26,29 @@ describe('signatures', () => {
     );
   });
 
+  it('mark observed predicates and variables, but not tool results, which always are', () => {
+    const reserve: PredicateDeclaration = {
+      name: 'ReserveInfo',
+      kind: 'state',
+      description: 'Reservation details.',
+      critical: false,
+      keys: [],
+      variables: [
+        { name: 'time', type: { kind: 'time' } },
+        { name: 'available', type: { kind: 'boolean' }, observed: true },
+      ],
+    };
+    expect(renderSignature(reserve)).toBe(
+      'state ReserveInfo(time: time, available: boolean observed)\n  # Reservation details.',
+    );
+    expect(renderSignature({ ...reserve, variables: [], observed: true })).toBe(
+      'state ReserveInfo()  [observed]\n  # Reservation details.',
+    );
+    expect(
+      renderSignature({ ...reserve, variables: [], observed: true, resultOf: 'Reserve' }),
+    ).toBe('state ReserveInfo()  [last result of Reserve]');
+  });
+
   it('bound long text', () => {
     expect(oneLine('a'.repeat(300), 10)).toBe(`${'a'.repeat(9)}…`);
   });

@@ -58,7 +58,9 @@ function parameter(
 ): string {
   const optional = predicate.kind === 'action' && variable.required === false ? '?' : '';
   const key = predicate.keys.includes(variable.name) ? ' key' : '';
-  return `${variable.name}${optional}: ${promptType(variable.type, limits)}${key}`;
+  // Observed facts are reported by the app: the spec tests them, the agent cannot set them.
+  const observed = variable.observed === true ? ' observed' : '';
+  return `${variable.name}${optional}: ${promptType(variable.type, limits)}${key}${observed}`;
 }
 
 function flags(predicate: PredicateDeclaration): string {
@@ -66,6 +68,8 @@ function flags(predicate: PredicateDeclaration): string {
   if (predicate.critical) parts.push('critical');
   if (predicate.keys.length > 0) parts.push(`one instance per ${predicate.keys.join(', ')}`);
   if (predicate.resultOf !== undefined) parts.push(`last result of ${predicate.resultOf}`);
+  // A tool's result is observed by definition; saying so again would only cost tokens.
+  else if (predicate.observed === true) parts.push('observed');
   return parts.length > 0 ? `  [${parts.join('; ')}]` : '';
 }
 

@@ -34,6 +34,9 @@ describe('intentguard demo', () => {
     expect(stdout).toContain('↺ revise (soft) · soft-deviation');
     expect(stdout).toContain('↺ revise (hard) · premature-finish');
     expect(stdout).toContain('↺ revise (hard) · unplanned-critical');
+    // The agent cannot claim what the app reports (the slot's availability).
+    expect(stdout).toContain('↺ revise (hard) · invalid-proposal');
+    expect(stdout).toContain('ReserveInfo.available is observed');
     expect(stdout).toContain('✗ reject · guard-reject');
     expect(stdout).toContain('user approves');
   });

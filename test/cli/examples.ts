@@ -2,11 +2,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sharedPath } from '../support/shared.js';
 
-/** The worked examples of `../shared/examples`, with the schemas their specs name. */
+/**
+ * The project's worked examples (`examples/`), with the schemas their specs name. They
+ * are the shared test vectors with the facts the app reports marked observed (the
+ * engine's examples test replays both sets).
+ */
 
 export const sharedRoot = `${sharedPath('')}/`;
-export const examplesRoot = `${sharedRoot}examples/`;
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const examplesRoot = `${projectRoot}examples/`;
 
 /** The clock the examples are written for (examples/README.md). */
 export const fixedNow = '2025-03-14T12:00';
@@ -31,10 +35,7 @@ export const examples: readonly Example[] = [
   {
     name: 'clock',
     spec: `${examplesRoot}clock/spec.intent`,
-    schemaArgs: [
-      '--states',
-      `${sharedRoot}data/verisafe/predicates/com.google.android.deskclock.json`,
-    ],
+    schemaArgs: ['--states', `${examplesRoot}clock/states.json`],
     traces: [`${examplesRoot}clock/trace.jsonl`],
   },
   {
@@ -48,7 +49,7 @@ export const examples: readonly Example[] = [
   {
     name: 'todoist',
     spec: `${examplesRoot}todoist/spec.intent`,
-    schemaArgs: ['--tools', `${sharedRoot}data/toolemu/toolkits.json`],
+    schemaArgs: ['--tools', `${examplesRoot}todoist/toolkits.json`],
     traces: [`${examplesRoot}todoist/trace.jsonl`],
   },
 ];

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSession, type Verdict } from '../../src/engine/index.js';
 import { type Schema, unwrap } from '../../src/language/index.js';
@@ -6,20 +6,50 @@ import { loadStateSchema, loadToolSchema } from '../../src/schema/index.js';
 import { fixedNow, readShared, sharedRoot, specOf } from './fixtures.js';
 
 /**
- * Replays every worked example (shared/examples/*) at the clock the examples are
- * written for and checks each `expect` (FORMATS.md §3): a decision, or an object whose
- * given fields must match — `code` against the first, deciding reason.
+ * Replays every worked example at the clock the examples are written for and checks
+ * each `expect` (FORMATS.md §3): a decision, or an object whose given fields must
+ * match — `code` against the first, deciding reason. Two sets: the public test vectors
+ * (shared/examples/*, whose schemas mark nothing observed) and the project's own
+ * `examples/`, whose schemas mark the facts the app reports as observed, so that their
+ * traces observe what the agent cannot claim.
  */
 
-const schemas: Readonly<Record<string, () => Schema>> = {
-  restaurant: () => unwrap(loadStateSchema(readShared('examples/restaurant/states.json'))),
-  clock: () =>
-    unwrap(
-      loadStateSchema(readShared('data/verisafe/predicates/com.google.android.deskclock.json')),
-    ),
-  'bank-transfer': () => unwrap(loadToolSchema(readShared('examples/bank-transfer/tools.json'))),
-  todoist: () => unwrap(loadToolSchema(readShared('data/toolemu/toolkits.json'))),
-};
+interface ExampleSet {
+  readonly name: string;
+  readonly root: URL;
+  readonly schemas: Readonly<Record<string, () => Schema>>;
+}
+
+const projectRoot = new URL('../../', import.meta.url);
+const readProject = (path: string) => readFileSync(new URL(path, projectRoot), 'utf8');
+
+const sets: readonly ExampleSet[] = [
+  {
+    name: 'worked examples (shared test vectors)',
+    root: sharedRoot,
+    schemas: {
+      restaurant: () => unwrap(loadStateSchema(readShared('examples/restaurant/states.json'))),
+      clock: () =>
+        unwrap(
+          loadStateSchema(readShared('data/verisafe/predicates/com.google.android.deskclock.json')),
+        ),
+      'bank-transfer': () =>
+        unwrap(loadToolSchema(readShared('examples/bank-transfer/tools.json'))),
+      todoist: () => unwrap(loadToolSchema(readShared('data/toolemu/toolkits.json'))),
+    },
+  },
+  {
+    name: "the project's examples/",
+    root: projectRoot,
+    schemas: {
+      restaurant: () => unwrap(loadStateSchema(readProject('examples/restaurant/states.json'))),
+      clock: () => unwrap(loadStateSchema(readProject('examples/clock/states.json'))),
+      'bank-transfer': () =>
+        unwrap(loadToolSchema(readProject('examples/bank-transfer/tools.json'))),
+      todoist: () => unwrap(loadToolSchema(readProject('examples/todoist/toolkits.json'))),
+    },
+  },
+];
 
 type Expectation =
   | string
@@ -32,8 +62,8 @@ interface TraceEvent {
   readonly expect?: Expectation;
 }
 
-function readTrace(path: string): TraceEvent[] {
-  return readShared(path)
+function readTrace(root: URL, path: string): TraceEvent[] {
+  return readFileSync(new URL(path, root), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as TraceEvent);
@@ -52,18 +82,18 @@ function expected(expectation: Expectation): Record<string, string> {
   return typeof expectation === 'string' ? { decision: expectation } : { ...expectation };
 }
 
-const folders = readdirSync(new URL('examples/', sharedRoot), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name)
-  .sort();
+describe.each(sets)('$name', ({ root, schemas }) => {
+  const folders = readdirSync(new URL('examples/', root), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 
-describe('worked examples', () => {
   it('has a schema for every example folder', () => {
     expect(folders).toEqual(Object.keys(schemas).sort());
   });
 
   for (const folder of folders) {
-    const traces = readdirSync(new URL(`examples/${folder}/`, sharedRoot))
+    const traces = readdirSync(new URL(`examples/${folder}/`, root))
       .filter((name) => name.endsWith('.jsonl'))
       .sort();
 
@@ -71,16 +101,25 @@ describe('worked examples', () => {
       const load = schemas[folder];
       if (!load) throw new Error(`no schema for example ${folder}`);
       const schema = load();
-      const spec = specOf(readShared(`examples/${folder}/spec.intent`), schema);
+      const spec = specOf(
+        readFileSync(new URL(`examples/${folder}/spec.intent`, root), 'utf8'),
+        schema,
+      );
 
       it('has traces', () => {
         expect(traces.length).toBeGreaterThan(0);
       });
 
+      if (root === projectRoot) {
+        it('checks without warnings: its schema marks what the app reports as observed', () => {
+          expect(spec.warnings).toEqual([]);
+        });
+      }
+
       for (const trace of traces) {
         it(`replays ${trace}`, () => {
           const session = createSession(spec, { now: fixedNow });
-          const events = readTrace(`examples/${folder}/${trace}`);
+          const events = readTrace(root, `examples/${folder}/${trace}`);
           let checked = 0;
           events.forEach((event, index) => {
             const where = `${folder}/${trace}:${index + 1}`;
@@ -113,7 +152,7 @@ describe('worked examples', () => {
         const replay = () =>
           traces.map((trace) => {
             const session = createSession(spec, { now: fixedNow });
-            return readTrace(`examples/${folder}/${trace}`).map((event) => {
+            return readTrace(root, `examples/${folder}/${trace}`).map((event) => {
               if (event.propose !== undefined) return session.propose(event.propose);
               if (event.observe !== undefined) return session.observe(event.observe);
               return session.resolve(event.resolve?.approved === true);

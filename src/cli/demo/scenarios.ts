@@ -32,11 +32,13 @@ const restaurantStates = {
     variables: [
       { name: 'date', type: 'Date' },
       { name: 'time', type: 'Time' },
-      { name: 'available', type: 'Boolean' },
+      // The app reports availability and the outcome; the agent cannot claim them.
+      { name: 'available', type: 'Boolean', observed: true },
     ],
   },
   ReserveResult: {
     description: 'The outcome shown after a reservation request.',
+    observed: true,
     variables: [{ name: 'success', type: 'Boolean' }],
   },
 };
@@ -98,6 +100,11 @@ R3: RestaurantInfo(name = "R") & ReserveInfo(date = today, time < 19:00, availab
         kind: 'propose',
         actor: 'agent picks 18:00 instead',
         proposal: { updates: { ReserveInfo: { date: '2025-03-14', time: '18:00' } } },
+      },
+      {
+        kind: 'propose',
+        actor: 'agent claims the slot is available and taps Reserve',
+        proposal: { objective: 'Reserve', updates: { ReserveInfo: { available: true } } },
       },
       {
         kind: 'observe',

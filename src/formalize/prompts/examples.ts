@@ -70,11 +70,14 @@ export const workedExamples: readonly WorkedExample[] = [
       state('ReserveInfo', 'Reservation details selected on the booking screen.', [
         variable('date', { kind: 'date' }),
         variable('time', { kind: 'time' }),
-        variable('available', boolean),
+        { ...variable('available', boolean), observed: true },
       ]),
-      state('ReserveResult', 'The outcome shown after a reservation request.', [
-        variable('success', boolean),
-      ]),
+      {
+        ...state('ReserveResult', 'The outcome shown after a reservation request.', [
+          variable('success', boolean),
+        ]),
+        observed: true,
+      },
     ]),
     spec: [
       'RestaurantInfo(name = "R") & ReserveInfo(date = today, time < 19:00, available = true) -> Reserve',
@@ -90,7 +93,7 @@ export const workedExamples: readonly WorkedExample[] = [
         variable('page', { kind: 'enum', values: ['Home', 'Following', 'Answers'] }),
       ]),
       state('PostInfo', 'The post in focus.', [
-        variable('title', text),
+        { ...variable('title', text), observed: true },
         variable('upvoted', boolean),
       ]),
     ]),

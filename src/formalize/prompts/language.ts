@@ -26,7 +26,8 @@ A spec is a list of rules \`body -> head\`, one per line, plus optional guards.
 
 # What a spec means
 - State predicates hold what the app shows or what a tool returned (\`ToolResult\` holds the last result of
-  \`Tool\`). A constraint on a value that was never observed is false.
+  \`Tool\`). A constraint on a value that was never observed is false. Predicates and variables marked
+  \`observed\` are reported by the app (availability, balances, outcomes), never set by the agent.
 - Action predicates are the actions the agent proposes (tool calls with their arguments). A rule body has
   at most one action pattern.
 - An objective is achieved only when the agent performs an action for it while the rule's body holds;

@@ -42,7 +42,10 @@ describe('worked examples', () => {
 
   it('render each example with its schema signatures', () => {
     const text = renderExamples();
-    expect(text).toContain('state ReserveInfo(date: date, time: time, available: boolean)');
+    expect(text).toContain(
+      'state ReserveInfo(date: date, time: time, available: boolean observed)',
+    );
+    expect(text).toContain('state ReserveResult(success: boolean)  [observed]');
     expect(text).toContain('action BankTransfer(to: text, amount: number)  [critical]');
     expect(text).toContain('state CurrentPage(page: enum[Home, Following, Answers])');
   });
