@@ -52,13 +52,13 @@ export function check(
   schema: Schema,
   options: CheckOptions = {},
 ): Result<Spec> {
-  const { spec, diagnostics } = checkWithDiagnostics(parsed, schema, options);
   const misuse = firstProblem(
     parsedSpecProblem(parsed),
     schemaProblem(schema),
     parseOptionsProblem(options),
   );
   if (misuse) return failure([argumentDiagnostic('check', misuse)]);
+  const { spec, diagnostics } = checkWithDiagnostics(parsed, schema, options);
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error')
     ? failure(diagnostics)
     : success(spec, diagnostics);
@@ -76,13 +76,13 @@ export function checkSpec(
   schema: Schema,
   options: CheckOptions = {},
 ): Result<Spec> {
-  const parsed = parseWithDiagnostics(source, options);
   const misuse = firstProblem(
     sourceProblem(source),
     schemaProblem(schema),
     parseOptionsProblem(options),
   );
   if (misuse) return failure([argumentDiagnostic('checkSpec', misuse)]);
+  const parsed = parseWithDiagnostics(source, options);
   const checked = checkWithDiagnostics(parsed.value, schema, options, parsed.diagnostics);
   const diagnostics = sortDiagnostics([...parsed.diagnostics, ...checked.diagnostics]);
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error')
@@ -109,9 +109,8 @@ export function checkWithDiagnostics(
   parsed: ParsedSpec,
   schema: Schema,
   options: CheckOptions = {},
-): { readonly spec: Spec; readonly diagnostics: readonly Diagnostic[] } {
   parseDiagnostics: readonly Diagnostic[] = [],
-  const limits = resolveLimits(options.limits);
+): { readonly spec: Spec; readonly diagnostics: readonly Diagnostic[] } {
   const misuse = firstProblem(
     parsedSpecProblem(parsed),
     schemaProblem(schema),
@@ -119,6 +118,7 @@ export function checkWithDiagnostics(
   );
   if (misuse) return invalidCheck(misuse, schema);
   const syntaxErrors = hasErrors(parseDiagnostics);
+  const limits = resolveLimits(options.limits);
   const diagnostics = new DiagnosticBag(limits.maxDiagnostics);
   const { ast } = parsed;
   const ruleNodes = ast.items.filter((item): item is RuleNode => item.kind === 'rule');
@@ -291,9 +291,6 @@ export function checkWithDiagnostics(
   };
 }
 
-function mergeSingleInstancePatterns(states: readonly CheckedPattern[]): CheckedPattern[] {
-  const groups = new Map<string, CheckedPattern[]>();
-  for (const pattern of states) {
 /** What `checkWithDiagnostics` answers to a bad argument: an empty spec and the diagnostic. */
 function invalidCheck(
   misuse: ArgumentProblem,
@@ -317,6 +314,9 @@ function invalidCheck(
   };
 }
 
+function mergeSingleInstancePatterns(states: readonly CheckedPattern[]): CheckedPattern[] {
+  const groups = new Map<string, CheckedPattern[]>();
+  for (const pattern of states) {
     if (pattern.predicate.keys.length > 0) continue;
     const list = groups.get(pattern.predicate.name) ?? [];
     list.push(pattern);
