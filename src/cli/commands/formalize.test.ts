@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examplesRoot } from '../../../test/cli/examples.js';
 import { run } from '../../../test/cli/run.js';
 import {
   type FakeLlmServer,
@@ -29,7 +30,9 @@ afterEach(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-const states = `${sharedRoot}examples/restaurant/states.json`;
+// The project's restaurant example marks what the app reports as observed, so checking
+// a spec against it gives no no-observed-state warning on stderr.
+const states = `${examplesRoot}restaurant/states.json`;
 const toolkits = `${sharedRoot}data/toolemu/toolkits.json`;
 const canonical = restaurantSpec.replace(/^R\d: /gm, (label) => label);
 const model = () => ['--model', 'openai:gpt-4o', '--base-url', server.url, '--max-retries', '0'];
