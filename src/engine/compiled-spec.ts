@@ -8,13 +8,18 @@ import type {
   Spec,
   VariableDeclaration,
 } from '../language/index.js';
-import { type Literal, performanceLimit } from '../language/index.js';
+import { type Literal, operatorPolarity, performanceLimit } from '../language/index.js';
 import {
   type ConstraintTest,
   compileConstraintTest,
   type SimilaritySettings,
   scalarKey,
 } from './constraint-test.js';
+import { compileGuardTest } from './guard-constraint-test.js';
+import type { Value } from './values.js';
+
+/** The value of an absent list argument, shared: values are never mutated. */
+const noElements: Value = Object.freeze([]);
 
 /**
  * A spec prepared for fast evaluation: variables addressed by index, constraint
@@ -36,6 +41,13 @@ export interface CompiledConstraint {
   readonly source: CheckedPattern['constraints'][number];
   readonly variable: number;
   readonly test: ConstraintTest;
+  /**
+   * What an absent argument stands for: the empty list for a list argument of an action
+   * (LANGUAGE.md §5.1); undefined otherwise (unobserved).
+   */
+  readonly absent: Value | undefined;
+  /** Whether the constraint holds on an unobserved value: a negative one in a guard on an action. */
+  readonly holdsWhenAbsent: boolean;
 }
 
 export interface CompiledPattern {
@@ -133,13 +145,17 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
       predicatesBySourceName.set(declaration.sourceName, compiled);
   }
 
+  // Guards err toward firing (LANGUAGE.md §5.1): their text constraints match broadly,
+  // and on an action a negative one holds on an argument that is not given.
   const compilePattern = (
     pattern: CheckedPattern,
     rule: CompiledRule | undefined,
+    guard = false,
   ): CompiledPattern => {
     const predicate = predicates.get(pattern.predicate.name);
     if (!predicate)
       throw new Error(`internal: predicate ${pattern.predicate.name} is not in the schema`);
+    const isAction = predicate.declaration.kind === 'action';
     return {
       source: pattern,
       predicate,
@@ -147,7 +163,11 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
       constraints: pattern.constraints.map((constraint) => ({
         source: constraint,
         variable: predicate.variableIndex.get(constraint.variable.name) ?? -1,
-        test: compileConstraintTest(constraint, settings),
+        test: guard
+          ? compileGuardTest(constraint, settings)
+          : compileConstraintTest(constraint, settings),
+        absent: isAction && constraint.variable.type.kind === 'list' ? noElements : undefined,
+        holdsWhenAbsent: guard && isAction && operatorPolarity[constraint.operator].negated,
       })),
     };
   };
@@ -203,7 +223,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
   for (const guard of spec.guards) {
     push(guardsByPredicate, guard.pattern.predicate.name, {
       source: guard,
-      pattern: compilePattern(guard.pattern, undefined),
+      pattern: compilePattern(guard.pattern, undefined, true),
     });
   }
 

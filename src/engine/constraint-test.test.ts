@@ -59,24 +59,65 @@ describe('text', () => {
     ['t = "Hello World"', 'Hello World!', false],
     ['t != "Hello World"', 'hello world', false],
     ['t != "Hello World"', 'Hello Wor', true],
-    ['t ~ "Pizza Hut"', 'pizza hut downtown', true],
+    ['t = "Straße"', 'STRASSE', true],
+    ['t = "Mallory"', 'Mal\u200blory\u0000', true],
+    ['t = "Alice"', '\u0410lice', false],
+    ['t = "Mallory"', 'Mallory, Alice', false],
+    ['t ~ "Pizza Hut"', 'Piza Hut', true],
+    ['t ~ "Pizza Hut"', 'pizza hut downtown', false],
     ['t ~ "Pizza Hut"', 'Burger King', false],
-    ['t !~ "Pizza Hut"', 'pizza hut downtown', false],
+    ['t !~ "Pizza Hut"', 'pizza hut downtown', true],
     ['t !~ "Pizza Hut"', 'Burger King', true],
+    ['t ~ "Alice"', 'Mallory alice', false],
     ['t in ["Alice", "Bob"]', 'bob', true],
     ['t in ["Alice", "Bob"]', 'Carol', false],
     ['t not in ["Alice", "Bob"]', 'ALICE', false],
     ['t not in ["Alice", "Bob"]', 'Carol', true],
     ['t contains "Test"', 'My Test task', true],
-    ['t contains "Test"', 'my test task', false],
-    ['t not contains "Test"', 'my test task', true],
+    ['t contains "Test"', 'my TEST task', true],
+    ['t contains "password"', 'pass\u200bword', true],
+    ['t contains "@evil.com"', 'x@ｅｖｉｌ.COM', true],
+    ['t contains " rm "', 'ls; rm -rf /', true],
+    ['t contains " rm "', 'format c:', false],
+    ['t contains "password"', 'p\u0430ssword', false],
+    ['t not contains "Test"', 'my test task', false],
+    ['t not contains "Test"', 'my task', true],
     ['t not contains "Test"', 'Tests', false],
     ['t matches /^t\\d+$/i', 'T12', true],
     ['t matches /^t\\d+$/i', 'x12', false],
     ['t not matches /^t\\d+$/i', 'T12', false],
     ['t not matches /^t\\d+$/i', 'task', true],
     ['t matches /^a.c$/s', 'a\nc', true],
+    ['t matches /^Alice$/', 'ALICE', true],
+    ['t matches /@external\\.com$/', 'bob@External.Com ', true],
+    ['t matches /@external\\.com$/', 'bob@external.com\n', true],
+    ['t matches /@external\\.com$/', 'Bob <bob@external.com>', false],
+    ['t matches /^\\u00e9t\\u{E9}$/', 'ÉTÉ', true],
   ]);
+
+  it('runs a catastrophic regex in linear time', () => {
+    const test = compileConstraintTest(constraintOf('t matches /(a+)+$/'), settings);
+    const value = parseValue(`${'a'.repeat(99_999)}!`, { kind: 'text' }, clock);
+    if (!value.ok) throw new Error(value.problem);
+    const started = performance.now();
+    expect(test(value.value, clock)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['undefined', undefined],
+    ['-1', -1],
+    ['a string', 'high'],
+  ])('throws when the similarity function returns %s', (_, result) => {
+    const similarity = () => result as unknown as number;
+    const value = parseValue('Mallory', { kind: 'text' }, clock);
+    if (!value.ok) throw new Error(value.problem);
+    for (const text of ['t ~ "Mallory"', 't !~ "Mallory"']) {
+      const test = compileConstraintTest(constraintOf(text), { similarity, threshold: 0.75 });
+      expect(() => test(value.value, clock)).toThrow(/must return a number in \[0, 1\]/);
+    }
+  });
 
   it('does not let a regex carry state between tests', () => {
     const test = compileConstraintTest(constraintOf('t matches /a/i'), settings);

@@ -7,8 +7,9 @@ import {
   normalizeText,
   operatorPolarity,
 } from '../language/index.js';
+import { normalizeNeedle } from '../language/text.js';
 import type { SessionClock } from './clock.js';
-import type { SimilarityFunction } from './similarity.js';
+import { type SimilarityFunction, similarityOf } from './similarity.js';
 import { isTextValue, type ScalarValue, type Value } from './values.js';
 
 /** A compiled constraint test: called only with an observed value (unobserved is always false). */
@@ -125,19 +126,23 @@ function positiveTest(constraint: CheckedConstraint, settings: SimilaritySetting
         const test = equalsTest(literal);
         return (value, clock) => Array.isArray(value) && value.some((item) => test(item, clock));
       }
-      const needle = literal.kind === 'text' ? literal.value : '';
-      return (value) => isTextValue(value) && value.raw.includes(needle);
+      // Both sides normalized (LANGUAGE.md §5.1): `x@EVIL.com` contains "@evil.com".
+      const needle = literal.kind === 'text' ? normalizeNeedle(literal.value) : '';
+      return (value) => isTextValue(value) && value.key.includes(needle);
     }
     case 'matches': {
-      const regex = literal.kind === 'regex' ? literal.regex : /$^/;
-      const test = (item: ScalarValue) => isTextValue(item) && regex.test(item.raw);
+      // On the normalized text, by the linear-time engine the checker compiled it for.
+      const regex = literal.kind === 'regex' ? literal.regex : undefined;
+      const test = (item: ScalarValue) =>
+        regex !== undefined && isTextValue(item) && regex.test(item.key);
       if (isList) return (value) => Array.isArray(value) && value.some(test);
       return (value) => test(value as ScalarValue);
     }
     case '~': {
       const target = literal.kind === 'text' ? literal.value : '';
       const test = (item: ScalarValue) =>
-        isTextValue(item) && settings.similarity(item.raw, target) >= settings.threshold;
+        isTextValue(item) &&
+        similarityOf(settings.similarity, item.raw, target) >= settings.threshold;
       if (isList) return (value) => Array.isArray(value) && value.some(test);
       return (value) => test(value as ScalarValue);
     }

@@ -47,8 +47,11 @@ function instanceSatisfies(
   clock: SessionClock,
 ): boolean {
   for (const constraint of constraints) {
-    const value = instance[constraint.variable];
-    if (value === undefined || !constraint.test(value, clock)) return false;
+    const value = instance[constraint.variable] ?? constraint.absent;
+    if (value === undefined) {
+      // Unobserved: false, except a guard's negative constraint on an action (§5.1).
+      if (!constraint.holdsWhenAbsent) return false;
+    } else if (!constraint.test(value, clock)) return false;
   }
   return true;
 }
@@ -118,7 +121,8 @@ function unmetInInstance(
 ): UnmetCondition[] {
   const unmet: UnmetCondition[] = [];
   for (const constraint of pattern.constraints) {
-    const value = instance?.[constraint.variable];
+    const value =
+      instance === undefined ? undefined : (instance[constraint.variable] ?? constraint.absent);
     if (value === undefined || !constraint.test(value, clock)) {
       unmet.push({ kind: 'constraint', pattern, constraint, actual: value });
     }

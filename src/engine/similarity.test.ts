@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defaultSimilarityThreshold, lexicalSimilarity } from './similarity.js';
+import {
+  defaultSimilarityThreshold,
+  InvalidSimilarityError,
+  lexicalSimilarity,
+  similarityOf,
+} from './similarity.js';
 
 const similar = (left: string, right: string) =>
   lexicalSimilarity(left, right) >= defaultSimilarityThreshold;
@@ -19,10 +24,11 @@ describe('lexicalSimilarity', () => {
   });
 
   it.each([
-    ['Pizza Hut', 'pizza hut downtown'],
-    ['Meeting with Bob', 'meeting with bob tomorrow'],
     ['colour', 'color'],
     ['Jonathan Smith', 'Jonathon Smith'],
+    ['Alcie', 'Alice'],
+    ['Smith Alice', 'Alice Smith'],
+    ['Crème brûlée', 'creme brulee'],
   ])('judges %j similar to %j at the default threshold', (left, right) => {
     expect(similar(left, right)).toBe(true);
   });
@@ -32,15 +38,37 @@ describe('lexicalSimilarity', () => {
     ['Alice', 'Bob'],
     ['delete all tasks', 'send an email'],
     ['Alice Smith', 'Bob Smith'],
+    ['Alicia', 'Alice'],
   ])('judges %j not similar to %j', (left, right) => {
     expect(similar(left, right)).toBe(false);
   });
 
-  it('scores a text whose words all occur in the other at 0.9 (word coverage)', () => {
-    expect(lexicalSimilarity('transfer', 'transfer money to a stranger abroad now')).toBeCloseTo(
-      0.9,
-    );
-    expect(lexicalSimilarity('Alice Smith', 'Bob Smith')).toBeLessThan(defaultSimilarityThreshold);
+  it.each([
+    ['Mallory alice', 'Alice'],
+    ['Alice Mallory', 'Alice'],
+    ['send to Mallory instead of alice', 'Alice'],
+    [`${'x'.repeat(100)} alice`, 'Alice'],
+    ['Pizza Hut', 'pizza hut downtown'],
+    ['Meeting with Bob', 'meeting with bob tomorrow'],
+    ['transfer', 'transfer money to a stranger abroad now'],
+  ])('lowers the score for extra words: %j is not similar to %j', (left, right) => {
+    expect(similar(left, right)).toBe(false);
+    expect(similar(right, left)).toBe(false);
+  });
+
+  it('scores fewer extra words higher, never reaching a shared word alone', () => {
+    const one = lexicalSimilarity('Alice Mallory', 'Alice');
+    const two = lexicalSimilarity('Alice Mallory Eve', 'Alice');
+    expect(two).toBeLessThan(one);
+    expect(one).toBeLessThan(defaultSimilarityThreshold);
+  });
+
+  it('compares long texts in linear time', () => {
+    const long = `${'lorem ipsum '.repeat(20_000)}alice`;
+    const started = performance.now();
+    expect(lexicalSimilarity(long, `${long} bob`)).toBeGreaterThan(0.99);
+    expect(lexicalSimilarity(long, 'Alice')).toBeLessThan(0.01);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('is deterministic, symmetric and within [0, 1]', () => {
@@ -80,5 +108,29 @@ describe('lexicalSimilarity', () => {
 
   it('uses 0.75 as the default threshold', () => {
     expect(defaultSimilarityThreshold).toBe(0.75);
+  });
+});
+
+describe('similarityOf', () => {
+  it('passes a number in [0, 1] through', () => {
+    expect(similarityOf(() => 0, 'a', 'b')).toBe(0);
+    expect(similarityOf(() => 0.5, 'a', 'b')).toBe(0.5);
+    expect(similarityOf(() => 1, 'a', 'b')).toBe(1);
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['undefined', undefined],
+    ['null', null],
+    ['-1', -1],
+    ['2', 2],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a string', '0.9'],
+  ])('throws a clear error for %s', (_, result) => {
+    const similarity = () => result as unknown as number;
+    expect(() => similarityOf(similarity, 'Mallory', 'Mallory')).toThrow(InvalidSimilarityError);
+    expect(() => similarityOf(similarity, 'Mallory', 'Mallory')).toThrow(
+      /must return a number in \[0, 1\]/,
+    );
   });
 });

@@ -11,6 +11,37 @@ export type SimilarityFunction = (left: string, right: string) => number;
 /** The default threshold at or above which two texts are similar. */
 export const defaultSimilarityThreshold = 0.75;
 
+/**
+ * A similarity function answered something other than a number in [0, 1]. A guard
+ * that compares by `~` must not silently stop firing because an embedding cache
+ * missed (`undefined`) or a cosine came out `NaN`: the check fails closed instead.
+ */
+export class InvalidSimilarityError extends Error {
+  override readonly name = 'InvalidSimilarityError';
+
+  static isInstance(error: unknown): error is InvalidSimilarityError {
+    return error instanceof Error && error.name === 'InvalidSimilarityError';
+  }
+}
+
+function describeResult(result: unknown): string {
+  if (typeof result === 'string') return `the string ${JSON.stringify(result.slice(0, 40))}`;
+  if (typeof result === 'object' && result !== null) return 'an object';
+  return String(result);
+}
+
+/** Calls the similarity function and insists on a number in [0, 1] (LANGUAGE.md §5.1). */
+export function similarityOf(similarity: SimilarityFunction, left: string, right: string): number {
+  const result: unknown = similarity(left, right);
+  if (typeof result === 'number' && result >= 0 && result <= 1) return result;
+  throw new InvalidSimilarityError(
+    `The similarity function returned ${describeResult(result)} for ${JSON.stringify(right.slice(0, 40))}; it must return a number in [0, 1].`,
+  );
+}
+
+/** Texts at most this long are compared by edit distance; longer ones by bigrams. */
+const editDistanceLength = 256;
+
 function bigrams(text: string): Map<string, number> {
   const padded = ` ${text} `;
   const counts = new Map<string, number>();
@@ -21,16 +52,8 @@ function bigrams(text: string): Map<string, number> {
   return counts;
 }
 
-/**
- * Sørensen–Dice over character bigrams of the normalised texts, or the share of the
- * shorter text's words found in the longer one when that is higher — so that
- * "Pizza Hut" is similar to "pizza hut downtown" and "cafe" to "café".
- */
-export const lexicalSimilarity: SimilarityFunction = (left, right) => {
-  const a = normalizeText(left).normalize('NFD').replace(/\p{M}/gu, '');
-  const b = normalizeText(right).normalize('NFD').replace(/\p{M}/gu, '');
-  if (a === b) return 1;
-  if (a.length === 0 || b.length === 0) return 0;
+/** Sørensen–Dice over character bigrams: linear, for long texts. */
+function dice(a: string, b: string): number {
   const gramsA = bigrams(a);
   const gramsB = bigrams(b);
   let shared = 0;
@@ -41,13 +64,63 @@ export const lexicalSimilarity: SimilarityFunction = (left, right) => {
     totalB += count;
     shared += Math.min(count, gramsA.get(gram) ?? 0);
   }
-  const dice = (2 * shared) / (totalA + totalB);
-  // Distinct words on both sides, so that the measure is symmetric: sim(a, b) = sim(b, a).
-  const wordsA = new Set(a.split(' '));
-  const wordsB = new Set(b.split(' '));
-  const [shorter, longer] = wordsA.size <= wordsB.size ? [wordsA, wordsB] : [wordsB, wordsA];
-  let found = 0;
-  for (const word of shorter) if (longer.has(word)) found++;
-  const covered = found / shorter.size;
-  return Math.max(dice, covered * 0.9);
+  return (2 * shared) / (totalA + totalB);
+}
+
+/**
+ * Optimal string alignment distance (Levenshtein with adjacent transpositions) over
+ * code points, in three rows.
+ */
+function editDistance(a: readonly string[], b: readonly string[]): number {
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  let current = new Array<number>(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, (before[j - 2] ?? 0) + 1);
+      }
+      current[j] = best;
+    }
+    [before, previous, current] = [previous, current, before];
+  }
+  return previous[b.length] ?? 0;
+}
+
+function editSimilarity(a: string, b: string): number {
+  const left = [...a];
+  const right = [...b];
+  return 1 - editDistance(left, right) / Math.max(left.length, right.length);
+}
+
+const sortedWords = (text: string): string => text.split(' ').sort().join(' ');
+
+function comparable(text: string): string {
+  return normalizeText(text).normalize('NFD').replace(/\p{M}/gu, '');
+}
+
+/**
+ * A symmetric lexical similarity of the normalized texts, accents ignored: one minus
+ * the edit distance (with transpositions) over the longer length, also tried with the
+ * words in sorted order ("Smith Alice" is "Alice Smith"); Sørensen–Dice over bigrams
+ * for texts longer than 256 characters. Every extra word on either side lowers the
+ * score — "Mallory alice" is not similar to "Alice" — and typos cost one edit each:
+ * "colour" ≈ "color", "Jonathan Smith" ≈ "Jonathon Smith", "cafe" = "café".
+ */
+export const lexicalSimilarity: SimilarityFunction = (left, right) => {
+  const a = comparable(left);
+  const b = comparable(right);
+  if (a === b) return 1;
+  if (a.length === 0 || b.length === 0) return 0;
+  if (a.length > editDistanceLength || b.length > editDistanceLength) return dice(a, b);
+  const direct = editSimilarity(a, b);
+  if (!a.includes(' ') && !b.includes(' ')) return direct;
+  return Math.max(direct, editSimilarity(sortedWords(a), sortedWords(b)));
 };

@@ -8,7 +8,17 @@ import {
   parseTime,
   type VariableType,
 } from '../language/index.js';
+import { textParts } from '../language/text.js';
+import { confusableSkeletons } from '../language/unicode/skeleton.js';
 import { type SessionClock, wallClock } from './clock.js';
+
+/** A text's confusable skeletons (see language/unicode/skeleton.ts), whole and in parts. */
+export interface TextSkeletons {
+  readonly cased: string;
+  readonly folded: string;
+  readonly casedParts: readonly string[];
+  readonly foldedParts: readonly string[];
+}
 
 /**
  * Runtime values of state variables and action arguments, one representation per
@@ -17,28 +27,45 @@ import { type SessionClock, wallClock } from './clock.js';
  * once when it enters the session, and arrays for lists.
  */
 export class TextValue {
+  #parts: readonly string[] | undefined;
+  #skeletons: TextSkeletons | undefined;
+
   constructor(
     readonly raw: string,
-    /** `normalizeText(raw)`: what `=` compares. */
+    /** `normalizeText(raw)`: what every text operator sees. */
     readonly key: string,
   ) {}
+
+  /**
+   * The parts of the normalized text a tool might read as separate values (`textParts`):
+   * guards test them too. Computed on first use and kept; rules never ask.
+   */
+  get parts(): readonly string[] {
+    this.#parts ??= textParts(this.key);
+    return this.#parts;
+  }
+
+  /** The confusable skeletons of the text and of its parts, for guards (computed once). */
+  get skeletons(): TextSkeletons {
+    if (this.#skeletons === undefined) {
+      const { cased, folded } = confusableSkeletons(this.raw);
+      this.#skeletons = {
+        cased,
+        folded,
+        casedParts: textParts(cased),
+        foldedParts: textParts(folded),
+      };
+    }
+    return this.#skeletons;
+  }
 }
 
 export type ScalarValue = number | boolean | string | TextValue;
 export type Value = ScalarValue | readonly ScalarValue[];
 
 export function textValue(raw: string): TextValue {
-  return new TextValue(raw, fastNormalize(raw));
-}
-
-/** ASCII text that needs no Unicode normalisation skips NFKC, which is the costly part. */
-function fastNormalize(raw: string): string {
-  // Printable ASCII with no space at either end and none doubled only needs lowering.
-  if (/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(raw) && !raw.includes('  ')) {
-    return raw.toLowerCase();
-  }
-  if (/^[\x20-\x7e]*$/.test(raw)) return raw.toLowerCase().trim().replace(/\s+/g, ' ');
-  return normalizeText(raw);
+  // normalizeText has its own fast path for plain ASCII, the common case.
+  return new TextValue(raw, normalizeText(raw));
 }
 
 export function isTextValue(value: unknown): value is TextValue {

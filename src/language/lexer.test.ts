@@ -391,16 +391,46 @@ describe('regular expressions', () => {
     expect(diagnostics[0]?.data).toMatchObject({ reason });
   });
 
-  it('reports a pattern that JavaScript cannot compile, naming the pattern once', () => {
+  it('reports a pattern that RE2 cannot compile, naming the pattern once', () => {
     const { diagnostics } = lexText('x matches /(a/');
     expect(spots(diagnostics)).toEqual(['invalid-regex 1:11-1:15']);
-    expect(diagnostics[0]?.message).toBe('Invalid regular expression /(a/: Unterminated group');
+    expect(diagnostics[0]?.message).toBe('Invalid regular expression /(a/: missing closing )');
+    expect(diagnostics[0]?.hint).toMatch(/RE2 syntax/);
+  });
+
+  it.each([
+    ['(a)\\1', "a backreference '\\1'"],
+    ['(?<n>a)\\k<n>', "a backreference '\\k'"],
+    ['a(?=b)', "lookahead '(?='"],
+    ['a(?!b)', "lookahead '(?!'"],
+    ['(?<=a)b', "lookbehind '(?<='"],
+    ['(?<!a)b', "lookbehind '(?<!'"],
+    ['(?>a)', "an atomic group '(?>'"],
+    ['a++', "a possessive quantifier '++'"],
+  ])('refuses /%s/, which needs backtracking, where it is written', (pattern, construct) => {
+    const source = `x matches /${pattern}/`;
+    const { diagnostics } = lexText(source);
+    expect(spots(diagnostics)).toEqual([`invalid-regex 1:11-1:${source.length + 1}`]);
+    expect(diagnostics[0]?.data).toMatchObject({
+      reason: `${construct} is not supported (it needs backtracking)`,
+    });
+    expect(diagnostics[0]?.hint).toMatch(/linear time/);
+  });
+
+  it('accepts nested quantifiers: the engine runs them in linear time', () => {
+    expect(lexText('x matches /(a+)+$/').diagnostics).toEqual([]);
+    expect(lexText('x matches /^(\\w+\\s?)*$/').diagnostics).toEqual([]);
+  });
+
+  it('accepts JavaScript unicode escapes and named groups', () => {
+    expect(regexProblem('\\u00e9|\\u{1F600}', '')).toBeUndefined();
+    expect(regexProblem('(?<user>[a-z]+)@x\\.com', '')).toBeUndefined();
   });
 
   it('writes invisible characters of an invalid pattern as escapes in the message', () => {
     const { diagnostics } = lexText('x matches /\u202e(/');
     expect(diagnostics[0]?.message).toBe(
-      'Invalid regular expression /\\u{202E}(/: Unterminated group',
+      'Invalid regular expression /\\u{202E}(/: missing closing )',
     );
   });
 
@@ -435,7 +465,8 @@ describe('regular expressions', () => {
   it('explains regex problems', () => {
     expect(regexProblem('a+', 'ims')).toBeUndefined();
     expect(regexProblem('a', 'x')).toBe("the flag 'x' is not allowed (use i, m, s or u)");
-    expect(regexProblem('[', '')).toBe('Unterminated character class');
+    expect(regexProblem('[', '')).toBe('missing closing ]');
+    expect(regexProblem('a{2,1}', '')).toBe("invalid repeat count: '{2,1}'");
   });
 });
 

@@ -1,5 +1,6 @@
 import type { DiagnosticBag } from './diagnostics/diagnostic.js';
 import type { Limits } from './limits.js';
+import { compileRegex } from './regex.js';
 import type { LineIndex } from './source-range.js';
 import type { Comment, SymbolText, Token } from './tokens.js';
 
@@ -62,8 +63,6 @@ const simpleEscapes: Readonly<Record<string, string>> = {
   n: '\n',
   t: '\t',
 };
-
-const allowedRegexFlags = new Set(['i', 'm', 's', 'u']);
 
 function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
@@ -536,12 +535,13 @@ export function startLexer(
         limit: limits.maxStringLength,
       });
     } else {
-      const reason = regexProblem(pattern, flags);
-      if (reason !== undefined) {
+      const compiled = compileRegex(pattern, flags);
+      if (!compiled.ok) {
         diagnostics.report('invalid-regex', range(from, flagsEnd), {
           pattern: printableText(pattern),
           flags: printableText(flags),
-          reason,
+          reason: printableText(compiled.reason),
+          hint: compiled.hint,
         });
       }
     }
@@ -550,22 +550,11 @@ export function startLexer(
   }
 }
 
-/** Why a regex cannot be used, or undefined. `g` and `y` make `test` stateful, so they are refused. */
+/**
+ * Why a regex cannot be used, or undefined: a flag other than `i m s u`, or a pattern
+ * the linear-time engine cannot run (see regex.ts).
+ */
 export function regexProblem(pattern: string, flags: string): string | undefined {
-  for (const flag of flags) {
-    if (!allowedRegexFlags.has(flag)) return `the flag '${flag}' is not allowed (use i, m, s or u)`;
-  }
-  if (new Set(flags).size !== flags.length) return 'a flag is repeated';
-  try {
-    new RegExp(pattern, flags);
-    return undefined;
-  } catch (error) {
-    // V8 says `Invalid regular expression: /pattern/flags: reason`; the diagnostic shows
-    // the pattern itself, so only the reason is kept.
-    const prefix = `Invalid regular expression: /${pattern}/${flags}: `;
-    if (!(error instanceof Error)) return 'invalid';
-    return error.message.startsWith(prefix)
-      ? error.message.slice(prefix.length)
-      : error.message.replace(/^Invalid regular expression: /, '');
-  }
+  const compiled = compileRegex(pattern, flags);
+  return compiled.ok ? undefined : compiled.reason;
 }

@@ -1,8 +1,104 @@
+import { caseFold } from 'unicode-case-folding';
+
 /**
- * Text equality in the language is exact up to presentation: Unicode compatibility
- * forms, case, surrounding and repeated whitespace (LANGUAGE.md §5.1). It is never
- * fuzzy — "Hello Wor" is not "Hello World"; `~` is the fuzzy operator.
+ * Printable ASCII with no space at either end and none doubled: NFKC leaves it as it
+ * is and case folding is lowering, so it skips the Unicode work (the common case).
+ */
+const plainAscii = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+const printableAscii = /^[\x20-\x7e]*$/;
+
+/**
+ * What an agent can slip into text without changing how it looks: default-ignorable
+ * code points (zero-width characters, joiners, soft hyphen, variation selectors, tag
+ * characters, bidi controls, the BOM, Hangul fillers) and control characters. The
+ * controls that separate words (tab, line breaks, NEL) become a space; the rest go.
+ */
+const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu;
+const separatingControl = /[\t\n\v\f\r\x85]/;
+
+function dropInvisible(text: string): string {
+  return text.replace(invisible, (character) => (separatingControl.test(character) ? ' ' : ''));
+}
+
+/**
+ * Unicode NFKC_Casefold without the whitespace step: invisible characters removed,
+ * compatibility forms folded (fullwidth, ligatures, math letters), full case folding
+ * (`ß` → `ss`, final sigma → `σ`, `İ` → `i̇`). Folding can leave a sequence that NFKC
+ * composes again, so the two alternate until the text is stable (at most a few rounds).
+ */
+function foldText(text: string): string {
+  let current = dropInvisible(text).normalize('NFKC');
+  for (let round = 0; round < 4; round++) {
+    const next = dropInvisible(caseFold(current).normalize('NFKC'));
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
+
+/**
+ * Text in the language is compared as the user reads it (LANGUAGE.md §5.1): Unicode
+ * NFKC_Casefold — compatibility forms, full case folding, default-ignorable code
+ * points and controls removed — with surrounding whitespace trimmed and inner runs
+ * collapsed to one space. `=`, `in`, `contains` and `matches` all see this form. It is
+ * never fuzzy: "Hello Wor" is not "Hello World" (`~` is the fuzzy operator), and a
+ * Cyrillic `а` stays distinct from a Latin `a` (guards add confusables on top).
+ *
+ * @example
+ * normalizeText('  STRAẞE\u200b ') // 'strasse'
  */
 export function normalizeText(text: string): string {
-  return text.normalize('NFKC').toLowerCase().trim().replace(/\s+/g, ' ');
+  if (plainAscii.test(text) && !text.includes('  ')) return text.toLowerCase();
+  if (printableAscii.test(text)) return text.toLowerCase().trim().replace(/ +/g, ' ');
+  return foldText(text).trim().replace(/\s+/g, ' ');
 }
+
+/**
+ * A `contains` needle normalized like the text it is searched in, except that a space
+ * at either end is kept (collapsed to one): `contains " rm "` looks for the word.
+ */
+export function normalizeNeedle(text: string): string {
+  const folded = printableAscii.test(text) ? text.toLowerCase() : foldText(text);
+  return folded.replace(/\s+/g, ' ');
+}
+
+/**
+ * Characters that separate the items of a list written as one text: an address list
+ * `a@x.com, b@y.com`, a display name `Bob <bob@x.com>`, quotes and brackets around a
+ * value. Guards test each item as well as the whole text (LANGUAGE.md §5.1).
+ */
+const itemSeparators = /[,;<>"'`()[\]{}]+/;
+const wordSeparators = /[\s,;<>"'`()[\]{}]+/;
+const mayHaveParts = /[\s,;<>"'`()[\]{}]|\.$/;
+
+function withoutTrailingDots(part: string): string {
+  let end = part.length;
+  while (end > 0 && part.charCodeAt(end - 1) === 0x2e) end--;
+  return end === part.length ? part : part.slice(0, end);
+}
+
+/**
+ * The parts of a normalized text a tool might read as separate values: the items
+ * between separators (`,` `;` `<` `>` quotes, brackets), each also split at spaces,
+ * trimmed, without trailing dots (a fully qualified `external.com.`), and without
+ * repeats or the text itself. Empty for a text that is a single part.
+ *
+ * @example
+ * textParts('bob <bob@external.com.>') // ['bob', 'bob@external.com']
+ */
+export function textParts(normalized: string): readonly string[] {
+  if (!mayHaveParts.test(normalized)) return noParts;
+  const parts = new Set<string>();
+  for (const item of normalized.split(itemSeparators)) {
+    const trimmed = withoutTrailingDots(item.trim());
+    if (trimmed !== '') parts.add(trimmed);
+  }
+  for (const word of normalized.split(wordSeparators)) {
+    const trimmed = withoutTrailingDots(word);
+    if (trimmed !== '') parts.add(trimmed);
+  }
+  parts.delete(normalized);
+  return parts.size === 0 ? noParts : [...parts];
+}
+
+const noParts: readonly string[] = Object.freeze([]);

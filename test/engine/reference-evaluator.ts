@@ -7,6 +7,9 @@ import type {
   Spec,
   VariableType,
 } from '../../src/language/index.js';
+import { confusableSkeletons } from '../../src/language/unicode/skeleton.js';
+import { RE2JS } from 're2js';
+import { caseFold } from 'unicode-case-folding';
 
 /**
  * A deliberately naive evaluator of LANGUAGE.md §5–6, written from the document for the
@@ -86,8 +89,40 @@ class Invalid extends Error {}
 
 // ---- values ---------------------------------------------------------------------------
 
+/** NFKC_Casefold of §5.1, step by step, without trimming: invisible characters out, then folding until stable. */
+function fold(text: string): string {
+  const visible = (input: string) =>
+    input
+      .replace(/[\t\n\v\f\r\x85]/g, ' ')
+      .replace(/[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu, '');
+  let folded = visible(text).normalize('NFKC');
+  for (let round = 0; round < 10; round++) {
+    const next = visible(caseFold(folded).normalize('NFKC'));
+    if (next === folded) break;
+    folded = next;
+  }
+  return folded.replace(/\s+/g, ' ');
+}
+
+/** §5.1: what every text operator sees. */
 function normalize(text: string): string {
-  return text.normalize('NFKC').toLowerCase().trim().replace(/\s+/g, ' ');
+  return fold(text).trim();
+}
+
+/** §5.1 guards: the items and words of a text a tool might read as separate values. */
+function partsOf(key: string): string[] {
+  const stripDots = (part: string) => part.replace(/\.+$/, '');
+  const items = key.split(/[,;<>"'`()[\]{}]/).map((item) => stripDots(item.trim()));
+  const words = key.split(/[\s,;<>"'`()[\]{}]/).map(stripDots);
+  return [...new Set([...items, ...words])].filter((part) => part !== '' && part !== key);
+}
+
+function regexMatches(literal: Literal, text: string): boolean {
+  if (literal.kind !== 'regex') return false;
+  let flags = RE2JS.CASE_INSENSITIVE;
+  if (literal.flags.includes('m')) flags |= RE2JS.MULTILINE;
+  if (literal.flags.includes('s')) flags |= RE2JS.DOTALL;
+  return RE2JS.compile(literal.pattern, flags).test(normalize(text));
 }
 
 function dayNumber(text: string): number | undefined {
@@ -215,6 +250,19 @@ function literalScalar(literal: Literal, clock: Clock): Scalar {
   }
 }
 
+/** §5.1: an action's absent list argument is the empty list; anything else absent is unobserved. */
+function argumentValue(
+  pattern: CheckedPattern,
+  constraint: CheckedConstraint,
+  instance: Instance,
+): RefValue | undefined {
+  const value = instance[constraint.variable.name];
+  if (value !== undefined) return value;
+  return pattern.predicate.kind === 'action' && constraint.variable.type.kind === 'list'
+    ? []
+    : undefined;
+}
+
 function sameScalar(value: Scalar, other: Scalar): boolean {
   if (typeof value === 'string' && typeof other === 'string')
     return normalize(value) === normalize(other);
@@ -250,10 +298,7 @@ export class ReferenceSession {
       typeof text === 'string' &&
       literal.kind === 'text' &&
       this.#options.similarity(text, literal.value) >= this.#options.threshold;
-    const regexMatches = (text: Scalar) =>
-      typeof text === 'string' &&
-      literal.kind === 'regex' &&
-      new RegExp(literal.pattern, literal.flags).test(text);
+    const matches = (text: Scalar) => typeof text === 'string' && regexMatches(literal, text);
     switch (operator) {
       case '=': {
         if (isList) {
@@ -290,12 +335,12 @@ export class ReferenceSession {
             sameScalar(element, literalScalar(literal, this.#clock)),
           );
         return (
-          typeof value === 'string' && literal.kind === 'text' && value.includes(literal.value)
+          typeof value === 'string' &&
+          literal.kind === 'text' &&
+          normalize(value).includes(fold(literal.value))
         );
       case 'matches':
-        return isList
-          ? (value as readonly Scalar[]).some(regexMatches)
-          : regexMatches(value as Scalar);
+        return isList ? (value as readonly Scalar[]).some(matches) : matches(value as Scalar);
       case '~':
         return isList ? (value as readonly Scalar[]).some(similar) : similar(value as Scalar);
       default:
@@ -320,7 +365,136 @@ export class ReferenceSession {
 
   #instanceSatisfies(pattern: CheckedPattern, instance: Instance): boolean {
     return pattern.constraints.every((constraint) =>
-      this.#satisfies(constraint, instance[constraint.variable.name]),
+      this.#satisfies(constraint, argumentValue(pattern, constraint, instance)),
+    );
+  }
+
+  // ---- §5.1, §5.3: guards err toward firing ----------------------------------------------
+
+  /** Whether a text looks like the literal: equal normalized, or equal skeletons, whole or a part. */
+  #looksEqual(text: string, literal: string): boolean {
+    const key = normalize(text);
+    const target = normalize(literal);
+    if (key === target || partsOf(key).includes(target)) return true;
+    const mine = confusableSkeletons(text);
+    const theirs = confusableSkeletons(literal);
+    return (
+      [mine.cased, ...partsOf(mine.cased)].includes(theirs.cased) ||
+      [mine.folded, ...partsOf(mine.folded)].includes(theirs.folded)
+    );
+  }
+
+  /** A positive text test on the whole normalized text or on any of its parts. */
+  #wholeOrPart(text: string, test: (part: string, raw: string) => boolean): boolean {
+    const key = normalize(text);
+    return test(key, text) || partsOf(key).some((part) => test(part, part));
+  }
+
+  #similar(text: string, literal: Literal): boolean {
+    return (
+      literal.kind === 'text' &&
+      this.#options.similarity(text, literal.value) >= this.#options.threshold
+    );
+  }
+
+  /** The guard's reading of a positive text operator on one text. */
+  #broadText(operator: string, text: string, literal: Literal): boolean {
+    const texts = (item: Literal) => (item.kind === 'text' ? [item.value] : []);
+    switch (operator) {
+      case '=':
+        return texts(literal).some((target) => this.#looksEqual(text, target));
+      case 'in':
+        return (literal.kind === 'list' ? literal.elements.flatMap(texts) : []).some((target) =>
+          this.#looksEqual(text, target),
+        );
+      case 'contains': {
+        if (literal.kind !== 'text') return false;
+        if (normalize(text).includes(fold(literal.value))) return true;
+        const mine = confusableSkeletons(text);
+        const needle = confusableSkeletons(literal.value, true);
+        return mine.cased.includes(needle.cased) || mine.folded.includes(needle.folded);
+      }
+      case 'matches':
+        return this.#wholeOrPart(text, (part) => regexMatches(literal, part));
+      case '~':
+        return this.#wholeOrPart(text, (_, raw) => this.#similar(raw, literal));
+      default:
+        throw new Error(`unknown operator ${operator}`);
+    }
+  }
+
+  /** The rules' reading of a positive text operator on one normalized part. */
+  #strictText(operator: string, key: string, raw: string, literal: Literal): boolean {
+    const texts = (item: Literal) => (item.kind === 'text' ? [normalize(item.value)] : []);
+    switch (operator) {
+      case '=':
+        return texts(literal).includes(key);
+      case 'in':
+        return (literal.kind === 'list' ? literal.elements.flatMap(texts) : []).includes(key);
+      case 'matches':
+        return regexMatches(literal, key);
+      case '~':
+        return this.#similar(raw, literal);
+      default:
+        throw new Error(`unknown operator ${operator}`);
+    }
+  }
+
+  #guardSatisfies(
+    pattern: CheckedPattern,
+    constraint: CheckedConstraint,
+    instance: Instance,
+  ): boolean {
+    const value = argumentValue(pattern, constraint, instance);
+    const negations: Record<string, string> = {
+      '!=': '=',
+      '!~': '~',
+      'not in': 'in',
+      'not contains': 'contains',
+      'not matches': 'matches',
+    };
+    const positive = negations[constraint.operator];
+    // A negative constraint on an action's absent argument holds.
+    if (value === undefined) return positive !== undefined && pattern.predicate.kind === 'action';
+    const type = constraint.variable.type;
+    const literal = constraint.value;
+    if (type.kind === 'text' && typeof value === 'string') {
+      if (positive === undefined) return this.#broadText(constraint.operator, value, literal);
+      if (positive === 'contains') return this.#satisfies(constraint, value);
+      const key = normalize(value);
+      if (!this.#strictText(positive, key, value, literal)) return true;
+      // The parts mix values that pass with values that fail.
+      const results = partsOf(key).map((part) => this.#strictText(positive, part, part, literal));
+      return results.includes(true) && results.includes(false);
+    }
+    if (type.kind === 'list' && type.element === 'text' && positive === undefined) {
+      const elements = value as readonly string[];
+      switch (constraint.operator) {
+        case '=':
+          return (
+            literal.kind === 'list' &&
+            elements.length === literal.elements.length &&
+            elements.every((element, index) => {
+              const target = literal.elements[index];
+              return target?.kind === 'text' && this.#looksEqual(element, target.value);
+            })
+          );
+        case 'in':
+          return elements.every((element) => this.#broadText('in', element, literal));
+        case 'contains':
+          return elements.some((element) => this.#broadText('=', element, literal));
+        default:
+          return elements.some((element) =>
+            this.#broadText(constraint.operator, element, literal),
+          );
+      }
+    }
+    return this.#satisfies(constraint, value);
+  }
+
+  #guardMatches(pattern: CheckedPattern, instance: Instance): boolean {
+    return pattern.constraints.every((constraint) =>
+      this.#guardSatisfies(pattern, constraint, instance),
     );
   }
 
@@ -487,6 +661,11 @@ export class ReferenceSession {
       const predicate = this.#predicate(raw['name']);
       if (predicate?.kind !== 'action') throw new Invalid('unknown action');
       const values = this.#readValues(predicate, raw['args'] ?? {}, false, false);
+      // §5.1: an absent optional list argument is the empty list.
+      for (const variable of predicate.variables) {
+        if (variable.type.kind === 'list' && values[variable.name] === undefined)
+          values[variable.name] = [];
+      }
       action = { predicate, args: values as Instance };
     }
     const updates = this.#readUpdates(record['updates'], false);
@@ -645,12 +824,12 @@ export class ReferenceSession {
       if (pattern.predicate.kind === 'action') {
         matches =
           action?.predicate.name === pattern.predicate.name &&
-          this.#instanceSatisfies(pattern, action.args);
+          this.#guardMatches(pattern, action.args);
       } else {
         matches = proposal.updates.some((update) => {
           if (update.remove || update.predicate.name !== pattern.predicate.name) return false;
           const instance = tentative[update.predicate.name]?.[update.key];
-          return instance !== undefined && this.#instanceSatisfies(pattern, instance);
+          return instance !== undefined && this.#guardMatches(pattern, instance);
         });
       }
       if (!matches) continue;

@@ -1,6 +1,6 @@
 import type { Operator, RelativeDate, ValueNode } from '../ast.js';
-import { regexProblem } from '../lexer.js';
 import { printValue } from '../printer.js';
+import { compileRegex, type TextRegex } from '../regex.js';
 import type { VariableDeclaration, VariableType } from '../schema-model.js';
 import { formatType } from '../schema-model.js';
 import { parseDate, parseDateTime, parseTime } from '../temporal.js';
@@ -27,7 +27,8 @@ export type Literal =
   | { readonly kind: 'list'; readonly elements: readonly Literal[] }
   | {
       readonly kind: 'regex';
-      readonly regex: RegExp;
+      /** Compiled for the linear-time engine; it tests normalized text. */
+      readonly regex: TextRegex;
       readonly pattern: string;
       readonly flags: string;
     };
@@ -240,10 +241,11 @@ export function typeConstraintValue(
   if (operator === 'matches' || operator === 'not matches') {
     if (node.kind === 'regex') {
       // The lexer already reported a pattern that does not compile; leave it untyped.
-      if (regexProblem(node.pattern, node.flags) !== undefined) return undefined;
+      const compiled = compileRegex(node.pattern, node.flags);
+      if (!compiled.ok) return undefined;
       return {
         kind: 'regex',
-        regex: new RegExp(node.pattern, node.flags),
+        regex: compiled.regex,
         pattern: node.pattern,
         flags: node.flags,
       };

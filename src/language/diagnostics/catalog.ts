@@ -101,6 +101,7 @@ export const diagnosticCatalog = {
   'invalid-regex': {
     severity: 'error',
     message: 'Invalid regular expression /{pattern}/{flags}: {reason}',
+    hint: '{hint}',
   },
 
   // Syntax

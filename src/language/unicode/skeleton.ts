@@ -1,0 +1,121 @@
+import { caseFold } from 'unicode-case-folding';
+import { confusablePrototypes } from './confusables.js';
+
+/**
+ * Unicode confusable skeletons (UTS #39 §4), as guards compare text by them
+ * (LANGUAGE.md §5.1): two texts that look alike — `Маllory` with a Cyrillic `М`,
+ * `pаssword` with a Cyrillic `а`, `Mall0ry` — get the same skeleton.
+ */
+
+let prototypes: Map<number, string> | undefined;
+
+/** Parsed on first use: only sessions whose guards compare text need it. */
+function prototypeMap(): Map<number, string> {
+  if (prototypes) return prototypes;
+  const map = new Map<number, string>();
+  for (const line of confusablePrototypes.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon < 0) continue;
+    const prototype = String.fromCodePoint(
+      ...line
+        .slice(0, colon)
+        .split('+')
+        .map((part) => Number.parseInt(part, 16)),
+    );
+    for (const source of line.slice(colon + 1).split(' '))
+      map.set(Number.parseInt(source, 16), prototype);
+  }
+  // Full stops that IDNA (UTS #46) reads as the label separator '.', so `evil。com` is
+  // the domain `evil.com`; confusables.txt maps the ideographic one to a ring instead.
+  for (const stop of [0x3002, 0xff0e, 0xff61]) map.set(stop, '.');
+  prototypes = map;
+  return map;
+}
+
+function mapPrototypes(text: string): string {
+  const map = prototypeMap();
+  let result = '';
+  for (const character of text.normalize('NFD')) {
+    result += map.get(character.codePointAt(0) ?? 0) ?? character;
+  }
+  return result.normalize('NFD');
+}
+
+const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu;
+const marks = /[\p{Mn}\p{Me}]/gu;
+
+function visibleText(text: string): string {
+  return text
+    .replace(invisible, (character) => (/[\t\n\v\f\r\x85]/.test(character) ? ' ' : ''))
+    .normalize('NFKC');
+}
+
+/** Prototypes, then marks dropped and whitespace collapsed (not trimmed). */
+function finish(text: string): string {
+  // Marks are dropped: an accent an agent adds (`Mallóry`, a combining acute) does not
+  // hide a name from a guard.
+  return mapPrototypes(text).replace(marks, '').replace(/\s+/g, ' ');
+}
+
+/** Prototypes first, then case folding, then prototypes again. */
+function slowCased(text: string): string {
+  return finish(caseFold(mapPrototypes(visibleText(text))));
+}
+
+/** Case folding first, then as `slowCased`. */
+function slowFolded(text: string): string {
+  return slowCased(caseFold(visibleText(text)));
+}
+
+let asciiTables: { cased: string[]; folded: string[] } | undefined;
+
+/** Printable ASCII maps character by character; tables make the common case cheap. */
+function asciiSkeletons(text: string): ConfusableSkeletons {
+  if (!asciiTables) {
+    const cased: string[] = [];
+    const folded: string[] = [];
+    for (let code = 0x20; code < 0x7f; code++) {
+      cased[code] = slowCased(String.fromCharCode(code));
+      folded[code] = slowFolded(String.fromCharCode(code));
+    }
+    asciiTables = { cased, folded };
+  }
+  let cased = '';
+  let folded = '';
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    cased += asciiTables.cased[code];
+    folded += asciiTables.folded[code];
+  }
+  return { cased: cased.replace(/ +/g, ' '), folded: folded.replace(/ +/g, ' ') };
+}
+
+/**
+ * A text's two confusable skeletons. confusables.txt maps capitals and small letters
+ * apart (`М` → `M` but `m` → `rn`; `I` → `l` but `i` stays), so no one order of case
+ * folding and prototypes catches every look-alike: `cased` maps prototypes before
+ * folding (a Cyrillic capital `М` becomes the Latin `M`, then `m`), `folded` folds first
+ * (a Cyrillic `І` in `ALІCE` becomes `і`, whose prototype is `i`). Two texts look alike
+ * when either skeleton is equal.
+ */
+export interface ConfusableSkeletons {
+  readonly cased: string;
+  readonly folded: string;
+}
+
+/**
+ * The confusable skeletons of a text (UTS #39, case-insensitive): invisible characters
+ * and controls removed, NFKC, confusable prototypes and full case folding, combining
+ * marks removed, whitespace collapsed; trimmed unless `keepEdges` (a `contains`
+ * needle keeps a space at either end). Not meant to be read — `m` becomes `rn` — only
+ * compared.
+ *
+ * @example
+ * confusableSkeletons('Маllory').cased === confusableSkeletons('mallory').cased // Cyrillic М
+ */
+export function confusableSkeletons(text: string, keepEdges = false): ConfusableSkeletons {
+  const skeletons = /^[\x20-\x7e]*$/.test(text)
+    ? asciiSkeletons(text)
+    : { cased: slowCased(text), folded: slowFolded(text) };
+  return keepEdges ? skeletons : { cased: skeletons.cased.trim(), folded: skeletons.folded.trim() };
+}
