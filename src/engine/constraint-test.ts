@@ -1,9 +1,13 @@
 import {
   type CheckedConstraint,
+  compareNumbers,
+  type Decimal,
   formatDate,
   formatDateTime,
   formatTime,
+  isDecimal,
   type Literal,
+  type NumberValue,
   normalizeText,
   operatorPolarity,
 } from '../language/index.js';
@@ -23,7 +27,7 @@ export interface SimilaritySettings {
 type Resolved = (clock: SessionClock) => number;
 
 /** A literal compared by number; relative dates read the session clock. */
-function numericLiteral(literal: Literal): Resolved | number | undefined {
+function numericLiteral(literal: Literal): Resolved | NumberValue | undefined {
   switch (literal.kind) {
     case 'number':
     case 'date':
@@ -42,22 +46,36 @@ function numericLiteral(literal: Literal): Resolved | number | undefined {
   }
 }
 
-/** The identity of a scalar literal as a runtime value compares (text by its normalised key). */
+/**
+ * The identity of a scalar literal as a runtime value compares (text by its normalised
+ * key, an exact decimal by its text: one key per decimal, so `===` compares exactly).
+ */
 export function scalarKey(literal: Literal): string | number | boolean | Resolved | undefined {
   switch (literal.kind) {
+    case 'number':
+      return isDecimal(literal.value) ? decimalKey(literal.value) : literal.value;
     case 'text':
       return normalizeText(literal.value);
     case 'enum':
       return literal.value;
     case 'boolean':
       return literal.value;
-    default:
-      return numericLiteral(literal);
+    default: {
+      // Dates and times: plain numbers, or functions of the clock for relative ones.
+      const resolved = numericLiteral(literal);
+      return isDecimal(resolved) ? decimalKey(resolved) : resolved;
+    }
   }
 }
 
+/** Keys of exact decimals; the prefix keeps them apart from any text or enum key. */
+function decimalKey(value: Decimal): string {
+  return `\u0000decimal:${value.toString()}`;
+}
+
 function runtimeKey(value: ScalarValue): string | number | boolean {
-  return isTextValue(value) ? value.key : value;
+  if (isTextValue(value)) return value.key;
+  return isDecimal(value) ? decimalKey(value) : value;
 }
 
 function equalsTest(literal: Literal): (value: ScalarValue, clock: SessionClock) => boolean {
@@ -108,8 +126,16 @@ function positiveTest(constraint: CheckedConstraint, settings: SimilaritySetting
               : (a: number, b: number) => a >= b;
       if (typeof bound === 'function')
         return (value, clock) => compare(value as number, bound(clock));
-      const fixed = bound ?? Number.NaN;
-      return (value) => compare(value as number, fixed);
+      if (bound === undefined) return () => false;
+      // Two plain numbers compare natively (the common case); an exact decimal on either
+      // side compares exactly: `compare(compareNumbers(a, b), 0)` orders like `compare(a, b)`.
+      if (typeof bound === 'number') {
+        return (value) =>
+          typeof value === 'number'
+            ? compare(value, bound)
+            : compare(compareNumbers(value as NumberValue, bound), 0);
+      }
+      return (value) => compare(compareNumbers(value as NumberValue, bound), 0);
     }
     case 'in': {
       const members = membershipSet(literal);

@@ -1,3 +1,4 @@
+import { defaultLimits } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type {
   CompiledGuard,
@@ -16,7 +17,7 @@ import {
 } from './describe.js';
 import type { UnmetCondition } from './evaluation.js';
 import type { ProposalProblem } from './proposal.js';
-import { formatValue, type Value } from './values.js';
+import { cutText, formatValue, type Value } from './values.js';
 import type { Reason } from './verdict.js';
 
 /**
@@ -25,19 +26,29 @@ import type { Reason } from './verdict.js';
  * a lead sentence — so the text an agent reads always matches the data a tool reads.
  */
 
-function actualText(pattern: CompiledPattern, variable: number, value: Value | undefined): string {
+/** A value as a reason echoes it, cut to `maxEcho` characters (it may be the agent's megabyte). */
+function actualText(
+  pattern: CompiledPattern,
+  variable: number,
+  value: Value | undefined,
+  maxEcho: number,
+): string {
   const declaration = pattern.predicate.variables[variable];
   if (value === undefined || !declaration) return 'unobserved';
-  return formatValue(value, declaration.type);
+  return formatValue(value, declaration.type, maxEcho);
 }
 
-/** One unmet condition of a rule as a reason. `tentative` says whether the proposal changes that predicate. */
+/**
+ * One unmet condition of a rule as a reason. `changed` says whether the proposal
+ * changes that predicate; values are echoed cut to `maxEcho` characters.
+ */
 export function unmetReason(
   spec: CompiledSpec,
   rule: CompiledRule,
   unmet: UnmetCondition,
   clock: SessionClock,
   changed: (predicateIndex: number) => boolean,
+  maxEcho: number = defaultLimits.maxEchoLength,
 ): Reason {
   switch (unmet.kind) {
     case 'objective': {
@@ -90,7 +101,7 @@ export function unmetReason(
     case 'constraint': {
       const { pattern, constraint } = unmet;
       const declaration = pattern.predicate.declaration;
-      const actual = actualText(pattern, constraint.variable, unmet.actual);
+      const actual = actualText(pattern, constraint.variable, unmet.actual, maxEcho);
       const isAction = declaration.kind === 'action';
       const verb = isAction ? 'is' : changed(pattern.predicate.index) ? 'would be' : 'is';
       const subject = isAction
@@ -146,6 +157,7 @@ export function softDeviationReason(
   value: Value,
   alternatives: readonly CompiledPattern[],
   clock: SessionClock,
+  maxEcho: number = defaultLimits.maxEchoLength,
 ): Reason {
   const declaration = pattern.predicate.variables[variable];
   const name = declaration?.name ?? String(variable);
@@ -166,14 +178,17 @@ export function softDeviationReason(
     ),
   ];
   const first = alternatives[0]?.constraints.find((constraint) => constraint.variable === variable);
+  const actual = declaration
+    ? formatValue(value, declaration.type, maxEcho)
+    : cutText(String(value), maxEcho);
   return {
     code: 'soft-deviation',
     predicate: pattern.predicate.name,
     variable: name,
     ...(first ? { expected: describeExpectation(first.source, clock) } : {}),
-    actual: declaration ? formatValue(value, declaration.type) : String(value),
+    actual,
     ...(alternatives[0]?.rule ? { rule: alternatives[0].rule.id } : {}),
-    message: `${describePredicate(pattern.predicate.declaration)} would get ${name} = ${declaration ? formatValue(value, declaration.type) : String(value)}, but the task needs ${joinWords(wanted, 'or')}.`,
+    message: `${describePredicate(pattern.predicate.declaration)} would get ${name} = ${actual}, but the task needs ${joinWords(wanted, 'or')}.`,
   };
 }
 
@@ -232,12 +247,22 @@ export function repeatedViolationReason(times: number, previous: readonly Reason
   };
 }
 
+/** Problems of one proposal listed one by one; the rest are counted (a proposal may have thousands). */
+const maxListedProblems = 20;
+
 export function invalidProposalReasons(problems: readonly ProposalProblem[]): Reason[] {
-  return problems.map((problem) => ({
+  const reasons: Reason[] = problems.slice(0, maxListedProblems).map((problem) => ({
     code: 'invalid-proposal' as const,
     ...(problem.predicate !== undefined ? { predicate: problem.predicate } : {}),
     ...(problem.variable !== undefined ? { variable: problem.variable } : {}),
     ...(problem.actual !== undefined ? { actual: problem.actual } : {}),
     message: `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`,
   }));
+  if (problems.length > maxListedProblems) {
+    reasons.push({
+      code: 'invalid-proposal',
+      message: `And ${problems.length - maxListedProblems} more problems of the same proposal.`,
+    });
+  }
+  return reasons;
 }

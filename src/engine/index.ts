@@ -17,7 +17,6 @@ export {
   type NormalizedProposal,
   type ProposalProblem,
   proposalFingerprint,
-  proposalLimits,
 } from './proposal.js';
 export {
   createSession,
@@ -35,7 +34,7 @@ export {
   lexicalSimilarity,
   type SimilarityFunction,
 } from './similarity.js';
-export { formatValue, parseValue, type Value } from './values.js';
+export { formatValue, parseValue, type Value, type ValueOptions } from './values.js';
 export {
   type Decision,
   type Reason,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { action, schemaOf, specOf, state, tool } from '../../test/engine/fixtures.js';
+import { defaultLimits } from '../language/index.js';
 import { createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
 import {
   type NormalizedProposal,
   type ProposalProblem,
   proposalFingerprint,
-  proposalLimits,
   readObservation,
   readProposal,
 } from './proposal.js';
@@ -234,7 +234,7 @@ describe('readProposal: every problem is located and spelled out', () => {
     ],
     [
       { action: { name: 'BankTransfer', args: { amout: 5 } } },
-      "BankTransfer has no variable 'amout'",
+      "BankTransfer has no variable 'amout' (did you mean 'amount'?)",
       { predicate: 'BankTransfer', variable: 'amout' },
     ],
     [
@@ -260,7 +260,7 @@ describe('readProposal: every problem is located and spelled out', () => {
     ],
     [
       { updates: { Form: { nam: 'R' } } },
-      "Form has no variable 'nam'",
+      "Form has no variable 'nam' (did you mean 'name'?)",
       { predicate: 'Form', variable: 'nam' },
     ],
     [
@@ -368,27 +368,27 @@ describe('readProposal: every problem is located and spelled out', () => {
     ]);
   });
 
-  it('shortens long values in problems', () => {
+  it('shortens long values in problems to the echo limit', () => {
     const [problem] = problems({
-      action: { name: 'BankTransfer', args: { amount: 'x'.repeat(200) } },
+      action: { name: 'BankTransfer', args: { amount: 'x'.repeat(300) } },
     });
-    expect(problem?.actual).toBe(`${'x'.repeat(80)}…`);
+    expect(problem?.actual).toBe(`${'x'.repeat(defaultLimits.maxEchoLength - 1)}…`);
     expect(problem?.message.length).toBeLessThan(120);
   });
 
   it('bounds the number of updates and arguments', () => {
-    const many = Array.from({ length: proposalLimits.maxUpdates + 1 }, () => ({
+    const many = Array.from({ length: defaultLimits.maxUpdates + 1 }, () => ({
       predicate: 'Form',
       values: {},
     }));
     expect(problems({ updates: many })[0]?.message).toBe(
-      `${proposalLimits.maxUpdates + 1} updates are more than the ${proposalLimits.maxUpdates} accepted`,
+      `${defaultLimits.maxUpdates + 1} updates are more than the ${defaultLimits.maxUpdates} accepted`,
     );
     const args = Object.fromEntries(
-      Array.from({ length: proposalLimits.maxArguments + 1 }, (_, index) => [`a${index}`, 1]),
+      Array.from({ length: defaultLimits.maxArguments + 1 }, (_, index) => [`a${index}`, 1]),
     );
     expect(problems({ action: { name: 'Ship', args } })[0]?.message).toBe(
-      `Ship is given ${proposalLimits.maxArguments + 1} values; at most ${proposalLimits.maxArguments} are read`,
+      `Ship is given ${defaultLimits.maxArguments + 1} values; at most ${defaultLimits.maxArguments} are read`,
     );
   });
 });
@@ -615,5 +615,208 @@ describe('proposalFingerprint', () => {
     const store = storeWithAlarm('a');
     const prints = distinct.map((input) => proposalFingerprint(accepted(input, store)));
     expect(new Set(prints).size).toBe(distinct.length);
+  });
+});
+
+describe('readProposal: strict about what it would not read (FORMATS.md §2)', () => {
+  const strictSchema = schemaOf(
+    action('Send', {
+      to: { type: 'text', required: true },
+      amount: { type: 'number', required: true },
+      from_account: { type: 'text', required: false },
+      cc: 'list<text>',
+      meta: { type: 'text', jsonText: true },
+      address_city: { type: 'text', sourcePath: ['address', 'city'] },
+    }),
+  );
+  const strict = compileSpec(specOf('Send() -> Sent\nSent -> Done', strictSchema), {
+    similarity: lexicalSimilarity,
+    threshold: 0.75,
+  });
+  const readStrict = (input: unknown, limits = defaultLimits) =>
+    readProposal(input, strict, clock, new StateStore(), limits);
+  const refused = (input: unknown, limits = defaultLimits) => {
+    const result = readStrict(input, limits);
+    if (result.ok) throw new Error('expected the proposal to be refused');
+    return result.problems.map((problem) => problem.message);
+  };
+  const send = (args: Record<string, unknown>) => ({
+    action: { name: 'Send', args: { to: 'Alice', amount: 5, ...args } },
+  });
+
+  it('refuses unknown fields of the proposal and of its action', () => {
+    expect(refused({ ...send({}), bogus: 1 })).toEqual([
+      "a proposal has no field 'bogus' (it takes action, updates, objective, finish, label)",
+    ]);
+    expect(refused({ ...send({}), labl: 'x' })).toEqual([
+      "a proposal has no field 'labl' (it takes action, updates, objective, finish, label) (did you mean 'label'?)",
+    ]);
+    expect(
+      refused({ action: { name: 'Send', args: { to: 'A', amount: 1 }, extra: true } }),
+    ).toEqual(['"action" has no field \'extra\' (it takes name, args, arguments)']);
+  });
+
+  it('refuses "args" and "arguments" together, whatever they hold', () => {
+    expect(
+      refused({
+        action: {
+          name: 'Send',
+          args: { to: 'Alice', amount: 500 },
+          arguments: { to: 'Mallory', amount: 9000 },
+        },
+      }),
+    ).toEqual([
+      'the action gives both "args" and "arguments"; give its arguments once, under one name',
+    ]);
+    expect(readStrict({ action: { name: 'Send', arguments: { to: 'A', amount: 1 } } }).ok).toBe(
+      true,
+    );
+  });
+
+  it('refuses a missing or null required argument; null for an optional one means absent', () => {
+    expect(refused({ action: { name: 'Send', args: { amount: 5 } } })).toEqual([
+      'Send.to is required; it is missing',
+    ]);
+    expect(refused(send({ to: null }))).toEqual(['Send.to is required; it is null']);
+    const result = readStrict(send({ from_account: null }));
+    expect(result.ok && result.value.action?.values[2]).toBeUndefined();
+  });
+
+  it('reads an absent optional list argument as the empty list', () => {
+    const result = readStrict(send({}));
+    expect(result.ok && result.value.action?.values[3]).toEqual([]);
+    const nulled = readStrict(send({ cc: null }));
+    expect(nulled.ok && nulled.value.action?.values[3]).toEqual([]);
+  });
+
+  it('refuses values of the wrong JSON type', () => {
+    expect(refused(send({ to: ['evil@x.com'] }))).toEqual([
+      'Send.to: a list is not text (give a string)',
+    ]);
+    expect(refused(send({ to: { address: 'evil@x.com' } }))).toEqual([
+      'Send.to: an object is not text (give a string)',
+    ]);
+    expect(refused(send({ cc: 'boss@corp.com, evil@x.com' }))).toEqual([
+      'Send.cc: "boss@corp.com, evil@x.com" is not a list (give an array, e.g. ["a", "b"])',
+    ]);
+    // Where the tool takes any JSON, an object is read as its JSON text.
+    const result = readStrict(send({ meta: { tag: 1 } }));
+    expect(result.ok && result.value.action?.values[4]).toEqual(textValue('{"tag":1}'));
+  });
+
+  it('refuses unknown nested fields, a nested object of the wrong type, and two spellings of one field', () => {
+    expect(refused(send({ address: { city: 'Paris', bogus: 1 } }))).toEqual([
+      "Send has no variable 'address.bogus'",
+    ]);
+    expect(refused(send({ address: 'Paris' }))).toEqual([
+      'Send.address must be an object (with city)',
+    ]);
+    expect(refused(send({ address: { city: 'Paris' }, address_city: 'Lyon' }))).toEqual([
+      "Send.address_city is given twice, as 'address.city' and as 'address_city'; give it once",
+    ]);
+    const flat = readStrict(send({ address_city: 'Lyon' }));
+    expect(flat.ok && flat.value.action?.values[5]).toEqual(textValue('Lyon'));
+  });
+
+  it('refuses values that are not JSON data as invalid, never as an engine failure', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    let deep: unknown = 'x';
+    for (let level = 0; level < 100_000; level++) deep = { deep };
+    const throwing = {
+      to: 'Alice',
+      get amount(): number {
+        throw new Error('no amount today');
+      },
+    };
+    const cases: [unknown, string][] = [
+      [send({ amount: 10n }), 'Send.amount: a BigInt is not a number'],
+      [send({ to: 500n }), 'Send.to: a BigInt is not text (give a string)'],
+      [send({ to: cyclic }), 'Send.to: an object is not text (give a string)'],
+      [send({ to: deep }), 'Send.to: an object is not text (give a string)'],
+      [
+        send({ meta: cyclic }),
+        'Send.meta: it is not JSON data: it refers to itself (a cyclic object)',
+      ],
+      [
+        send({ meta: deep }),
+        `Send.meta: it is not JSON data: it is nested more than ${defaultLimits.maxValueDepth} levels deep`,
+      ],
+      [send({ meta: { n: 10n } }), 'Send.meta: it is not JSON data: it holds a BigInt'],
+      [
+        send({ meta: { toJSON: () => 'x' } }),
+        'Send.meta: it is not JSON data: it holds a function',
+      ],
+      [send({ meta: new Date(0) }), 'Send.meta: it is not JSON data: it holds a Date'],
+      [
+        { action: { name: 'Send', args: throwing } },
+        'the proposal cannot be read: reading it failed (no amount today)',
+      ],
+    ];
+    for (const [input, problem] of cases) expect(refused(input)).toEqual([problem]);
+    // A Map's entries are not fields (JSON.stringify sends `{}` too): the arguments are missing.
+    expect(refused({ action: { name: 'Send', args: new Map([['to', 'Alice']]) } })).toEqual([
+      'Send.to is required; it is missing',
+      'Send.amount is required; it is missing',
+    ]);
+  });
+
+  it('applies the limits it is given', () => {
+    const limits = {
+      ...defaultLimits,
+      maxValueLength: 10,
+      maxListValueLength: 2,
+      maxEchoLength: 8,
+    };
+    expect(refused(send({ to: 'x'.repeat(11) }), limits)).toEqual([
+      'Send.to: it has 11 characters; at most 10 are accepted',
+    ]);
+    expect(readStrict(send({ to: 'x'.repeat(11) }), limits)).toMatchObject({
+      problems: [{ actual: 'xxxxxxx…' }],
+    });
+    expect(refused(send({ cc: ['a', 'b', 'c'] }), limits)).toEqual([
+      'Send.cc: a list of 3 elements is too long (at most 2)',
+    ]);
+    expect(refused({ ...send({}), label: 'x'.repeat(11) }, limits)).toEqual([
+      '"label" has 11 characters; at most 10 are accepted',
+    ]);
+  });
+
+  it('answers a 50,000,000-character argument at once', () => {
+    const started = performance.now();
+    const problemsFound = refused(send({ to: 'x'.repeat(50_000_000) }));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(problemsFound).toEqual([
+      `Send.to: it has 50000000 characters; at most ${defaultLimits.maxValueLength} are accepted`,
+    ]);
+  });
+
+  it('keeps observations lenient about fields it does not know, strict about known ones', () => {
+    const observed = readObservation(
+      { updates: { Form: { name: 'R', extra: 1 } }, source: 'tool' },
+      compiled,
+      clock,
+      new StateStore(),
+    );
+    expect(observed.ok).toBe(true);
+    if (observed.ok)
+      expect(observed.ignored.map((problem) => problem.message)).toEqual([
+        "an observation has no field 'source' (it takes updates)",
+        "Form has no variable 'extra'",
+      ]);
+    const wrong = readObservation(
+      { updates: { Form: { name: ['R'] } } },
+      compiled,
+      clock,
+      new StateStore(),
+    );
+    expect(wrong.ok).toBe(false);
+    const long = readObservation(
+      { updates: { Form: { name: 'x'.repeat(defaultLimits.maxObservedValueLength + 1) } } },
+      compiled,
+      clock,
+      new StateStore(),
+    );
+    expect(long.ok).toBe(false);
   });
 });

@@ -1,13 +1,17 @@
+import { defaultLimits, didYouMean, type Limits } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
 import type { ProposedAction } from './evaluation.js';
+import { preview } from './plain-data.js';
 import { type Instance, type StateUpdate, type StateView, singleKey } from './state.js';
-import { parseValue, type Value, valueKey } from './values.js';
+import { cutText, parseValue, type Value, type ValueOptions, valueKey } from './values.js';
 
 /**
  * Reading proposals and observations (FORMATS.md §2). They come from agents and
  * tools, so nothing is trusted: every unknown name or ill-typed value becomes a
  * problem that is spelled out, and nothing is applied unless everything reads.
+ * A proposal is strict — a field the engine would not read, or a value it could read
+ * two ways, is a problem, because the host or the tool may read it the other way.
  */
 export interface ProposalProblem {
   readonly message: string;
@@ -34,28 +38,63 @@ interface ReadContext {
   readonly view: StateView;
   /** Observations ignore fields the schema does not know (tools return more than they declare). */
   readonly lenient: boolean;
+  readonly limits: Limits;
+  /** How values are read: `maxValueLength` for proposals, `maxObservedValueLength` for observations. */
+  readonly values: ReadOptions;
   readonly problems: ProposalProblem[];
   readonly ignored: ProposalProblem[];
 }
-
-export const proposalLimits = Object.freeze({
-  maxUpdates: 1_000,
-  maxArguments: 1_000,
-  maxNameLength: 256,
-});
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function short(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+/** A name or value the agent wrote, quoted in a problem. */
+function quote(value: unknown, context: ReadContext): string {
+  return preview(value, context.limits.maxEchoLength);
+}
+
+function report(context: ReadContext, problem: ProposalProblem, lenient = context.lenient): void {
+  if (lenient) context.ignored.push(problem);
+  else context.problems.push(problem);
+}
+
+/** `Did you mean 'x'?` as a clause that fits inside a problem's sentence. */
+function suggestion(hint: string): string {
+  return hint === '' ? '' : ` (${hint.charAt(0).toLowerCase()}${hint.slice(1)})`;
+}
+
+/** The fields of an object the reader does not know, reported (or, when lenient, listed). */
+function checkFields(
+  record: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  where: string,
+  context: ReadContext,
+): void {
+  for (const key in record) {
+    if (known.has(key) || !Object.hasOwn(record, key)) continue;
+    const hint = didYouMean(cutText(key, 64), known);
+    report(context, {
+      message: `${where} has no field '${cutText(key, context.limits.maxEchoLength)}' (it takes ${[...known].join(', ')})${suggestion(hint)}`,
+    });
+  }
+}
+
+/** The fields of an argument object, as a tree: nested objects flatten to `a_b` variables. */
+interface FieldNode {
+  /** A variable's whole value sits here. */
+  leaf: boolean;
+  readonly children: Map<string, FieldNode>;
 }
 
 interface ArgumentLayout {
   readonly paths: readonly (readonly string[])[];
   readonly roots: ReadonlySet<string>;
+  readonly tree: ReadonlyMap<string, FieldNode>;
+  /** Variables also accepted under their own (flattened or rewritten) name. */
+  readonly aliases: ReadonlySet<string>;
+  /** Per variable, whether its name is such an alias (read for every argument, so precomputed). */
+  readonly aliased: readonly boolean[];
 }
 
 const layouts = new WeakMap<CompiledPredicate, ArgumentLayout>();
@@ -65,13 +104,28 @@ function layoutOf(predicate: CompiledPredicate): ArgumentLayout {
   let layout = layouts.get(predicate);
   if (!layout) {
     const paths = predicate.variables.map((variable) => variable.sourcePath ?? [variable.name]);
+    const tree = new Map<string, FieldNode>();
+    for (const path of paths) {
+      let level = tree;
+      path.forEach((segment, index) => {
+        let node = level.get(segment);
+        if (!node) {
+          node = { leaf: false, children: new Map() };
+          level.set(segment, node);
+        }
+        if (index === path.length - 1) node.leaf = true;
+        level = node.children;
+      });
+    }
     // A renamed or flattened variable is also accepted under its own name (`address_city`,
     // `_3d_enabled`): that is the name the spec, the feedback and the agent's prompt use.
-    const roots = new Set([
-      ...paths.map((path) => path[0] ?? ''),
-      ...predicate.variables.map((variable) => variable.name),
-    ]);
-    layout = { paths, roots };
+    // (A name that is also a field of the arguments object is that field, not an alias.)
+    const aliases = new Set(
+      predicate.variables.map((variable) => variable.name).filter((name) => !tree.has(name)),
+    );
+    const roots = new Set([...tree.keys(), ...aliases]);
+    const aliased = predicate.variables.map((variable) => aliases.has(variable.name));
+    layout = { paths, roots, tree, aliases, aliased };
     layouts.set(predicate, layout);
   }
   return layout;
@@ -87,57 +141,118 @@ function readPath(record: Record<string, unknown>, path: readonly string[]): unk
 }
 
 /**
+ * Unknown fields, also inside nested objects (`{"address": {"city": …, "bogus": 1}}`),
+ * and nested objects of the wrong type (`{"address": "Paris"}` where the tool takes an
+ * object): a field the engine does not read is one the tool may act on.
+ */
+function checkArgumentFields(
+  predicate: CompiledPredicate,
+  layout: ArgumentLayout,
+  record: Record<string, unknown>,
+  level: ReadonlyMap<string, FieldNode>,
+  prefix: string,
+  context: ReadContext,
+): void {
+  for (const key in record) {
+    const node = level.get(key);
+    // The common case first: a known field holding a variable's whole value.
+    if (node?.leaf === true) continue;
+    if (!Object.hasOwn(record, key)) continue;
+    const name = `${prefix}${cutText(key, context.limits.maxEchoLength)}`;
+    if (!node) {
+      if (prefix === '' && layout.aliases.has(key)) continue;
+      const hint = prefix === '' ? didYouMean(cutText(key, 64), layout.roots) : '';
+      report(context, {
+        message: `${predicate.name} has no variable '${name}'${suggestion(hint)}`,
+        predicate: predicate.name,
+        variable: name,
+      });
+      continue;
+    }
+    const value = record[key];
+    if (value === undefined || value === null) continue;
+    if (!isRecord(value)) {
+      context.problems.push({
+        message: `${predicate.name}.${name} must be an object (with ${[...node.children.keys()].join(', ')})`,
+        predicate: predicate.name,
+        variable: name,
+        actual: quote(value, context),
+      });
+      continue;
+    }
+    checkArgumentFields(predicate, layout, value, node.children, `${name}.`, context);
+  }
+}
+
+/**
  * Reads an object of variable values for a predicate. Returns index/value pairs;
- * `null` clears a variable (only meaningful for updates).
+ * for updates (`clear`), `null` clears a variable. For an action, `null` means not
+ * given; a required argument must be given, and an optional list that is not given
+ * is the empty list (LANGUAGE.md §5.1).
  */
 function readValues(
   predicate: CompiledPredicate,
   record: Record<string, unknown>,
   context: ReadContext,
-  allowClear: boolean,
+  clear: boolean,
   assign: (index: number, value: Value | undefined) => void,
 ): void {
   const layout = layoutOf(predicate);
+  const { maxArguments } = context.limits;
   let count = 0;
   for (const key in record) if (Object.hasOwn(record, key)) count++;
-  if (count > proposalLimits.maxArguments) {
+  if (count > maxArguments) {
     context.problems.push({
-      message: `${predicate.name} is given ${count} values; at most ${proposalLimits.maxArguments} are read`,
+      message: `${predicate.name} is given ${count} values; at most ${maxArguments} are read`,
       predicate: predicate.name,
     });
     return;
   }
-  for (const key in record) {
-    if (!Object.hasOwn(record, key) || layout.roots.has(key)) continue;
-    const problem = {
-      message: `${predicate.name} has no variable '${key}'`,
-      predicate: predicate.name,
-      variable: key,
-    };
-    if (context.lenient) context.ignored.push(problem);
-    else context.problems.push(problem);
-  }
+  checkArgumentFields(predicate, layout, record, layout.tree, '', context);
   const { paths } = layout;
   for (let index = 0; index < paths.length; index++) {
     const variable = predicate.variables[index];
     const path = paths[index];
     if (!variable || !path) continue;
-    const raw =
-      readPath(record, path) ??
-      (Object.hasOwn(record, variable.name) ? record[variable.name] : undefined);
-    if (raw === undefined) continue;
-    if (raw === null) {
-      if (allowClear) assign(index, undefined);
+    const nested = readPath(record, path);
+    const flat =
+      layout.aliased[index] === true && Object.hasOwn(record, variable.name)
+        ? record[variable.name]
+        : undefined;
+    if (nested !== undefined && flat !== undefined) {
+      context.problems.push({
+        message: `${predicate.name}.${variable.name} is given twice, as '${path.join('.')}' and as '${variable.name}'; give it once`,
+        predicate: predicate.name,
+        variable: variable.name,
+      });
       continue;
     }
-    const parsed = parseValue(raw, variable.type, context.clock);
+    const raw = nested !== undefined ? nested : flat;
+    if (raw === undefined || raw === null) {
+      if (clear) {
+        if (raw === null) assign(index, undefined);
+      } else if (variable.required === true) {
+        context.problems.push({
+          message: `${predicate.name}.${variable.name} is required; it is ${raw === null ? 'null' : 'missing'}`,
+          predicate: predicate.name,
+          variable: variable.name,
+        });
+      } else if (variable.type.kind === 'list') assign(index, []);
+      continue;
+    }
+    const parsed = parseValue(
+      raw,
+      variable.type,
+      context.clock,
+      variable.jsonText === true ? context.values.json : context.values.plain,
+    );
     if (parsed.ok) assign(index, parsed.value);
     else {
       context.problems.push({
         message: `${predicate.name}.${variable.name}: ${parsed.problem}`,
         predicate: predicate.name,
         variable: variable.name,
-        actual: short(raw),
+        actual: quote(raw, context),
       });
     }
   }
@@ -231,8 +346,8 @@ function readUpdate(
   const predicate = lookupPredicate(context.spec, predicateName);
   if (!predicate) {
     const problem = {
-      message: `unknown predicate '${short(predicateName)}'`,
-      predicate: predicateName,
+      message: `unknown predicate '${quote(predicateName, context)}'`,
+      predicate: cutText(predicateName, context.limits.maxEchoLength),
     };
     if (context.lenient) context.ignored.push(problem);
     else context.problems.push(problem);
@@ -262,7 +377,7 @@ function readUpdate(
     operation !== 'delete'
   ) {
     context.problems.push({
-      message: `unknown update operation '${short(operation)}' (use add, update or delete)`,
+      message: `unknown update operation '${quote(operation, context)}' (use add, update or delete)`,
       predicate: predicate.name,
     });
     return undefined;
@@ -272,7 +387,7 @@ function readUpdate(
     context.problems.push({
       message: `the values for ${predicate.name} must be an object`,
       predicate: predicate.name,
-      actual: short(body),
+      actual: quote(body, context),
     });
     return undefined;
   }
@@ -318,6 +433,7 @@ function readUpdate(
 
 const noUpdates: readonly StateUpdate[] = Object.freeze([]);
 const nothingIgnored: ProposalProblem[] = Object.freeze([]) as unknown as ProposalProblem[];
+const updateFields: ReadonlySet<string> = new Set(['predicate', 'op', 'values']);
 
 function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate[] {
   // Most proposals carry no updates: allocate nothing for them.
@@ -327,10 +443,11 @@ function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate
   const add = (update: StateUpdate | undefined) => {
     if (update) updates.push(update);
   };
+  const { maxUpdates } = context.limits;
   if (Array.isArray(input)) {
-    if (input.length > proposalLimits.maxUpdates) {
+    if (input.length > maxUpdates) {
       context.problems.push({
-        message: `${input.length} updates are more than the ${proposalLimits.maxUpdates} accepted`,
+        message: `${input.length} updates are more than the ${maxUpdates} accepted`,
       });
       return updates;
     }
@@ -338,10 +455,11 @@ function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate
       if (!isRecord(entry) || typeof entry.predicate !== 'string') {
         context.problems.push({
           message: 'each update must be an object with "predicate", "op" and "values"',
-          actual: short(entry),
+          actual: quote(entry, context),
         });
         continue;
       }
+      checkFields(entry, updateFields, 'an update', context);
       add(readUpdate(entry.predicate, entry.op, entry.values, context, pending));
     }
     return updates;
@@ -349,39 +467,61 @@ function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate
   if (!isRecord(input)) {
     context.problems.push({
       message: '"updates" must be an object keyed by predicate, or an array',
-      actual: short(input),
+      actual: quote(input, context),
     });
     return updates;
   }
   const entries = Object.entries(input);
-  if (entries.length > proposalLimits.maxUpdates) {
+  if (entries.length > maxUpdates) {
     context.problems.push({
-      message: `${entries.length} updates are more than the ${proposalLimits.maxUpdates} accepted`,
+      message: `${entries.length} updates are more than the ${maxUpdates} accepted`,
     });
     return updates;
   }
   for (const [name, body] of entries) {
     // A keyed predicate may be given a list of instances.
-    if (Array.isArray(body))
+    if (Array.isArray(body)) {
+      if (body.length > maxUpdates) {
+        context.problems.push({
+          message: `${body.length} instances of ${cutText(name, context.limits.maxEchoLength)} are more than the ${maxUpdates} accepted`,
+        });
+        continue;
+      }
       for (const item of body) add(readUpdate(name, undefined, item, context, pending));
-    else add(readUpdate(name, undefined, body, context, pending));
+    } else add(readUpdate(name, undefined, body, context, pending));
   }
   return updates;
+}
+
+const actionFields: ReadonlySet<string> = new Set(['name', 'args', 'arguments']);
+
+function given(value: unknown): boolean {
+  return value !== undefined && value !== null;
 }
 
 function readAction(input: unknown, context: ReadContext): ProposedAction | undefined {
   if (!isRecord(input) || typeof input.name !== 'string') {
     context.problems.push({
       message: '"action" must be an object with a "name" and optional "args"',
-      actual: short(input),
+      actual: quote(input, context),
+    });
+    return undefined;
+  }
+  checkFields(input, actionFields, '"action"', context);
+  // Hosts differ in which spelling they pass on to the tool: one checked and the other
+  // executed would let anything through.
+  if (given(input.args) && given(input.arguments)) {
+    context.problems.push({
+      message:
+        'the action gives both "args" and "arguments"; give its arguments once, under one name',
     });
     return undefined;
   }
   const predicate = lookupPredicate(context.spec, input.name);
   if (!predicate) {
     context.problems.push({
-      message: `unknown action '${short(input.name)}'`,
-      predicate: input.name,
+      message: `unknown action '${quote(input.name, context)}'`,
+      predicate: cutText(input.name, context.limits.maxEchoLength),
     });
     return undefined;
   }
@@ -392,12 +532,12 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
     });
     return undefined;
   }
-  const args = input.args ?? input.arguments ?? {};
+  const args = given(input.args) ? input.args : given(input.arguments) ? input.arguments : {};
   if (!isRecord(args)) {
     context.problems.push({
       message: `the arguments of ${predicate.name} must be an object`,
       predicate: predicate.name,
-      actual: short(args),
+      actual: quote(args, context),
     });
     return undefined;
   }
@@ -408,39 +548,118 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
   return { predicate, values: values as Instance };
 }
 
-/** Reads an agent's proposal. */
+const proposalFields: ReadonlySet<string> = new Set([
+  'action',
+  'updates',
+  'objective',
+  'finish',
+  'label',
+]);
+const observationFields: ReadonlySet<string> = new Set(['updates']);
+
+/** Value options of one kind of input, with and without JSON text. */
+interface ReadOptions {
+  readonly plain: ValueOptions;
+  readonly json: ValueOptions;
+}
+
+const readOptionsCache = new WeakMap<Limits, { proposal: ReadOptions; observation: ReadOptions }>();
+
+/** Built once per limits object: reading runs for every proposal and must not allocate them. */
+let lastLimits: Limits | undefined;
+let lastOptions: { proposal: ReadOptions; observation: ReadOptions } | undefined;
+
+function readOptions(limits: Limits): { proposal: ReadOptions; observation: ReadOptions } {
+  if (limits === lastLimits && lastOptions) return lastOptions;
+  let options = readOptionsCache.get(limits);
+  if (!options) {
+    const kind = (maxLength: number): ReadOptions => {
+      const plain = {
+        maxLength,
+        maxListLength: limits.maxListValueLength,
+        maxDepth: limits.maxValueDepth,
+        json: false,
+      };
+      return { plain, json: { ...plain, json: true } };
+    };
+    options = {
+      proposal: kind(limits.maxValueLength),
+      observation: kind(limits.maxObservedValueLength),
+    };
+    readOptionsCache.set(limits, options);
+  }
+  lastLimits = limits;
+  lastOptions = options;
+  return options;
+}
+
+/**
+ * Reading runs getters a host's object may have: one that throws makes the input
+ * unreadable — the caller's invalid input, not an engine failure (`internal-error`).
+ */
+function unreadable(error: unknown, what: string): ReadResult<never> {
+  const reason = cutText(error instanceof Error ? error.message : String(error), 200);
+  return {
+    ok: false,
+    problems: [{ message: `the ${what} cannot be read: reading it failed (${reason})` }],
+  };
+}
+
+/**
+ * Reads an agent's proposal. Strict (FORMATS.md §2): unknown fields, `args` and
+ * `arguments` together, values of the wrong JSON type, missing or `null` required
+ * arguments, and values beyond `limits` are problems.
+ */
 export function readProposal(
   input: unknown,
   spec: CompiledSpec,
   clock: SessionClock,
   view: StateView,
+  limits: Limits = defaultLimits,
 ): ReadResult<NormalizedProposal> {
+  if (!isRecord(input)) {
+    return {
+      ok: false,
+      problems: [
+        {
+          message: 'a proposal must be a JSON object',
+          actual: preview(input, limits.maxEchoLength),
+        },
+      ],
+    };
+  }
   // A proposal is strict: nothing is ever ignored, so it shares one empty list.
   const context: ReadContext = {
     spec,
     clock,
     view,
     lenient: false,
+    limits,
+    values: readOptions(limits).proposal,
     problems: [],
     ignored: nothingIgnored,
   };
-  if (!isRecord(input)) {
-    return {
-      ok: false,
-      problems: [{ message: 'a proposal must be a JSON object', actual: short(input) }],
-    };
+  try {
+    return readProposalFields(input, context);
+  } catch (error) {
+    return unreadable(error, 'proposal');
   }
-  const action =
-    input.action === undefined || input.action === null
-      ? undefined
-      : readAction(input.action, context);
+}
+
+function readProposalFields(
+  input: Record<string, unknown>,
+  context: ReadContext,
+): ReadResult<NormalizedProposal> {
+  const { spec, limits } = context;
+  checkFields(input, proposalFields, 'a proposal', context);
+  const action = given(input.action) ? readAction(input.action, context) : undefined;
   const updates = readUpdates(input.updates, context);
   let objective: string | undefined;
-  if (input.objective !== undefined && input.objective !== null) {
+  if (given(input.objective)) {
     if (typeof input.objective !== 'string') {
       context.problems.push({
         message: '"objective" must be a string',
-        actual: short(input.objective),
+        actual: quote(input.objective, context),
       });
     } else if (input.objective.toLowerCase() === 'done') {
       context.problems.push({
@@ -449,15 +668,15 @@ export function readProposal(
     } else if (!spec.rulesByHead.has(input.objective)) {
       const known = [...spec.rulesByHead.keys()];
       context.problems.push({
-        message: `no rule produces the objective '${short(input.objective)}'${known.length > 0 && known.length <= 20 ? ` (objectives: ${known.join(', ')})` : ''}`,
-        actual: input.objective,
+        message: `no rule produces the objective '${quote(input.objective, context)}'${known.length > 0 && known.length <= 20 ? ` (objectives: ${known.join(', ')})` : ''}`,
+        actual: quote(input.objective, context),
       });
     } else objective = input.objective;
   }
   if (input.finish !== undefined && typeof input.finish !== 'boolean') {
     context.problems.push({
       message: '"finish" must be true or false',
-      actual: short(input.finish),
+      actual: quote(input.finish, context),
     });
   }
   const finish = input.finish === true;
@@ -466,8 +685,20 @@ export function readProposal(
       message: 'a finishing proposal carries nothing else; propose the last step first',
     });
   }
+  let label: string | undefined;
+  if (typeof input.label === 'string') {
+    if (input.label.length > limits.maxValueLength) {
+      context.problems.push({
+        message: `"label" has ${input.label.length} characters; at most ${limits.maxValueLength} are accepted`,
+      });
+    } else label = input.label;
+  } else if (given(input.label)) {
+    context.problems.push({
+      message: '"label" must be a string',
+      actual: quote(input.label, context),
+    });
+  }
   if (context.problems.length > 0) return { ok: false, problems: context.problems };
-  const label = typeof input.label === 'string' ? input.label : undefined;
   return {
     ok: true,
     value: { action, updates, objective, finish, label },
@@ -475,25 +706,60 @@ export function readProposal(
   };
 }
 
-/** Reads an observation `{ "updates": … }`; fields the schema does not know are ignored and listed. */
+/**
+ * Reads an observation `{ "updates": … }`. Fields the schema does not know are
+ * ignored and listed (tools return more than they declare); known fields of the
+ * wrong type, and values beyond `limits.maxObservedValueLength`, fail it.
+ */
 export function readObservation(
   input: unknown,
   spec: CompiledSpec,
   clock: SessionClock,
   view: StateView,
+  limits: Limits = defaultLimits,
 ): ReadResult<readonly StateUpdate[]> {
-  const context: ReadContext = { spec, clock, view, lenient: true, problems: [], ignored: [] };
   if (!isRecord(input)) {
     return {
       ok: false,
       problems: [
-        { message: 'an observation must be a JSON object with "updates"', actual: short(input) },
+        {
+          message: 'an observation must be a JSON object with "updates"',
+          actual: preview(input, limits.maxEchoLength),
+        },
       ],
     };
   }
-  const updates = readUpdates(input.updates, context);
-  if (context.problems.length > 0) return { ok: false, problems: context.problems };
-  return { ok: true, value: updates, ignored: context.ignored };
+  const context: ReadContext = {
+    spec,
+    clock,
+    view,
+    lenient: true,
+    limits,
+    values: readOptions(limits).observation,
+    problems: [],
+    ignored: [],
+  };
+  try {
+    checkFields(input, observationFields, 'an observation', context);
+    const updates = readUpdates(input.updates, context);
+    if (context.problems.length > 0) return { ok: false, problems: context.problems };
+    return { ok: true, value: updates, ignored: context.ignored };
+  } catch (error) {
+    return unreadable(error, 'observation');
+  }
+}
+
+/**
+ * The label of a proposal as a history records it: a string within the value limit,
+ * read without letting a host's throwing getter escape.
+ */
+export function proposalLabel(input: unknown, limits: Limits = defaultLimits): string | undefined {
+  try {
+    const label = isRecord(input) ? input.label : undefined;
+    return typeof label === 'string' && label.length <= limits.maxValueLength ? label : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A canonical text of a proposal: equal for identical proposals (labels ignored). */

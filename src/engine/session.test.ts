@@ -255,18 +255,26 @@ describe('constraints on the state', () => {
     expect(tomorrow.status().done).toBe(true);
   });
 
-  it('read instants in the session time zone', () => {
+  it("read instants with the session zone's offset as local time, and refuse other offsets", () => {
     const restaurant = createSession(restaurantSpec, {
       now: '2025-03-14T12:00',
       timeZone: 'America/New_York',
     });
-    restaurant.observe({
+    // 22:30 UTC is 18:30 in New York, but a tool might read 22:30: refused.
+    const utc = restaurant.observe({
       updates: {
         RestaurantInfo: { name: 'R' },
         ReserveInfo: { date: '2025-03-14', time: '2025-03-14T22:30:00Z', available: false },
       },
     });
-    // 22:30 UTC is 18:30 in New York: before 19:00.
+    expect(utc.ok).toBe(false);
+    expect(utc.problems[0]?.message).toContain('has the offset Z');
+    restaurant.observe({
+      updates: {
+        RestaurantInfo: { name: 'R' },
+        ReserveInfo: { date: '2025-03-14', time: '2025-03-14T18:30:00-04:00', available: false },
+      },
+    });
     expect(restaurant.status().done).toBe(true);
   });
 });

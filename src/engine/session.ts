@@ -33,6 +33,7 @@ import { NoSpecSession } from './no-spec-session.js';
 import {
   type NormalizedProposal,
   proposalFingerprint,
+  proposalLabel,
   readObservation,
   readProposal,
 } from './proposal.js';
@@ -187,10 +188,7 @@ export class Session {
     this.#proposals++;
     this.#record({
       kind: 'propose',
-      label:
-        typeof (input as { label?: unknown } | null)?.label === 'string'
-          ? (input as { label: string }).label
-          : undefined,
+      label: proposalLabel(input, this.#settings.limits),
       verdict,
     });
     return verdict;

@@ -1,31 +1,41 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { typeOf } from '../../test/engine/fixtures.js';
-import { normalizeText, parseDate, parseDateTime, parseTime } from '../language/index.js';
+import {
+  defaultLimits,
+  isDecimal,
+  normalizeText,
+  parseDate,
+  parseDateTime,
+  parseTime,
+  readNumber,
+} from '../language/index.js';
 import { createClock } from './clock.js';
 import {
   formatValue,
   isTextValue,
-  maxListValueLength,
   parseValue,
   textValue,
   type Value,
+  type ValueOptions,
   valueKey,
 } from './values.js';
+
+const maxListValueLength = defaultLimits.maxListValueLength;
 
 const clock = createClock('2025-03-14T12:00');
 const newYork = createClock('2025-03-14T12:00', 'America/New_York');
 const day = parseDate('2025-03-14')!;
 
-function parsed(input: unknown, type: string, at = clock): Value {
-  const result = parseValue(input, typeOf(type), at);
+function parsed(input: unknown, type: string, at = clock, options?: ValueOptions): Value {
+  const result = parseValue(input, typeOf(type), at, options);
   if (!result.ok)
     throw new Error(`expected ${JSON.stringify(input)} to parse as ${type}: ${result.problem}`);
   return result.value;
 }
 
-function problem(input: unknown, type: string, at = clock): string {
-  const result = parseValue(input, typeOf(type), at);
+function problem(input: unknown, type: string, at = clock, options?: ValueOptions): string {
+  const result = parseValue(input, typeOf(type), at, options);
   if (result.ok) throw new Error(`expected ${JSON.stringify(input)} not to parse as ${type}`);
   return result.problem;
 }
@@ -57,6 +67,37 @@ describe('numbers', () => {
     expect(problem({ amount: 5 }, 'number')).toBe('an object is not a number');
     expect(problem([5], 'number')).toBe('a list is not a number');
     expect(problem(null, 'number')).toBe('null is not a number');
+  });
+
+  it('reads decimal strings exactly: an id beyond double precision stays that id', () => {
+    const id = parsed('1234567890123456789', 'number');
+    expect(isDecimal(id)).toBe(true);
+    expect(String(id)).toBe('1234567890123456789');
+    for (const other of ['1234567890123456700', '1234567890123456800', '1234567890123456833'])
+      expect(valueKey(parsed(other, 'number'))).not.toBe(valueKey(id));
+    expect(String(parsed('500.00000000000000001', 'number'))).toBe('500.00000000000000001');
+    // What a double prints as stays a plain number, however it is written.
+    expect(parsed('1234567890123456800', 'number')).toBe(1234567890123456800);
+    expect(parsed('0.10', 'number')).toBe(0.1);
+  });
+
+  it('refuses numbers beyond the range of doubles or too close to zero, instead of rounding', () => {
+    expect(problem('1e400', 'number')).toBe(
+      '"1e400" is beyond the range of numbers (±1.7976931348623157e308)',
+    );
+    expect(problem('-1e400', 'number')).toContain('is beyond the range of numbers');
+    expect(problem('1e-400', 'number')).toContain('is too close to zero to be represented');
+    expect(problem('1'.repeat(101), 'number')).toContain('has more than 100 significant digits');
+    expect(parsed('0e400', 'number')).toBe(0);
+  });
+
+  it('refuses a string longer than the limit before reading it', () => {
+    const long = '1'.repeat(50_000_000);
+    const started = performance.now();
+    expect(problem(long, 'number', clock, { maxLength: 100_000 })).toBe(
+      'it has 50000000 characters; at most 100000 are accepted',
+    );
+    expect(performance.now() - started).toBeLessThan(100);
   });
 });
 
@@ -95,11 +136,20 @@ describe('times', () => {
     expect(parsed(input, 'time')).toBe(expected);
   });
 
-  it('reads an instant as wall-clock time in the session time zone', () => {
+  it("reads an instant whose offset is the session zone's as its local time", () => {
     expect(parsed('2025-03-14T18:00:00Z', 'time')).toBe(18 * 3600);
-    // 18:00 UTC is 14:00 in New York (EDT, UTC-4, after 9 March 2025).
-    expect(parsed('2025-03-14T18:00:00Z', 'time', newYork)).toBe(14 * 3600);
-    expect(parsed('2025-03-14T18:00:00+02:00', 'time')).toBe(16 * 3600);
+    // New York is at UTC-4 (EDT) after 9 March 2025.
+    expect(parsed('2025-03-14T18:00:00-04:00', 'time', newYork)).toBe(18 * 3600);
+  });
+
+  it('refuses an instant with another offset: the tool might read its local part', () => {
+    expect(problem('2025-03-14T18:00:00Z', 'time', newYork)).toContain(
+      "has the offset Z (+00:00), but the session's time zone America/New_York is at -04:00 then (that instant is 2025-03-14T14:00 there)",
+    );
+    expect(problem('2025-03-14T05:30:00+14:00', 'time')).toContain(
+      "has the offset +14:00, but the session's time zone UTC is at +00:00 then",
+    );
+    expect(problem('2025-03-14T05:30:00-08:00', 'time')).toContain('has the offset -08:00');
   });
 
   it.each(['24:00', '7:5', '13:00 PM', '0:30 AM', 'noon', '18h00', ''])('refuses %j', (input) => {
@@ -124,11 +174,11 @@ describe('dates', () => {
     expect(parsed(input, 'date')).toBe(expected);
   });
 
-  it('reads an instant as its date in the session time zone', () => {
+  it("reads an instant whose offset is the session zone's as its local date, and refuses others", () => {
     expect(parsed('2025-03-15T02:00:00Z', 'date')).toBe(day + 1);
-    // 02:00 UTC on the 15th is still the evening of the 14th in New York.
-    expect(parsed('2025-03-15T02:00:00Z', 'date', newYork)).toBe(day);
-    expect(parsed('2025-03-14T23:30:00-05:00', 'date')).toBe(day + 1);
+    expect(parsed('2025-03-14T22:00:00-04:00', 'date', newYork)).toBe(day);
+    expect(problem('2025-03-15T02:00:00Z', 'date', newYork)).toContain('has the offset Z');
+    expect(problem('2025-12-25T23:00:00-05:00', 'date')).toContain('has the offset -05:00');
   });
 
   it.each(['2025-02-30', '14/03/2025', '2025-3-14', 'next week', '2025-03-14Tlate'])(
@@ -155,12 +205,23 @@ describe('date-times', () => {
     expect(parsed(input, 'datetime')).toBe(expected);
   });
 
-  it('reads an instant with an offset in the session time zone, and a naive one as it is', () => {
+  it("reads an instant with the session zone's offset as its local time, and a naive one as it is", () => {
     expect(parsed('2025-03-14T19:00:00Z', 'datetime')).toBe(day * 86_400 + 19 * 3600);
-    expect(parsed('2025-03-14T19:00:00Z', 'datetime', newYork)).toBe(day * 86_400 + 15 * 3600);
-    expect(parsed('2025-03-14T19:00:00.250+0100', 'datetime')).toBe(day * 86_400 + 18 * 3600);
+    expect(parsed('2025-03-14T19:00:00.250-0400', 'datetime', newYork)).toBe(
+      day * 86_400 + 19 * 3600,
+    );
+    expect(problem('2025-03-14T19:00:00Z', 'datetime', newYork)).toContain('has the offset Z');
+    expect(problem('2025-03-14T19:00:00.250+0100', 'datetime')).toContain('has the offset +0100');
     // No offset: already wall-clock time, whatever the session's zone.
     expect(parsed('2025-03-14T19:00', 'datetime', newYork)).toBe(day * 86_400 + 19 * 3600);
+  });
+
+  it('takes an offset across a daylight-saving change by the zone at that instant', () => {
+    // New York: UTC-5 until 9 March 2025 02:00, UTC-4 after.
+    expect(parsed('2025-03-08T12:00:00-05:00', 'datetime', newYork)).toBe(
+      parseDateTime('2025-03-08T12:00')!,
+    );
+    expect(problem('2025-03-08T12:00:00-04:00', 'datetime', newYork)).toContain('-05:00 then');
   });
 
   it('uses the session clock for now in its own time zone', () => {
@@ -219,17 +280,40 @@ describe('text', () => {
     expect(value).toEqual({ raw: '  Hello   World ', key: 'hello world' });
   });
 
-  it('reads numbers and booleans as their text, and objects as their JSON text', () => {
+  it('reads a number as its decimal text, what the tool receives', () => {
     expect(parsed(42, 'text')).toEqual({ raw: '42', key: '42' });
-    expect(parsed(false, 'text')).toEqual({ raw: 'false', key: 'false' });
-    expect(parsed({ a: 1, b: [2] }, 'text')).toEqual({
+    expect(parsed(1e21, 'text')).toEqual({ raw: '1e+21', key: '1e+21' });
+    expect(problem(Number.NaN, 'text')).toBe('NaN is not text');
+  });
+
+  it('refuses arrays, objects, booleans and null: they are other values than any text', () => {
+    expect(problem(['evil@x.com'], 'text')).toBe('a list is not text (give a string)');
+    expect(problem({ address: 'evil@x.com' }, 'text')).toBe(
+      'an object is not text (give a string)',
+    );
+    expect(problem(false, 'text')).toBe('false is not text (give a string, e.g. "false")');
+    expect(problem(null, 'text')).toBe('null is not text (give a string)');
+  });
+
+  it('reads any JSON as its JSON text where the tool takes any JSON', () => {
+    const json = { json: true };
+    expect(parsed({ a: 1, b: [2] }, 'text', clock, json)).toEqual({
       raw: '{"a":1,"b":[2]}',
       key: '{"a":1,"b":[2]}',
     });
+    expect(parsed(false, 'text', clock, json)).toEqual({ raw: 'false', key: 'false' });
+    expect(problem({ a: 'x'.repeat(20) }, 'text', clock, { json: true, maxLength: 10 })).toBe(
+      'its JSON text has 28 characters; at most 10 are accepted',
+    );
   });
 
-  it('refuses null', () => {
-    expect(problem(null, 'text')).toBe('null is not text');
+  it('refuses text longer than the limit', () => {
+    expect(problem('x'.repeat(11), 'text', clock, { maxLength: 10 })).toBe(
+      'it has 11 characters; at most 10 are accepted',
+    );
+    expect(parsed('x'.repeat(10), 'text', clock, { maxLength: 10 })).toEqual(
+      textValue('x'.repeat(10)),
+    );
   });
 
   it('normalises like the language layer, including the ASCII fast path', () => {
@@ -257,31 +341,42 @@ describe('text', () => {
 describe('lists', () => {
   it('reads each element by the element type', () => {
     expect(parsed(['1', 2, ' 3 '], 'list<number>')).toEqual([1, 2, 3]);
-    expect(parsed(['A', { id: 1 }], 'list<text>')).toEqual([
+    expect(parsed(['A', { id: 1 }], 'list<text>', clock, { json: true })).toEqual([
       { raw: 'A', key: 'a' },
       { raw: '{"id":1}', key: '{"id":1}' },
     ]);
+    expect(problem(['A', { id: 1 }], 'list<text>')).toBe(
+      'an element of the list: an object is not text (give a string)',
+    );
     expect(parsed([], 'list<text>')).toEqual([]);
   });
 
-  it('takes a single value as a list of one', () => {
-    expect(parsed('alice@example.com', 'list<text>')).toEqual([
-      { raw: 'alice@example.com', key: 'alice@example.com' },
-    ]);
-    expect(parsed(5, 'list<number>')).toEqual([5]);
+  it('bounds the characters of all elements together', () => {
+    expect(problem(['x'.repeat(6), 'y'.repeat(5)], 'list<text>', clock, { maxLength: 10 })).toBe(
+      'an element of the list: it has 5 characters; at most 4 are accepted',
+    );
+  });
+
+  it('refuses a single value: a comma-joined string is not the list of its parts', () => {
+    expect(problem('boss@corp.com, evil@x.com', 'list<text>')).toBe(
+      '"boss@corp.com, evil@x.com" is not a list (give an array, e.g. ["a", "b"])',
+    );
+    expect(problem(5, 'list<number>')).toBe('5 is not a list (give an array, e.g. [1, 2])');
   });
 
   it('names the element that does not read', () => {
     expect(problem([1, 'two'], 'list<number>')).toBe(
       'an element of the list: "two" is not a number',
     );
-    expect(problem(['a', null], 'list<text>')).toBe('an element of the list: null is not text');
+    expect(problem(['a', null], 'list<text>')).toBe(
+      'an element of the list: null is not text (give a string)',
+    );
   });
 
   it('refuses lists longer than the limit', () => {
     const long = new Array(maxListValueLength + 1).fill(1);
     expect(problem(long, 'list<number>')).toBe(
-      `a list of ${maxListValueLength + 1} elements is too long`,
+      `a list of ${maxListValueLength + 1} elements is too long (at most ${maxListValueLength})`,
     );
     expect(parsed(long.slice(1), 'list<number>')).toHaveLength(maxListValueLength);
   });
@@ -299,6 +394,15 @@ describe('formatValue', () => {
     expect(formatValue('Running', typeOf('enum[Running]'))).toBe('Running');
     expect(formatValue([textValue('a'), textValue('b')], typeOf('list<text>'))).toBe('["a", "b"]');
     expect(formatValue([1, 2], typeOf('list<number>'))).toBe('[1, 2]');
+    const id = readNumber('1234567890123456789');
+    expect(id.ok && formatValue(id.value, typeOf('number'))).toBe('1234567890123456789');
+  });
+
+  it('cuts what it echoes, without formatting a huge value whole', () => {
+    expect(formatValue(textValue('x'.repeat(1_000_000)), typeOf('text'), 10)).toBe('"xxxxxxxx…');
+    const many = Array.from({ length: 100_000 }, (_, index) => index);
+    expect(formatValue(many, typeOf('list<number>'), 12)).toBe('[0, 1, 2, 3…');
+    expect(formatValue(textValue('short'), typeOf('text'), 10)).toBe('"short"');
   });
 });
 
@@ -315,5 +419,11 @@ describe('valueKey', () => {
       valueKey([textValue('b'), textValue('a')]),
     );
     expect(valueKey([])).not.toBe(valueKey(undefined));
+    const exact = readNumber('1234567890123456789');
+    const again = readNumber('1_234_567_890_123_456_789'.replaceAll('_', ''));
+    const near = readNumber('1234567890123456800');
+    if (!exact.ok || !again.ok || !near.ok) throw new Error('unreadable');
+    expect(valueKey(exact.value)).toBe(valueKey(again.value));
+    expect(valueKey(exact.value)).not.toBe(valueKey(near.value));
   });
 });

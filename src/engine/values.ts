@@ -1,16 +1,23 @@
 import {
+  type Decimal,
+  defaultLimits,
   formatDate,
   formatDateTime,
   formatTime,
+  isDecimal,
+  maxSignificantDigits,
+  type NumberProblem,
   normalizeText,
   parseDate,
   parseDateTime,
   parseTime,
+  readNumber,
   type VariableType,
 } from '../language/index.js';
 import { textParts } from '../language/text.js';
 import { confusableSkeletons } from '../language/unicode/skeleton.js';
 import { type SessionClock, wallClock } from './clock.js';
+import { plainDataProblem } from './plain-data.js';
 
 /** A text's confusable skeletons (see language/unicode/skeleton.ts), whole and in parts. */
 export interface TextSkeletons {
@@ -60,7 +67,8 @@ export class TextValue {
   }
 }
 
-export type ScalarValue = number | boolean | string | TextValue;
+/** Numbers are exact (LANGUAGE.md §5.1): a plain number when a double prints as it, else a `Decimal`. */
+export type ScalarValue = number | Decimal | boolean | string | TextValue;
 export type Value = ScalarValue | readonly ScalarValue[];
 
 export function textValue(raw: string): TextValue {
@@ -79,22 +87,78 @@ export type Parsed =
 const ok = (value: Value): Parsed => ({ ok: true, value });
 const bad = (problem: string): Parsed => ({ ok: false, problem });
 
+/** What reading a value accepts (FORMATS.md §2; the sizes come from the session's limits). */
+export interface ValueOptions {
+  /** Characters of one value: a string given for any type, a text, a list's elements together. */
+  readonly maxLength?: number;
+  /** Elements of one list. */
+  readonly maxListLength?: number;
+  /** Nesting of arrays and objects in a value read as JSON text. */
+  readonly maxDepth?: number;
+  /**
+   * The variable takes any JSON value (`VariableDeclaration.jsonText`): objects, arrays
+   * and booleans are read as their JSON text. Elsewhere text must be a string (or a
+   * number, read as its decimal text).
+   */
+  readonly json?: boolean;
+}
+
+const defaultValueOptions: Required<ValueOptions> = {
+  maxLength: defaultLimits.maxValueLength,
+  maxListLength: defaultLimits.maxListValueLength,
+  maxDepth: defaultLimits.maxValueDepth,
+  json: false,
+};
+
+/** Complete options as they are when given complete (the reader's, built once), else merged. */
+function completeOptions(options: ValueOptions | undefined): Required<ValueOptions> {
+  if (options === undefined) return defaultValueOptions;
+  if (
+    options.maxLength !== undefined &&
+    options.maxListLength !== undefined &&
+    options.maxDepth !== undefined &&
+    options.json !== undefined
+  )
+    return options as Required<ValueOptions>;
+  return { ...defaultValueOptions, ...options };
+}
+
+/** An agent's value quoted in a problem: short, whatever it is. */
 function describeInput(input: unknown): string {
   if (typeof input === 'string')
     return JSON.stringify(input.length > 60 ? `${input.slice(0, 60)}…` : input);
   if (input === null) return 'null';
   if (Array.isArray(input)) return 'a list';
+  if (typeof input === 'bigint') return 'a BigInt';
+  if (typeof input === 'function') return 'a function';
+  if (typeof input === 'symbol') return 'a symbol';
   if (typeof input === 'object') return 'an object';
   return String(input);
 }
 
-const numberShape = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const twelveHour = /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([ap])\.?\s*m\.?$/i;
 
+const numberProblems: Readonly<Record<NumberProblem, string>> = {
+  shape: 'is not a number',
+  digits: `has more than ${maxSignificantDigits} significant digits`,
+  overflow: 'is beyond the range of numbers (±1.7976931348623157e308)',
+  underflow: 'is too close to zero to be represented (a non-zero number below 5e-324)',
+};
+
+/**
+ * A JSON number is the decimal `String(n)` (what `JSON.stringify` sends the tool); a
+ * string is read exactly, so `"1234567890123456789"` stays that id and
+ * `"500.00000000000000001"` stays above 500.
+ */
 function parseNumber(input: unknown): Parsed {
   if (typeof input === 'number')
     return Number.isFinite(input) ? ok(input) : bad(`${input} is not a finite number`);
-  if (typeof input === 'string' && numberShape.test(input.trim())) return ok(Number(input.trim()));
+  if (typeof input === 'string') {
+    const reading = readNumber(input.trim());
+    return reading.ok
+      ? ok(reading.value)
+      : bad(`${describeInput(input)} ${numberProblems[reading.problem]}`);
+  }
   return bad(`${describeInput(input)} is not a number`);
 }
 
@@ -106,16 +170,46 @@ function relativeDay(text: string, clock: SessionClock): number | undefined {
   return undefined;
 }
 
-/** An ISO string with an offset names an instant; it is read as wall-clock time in the session's zone. */
+const instantShape =
+  /^(\d{4}-\d{2}-\d{2})[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+function formatOffset(seconds: number): string {
+  const minutes = Math.round(Math.abs(seconds) / 60);
+  const hours = String(Math.floor(minutes / 60)).padStart(2, '0');
+  return `${seconds < 0 ? '-' : '+'}${hours}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
+/**
+ * An ISO string with an offset (`…T05:30:00+14:00`, `…Z`) is accepted only when that
+ * offset is the session zone's at that instant, and then means its local part. With
+ * another offset the tool might read the local part (05:30) while a conversion into
+ * the session's zone says another time, so it is refused (LANGUAGE.md §5.1).
+ */
 function instantWallClock(
   text: string,
   clock: SessionClock,
-): { days: number; seconds: number } | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text))
-    return undefined;
+): { days: number; seconds: number } | string | undefined {
+  const match = instantShape.exec(text);
+  if (!match) return undefined;
   const instant = new Date(text.replace(' ', 'T'));
-  if (Number.isNaN(instant.getTime())) return undefined;
-  return wallClock(instant, clock.timeZone);
+  const days = parseDate(match[1] ?? '');
+  const hours = Number(match[2]);
+  const minutes = Number(match[3]);
+  const secondsPart = match[4] === undefined ? 0 : Number(match[4]);
+  if (
+    Number.isNaN(instant.getTime()) ||
+    days === undefined ||
+    hours > 23 ||
+    minutes > 59 ||
+    secondsPart > 59
+  )
+    return undefined;
+  const seconds = hours * 3600 + minutes * 60 + secondsPart;
+  const zoned = wallClock(instant, clock.timeZone);
+  const zonedSeconds = zoned.days * 86_400 + zoned.seconds;
+  if (zonedSeconds === days * 86_400 + seconds) return { days, seconds };
+  const zoneOffset = zonedSeconds - Math.floor(instant.getTime() / 1000);
+  return `${describeInput(text)} has the offset ${match[5]?.toUpperCase() === 'Z' ? 'Z (+00:00)' : match[5]}, but the session's time zone ${clock.timeZone} is at ${formatOffset(zoneOffset)} then (that instant is ${formatDateTime(zonedSeconds)} there); the tool might read the local time. Give the time in ${clock.timeZone}, without an offset`;
 }
 
 function parseTimeText(text: string): number | undefined {
@@ -139,6 +233,7 @@ function parseTemporal(
   const text = input.trim();
   const lower = text.toLowerCase();
   const instant = instantWallClock(text, clock);
+  if (typeof instant === 'string') return bad(instant);
   const [datePart, timePart] = text.includes('T') ? text.split('T') : text.split(' ');
   if (kind === 'date') {
     const days =
@@ -181,21 +276,47 @@ function parseTemporal(
   return bad(`${describeInput(input)} is not a date-time (expected YYYY-MM-DDTHH:MM)`);
 }
 
-function parseText(input: unknown): Parsed {
+/**
+ * Text is a string, or a finite number read as its decimal text (what the tool
+ * receives). An array or object is a different value than any text a guard could
+ * name (`["evil@x.com"]` is not `"evil@x.com"`), so it is refused — unless the schema
+ * says the tool takes any JSON there, where it is read as its JSON text.
+ */
+function parseText(input: unknown, options: Required<ValueOptions>, maxLength: number): Parsed {
   if (typeof input === 'string') return ok(textValue(input));
-  if (typeof input === 'number' || typeof input === 'boolean') return ok(textValue(String(input)));
-  if (typeof input === 'object' && input !== null) return ok(textValue(JSON.stringify(input)));
-  return bad(`${describeInput(input)} is not text`);
+  if (typeof input === 'number') {
+    return Number.isFinite(input)
+      ? ok(textValue(String(input)))
+      : bad(`${describeInput(input)} is not text`);
+  }
+  if (options.json && (typeof input === 'boolean' || typeof input === 'object') && input !== null) {
+    // Serialising a host's object could throw or never end (BigInt, a cycle, `toJSON`,
+    // deep nesting): it is checked first, at a cost bounded by the length allowed.
+    const problem = plainDataProblem(input, { maxDepth: options.maxDepth, maxValues: maxLength });
+    if (problem !== undefined) return bad(`it is not JSON data: ${problem}`);
+    const text = JSON.stringify(input);
+    if (text.length > maxLength)
+      return bad(`its JSON text has ${text.length} characters; at most ${maxLength} are accepted`);
+    return ok(textValue(text));
+  }
+  if (typeof input === 'boolean')
+    return bad(`${describeInput(input)} is not text (give a string, e.g. "${input}")`);
+  return bad(`${describeInput(input)} is not text (give a string)`);
 }
 
 function parseScalar(
   input: unknown,
   type: Exclude<VariableType, { kind: 'list' }>,
   clock: SessionClock,
+  options: Required<ValueOptions>,
+  maxLength: number,
 ): Parsed {
+  // Before anything reads the string: a huge value is refused at the cost of its length.
+  if (typeof input === 'string' && input.length > maxLength)
+    return bad(`it has ${input.length} characters; at most ${maxLength} are accepted`);
   switch (type.kind) {
     case 'text':
-      return parseText(input);
+      return parseText(input, options, maxLength);
     case 'number':
       return parseNumber(input);
     case 'boolean':
@@ -211,7 +332,7 @@ function parseScalar(
       const text =
         typeof input === 'string'
           ? input
-          : typeof input === 'number' || typeof input === 'boolean'
+          : (typeof input === 'number' && Number.isFinite(input)) || typeof input === 'boolean'
             ? String(input)
             : undefined;
       if (text === undefined)
@@ -227,35 +348,74 @@ function parseScalar(
   }
 }
 
-/** Upper bound on list values from agents and tools, against hostile input. */
-export const maxListValueLength = 10_000;
-
 /**
  * Reads a proposal or observation value by the variable's type (FORMATS.md §2):
  * strings are parsed (`"18:00"`, `"500"`, `"true"`, `"today"`), JSON numbers and
- * booleans taken as they are, objects given for text kept as their JSON text.
+ * booleans taken as they are. A value of the wrong JSON type is a problem: a list
+ * must be an array (a bare string is not wrapped: `"a@x.com, b@y.com"` would be one
+ * element a guard on elements never sees), text a string or a number.
  */
-export function parseValue(input: unknown, type: VariableType, clock: SessionClock): Parsed {
-  if (type.kind !== 'list') return parseScalar(input, type, clock);
-  const elements = Array.isArray(input) ? input : [input];
-  if (elements.length > maxListValueLength)
-    return bad(`a list of ${elements.length} elements is too long`);
+export function parseValue(
+  input: unknown,
+  type: VariableType,
+  clock: SessionClock,
+  options?: ValueOptions,
+): Parsed {
+  const settings = completeOptions(options);
+  if (type.kind !== 'list') return parseScalar(input, type, clock, settings, settings.maxLength);
+  if (!Array.isArray(input)) {
+    return bad(
+      `${describeInput(input)} is not a list (give an array, e.g. [${type.element === 'text' ? '"a", "b"' : '1, 2'}])`,
+    );
+  }
+  if (input.length > settings.maxListLength)
+    return bad(
+      `a list of ${input.length} elements is too long (at most ${settings.maxListLength})`,
+    );
   const values: ScalarValue[] = [];
-  for (const element of elements) {
-    const parsed = parseScalar(element, { kind: type.element }, clock);
+  const elementType = { kind: type.element };
+  // A list is one value: its elements together are bounded like one text.
+  let remaining = settings.maxLength;
+  for (const element of input) {
+    const parsed = parseScalar(element, elementType, clock, settings, remaining);
     if (!parsed.ok) return bad(`an element of the list: ${parsed.problem}`);
-    values.push(parsed.value as ScalarValue);
+    const value = parsed.value as ScalarValue;
+    remaining -= isTextValue(value) ? value.raw.length : 0;
+    values.push(value);
   }
   return ok(values);
 }
 
-/** How a value reads in feedback: the way a user would write it. */
-export function formatValue(value: Value, type: VariableType): string {
+/** Cuts text to `maxLength` characters, marking the cut with an ellipsis. */
+export function cutText(text: string, maxLength: number): string {
+  if (text.length <= maxLength) return text;
+  return `${text.slice(0, Math.max(0, maxLength - 1))}…`;
+}
+
+/**
+ * How a value reads in feedback: the way a user would write it, cut to `maxLength`
+ * characters (an agent's value is echoed into a prompt; `limits.maxEchoLength`).
+ */
+export function formatValue(
+  value: Value,
+  type: VariableType,
+  maxLength: number = Number.POSITIVE_INFINITY,
+): string {
   if (Array.isArray(value)) {
     const element: VariableType = type.kind === 'list' ? { kind: type.element } : type;
-    return `[${value.map((item) => formatValue(item, element)).join(', ')}]`;
+    let text = '[';
+    for (const [index, item] of value.entries()) {
+      // Stop as soon as the cut is certain: a long list is not formatted whole.
+      if (text.length > maxLength) break;
+      text += `${index > 0 ? ', ' : ''}${formatValue(item, element, maxLength)}`;
+    }
+    return cutText(`${text}]`, maxLength);
   }
-  if (isTextValue(value)) return JSON.stringify(value.raw);
+  if (isTextValue(value)) {
+    // Only the part that can be shown is quoted (the raw text may be a megabyte).
+    const shown = value.raw.length > maxLength ? value.raw.slice(0, maxLength) : value.raw;
+    return cutText(JSON.stringify(shown), maxLength);
+  }
   switch (type.kind) {
     case 'date':
       return formatDate(value as number);
@@ -264,7 +424,7 @@ export function formatValue(value: Value, type: VariableType): string {
     case 'datetime':
       return formatDateTime(value as number);
     default:
-      return String(value);
+      return cutText(String(value), maxLength);
   }
 }
 
@@ -273,5 +433,7 @@ export function valueKey(value: Value | undefined): string {
   if (value === undefined) return '∅';
   if (Array.isArray(value)) return `[${value.map((item) => valueKey(item)).join('\u0001')}]`;
   if (isTextValue(value)) return `t:${value.key}`;
+  // One key per decimal: a plain number and a Decimal never denote the same value.
+  if (isDecimal(value)) return `number:${value.toString()}`;
   return `${typeof value}:${String(value)}`;
 }

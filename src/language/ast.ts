@@ -1,3 +1,4 @@
+import type { NumberValue } from './decimal.js';
 import type { SourceRange } from './source-range.js';
 
 /**
@@ -58,7 +59,8 @@ export type RelativeDate = (typeof relativeDates)[number];
 
 export type ValueNode =
   | { readonly kind: 'string'; readonly value: string; readonly range: SourceRange }
-  | { readonly kind: 'number'; readonly value: number; readonly range: SourceRange }
+  /** Exact: a plain number when a double prints as it, else a {@link Decimal}. */
+  | { readonly kind: 'number'; readonly value: NumberValue; readonly range: SourceRange }
   | { readonly kind: 'boolean'; readonly value: boolean; readonly range: SourceRange }
   /** `YYYY-MM-DD` */
   | { readonly kind: 'date'; readonly value: string; readonly range: SourceRange }

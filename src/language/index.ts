@@ -32,6 +32,18 @@ export type {
 } from './checker/spec.js';
 export { performanceLimit } from './checker/spec.js';
 export {
+  compareNumbers,
+  Decimal,
+  isDecimal,
+  maxSignificantDigits,
+  type NumberProblem,
+  type NumberReading,
+  type NumberValue,
+  numbersEqual,
+  numberText,
+  readNumber,
+} from './decimal.js';
+export {
   type DiagnosticCode,
   type DiagnosticDefinition,
   diagnosticCatalog,

@@ -288,6 +288,20 @@ describe('numbers', () => {
     expect(only(source)).toMatchObject({ kind: 'number', text: source, number: value });
   });
 
+  it('reads a number beyond double precision exactly', () => {
+    const token = only('1234567890123456789');
+    expect(token).toMatchObject({ kind: 'number', number: 1234567890123456800 });
+    expect(String(token.decimal)).toBe('1234567890123456789');
+    expect(only('-500.000_000_000_000_000_01').decimal?.toString()).toBe('-500.00000000000000001');
+    expect(only('1234567890123456800').decimal).toBeUndefined();
+  });
+
+  it('quotes at most a few dozen characters of a malformed number', () => {
+    const { diagnostics } = lexText(`${'9'.repeat(4_000_000)}x`);
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]?.message.length).toBeLessThan(120);
+  });
+
   it('reads a rule number: the dot after 1 is a separate symbol', () => {
     expect(kinds('1. A')).toEqual(['number:1', 'symbol:.', 'identifier:A']);
   });
@@ -303,7 +317,21 @@ describe('numbers', () => {
     ['1__0', 'invalid-number 1:1-1:5', 'Underscores may only separate digits, as in 1_000.'],
     ['1_', 'invalid-number 1:1-1:3', 'Underscores may only separate digits, as in 1_000.'],
     ['1_.5', 'invalid-number 1:1-1:5', 'Underscores may only separate digits, as in 1_000.'],
-    ['1e999', 'invalid-number 1:1-1:6', 'The number is too large.'],
+    [
+      '1e999',
+      'invalid-number 1:1-1:6',
+      'The number is too large: numbers must lie within ±1.7976931348623157e308.',
+    ],
+    [
+      '1e-400',
+      'invalid-number 1:1-1:7',
+      'The number is too close to zero to be represented (below 5e-324); write 0 if zero is meant.',
+    ],
+    [
+      '1'.repeat(101),
+      'invalid-number 1:1-1:102',
+      'A number may have at most 100 significant digits; write it as text if it is an identifier.',
+    ],
   ])('reports %s as an invalid number', (source, diagnostic, hint) => {
     const { tokens, diagnostics } = lexText(source);
     expect(spots(diagnostics)).toEqual([diagnostic]);

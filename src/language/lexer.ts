@@ -1,3 +1,4 @@
+import { approximateNumber, isDecimal, type NumberProblem, readNumber } from './decimal.js';
 import type { DiagnosticBag } from './diagnostics/diagnostic.js';
 import type { Limits } from './limits.js';
 import { compileRegex } from './regex.js';
@@ -99,6 +100,22 @@ function daysInMonth(year: number, month: number): number {
 const datePattern = /\d{4}-\d{2}-\d{2}(?:T\d{1,2}:\d{2}(?::\d{2})?)?/y;
 const timePattern = /\d{1,2}:\d{2}(?::\d{2})?/y;
 const numberPattern = /\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?/y;
+
+const numberHints: Readonly<Record<NumberProblem, string>> = {
+  shape: 'Write a number such as 12, -3.5, 1e6 or 1_000.',
+  digits:
+    'A number may have at most 100 significant digits; write it as text if it is an identifier.',
+  overflow: 'The number is too large: numbers must lie within ±1.7976931348623157e308.',
+  underflow:
+    'The number is too close to zero to be represented (below 5e-324); write 0 if zero is meant.',
+};
+
+/** Characters of a malformed literal quoted in a diagnostic; a spec can hold megabytes of digits. */
+const maxQuotedLiteral = 60;
+
+function abbreviateLiteral(text: string): string {
+  return text.length > maxQuotedLiteral ? `${text.slice(0, maxQuotedLiteral - 1)}…` : text;
+}
 
 /** Validates and zero-pads `H:MM[:SS]`; undefined when out of range. */
 function normaliseTime(text: string): string | undefined {
@@ -203,6 +220,7 @@ export function startLexer(
       kind: token.kind,
       text: token.text,
       number: token.number,
+      decimal: token.decimal,
       flags: token.flags,
       start: token.start,
       end: token.end,
@@ -414,22 +432,28 @@ export function startLexer(
     const source = text.slice(from, glued);
     const cleaned = matched.replace(/_/g, '');
     const underscoresValid = !/(^|[^\d])_|_($|[^\d])|__/.test(matched);
-    const value = Number((negative ? '-' : '') + cleaned);
-    if (glued > to || !underscoresValid || !Number.isFinite(value)) {
+    // Read exactly (LANGUAGE.md §5.1): a literal is never rounded to another value, to
+    // Infinity or to 0; `-0` reads as 0, so the tree is canonical.
+    const reading = readNumber((negative ? '-' : '') + cleaned);
+    if (glued > to || !underscoresValid || !reading.ok) {
       const hint =
         glued > to
-          ? 'Quote text values, e.g. "' + source + '".'
+          ? `Quote text values, e.g. "${abbreviateLiteral(source)}".`
           : !underscoresValid
             ? 'Underscores may only separate digits, as in 1_000.'
-            : 'The number is too large.';
-      diagnostics.report('invalid-number', range(from, glued), { text: source, hint });
+            : numberHints[reading.ok ? 'shape' : reading.problem];
+      diagnostics.report('invalid-number', range(from, glued), {
+        text: abbreviateLiteral(source),
+        hint,
+      });
       to = glued;
     }
+    const value = reading.ok ? reading.value : 0;
     push({
       kind: 'number',
       text: source,
-      // `-0` reads as 0: the tree is canonical and the printer writes no negative zero.
-      number: Number.isFinite(value) && value !== 0 ? value : 0,
+      number: approximateNumber(value),
+      decimal: isDecimal(value) ? value : undefined,
       start: from,
       end: to,
     });

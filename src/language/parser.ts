@@ -710,7 +710,7 @@ class Parser {
       case 'number': {
         this.advance();
         this.checkThousandsSeparator(token, inList);
-        return { kind: 'number', value: token.number ?? 0, range };
+        return { kind: 'number', value: token.decimal ?? token.number ?? 0, range };
       }
       case 'date':
       case 'time':

@@ -178,6 +178,26 @@ describe('printNumber', () => {
   });
 });
 
+describe('printNumber: exact decimals', () => {
+  it.each([
+    ['1234567890123456789', '1234567890123456789'],
+    ['1_234_567_890_123_456_789', '1234567890123456789'],
+    ['500.00000000000000001', '500.00000000000000001'],
+    ['-0.000000123456789012345678901', '-1.23456789012345678901e-7'],
+    ['12345678901234567890e10', '1.234567890123456789e+29'],
+    ['12345678901234567890', '12345678901234567890'],
+    ['1.2345678901234567891e300', '1.2345678901234567891e+300'],
+  ])('formats %s as %s, the same value', (source, text) => {
+    expect(format(`DeleteTweet(id = ${source}) -> Deleted`)).toBe(
+      `DeleteTweet(id = ${text}) -> Deleted\n`,
+    );
+    // Printing what was printed changes nothing: fmt never moves a literal to another value.
+    expect(format(`DeleteTweet(id = ${text}) -> Deleted`)).toBe(
+      `DeleteTweet(id = ${text}) -> Deleted\n`,
+    );
+  });
+});
+
 describe('printString', () => {
   it.each([
     ['plain', '"plain"'],

@@ -8,6 +8,7 @@ import type {
   SpecNode,
   ValueNode,
 } from './ast.js';
+import { type NumberValue, numberText } from './decimal.js';
 
 /**
  * The canonical ASCII form of a spec: one item per line (annotations on their own
@@ -93,9 +94,13 @@ export function printValue(value: ValueNode): string {
   }
 }
 
-/** Numbers print in the shortest form the lexer reads back to the same value. */
-export function printNumber(value: number): string {
-  return Object.is(value, -0) ? '0' : String(value);
+/**
+ * Numbers print as the exact decimal they denote, in the shortest form the lexer reads
+ * back to the same value: `fmt` may respell a literal (`1_000` → `1000`) but never
+ * changes its value.
+ */
+export function printNumber(value: NumberValue): string {
+  return numberText(value);
 }
 
 const invisiblePattern = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]$/u;

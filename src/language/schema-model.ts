@@ -15,8 +15,18 @@ export interface VariableDeclaration {
   readonly name: string;
   readonly type: VariableType;
   readonly description?: string;
-  /** For tool parameters: whether the tool requires it. */
+  /**
+   * For tool parameters: whether the tool requires it. A proposal that omits a required
+   * argument or gives it as `null` is `invalid-proposal`.
+   */
   readonly required?: boolean;
+  /**
+   * The tool takes any JSON value here (an object without declared properties, an array
+   * without declared items, a schema the model approximates as text): objects, arrays
+   * and booleans are read as their JSON text. Every other text variable takes a string
+   * (or a number, as its decimal text), and a list an array of those.
+   */
+  readonly jsonText?: boolean;
   /**
    * A fact only the app or a tool reports (availability, a balance): set by observations,
    * never by a proposal's updates. See `isObserved`.

@@ -1,3 +1,5 @@
+import type { Decimal } from './decimal.js';
+
 /** Token kinds of the intent language. Spelling variants are normalised by the lexer. */
 export type TokenKind =
   | 'identifier'
@@ -42,8 +44,10 @@ export interface Token {
    * name after `@`; symbol: the normalised symbol.
    */
   readonly text: string;
-  /** number: its value. */
+  /** number: its value (the nearest double when `decimal` is set). */
   readonly number?: number;
+  /** number: its exact value when no double prints as it (`1234567890123456789`). */
+  readonly decimal?: Decimal;
   /** regex: its flags. */
   readonly flags?: string;
   readonly start: number;

@@ -27,7 +27,8 @@ export interface SchemaProperty {
 
 /** What a property's schema becomes in the model. */
 export type SchemaShape =
-  | { readonly kind: 'type'; readonly type: VariableType }
+  /** `json`: a list whose items may be any JSON (no declared item type, or objects). */
+  | { readonly kind: 'type'; readonly type: VariableType; readonly json?: boolean }
   | {
       readonly kind: 'object';
       readonly properties: readonly SchemaProperty[];
@@ -201,11 +202,10 @@ function typeShape(
       return { kind: 'type', type: { kind: 'number' } };
     case 'boolean':
       return { kind: 'type', type: { kind: 'boolean' } };
-    case 'array':
-      return {
-        kind: 'type',
-        type: { kind: 'list', element: listElement(schema, path, document, context) },
-      };
+    case 'array': {
+      const { element, json } = listElement(schema, path, document, context);
+      return { kind: 'type', type: { kind: 'list', element }, ...(json ? { json } : {}) };
+    }
     case 'object':
       return objectShape(schema, path, context);
     case 'null':
@@ -245,19 +245,26 @@ function objectShape(schema: JsonRecord, path: string, context: LoadContext): Sc
   };
 }
 
-/** A list's element type: number when its items are numbers, otherwise text (objects as JSON). */
+/**
+ * A list's element type: number when its items are numbers, otherwise text — and
+ * whether its elements may be any JSON (read as their JSON text) rather than strings
+ * only: so unless the items are declared strings.
+ */
 function listElement(
   schema: JsonRecord,
   path: string,
   document: SchemaDocument,
   context: LoadContext,
-): 'text' | 'number' {
+): { readonly element: 'text' | 'number'; readonly json: boolean } {
   const items = schema['items'];
-  if (!isRecord(items)) return 'text';
+  if (!isRecord(items)) return { element: 'text', json: true };
   const resolved = resolveSchema(items, childPath(path, 'items'), document, context);
-  if (resolved === undefined || resolved.external !== undefined) return 'text';
+  if (resolved === undefined || resolved.external !== undefined)
+    return { element: 'text', json: true };
   const names = typeNames(resolved.schema, resolved.path, document, context);
-  return names.length > 0 && names.every((name) => numericTypes.has(name)) ? 'number' : 'text';
+  if (names.length > 0 && names.every((name) => numericTypes.has(name)))
+    return { element: 'number', json: false };
+  return { element: 'text', json: !(names.length > 0 && names.every((name) => name === 'string')) };
 }
 
 /** The non-null type names a schema allows, looking one level into unions; for labels and lists. */

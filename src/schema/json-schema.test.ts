@@ -74,6 +74,30 @@ describe('variablesFromJsonSchema: scalar types', () => {
     });
   });
 
+  it('marks where the tool takes any JSON: objects without properties, untyped items, approximations', () => {
+    const result = convert({
+      words: { type: 'array', items: { type: 'string' } },
+      objects: { type: 'array', items: { type: 'object', properties: { a: { type: 'number' } } } },
+      anything: { type: 'array' },
+      numbers: { type: 'array', items: { type: 'number' } },
+      opaque: { type: 'object' },
+      either: { type: ['string', 'number'] },
+      name: { type: 'string' },
+    });
+    const json = Object.fromEntries(
+      (result.value ?? []).map((variable) => [variable.name, variable.jsonText === true]),
+    );
+    expect(json).toEqual({
+      words: false,
+      objects: true,
+      anything: true,
+      numbers: false,
+      opaque: true,
+      either: true,
+      name: false,
+    });
+  });
+
   it('carries descriptions (or titles) and required', () => {
     const result = convert(
       {

@@ -77,7 +77,7 @@ class Flattener {
       case 'invalid':
         return;
       case 'type':
-        this.push(site, shape.type, description);
+        this.push(site, shape.type, description, shape.json === true);
         return;
       case 'approximate':
         this.approximate(site, shape.from, description);
@@ -85,7 +85,7 @@ class Flattener {
       case 'object': {
         // An object without declared properties is kept whole, as its JSON text.
         if (shape.properties.length === 0) {
-          this.push(site, { kind: 'text' }, description);
+          this.push(site, { kind: 'text' }, description, true);
           return;
         }
         const { maxFlattenDepth } = this.context.limits;
@@ -105,10 +105,11 @@ class Flattener {
   approximate(site: Site, from: string, description: string): void {
     const name = site.segments.join('_');
     this.context.reportOnce('schema-type-approximated', site.path, { name, from, to: 'text' });
-    this.push(site, { kind: 'text' }, description);
+    this.push(site, { kind: 'text' }, description, true);
   }
 
-  push(site: Site, type: VariableType, description: string): void {
+  /** `jsonText`: the tool takes any JSON there, read as its JSON text. */
+  push(site: Site, type: VariableType, description: string, jsonText = false): void {
     const { maxVariables, maxNameLength } = this.context.limits;
     if (this.variables.length >= maxVariables) {
       this.#full = true;
@@ -130,6 +131,7 @@ class Flattener {
       type,
       ...(description ? { description } : {}),
       ...(site.required === undefined ? {} : { required: site.required }),
+      ...(jsonText ? { jsonText } : {}),
       ...(renamed ? { sourcePath: site.source } : {}),
     };
     this.variables.push({ declaration, path: site.path });

@@ -817,8 +817,8 @@ describe('invalid-proposal', () => {
     ],
     [
       'an unknown variable',
-      { action: { name: 'BankTransfer', args: { too: 'Alice' } } },
-      "BankTransfer has no variable 'too'.",
+      { action: { name: 'BankTransfer', args: { too: 'Alice', amount: 5 } } },
+      "BankTransfer has no variable 'too' (did you mean 'to'?).",
     ],
     [
       'an unknown objective',

@@ -11,6 +11,7 @@ import type {
   SpecNode,
   ValueNode,
 } from '../../src/language/ast.js';
+import type { NumberValue } from '../../src/language/decimal.js';
 import { parseWithDiagnostics } from '../../src/language/parser.js';
 import { print, printNumber } from '../../src/language/printer.js';
 import { specArbitrary } from '../support/arbitraries.js';
@@ -122,7 +123,7 @@ function noisyString(text: string, pick: Pick): string {
   return quote(text, open, close);
 }
 
-function noisyNumber(value: number, pick: Pick): string {
+function noisyNumber(value: NumberValue, pick: Pick): string {
   const canonical = printNumber(value);
   if (!/^-?\d{4,}$/.test(canonical)) return canonical;
   const grouped = canonical.replace(/\B(?=(\d{3})+$)/g, '_');

@@ -17,6 +17,7 @@ import {
   type SpecNode,
   type ValueNode,
 } from '../../src/language/ast.js';
+import { type NumberValue, readNumber } from '../../src/language/decimal.js';
 import { LineIndex } from '../../src/language/source-range.js';
 
 /**
@@ -90,10 +91,23 @@ export const textArbitrary: fc.Arbitrary<string> = fc.oneof(
   }),
 );
 
-const numberArbitrary: fc.Arbitrary<number> = fc
+/** Decimals no double prints as (19-digit ids, `500.00000000000000001`): exact `Decimal`s. */
+const exactDecimalArbitrary: fc.Arbitrary<NumberValue> = fc
+  .tuple(
+    fc.boolean(),
+    fc.bigInt({ min: 10n ** 17n, max: 10n ** 40n }),
+    fc.integer({ min: -60, max: 60 }),
+  )
+  .map(([negative, digits, exponent]) => {
+    const reading = readNumber(`${negative ? '-' : ''}${digits}e${exponent}`);
+    return reading.ok ? reading.value : 0;
+  });
+
+const numberArbitrary: fc.Arbitrary<NumberValue> = fc
   .oneof(
     fc.integer({ min: -1_000_000, max: 1_000_000 }),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
+    exactDecimalArbitrary,
   )
   .filter((value) => !Object.is(value, -0));
 

@@ -1,4 +1,5 @@
 import type { Operator, RelativeDate, ValueNode } from '../ast.js';
+import type { NumberValue } from '../decimal.js';
 import { printValue } from '../printer.js';
 import { compileRegex, type TextRegex } from '../regex.js';
 import type { VariableDeclaration, VariableType } from '../schema-model.js';
@@ -12,7 +13,8 @@ import { parseDate, parseDateTime, parseTime } from '../temporal.js';
  */
 export type Literal =
   | { readonly kind: 'text'; readonly value: string }
-  | { readonly kind: 'number'; readonly value: number }
+  /** Exact (LANGUAGE.md §5.1): a plain number when a double prints as it, else a `Decimal`. */
+  | { readonly kind: 'number'; readonly value: NumberValue }
   | { readonly kind: 'boolean'; readonly value: boolean }
   | { readonly kind: 'date'; readonly value: number }
   | { readonly kind: 'time'; readonly value: number }

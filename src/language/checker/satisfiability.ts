@@ -1,4 +1,5 @@
 import type { Operator } from '../ast.js';
+import { compareNumbers, type NumberValue, numberText } from '../decimal.js';
 import type { VariableType } from '../schema-model.js';
 import { normalizeText } from '../text.js';
 import type { Literal } from './literal.js';
@@ -45,7 +46,7 @@ function relativeOffset(literal: Literal): number | undefined {
   return undefined;
 }
 
-function orderedValue(literal: Literal): number | undefined {
+function orderedValue(literal: Literal): NumberValue | undefined {
   switch (literal.kind) {
     case 'number':
     case 'date':
@@ -70,35 +71,35 @@ function equalityKey(literal: Literal): string | undefined {
   }
 }
 
-interface Interval {
-  low: number;
-  lowInclusive: boolean;
-  high: number;
-  highInclusive: boolean;
+/** A bound of an interval; `undefined` value means unbounded. */
+interface Bound {
+  value: NumberValue | undefined;
+  inclusive: boolean;
 }
 
+/**
+ * Interval reasoning, exact: numbers that no double prints as (a 19-digit id) are
+ * compared as decimals, so two distinct literals are never taken for one value and no
+ * contradiction is reported that is not one.
+ */
 function orderedSatisfiable(
   constraints: readonly ConstraintLike[],
-  value: (literal: Literal) => number | undefined,
+  value: (literal: Literal) => NumberValue | undefined,
   discrete: boolean,
 ): boolean {
-  const interval: Interval = {
-    low: Number.NEGATIVE_INFINITY,
-    lowInclusive: false,
-    high: Number.POSITIVE_INFINITY,
-    highInclusive: false,
-  };
-  let allowed: Set<number> | undefined;
-  const excluded = new Set<number>();
-  const restrict = (values: number[]) => {
-    const next = new Set(values);
-    allowed =
-      allowed === undefined ? next : new Set([...allowed].filter((member) => next.has(member)));
+  const low: Bound = { value: undefined, inclusive: false };
+  const high: Bound = { value: undefined, inclusive: false };
+  // Keyed by exact decimal text: one key per value, whatever its representation.
+  let allowed: Map<string, NumberValue> | undefined;
+  const excluded = new Set<string>();
+  const restrict = (values: readonly NumberValue[]) => {
+    const next = new Map(values.map((member) => [numberText(member), member] as const));
+    allowed = allowed === undefined ? next : new Map([...allowed].filter(([key]) => next.has(key)));
   };
   for (const { operator, value: literal } of constraints) {
     const members = literal.kind === 'list' ? literal.elements.map(value) : [value(literal)];
     if (members.some((member) => member === undefined)) continue;
-    const numbers = members as number[];
+    const numbers = members as NumberValue[];
     const single = numbers[0] ?? 0;
     switch (operator) {
       case '=':
@@ -108,52 +109,60 @@ function orderedSatisfiable(
         restrict(numbers);
         break;
       case '!=':
-        excluded.add(single);
+        excluded.add(numberText(single));
         break;
       case 'not in':
-        for (const member of numbers) excluded.add(member);
+        for (const member of numbers) excluded.add(numberText(member));
         break;
       case '<':
-      case '<=':
-        if (single < interval.high || (single === interval.high && operator === '<')) {
-          interval.high = single;
-          interval.highInclusive = operator === '<=';
+      case '<=': {
+        const order = high.value === undefined ? -1 : compareNumbers(single, high.value);
+        if (order < 0 || (order === 0 && operator === '<')) {
+          high.value = single;
+          high.inclusive = operator === '<=';
         }
         break;
+      }
       case '>':
-      case '>=':
-        if (single > interval.low || (single === interval.low && operator === '>')) {
-          interval.low = single;
-          interval.lowInclusive = operator === '>=';
+      case '>=': {
+        const order = low.value === undefined ? 1 : compareNumbers(single, low.value);
+        if (order > 0 || (order === 0 && operator === '>')) {
+          low.value = single;
+          low.inclusive = operator === '>=';
         }
         break;
+      }
       default:
         break;
     }
   }
-  const inside = (candidate: number) =>
-    (candidate > interval.low || (candidate === interval.low && interval.lowInclusive)) &&
-    (candidate < interval.high || (candidate === interval.high && interval.highInclusive));
+  const inside = (candidate: NumberValue) => {
+    const above = low.value === undefined ? 1 : compareNumbers(candidate, low.value);
+    const below = high.value === undefined ? -1 : compareNumbers(candidate, high.value);
+    return (
+      (above > 0 || (above === 0 && low.inclusive)) &&
+      (below < 0 || (below === 0 && high.inclusive))
+    );
+  };
   if (allowed !== undefined) {
-    return [...allowed].some((candidate) => inside(candidate) && !excluded.has(candidate));
+    return [...allowed].some(([key, candidate]) => inside(candidate) && !excluded.has(key));
   }
   if (discrete) {
-    // Dates, times and date-times step by whole units: an open bound moves by one.
-    const low = interval.lowInclusive ? interval.low : interval.low + 1;
-    const high = interval.highInclusive ? interval.high : interval.high - 1;
-    if (low > high) return false;
-    if (!Number.isFinite(high - low) || high - low + 1 > excluded.size) return true;
-    for (let candidate = low; candidate <= high; candidate++)
-      if (!excluded.has(candidate)) return true;
+    // Dates, times and date-times are whole units (plain numbers): an open bound moves by one.
+    const lowValue = low.value === undefined ? Number.NEGATIVE_INFINITY : (low.value as number);
+    const highValue = high.value === undefined ? Number.POSITIVE_INFINITY : (high.value as number);
+    const first = low.inclusive ? lowValue : lowValue + 1;
+    const last = high.inclusive ? highValue : highValue - 1;
+    if (first > last) return false;
+    if (!Number.isFinite(last - first) || last - first + 1 > excluded.size) return true;
+    for (let candidate = first; candidate <= last; candidate++)
+      if (!excluded.has(numberText(candidate))) return true;
     return false;
   }
-  if (interval.low < interval.high) return true;
-  return (
-    interval.low === interval.high &&
-    interval.lowInclusive &&
-    interval.highInclusive &&
-    !excluded.has(interval.low)
-  );
+  if (low.value === undefined || high.value === undefined) return true;
+  const order = compareNumbers(low.value, high.value);
+  if (order < 0) return true;
+  return order === 0 && low.inclusive && high.inclusive && !excluded.has(numberText(low.value));
 }
 
 function equalitySatisfiable(
