@@ -2,6 +2,7 @@ import type { Decision, Severity, Verdict } from '../engine/index.js';
 import { reasonCodes } from '../engine/index.js';
 import { closestNames } from '../language/index.js';
 import { CliError } from './io.js';
+import { findJsonAmbiguity } from './json-strict.js';
 
 /** One event of a trace file (FORMATS.md §3). */
 export type TraceEvent =
@@ -126,6 +127,10 @@ export function parseTrace(text: string, fileName: string): TraceEvent[] {
         2,
       );
     }
+    // JSON.parse keeps the last of two equal keys and rounds long numbers: a tool's parser
+    // may do otherwise, so such a line is refused rather than checked as something else.
+    const ambiguity = findJsonAmbiguity(raw);
+    if (ambiguity) throw new CliError(`${where}:${ambiguity.column}: ${ambiguity.message}`, 2);
     if (!isRecord(value)) throw new CliError(`${where}: each line must be a JSON object`, 2);
     const kinds = eventKeys.filter((key) => Object.hasOwn(value, key));
     const [kind] = kinds;
