@@ -1,0 +1,126 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { normalizeNeedle, normalizeText, textParts } from './text.js';
+
+describe('normalizeText: NFKC_Casefold, invisible characters out, whitespace collapsed', () => {
+  it.each([
+    ['Hello   World', 'hello world'],
+    ['  padded\t', 'padded'],
+    ['Ｈｅｌｌｏ', 'hello'],
+    ['𝐌𝐚𝐥𝐥𝐨𝐫𝐲', 'mallory'],
+    ['ﬁle', 'file'],
+    ['Straße', 'strasse'],
+    ['STRASSE', 'strasse'],
+    ['ẞ', 'ss'],
+    ['ΟΔΟΣ', 'οδοσ'],
+    ['οδος', 'οδοσ'],
+    ['İstanbul', 'i̇stanbul'],
+    ['Café', 'café'],
+    ['Cafe\u0301', 'café'],
+  ])('%j → %j', (input, expected) => {
+    expect(normalizeText(input)).toBe(expected);
+  });
+
+  it.each([
+    ['zero-width space', 'Mal\u200blory'],
+    ['zero-width joiner', 'Mal\u200dlory'],
+    ['zero-width non-joiner', 'Mal\u200clory'],
+    ['soft hyphen', 'Mal\u00adlory'],
+    ['variation selector 16', 'Mallory\ufe0f'],
+    ['tag character', 'Mallory\u{e0041}'],
+    ['NUL', 'Mallory\u0000'],
+    ['escape', 'Mal\u001blory'],
+    ['right-to-left override', '\u202eMallory'],
+    ['left-to-right mark', 'Mallory\u200e'],
+    ['byte order mark', '\ufeffMallory'],
+    ['word joiner', 'Mal\u2060lory'],
+    ['combining grapheme joiner', 'Mal\u034flory'],
+    ['no-break space', '\u00a0Mallory\u00a0'],
+    ['ideographic space', '\u3000Mallory'],
+    ['tab and newline', '\tMallory\n'],
+    ['capitals', 'MALLORY'],
+  ])('removes what does not show: %s', (_, input) => {
+    expect(normalizeText(input)).toBe('mallory');
+  });
+
+  it('turns the controls that separate words into a space, and drops the others', () => {
+    expect(normalizeText('a\nb\tc\r\nd\u0085e')).toBe('a b c d e');
+    expect(normalizeText('a\u0000b\u0007c')).toBe('abc');
+  });
+
+  it('keeps look-alikes from other scripts apart: that is for guards', () => {
+    expect(normalizeText('\u0410lice')).not.toBe(normalizeText('Alice'));
+    expect(normalizeText('Mall\u043ery')).not.toBe('mallory');
+  });
+
+  it('is not fuzzy', () => {
+    expect(normalizeText('Hello Wor')).not.toBe(normalizeText('Hello World'));
+  });
+
+  it('is idempotent', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme-composite' }), (text) => {
+        const once = normalizeText(text);
+        expect(normalizeText(once)).toBe(once);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        const once = normalizeText(text);
+        expect(normalizeText(once)).toBe(once);
+      }),
+    );
+  });
+
+  it('takes the ASCII fast paths to the same result as the Unicode path', () => {
+    // A trailing ZWSP forces the Unicode path; it is removed, so both must agree.
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)),
+        }),
+        (text) => {
+          expect(normalizeText(text)).toBe(normalizeText(`${text}\u200b`));
+        },
+      ),
+    );
+  });
+
+  it('leaves no invisible character, control or outer space in its result', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        const result = normalizeText(text);
+        expect(result).not.toMatch(/[\p{Default_Ignorable_Code_Point}\p{Cc}]/u);
+        expect(result).toBe(result.trim());
+        expect(result).not.toMatch(/\s\s/);
+      }),
+    );
+  });
+});
+
+describe('normalizeNeedle', () => {
+  it('normalizes like the text it is searched in but keeps a space at either end', () => {
+    expect(normalizeNeedle(' RM ')).toBe(' rm ');
+    expect(normalizeNeedle('\tＰａｓｓ\u200bword  ')).toBe(' password ');
+    expect(normalizeNeedle('@EVIL.com')).toBe('@evil.com');
+  });
+});
+
+describe('textParts: the values a tool might read out of one text', () => {
+  it.each([
+    ['bob <bob@external.com>', ['bob', 'bob@external.com']],
+    ['bob@external.com, alice@company.com', ['bob@external.com', 'alice@company.com']],
+    ['bob@external.com;alice@company.com', ['bob@external.com', 'alice@company.com']],
+    ['bob@external.com.', ['bob@external.com']],
+    ['"mallory" (the other one)', ['mallory', 'the other one', 'the', 'other', 'one']],
+    ['alice smith, bob', ['alice smith', 'bob', 'alice', 'smith']],
+  ])('%j → %j', (text, parts) => {
+    expect(textParts(text)).toEqual(parts);
+  });
+
+  it('is empty for a text that is one part', () => {
+    expect(textParts('alice')).toEqual([]);
+    expect(textParts('bob@external.com')).toEqual([]);
+    expect(textParts('')).toEqual([]);
+  });
+});
