@@ -116,12 +116,9 @@ function textTest(
         broad: (value) => {
           if (keys.has(value.key) || value.parts.some(inKeys)) return true;
           const skeletons = value.skeletons;
-          return (
-            cased.has(skeletons.cased) ||
-            folded.has(skeletons.folded) ||
-            skeletons.casedParts.some(inCased) ||
-            skeletons.foldedParts.some(inFolded)
-          );
+          if (cased.has(skeletons.cased) || folded.has(skeletons.folded)) return true;
+          const parts = value.skeletonParts;
+          return parts.cased.some(inCased) || parts.folded.some(inFolded);
         },
       };
     }
@@ -150,12 +147,9 @@ function textTest(
 function looksEqual(value: TextValue, literal: TextForms): boolean {
   if (value.key === literal.key || value.parts.includes(literal.key)) return true;
   const skeletons = value.skeletons;
-  return (
-    skeletons.cased === literal.cased ||
-    skeletons.folded === literal.folded ||
-    skeletons.casedParts.includes(literal.cased) ||
-    skeletons.foldedParts.includes(literal.folded)
-  );
+  if (skeletons.cased === literal.cased || skeletons.folded === literal.folded) return true;
+  const parts = value.skeletonParts;
+  return parts.cased.includes(literal.cased) || parts.folded.includes(literal.folded);
 }
 
 /** `contains` on a text: a substring of the normalized text or of one of its skeletons. */

@@ -15,16 +15,14 @@ import {
   type VariableType,
 } from '../language/index.js';
 import { textParts } from '../language/text.js';
-import { confusableSkeletons } from '../language/unicode/skeleton.js';
+import { type ConfusableSkeletons, confusableSkeletons } from '../language/unicode/skeleton.js';
 import { type SessionClock, wallClock } from './clock.js';
 import { plainDataProblem } from './plain-data.js';
 
-/** A text's confusable skeletons (see language/unicode/skeleton.ts), whole and in parts. */
-export interface TextSkeletons {
-  readonly cased: string;
-  readonly folded: string;
-  readonly casedParts: readonly string[];
-  readonly foldedParts: readonly string[];
+/** The parts of a text's two confusable skeletons (see language/unicode/skeleton.ts). */
+export interface SkeletonParts {
+  readonly cased: readonly string[];
+  readonly folded: readonly string[];
 }
 
 /**
@@ -35,7 +33,8 @@ export interface TextSkeletons {
  */
 export class TextValue {
   #parts: readonly string[] | undefined;
-  #skeletons: TextSkeletons | undefined;
+  #skeletons: ConfusableSkeletons | undefined;
+  #skeletonParts: SkeletonParts | undefined;
 
   constructor(
     readonly raw: string,
@@ -52,18 +51,19 @@ export class TextValue {
     return this.#parts;
   }
 
-  /** The confusable skeletons of the text and of its parts, for guards (computed once). */
-  get skeletons(): TextSkeletons {
-    if (this.#skeletons === undefined) {
-      const { cased, folded } = confusableSkeletons(this.raw);
-      this.#skeletons = {
-        cased,
-        folded,
-        casedParts: textParts(cased),
-        foldedParts: textParts(folded),
-      };
-    }
+  /** The confusable skeletons of the text, for guards (computed once). */
+  get skeletons(): ConfusableSkeletons {
+    this.#skeletons ??= confusableSkeletons(this.raw);
     return this.#skeletons;
+  }
+
+  /** The parts of the skeletons, as `parts` of the text (computed once). */
+  get skeletonParts(): SkeletonParts {
+    if (this.#skeletonParts === undefined) {
+      const { cased, folded } = this.skeletons;
+      this.#skeletonParts = { cased: textParts(cased), folded: textParts(folded) };
+    }
+    return this.#skeletonParts;
   }
 }
 

@@ -70,7 +70,7 @@ function slowFolded(text: string): string {
 let asciiTables: { cased: string[]; folded: string[] } | undefined;
 
 /** Printable ASCII maps character by character; tables make the common case cheap. */
-function asciiSkeletons(text: string): ConfusableSkeletons {
+function asciiSkeletons(text: string, keepEdges: boolean): ConfusableSkeletons {
   if (!asciiTables) {
     const cased: string[] = [];
     const folded: string[] = [];
@@ -87,7 +87,13 @@ function asciiSkeletons(text: string): ConfusableSkeletons {
     cased += asciiTables.cased[code];
     folded += asciiTables.folded[code];
   }
-  return { cased: cased.replace(/ +/g, ' '), folded: folded.replace(/ +/g, ' ') };
+  // No ASCII prototype holds a space: the spaces are the text's own.
+  if (!text.includes(' ')) return { cased, folded };
+  const tidy = (skeleton: string) => {
+    const collapsed = skeleton.replace(/ +/g, ' ');
+    return keepEdges ? collapsed : collapsed.trim();
+  };
+  return { cased: tidy(cased), folded: tidy(folded) };
 }
 
 /**
@@ -114,8 +120,8 @@ export interface ConfusableSkeletons {
  * confusableSkeletons('Маllory').cased === confusableSkeletons('mallory').cased // Cyrillic М
  */
 export function confusableSkeletons(text: string, keepEdges = false): ConfusableSkeletons {
-  const skeletons = /^[\x20-\x7e]*$/.test(text)
-    ? asciiSkeletons(text)
-    : { cased: slowCased(text), folded: slowFolded(text) };
-  return keepEdges ? skeletons : { cased: skeletons.cased.trim(), folded: skeletons.folded.trim() };
+  if (/^[\x20-\x7e]*$/.test(text)) return asciiSkeletons(text, keepEdges);
+  const cased = slowCased(text);
+  const folded = slowFolded(text);
+  return keepEdges ? { cased, folded } : { cased: cased.trim(), folded: folded.trim() };
 }
