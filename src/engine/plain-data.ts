@@ -10,7 +10,12 @@
 
 /** Cuts text to `max` characters with an ellipsis (values.ts's `cutText`; no import cycle). */
 function cutText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+  if (text.length <= max) return text;
+  // Copied, not sliced: a slice may keep the whole original alive.
+  return `${text
+    .slice(0, Math.max(0, max - 1))
+    .split('')
+    .join('')}…`;
 }
 
 /** What the walk may visit: how deep, and how many values in all. */

@@ -771,7 +771,10 @@ describe('readProposal: strict about what it would not read (FORMATS.md §2)', (
     expect(refused(send({ to: 'x'.repeat(11) }), limits)).toEqual([
       'Send.to: it has 11 characters; at most 10 are accepted',
     ]);
-    expect(readStrict(send({ to: 'x'.repeat(11) }), limits)).toMatchObject({
+    // Refused for its length, a string is not quoted; any other refusal quotes it, cut.
+    const tooLong = readStrict(send({ to: 'x'.repeat(11) }), limits);
+    expect(tooLong.ok === false && tooLong.problems[0]?.actual).toBeUndefined();
+    expect(readStrict(send({ amount: 'x'.repeat(9) }), limits)).toMatchObject({
       problems: [{ actual: 'xxxxxxx…' }],
     });
     expect(refused(send({ cc: ['a', 'b', 'c'] }), limits)).toEqual([

@@ -240,19 +240,18 @@ function readValues(
       } else if (variable.type.kind === 'list') assign(index, []);
       continue;
     }
-    const parsed = parseValue(
-      raw,
-      variable.type,
-      context.clock,
-      variable.jsonText === true ? context.values.json : context.values.plain,
-    );
+    const options = variable.jsonText === true ? context.values.json : context.values.plain;
+    const parsed = parseValue(raw, variable.type, context.clock, options);
     if (parsed.ok) assign(index, parsed.value);
     else {
+      // A string refused for its length is not quoted: reading any part of a host's
+      // concatenated string would copy all of it, and its length says enough.
+      const tooLong = typeof raw === 'string' && raw.length > (options.maxLength ?? 0);
       context.problems.push({
         message: `${predicate.name}.${variable.name}: ${parsed.problem}`,
         predicate: predicate.name,
         variable: variable.name,
-        actual: quote(raw, context),
+        ...(tooLong ? {} : { actual: quote(raw, context) }),
       });
     }
   }

@@ -389,7 +389,12 @@ export function parseValue(
 /** Cuts text to `maxLength` characters, marking the cut with an ellipsis. */
 export function cutText(text: string, maxLength: number): string {
   if (text.length <= maxLength) return text;
-  return `${text.slice(0, Math.max(0, maxLength - 1))}…`;
+  // A slice may share the whole original's memory (V8 keeps a sliced string's parent
+  // alive): the kept part is copied, so that echoing a megabyte keeps 200 characters.
+  return `${text
+    .slice(0, Math.max(0, maxLength - 1))
+    .split('')
+    .join('')}…`;
 }
 
 /**

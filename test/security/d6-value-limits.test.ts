@@ -31,8 +31,24 @@ describe('D6: proposal values are bounded', () => {
       code: 'invalid-proposal',
       message: `BankTransfer.to: it has 50000000 characters; at most ${defaultLimits.maxValueLength} are accepted.`,
     });
-    expect(verdict.reasons[0]?.actual?.length).toBe(defaultLimits.maxEchoLength);
+    // Not quoted at all: reading any of it could copy all of it.
+    expect(verdict.reasons[0]?.actual).toBeUndefined();
     expect(verdict.feedback.length).toBeLessThan(1_000);
+  });
+
+  it('keeps nothing of refused megabyte arguments', () => {
+    const session = sessionFor(bankSpec, bankSchema());
+    const megabyte = 'x'.repeat(1_000_000);
+    globalThis.gc?.();
+    const before = process.memoryUsage().heapUsed;
+    for (let index = 0; index < 50; index++) {
+      // A distinct concatenated string each time, as an agent would send.
+      const verdict = session.propose(transfer(`${index}${megabyte}`, 'lots' as never));
+      expect(verdict.reasons[0]?.code).toBe('invalid-proposal');
+    }
+    globalThis.gc?.();
+    // 50 MB were proposed; what the session keeps (history, echoes) is a few kilobytes each.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(20_000_000);
   });
 
   it('refuses a 1 MB argument rather than storing it', () => {
