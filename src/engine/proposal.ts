@@ -572,18 +572,21 @@ function readOptions(limits: Limits): { proposal: ReadOptions; observation: Read
   if (limits === lastLimits && lastOptions) return lastOptions;
   let options = readOptionsCache.get(limits);
   if (!options) {
-    const kind = (maxLength: number): ReadOptions => {
+    const kind = (maxLength: number, foreignOffsets: 'refuse' | 'convert'): ReadOptions => {
       const plain = {
         maxLength,
         maxListLength: limits.maxListValueLength,
         maxDepth: limits.maxValueDepth,
         json: false,
+        foreignOffsets,
       };
       return { plain, json: { ...plain, json: true } };
     };
+    // An observation reports an instant (a tool's timestamp in UTC is a fact); a
+    // proposal's argument is what the tool will read, so its offset must be the zone's.
     options = {
-      proposal: kind(limits.maxValueLength),
-      observation: kind(limits.maxObservedValueLength),
+      proposal: kind(limits.maxValueLength, 'refuse'),
+      observation: kind(limits.maxObservedValueLength, 'convert'),
     };
     readOptionsCache.set(limits, options);
   }

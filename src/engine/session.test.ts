@@ -255,24 +255,22 @@ describe('constraints on the state', () => {
     expect(tomorrow.status().done).toBe(true);
   });
 
-  it("read instants with the session zone's offset as local time, and refuse other offsets", () => {
+  it('read observed instants in the session time zone, and refuse other offsets in proposals', () => {
     const restaurant = createSession(restaurantSpec, {
       now: '2025-03-14T12:00',
       timeZone: 'America/New_York',
     });
-    // 22:30 UTC is 18:30 in New York, but a tool might read 22:30: refused.
-    const utc = restaurant.observe({
-      updates: {
-        RestaurantInfo: { name: 'R' },
-        ReserveInfo: { date: '2025-03-14', time: '2025-03-14T22:30:00Z', available: false },
-      },
+    // A proposal's argument is what the tool reads: 22:30Z could be read as 22:30.
+    const proposed = restaurant.propose({
+      updates: { ReserveInfo: { date: '2025-03-14', time: '2025-03-14T22:30:00Z' } },
     });
-    expect(utc.ok).toBe(false);
-    expect(utc.problems[0]?.message).toContain('has the offset Z');
+    expect(proposed.reasons[0]?.code).toBe('invalid-proposal');
+    expect(proposed.feedback).toContain('has the offset Z');
+    // An observation reports an instant: 22:30 UTC is 18:30 in New York, before 19:00.
     restaurant.observe({
       updates: {
         RestaurantInfo: { name: 'R' },
-        ReserveInfo: { date: '2025-03-14', time: '2025-03-14T18:30:00-04:00', available: false },
+        ReserveInfo: { date: '2025-03-14', time: '2025-03-14T22:30:00Z', available: false },
       },
     });
     expect(restaurant.status().done).toBe(true);

@@ -101,6 +101,12 @@ export interface ValueOptions {
    * number, read as its decimal text).
    */
   readonly json?: boolean;
+  /**
+   * What a date-time with an offset other than the session zone's means. In a proposal
+   * it is refused (`'refuse'`: the tool might read its local part); in an observation it
+   * is a fact about an instant, converted into the session's zone (`'convert'`).
+   */
+  readonly foreignOffsets?: 'refuse' | 'convert';
 }
 
 const defaultValueOptions: Required<ValueOptions> = {
@@ -108,6 +114,7 @@ const defaultValueOptions: Required<ValueOptions> = {
   maxListLength: defaultLimits.maxListValueLength,
   maxDepth: defaultLimits.maxValueDepth,
   json: false,
+  foreignOffsets: 'refuse',
 };
 
 /** Complete options as they are when given complete (the reader's, built once), else merged. */
@@ -117,7 +124,8 @@ function completeOptions(options: ValueOptions | undefined): Required<ValueOptio
     options.maxLength !== undefined &&
     options.maxListLength !== undefined &&
     options.maxDepth !== undefined &&
-    options.json !== undefined
+    options.json !== undefined &&
+    options.foreignOffsets !== undefined
   )
     return options as Required<ValueOptions>;
   return { ...defaultValueOptions, ...options };
@@ -188,6 +196,7 @@ function formatOffset(seconds: number): string {
 function instantWallClock(
   text: string,
   clock: SessionClock,
+  foreignOffsets: 'refuse' | 'convert',
 ): { days: number; seconds: number } | string | undefined {
   const match = instantShape.exec(text);
   if (!match) return undefined;
@@ -208,6 +217,7 @@ function instantWallClock(
   const zoned = wallClock(instant, clock.timeZone);
   const zonedSeconds = zoned.days * 86_400 + zoned.seconds;
   if (zonedSeconds === days * 86_400 + seconds) return { days, seconds };
+  if (foreignOffsets === 'convert') return zoned;
   const zoneOffset = zonedSeconds - Math.floor(instant.getTime() / 1000);
   return `${describeInput(text)} has the offset ${match[5]?.toUpperCase() === 'Z' ? 'Z (+00:00)' : match[5]}, but the session's time zone ${clock.timeZone} is at ${formatOffset(zoneOffset)} then (that instant is ${formatDateTime(zonedSeconds)} there); the tool might read the local time. Give the time in ${clock.timeZone}, without an offset`;
 }
@@ -227,12 +237,13 @@ function parseTemporal(
   input: unknown,
   kind: 'date' | 'time' | 'datetime',
   clock: SessionClock,
+  foreignOffsets: 'refuse' | 'convert',
 ): Parsed {
   if (typeof input !== 'string')
     return bad(`${describeInput(input)} is not a ${kind === 'datetime' ? 'date-time' : kind}`);
   const text = input.trim();
   const lower = text.toLowerCase();
-  const instant = instantWallClock(text, clock);
+  const instant = instantWallClock(text, clock, foreignOffsets);
   if (typeof instant === 'string') return bad(instant);
   const [datePart, timePart] = text.includes('T') ? text.split('T') : text.split(' ');
   if (kind === 'date') {
@@ -327,7 +338,7 @@ function parseScalar(
     case 'date':
     case 'time':
     case 'datetime':
-      return parseTemporal(input, type.kind, clock);
+      return parseTemporal(input, type.kind, clock, options.foreignOffsets);
     case 'enum': {
       const text =
         typeof input === 'string'
