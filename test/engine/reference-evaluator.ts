@@ -1,3 +1,5 @@
+import { RE2JS } from 're2js';
+import { caseFold } from 'unicode-case-folding';
 import type {
   CheckedConstraint,
   CheckedPattern,
@@ -8,8 +10,6 @@ import type {
   VariableType,
 } from '../../src/language/index.js';
 import { confusableSkeletons } from '../../src/language/unicode/skeleton.js';
-import { RE2JS } from 're2js';
-import { caseFold } from 'unicode-case-folding';
 
 /**
  * A deliberately naive evaluator of LANGUAGE.md §5–6, written from the document for the
@@ -83,6 +83,9 @@ interface Plan {
   readonly rules: readonly CheckedRule[];
   readonly finish: boolean;
   readonly escalated?: string;
+  /** The proposal and the number of observations when approval was asked (§6: re-check at resolve). */
+  readonly proposal?: Proposal;
+  readonly observations?: number;
 }
 
 class Invalid extends Error {}
@@ -285,6 +288,9 @@ export class ReferenceSession {
   readonly #refusals: Record<string, number> = {};
   #pending: Plan | undefined;
   #finished = false;
+  #observations = 0;
+  /** While an approved proposal is re-checked at resolve: memos are read, never written. */
+  #approving = false;
 
   constructor(spec: Spec, options: ReferenceOptions) {
     this.#spec = spec;
@@ -488,9 +494,7 @@ export class ReferenceSession {
         case 'contains':
           return elements.some((element) => this.#broadText('=', element, literal));
         default:
-          return elements.some((element) =>
-            this.#broadText(constraint.operator, element, literal),
-          );
+          return elements.some((element) => this.#broadText(constraint.operator, element, literal));
       }
     }
     return this.#satisfies(constraint, value);
@@ -778,49 +782,25 @@ export class ReferenceSession {
 
   /** Step 9: a hard refusal, or after N identical ones a question to a person. */
   #hardRefusal(
+    proposal: Proposal,
     key: string,
     code: string,
     performed: readonly CheckedRule[],
     plan: Plan,
   ): ReferenceVerdict {
+    if (this.#approving) return this.#verdict('revise', code, performed, 'hard');
     const count = this.#refusals[key] ?? 0;
     if (this.#options.escalateAfter > 0 && count >= this.#options.escalateAfter) {
-      this.#pending = { ...plan, escalated: key };
+      this.#pending = { ...plan, escalated: key, proposal, observations: this.#observations };
       return this.#verdict('confirm', 'repeated-violation', performed);
     }
     this.#refusals[key] = count + 1;
     return this.#verdict('revise', code, performed, 'hard');
   }
 
-  propose(input: unknown): ReferenceVerdict {
-    this.#pending = undefined;
-    let proposal: Proposal;
-    try {
-      proposal = this.#read(input);
-    } catch (error) {
-      if (error instanceof Invalid) return this.#verdict('revise', 'invalid-proposal', [], 'hard');
-      throw error;
-    }
-    const key = this.#fingerprint(proposal);
-
-    // 1. finish
-    if (proposal.finish) {
-      if (this.#doneHolds()) {
-        this.#finished = true;
-        return this.#verdict('allow', undefined, []);
-      }
-      return this.#hardRefusal(key, 'premature-finish', [], {
-        updates: [],
-        rules: [],
-        finish: true,
-      });
-    }
-
-    // 3. the tentative state (built first: state guards look at it)
-    const tentative = this.#applied(this.#state, proposal.updates);
+  /** Step 2: 'reject' if a reject guard matches, else 'confirm' if a confirm guard does. */
+  #guards(proposal: Proposal, tentative: State): 'reject' | 'confirm' | undefined {
     const action = proposal.action;
-
-    // 2. guards, in spec order: a matching reject decides at once; a confirm is remembered
     let confirmGuard = false;
     for (const guard of this.#spec.guards) {
       const pattern = guard.pattern;
@@ -837,17 +817,70 @@ export class ReferenceSession {
         });
       }
       if (!matches) continue;
-      if (guard.mode === 'reject') return this.#verdict('reject', 'guard-reject', []);
+      if (guard.mode === 'reject') return 'reject';
       confirmGuard = true;
     }
+    return confirmGuard ? 'confirm' : undefined;
+  }
 
-    // 4. the rules the proposal performs: its objective's, and those whose action pattern names its action
-    const performed = this.#spec.rules.filter(
-      (rule) =>
-        !rule.isDone &&
-        (rule.head === proposal.objective ||
-          (action !== undefined && rule.action?.predicate.name === action.predicate.name)),
-    );
+  propose(input: unknown): ReferenceVerdict {
+    this.#pending = undefined;
+    // §6 session life: after an allowed finish every proposal is rejected.
+    if (this.#finished) return this.#verdict('reject', 'session-finished', []);
+    let proposal: Proposal;
+    try {
+      proposal = this.#read(input);
+    } catch (error) {
+      if (error instanceof Invalid) return this.#verdict('revise', 'invalid-proposal', [], 'hard');
+      throw error;
+    }
+    return this.#decide(proposal);
+  }
+
+  #decide(proposal: Proposal): ReferenceVerdict {
+    const key = this.#fingerprint(proposal);
+
+    // 1. finish
+    if (proposal.finish) {
+      if (this.#doneHolds()) {
+        this.#finished = true;
+        return this.#verdict('allow', undefined, []);
+      }
+      return this.#hardRefusal(proposal, key, 'premature-finish', [], {
+        updates: [],
+        rules: [],
+        finish: true,
+      });
+    }
+
+    // 3. the tentative state (built first: state guards look at it)
+    const tentative = this.#applied(this.#state, proposal.updates);
+    const action = proposal.action;
+
+    // 2. guards, in spec order: a matching reject decides at once; a confirm is remembered
+    const guarded = this.#guards(proposal, tentative);
+    if (guarded === 'reject') return this.#verdict('reject', 'guard-reject', []);
+    const confirmGuard = guarded === 'confirm';
+
+    // 4. the rules the proposal performs (§5.2): with an action, the rules whose action
+    // pattern names it, narrowed to a declared objective (which must be one of their heads);
+    // without one, the declared objective's rules that have no action pattern.
+    let performed: CheckedRule[];
+    const steps = this.#spec.rules.filter((rule) => !rule.isDone);
+    if (action !== undefined) {
+      const own = steps.filter((rule) => rule.action?.predicate.name === action.predicate.name);
+      performed =
+        proposal.objective === undefined
+          ? own
+          : own.filter((rule) => rule.head === proposal.objective);
+      if (proposal.objective !== undefined && performed.length === 0)
+        return this.#verdict('revise', 'invalid-proposal', [], 'hard');
+    } else {
+      const ofObjective = steps.filter((rule) => rule.head === proposal.objective);
+      const gestures = ofObjective.filter((rule) => rule.action === undefined);
+      // An objective with only action rules is still "performed" (none can fire without its action).
+      performed = gestures.length > 0 ? gestures : ofObjective;
+    }
     let deciding: CheckedRule[] = [];
     if (performed.length > 0) {
       const firing = performed.filter((rule) => this.#fires(rule, tentative, action));
@@ -857,11 +890,11 @@ export class ReferenceSession {
           rules: performed.filter((rule) => this.#hasBudget(rule)),
           finish: false,
         };
-        return this.#hardRefusal(key, 'unmet-conditions', performed, plan);
+        return this.#hardRefusal(proposal, key, 'unmet-conditions', performed, plan);
       }
       deciding = firing.filter((rule) => this.#hasBudget(rule));
       if (deciding.length === 0) {
-        return this.#hardRefusal(key, 'already-achieved', performed, {
+        return this.#hardRefusal(proposal, key, 'already-achieved', performed, {
           updates: proposal.updates,
           rules: firing,
           finish: false,
@@ -876,7 +909,7 @@ export class ReferenceSession {
     );
     if (action?.predicate.critical && !planned && !confirmGuard) {
       if (this.#options.unplannedCritical === 'revise') {
-        return this.#hardRefusal(key, 'unplanned-critical', performed, {
+        return this.#hardRefusal(proposal, key, 'unplanned-critical', performed, {
           updates: proposal.updates,
           rules: deciding,
           finish: false,
@@ -914,7 +947,7 @@ export class ReferenceSession {
       }
     }
     if (deviates && !this.#softRefused.includes(key)) {
-      this.#softRefused.push(key);
+      if (!this.#approving) this.#softRefused.push(key);
       return this.#verdict('revise', 'soft-deviation', performed, 'soft');
     }
 
@@ -927,8 +960,8 @@ export class ReferenceSession {
         : unplannedConfirm
           ? 'unplanned-critical'
           : undefined;
-    if (confirmCode !== undefined) {
-      this.#pending = plan;
+    if (confirmCode !== undefined && !this.#approving) {
+      this.#pending = { ...plan, proposal, observations: this.#observations };
       return this.#verdict('confirm', confirmCode, performed);
     }
 
@@ -944,6 +977,7 @@ export class ReferenceSession {
         throw new Invalid('not an object');
       const updates = this.#readUpdates((input as Record<string, unknown>)['updates'], true);
       this.#commit({ updates, rules: [], finish: false });
+      this.#observations++;
       return true;
     } catch (error) {
       if (error instanceof Invalid) return false;
@@ -956,8 +990,27 @@ export class ReferenceSession {
     this.#pending = undefined;
     if (!plan) return { ok: false, committed: false };
     if (plan.escalated !== undefined) delete this.#refusals[plan.escalated];
-    if (approved) this.#commit(plan);
-    return { ok: true, committed: approved };
+    if (!approved) return { ok: true, committed: false };
+    if (plan.observations === this.#observations || plan.proposal === undefined) {
+      this.#commit(plan);
+      return { ok: true, committed: true };
+    }
+    // §6: the state changed since approval was asked, so the proposal is checked again; a
+    // person's overruling of repeated refusals stands, except against a reject guard.
+    if (plan.escalated !== undefined) {
+      const tentative = this.#applied(this.#state, plan.proposal.updates);
+      if (this.#guards(plan.proposal, tentative) === 'reject')
+        return { ok: false, committed: false };
+      this.#commit(plan);
+      return { ok: true, committed: true };
+    }
+    this.#approving = true;
+    try {
+      const verdict = this.#decide(plan.proposal);
+      return { ok: verdict.decision === 'allow', committed: verdict.decision === 'allow' };
+    } finally {
+      this.#approving = false;
+    }
   }
 
   status(): ReferenceStatus {
