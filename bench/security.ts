@@ -53,7 +53,7 @@ function redosRow(length: number): string[] {
     length.toLocaleString('en-US'),
     decision,
     formatMicros(median),
-    ((median / length) * 1000).toFixed(1),
+    (median / length).toFixed(1),
   ];
 }
 
