@@ -21,6 +21,7 @@ export interface SessionSettings {
   readonly historyLimit: number;
   readonly timeZone: string;
   readonly limits: Limits;
+  readonly rollback: boolean;
 }
 
 const knownOptions = new Set([
@@ -32,6 +33,7 @@ const knownOptions = new Set([
   'unplannedCritical',
   'historyLimit',
   'limits',
+  'rollback',
 ]);
 
 function isWholeNumber(value: unknown): value is number {
@@ -88,7 +90,10 @@ export function sessionSettings(options: unknown): SessionSettings {
   const timeZone = given.timeZone ?? 'UTC';
   if (typeof timeZone !== 'string' || !isTimeZone(timeZone))
     fail('options.timeZone', "an IANA time zone such as 'Europe/Paris'", timeZone);
+  const rollback = given.rollback ?? false;
+  if (typeof rollback !== 'boolean') fail('options.rollback', 'true, false or undefined', rollback);
   return {
+    rollback,
     similarity,
     threshold,
     escalateAfter,

@@ -20,6 +20,12 @@ export interface SessionOptions {
   readonly historyLimit?: number;
   /** Overrides of `defaultLimits` for what the session reads, keeps and says. */
   readonly limits?: Partial<Limits>;
+  /**
+   * Keep what each allowed proposal changed, so that `rollback(commit)` can undo it when
+   * the tool call it allowed fails (the guard sets this). Off by default: it costs a
+   * little memory per commit, bounded by `limits.maxHistory` commits.
+   */
+  readonly rollback?: boolean;
 }
 
 export interface SessionStatus {

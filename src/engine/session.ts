@@ -4,6 +4,7 @@ import { BoundedMemo } from './bounded-memo.js';
 import { createClock, type SessionClock } from './clock.js';
 import {
   type CompiledGuard,
+  type CompiledPredicate,
   type CompiledRule,
   type CompiledSpec,
   compileSpec,
@@ -47,7 +48,7 @@ import type {
   SessionStatus,
 } from './session-types.js';
 import { lexicalSimilarity, type SimilarityFunction } from './similarity.js';
-import { Overlay, StateStore, type StateUpdate, type StateView } from './state.js';
+import { type Instance, Overlay, StateStore, type StateUpdate, type StateView } from './state.js';
 import { isTextValue, type Value, valueKey } from './values.js';
 import type { Decision, Reason, Severity, Verdict } from './verdict.js';
 
@@ -74,6 +75,17 @@ interface PendingApproval {
 interface Refusals {
   count: number;
   reasons: readonly Reason[];
+}
+
+/** What one committed proposal changed, to undo it if the tool call it allowed fails. */
+interface UndoRecord {
+  readonly updates: readonly {
+    readonly predicate: CompiledPredicate;
+    readonly key: string;
+    readonly before: Instance | undefined;
+    readonly after: Instance | undefined;
+  }[];
+  readonly rules: readonly CompiledRule[];
 }
 
 /** Set while an approved proposal is re-checked at `resolve`: no memo changes, and approval commits. */
@@ -141,6 +153,10 @@ export class Session {
   #roadmapCache: { readonly version: number; readonly text: string } | undefined;
   #context: EvaluationContext | undefined;
   #proposals = 0;
+  /** Undo records by commit number, when rollback is on; the oldest are dropped past maxHistory. */
+  readonly #undo: Map<number, UndoRecord> | undefined;
+  /** The commit of the latest proposal or approval, if it committed. */
+  #lastCommit: number | undefined;
 
   constructor(spec: Spec, options: SessionOptions = {}) {
     assertSpec(spec);
@@ -152,6 +168,7 @@ export class Session {
     this.#softRefused = new BoundedMemo(maxRefusalMemo, maxRefusalMemoCharacters);
     this.#hardRefusals = new BoundedMemo(maxRefusalMemo, maxRefusalMemoCharacters);
     this.#describe = ruleDescriber(this.#clock);
+    this.#undo = settings.rollback ? new Map() : undefined;
     for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
   }
 
@@ -178,6 +195,7 @@ export class Session {
 
   /** Decides a proposal. Never throws: an internal error becomes a `reject`. */
   propose(input: unknown): Verdict {
+    this.#lastCommit = undefined;
     let verdict: Verdict;
     try {
       verdict = this.#propose(input);
@@ -229,6 +247,7 @@ export class Session {
    * it no longer passes, nothing is committed and the new verdict is returned.
    */
   resolve(approved: boolean): ResolutionResult {
+    this.#lastCommit = undefined;
     const pending = this.#pending;
     this.#pending = undefined;
     if (!pending) {
@@ -307,7 +326,7 @@ export class Session {
    */
   #commitApproved(pending: PendingApproval): Verdict | undefined {
     if (pending.version === this.#version) {
-      this.#commit(pending.plan);
+      this.#commit(pending.plan, true);
       return undefined;
     }
     if (pending.plan.escalated !== undefined) {
@@ -320,7 +339,7 @@ export class Session {
         const reason = guardReason(guard, this.#clock);
         return this.#verdict('reject', undefined, [reason], [], reason.message);
       }
-      this.#commit(pending.plan);
+      this.#commit(pending.plan, true);
       return undefined;
     }
     const verdict = this.#decide(pending.proposal, { approved: true });
@@ -552,7 +571,7 @@ export class Session {
         ...(unplanned ? [unplanned] : []),
       ];
       if (recheck) {
-        this.#commit(plan);
+        this.#commit(plan, true);
         return this.#verdict('allow', undefined, noReasons, performed, allowFeedback);
       }
       this.#pending = { plan, proposal, version: this.#version };
@@ -566,7 +585,7 @@ export class Session {
     }
 
     // 8. allow and commit
-    this.#commit(plan);
+    this.#commit(plan, true);
     return this.#verdict('allow', undefined, noReasons, performed, allowFeedback);
   }
 
@@ -804,9 +823,63 @@ export class Session {
     return deviations;
   }
 
-  #commit(plan: CommitPlan): void {
+  /**
+   * The number of the commit the latest `propose` or `resolve` made, or undefined when it
+   * committed nothing. With the `rollback` option, `rollback(commit)` undoes it.
+   */
+  lastCommit(): number | undefined {
+    return this.#lastCommit;
+  }
+
+  /**
+   * Undoes a committed proposal whose tool call failed: the objectives it achieved are
+   * no longer achieved, and the values it anticipated go back to what they were — unless
+   * something since changed them again, which then stands. Needs the `rollback` option;
+   * returns false for an unknown, already undone or forgotten commit.
+   */
+  rollback(commit: number): boolean {
+    const record = this.#undo?.get(commit);
+    if (!record || this.#broken !== undefined) return false;
+    this.#undo?.delete(commit);
     try {
-      this.#apply(plan);
+      this.#version++;
+      for (let index = record.updates.length - 1; index >= 0; index--) {
+        const { predicate, key, before, after } = record.updates[index]!;
+        const current = this.#store.instance(predicate, key);
+        if (current === after) this.#store.put(predicate, key, before);
+        else if (current !== undefined && after !== undefined) {
+          // Changed since: put back only the values that are still the ones this commit set.
+          const restored = current.slice();
+          for (let variable = 0; variable < restored.length; variable++) {
+            if (current[variable] === after[variable] && before?.[variable] !== after[variable])
+              restored[variable] = before?.[variable];
+          }
+          this.#store.put(predicate, key, restored);
+        }
+      }
+      for (const rule of record.rules) {
+        const performed = (this.#performances.get(rule.index) ?? 1) - 1;
+        if (performed > 0) this.#performances.set(rule.index, performed);
+        else this.#performances.delete(rule.index);
+        const achieved = (this.#achieved.get(rule.head) ?? 1) - 1;
+        if (achieved > 0) this.#achieved.set(rule.head, achieved);
+        else this.#achieved.delete(rule.head);
+      }
+      for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
+    } catch (error) {
+      this.#broken = errorMessage(error);
+      return false;
+    }
+    return true;
+  }
+
+  #commit(plan: CommitPlan, undoable = false): void {
+    try {
+      if (undoable && this.#undo) this.#recordUndo(plan);
+      else {
+        this.#apply(plan);
+        if (undoable) this.#lastCommit = this.#version;
+      }
     } catch (error) {
       this.#broken = errorMessage(error);
       throw error;
@@ -831,6 +904,29 @@ export class Session {
       for (const done of this.#compiled.doneRulesByObjective.get(rule.head) ?? noRules) {
         this.#refreshDone(done);
       }
+    }
+  }
+
+  /** Applies a proposal's plan, keeping what it changed under its commit number. */
+  #recordUndo(plan: CommitPlan): void {
+    const undo = this.#undo!;
+    const updates = plan.updates.map((update) => ({
+      predicate: update.predicate,
+      key: update.key,
+      before: this.#store.instance(update.predicate, update.key),
+    }));
+    this.#apply(plan);
+    undo.set(this.#version, {
+      updates: updates.map((entry) => ({
+        ...entry,
+        after: this.#store.instance(entry.predicate, entry.key),
+      })),
+      rules: plan.rules,
+    });
+    this.#lastCommit = this.#version;
+    if (undo.size > this.#settings.limits.maxHistory) {
+      const oldest = undo.keys().next();
+      if (!oldest.done) undo.delete(oldest.value);
     }
   }
 

@@ -60,6 +60,20 @@ export class StateStore implements StateView {
     instances.set(update.key, applyAssignments(instances.get(update.key), update));
   }
 
+  /** Puts an instance back as it was (undefined: absent); used to roll a commit back. */
+  put(predicate: CompiledPredicate, key: string, instance: Instance | undefined): void {
+    let instances = this.#predicates[predicate.index];
+    if (instance === undefined) {
+      instances?.delete(key);
+      return;
+    }
+    if (!instances) {
+      instances = new Map();
+      this.#predicates[predicate.index] = instances;
+    }
+    instances.set(key, instance);
+  }
+
   /** Every observed instance, for status reports and persistence. */
   *entries(
     predicates: readonly CompiledPredicate[],
