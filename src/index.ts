@@ -13,5 +13,24 @@
  * const verdict = session.propose({ action: { name: 'BankTransfer', args: { to: 'Alice', amount: 500 } } });
  */
 export * from './engine/index.js';
+// guard
+export {
+  createGuard,
+  type Guard,
+  type GuardAction,
+  type GuardDecision,
+  type GuardEvent,
+  type GuardJournal,
+  GuardJournalError,
+  type GuardOptions,
+  type GuardStatus,
+  type JournalEvent,
+  renderForModel,
+  renderForPerson,
+  restoreGuard,
+  type ToolCall,
+  type ToolOutcome,
+  toolResultObservation,
+} from './guard/index.js';
 export * from './language/index.js';
 export * from './schema/index.js';

@@ -13,10 +13,11 @@ const layers = [
   'engine',
   'formalize',
   'store',
+  'guard',
   'integrations',
   'cli',
 ] as const;
-const runtimeNeutral = new Set(['language', 'schema', 'engine']);
+const runtimeNeutral = new Set(['language', 'schema', 'engine', 'guard']);
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((entry) => {

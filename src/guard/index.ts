@@ -1,0 +1,20 @@
+/**
+ * The guard: the host-facing core every integration programs against (ARCHITECTURE.md
+ * layer 6) — tool calls with ids, several pending approvals, results and failures with
+ * rollback, and a journal to persist and restore.
+ */
+export { createGuard, GuardJournalError, restoreGuard } from './guard.js';
+export { renderForModel, renderForPerson } from './render.js';
+export { toolResultObservation } from './tool-results.js';
+export type {
+  Guard,
+  GuardAction,
+  GuardDecision,
+  GuardEvent,
+  GuardJournal,
+  GuardOptions,
+  GuardStatus,
+  JournalEvent,
+  ToolCall,
+  ToolOutcome,
+} from './types.js';

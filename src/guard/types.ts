@@ -1,0 +1,115 @@
+import type { ObservationResult, SessionOptions, SessionStatus } from '../engine/session-types.js';
+import type { Verdict } from '../engine/verdict.js';
+
+/**
+ * The guard's vocabulary: what a host (an agent framework, a proxy, an app) asks, and
+ * what it is told. Every integration programs against these types only.
+ */
+
+/** One tool call (or UI action) as the framework identifies it. */
+export interface ToolCall {
+  /** The framework's id of this call; decisions are idempotent per id. */
+  readonly id: string;
+  /** The tool (action predicate) name. */
+  readonly name: string;
+  /** The arguments, as the tool will receive them. */
+  readonly args?: unknown;
+  /** Anticipated state updates, for GUI actions whose effect the app declares. */
+  readonly updates?: unknown;
+  /** An objective the call declares it performs (narrows the action's rules). */
+  readonly objective?: string;
+}
+
+/** What the host does with a call: run it, ask the person first, or refuse it. */
+export type GuardAction = 'run' | 'ask' | 'refuse';
+
+export interface GuardDecision {
+  readonly id: string;
+  readonly action: GuardAction;
+  /** The engine's verdict behind the decision. */
+  readonly verdict: Verdict;
+  /** For the model: what to do next (the tool result it reads when the call is refused). */
+  readonly message: string;
+  /** For the person, when `action` is `ask`: what they are asked to approve. */
+  readonly prompt: string;
+}
+
+/** What the guard records, for audit and telemetry (`GuardOptions.onEvent`). */
+export type GuardEvent =
+  | { readonly kind: 'decision'; readonly call: ToolCall; readonly decision: GuardDecision }
+  | {
+      readonly kind: 'approval';
+      readonly id: string;
+      readonly approved: boolean;
+      readonly decision: GuardDecision;
+    }
+  | {
+      readonly kind: 'result';
+      readonly id: string;
+      readonly ok: boolean;
+      readonly rolledBack: boolean;
+    }
+  | { readonly kind: 'observation'; readonly ok: boolean }
+  | { readonly kind: 'finish'; readonly decision: GuardDecision };
+
+export interface GuardOptions extends SessionOptions {
+  /**
+   * `enforce` (default) answers as the verdict says; `shadow` decides and records
+   * everything but always answers `run` — for rolling a spec out on live traffic.
+   */
+  readonly mode?: 'enforce' | 'shadow';
+  /** The model-facing text of a verdict (default: `renderForModel`). */
+  readonly render?: (verdict: Verdict) => string;
+  /** Called after every decision, approval, result and observation. Must not throw. */
+  readonly onEvent?: (event: GuardEvent) => void;
+}
+
+export interface GuardStatus extends SessionStatus {
+  /** Calls waiting for a person's answer. */
+  readonly pendingIds: readonly string[];
+  /** Calls that were allowed and whose result has not come yet. */
+  readonly runningIds: readonly string[];
+}
+
+/** A tool's outcome: its output, or a failure (error result or thrown). */
+export type ToolOutcome = { readonly output: unknown } | { readonly error: unknown };
+
+/** The guard over one agent run. */
+export interface Guard {
+  /** Decides a call before it runs. Asking twice for one id gives the same decision. */
+  check(call: ToolCall): GuardDecision;
+  /** A person's answer to an `ask`: approval re-checks the call against the state now. */
+  approve(id: string, approved: boolean): GuardDecision;
+  /**
+   * The call's outcome. Success observes the output as the tool's result; failure rolls
+   * back what the allowed call achieved and anticipated, so the agent may retry.
+   */
+  result(id: string, outcome: ToolOutcome): ObservationResult;
+  /** Facts the app or environment reports. */
+  observe(updates: unknown): ObservationResult;
+  /** The agent says it is done: `run` (the host may end the run) only when the task is done. */
+  finish(): GuardDecision;
+  status(): GuardStatus;
+  roadmap(): string;
+  /** Everything that happened, in the trace format: `restoreGuard` rebuilds the guard from it. */
+  journal(): GuardJournal;
+}
+
+/** One journal line: a trace event (FORMATS.md §3) with the call id it belongs to. */
+export type JournalEvent =
+  | {
+      readonly propose: Record<string, unknown>;
+      readonly id?: string;
+      readonly expect: { readonly decision: string };
+    }
+  | { readonly resolve: { readonly approved: boolean }; readonly id: string }
+  | { readonly observe: { readonly updates: unknown }; readonly id?: string }
+  | { readonly fail: { readonly id: string } };
+
+export interface GuardJournal {
+  readonly version: 1;
+  /** The session clock and zone, so that a restore decides exactly as the original. */
+  readonly now: string;
+  readonly timeZone: string;
+  readonly events: readonly JournalEvent[];
+}
