@@ -8,6 +8,7 @@ import {
   refusedProposal,
   rulesPerAction,
 } from './generate.js';
+import { guardBench } from './guard.js';
 import {
   collectGarbage,
   formatMicros,
@@ -191,6 +192,7 @@ function main(): void {
   console.log('\nParse + check (median of 7 runs)');
   console.log(table(['rules', 'spec KiB', 'ms'], checkRows));
   securityBench(Number(process.env.BENCH_REFUSALS ?? 1_000_000));
+  guardBench(proposalsPerKind);
 }
 
 main();
