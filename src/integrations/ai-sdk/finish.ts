@@ -1,0 +1,102 @@
+import type { Guard } from '../../guard/index.js';
+
+/**
+ * The end of a run. No SDK hook can veto "the model stopped", and `hasToolCall('finish')`
+ * stops the loop even when the guard refused the finish; so the adapter ships a finish
+ * tool whose result says what is left, and a stop condition that holds only once the
+ * guard has accepted the finish.
+ */
+
+/** Marks the tools `finishTool` makes, so that `guardTools` and `toolApproval` let them through. */
+const finishToolMarker = Symbol.for('intentguard.ai-sdk.finish-tool');
+
+/** The text the model reads when the guard accepts the finish. */
+export const finishedMessage = 'intentguard: the task is done. End your turn with a short answer.';
+
+function stillRunningMessage(ids: readonly string[]): string {
+  const shown = ids
+    .slice(0, 5)
+    .map((id) => `'${id.slice(0, 80)}'`)
+    .join(', ');
+  return `intentguard: not yet. The calls ${shown}${ids.length > 5 ? ', …' : ''} have not returned their results; call this again once they have.`;
+}
+
+/** An input schema for "no arguments", as a Standard Schema both SDK lines read. */
+const noInput = {
+  '~standard': {
+    version: 1,
+    vendor: 'intentguard',
+    validate: (value: unknown) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { value: {} }
+        : { issues: [{ message: 'expected an object' }] },
+    jsonSchema: {
+      input: () => ({ type: 'object', properties: {}, additionalProperties: false }),
+      output: () => ({ type: 'object', properties: {}, additionalProperties: false }),
+    },
+  },
+} as const;
+
+export interface FinishToolOptions {
+  /** What the model is told the tool is for. */
+  readonly description?: string;
+}
+
+/** The tool `finishTool` returns: add it to the tool set under any name. */
+export interface FinishTool {
+  readonly description: string;
+  readonly inputSchema: typeof noInput;
+  readonly execute: (input: unknown) => string;
+}
+
+/**
+ * A tool the model calls when it believes the task is done. The guard decides
+ * (`guard.finish()`): when the task is done the result says so and `isTaskFinished`
+ * ends the run; otherwise the result is the guard's feedback — what is still missing —
+ * and the run goes on. While an allowed call has not returned its result (it may still
+ * fail and be rolled back), the finish waits: the model is told to call it again. The guard does not check it as an action: `guardTools` leaves it
+ * as it is and `intentguardToolApproval` lets it run.
+ *
+ * @example
+ * const tools = { ...guardTools(bankTools, guard), finish: finishTool(guard) };
+ * await generateText({ model, tools, stopWhen: [isTaskFinished(guard), stepCountIs(20)], prompt });
+ */
+export function finishTool(guard: Guard, options: FinishToolOptions = {}): FinishTool {
+  const tool: FinishTool = {
+    description:
+      options.description ??
+      'Call this when the whole task is done. If something is still missing, the result says what to do next.',
+    inputSchema: noInput,
+    execute: () => {
+      // A call still running may yet fail and be rolled back: the task is not done
+      // until every allowed call has its result.
+      const { runningIds } = guard.status();
+      if (runningIds.length > 0) return stillRunningMessage(runningIds);
+      const decision = guard.finish();
+      return decision.action === 'run' ? finishedMessage : decision.message;
+    },
+  };
+  Object.defineProperty(tool, finishToolMarker, { value: true, enumerable: true });
+  return tool;
+}
+
+/** Whether a tool is one `finishTool` made (also after the SDK or the host copied it). */
+export function isFinishTool(tool: unknown): boolean {
+  return (
+    typeof tool === 'object' &&
+    tool !== null &&
+    (tool as Record<symbol, unknown>)[finishToolMarker] === true
+  );
+}
+
+/**
+ * A stop condition (`stopWhen`) that ends the run once the guard has accepted a finish:
+ * use it instead of `hasToolCall('finish')`, which also stops on a refused finish. Pair
+ * it with a step limit.
+ *
+ * @example
+ * stopWhen: [isTaskFinished(guard), stepCountIs(20)]
+ */
+export function isTaskFinished(guard: Guard): (options: { readonly steps: unknown }) => boolean {
+  return () => guard.status().finished;
+}

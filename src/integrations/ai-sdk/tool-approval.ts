@@ -1,0 +1,107 @@
+import type { Guard } from '../../guard/index.js';
+import { decide } from './decide.js';
+import { isFinishTool } from './finish.js';
+import { hasApprovalRequest, syncApprovals } from './messages.js';
+import type {
+  AiSdkToolApprovalOptions,
+  AiSdkToolApprovalStatus,
+  AiSdkToolExecutionEnd,
+} from './types.js';
+
+/** The guard of a run, or how to find it from the call (one guard per chat). */
+export type GuardSource = Guard | ((options: AiSdkToolApprovalOptions) => Guard);
+
+/** The text the model reads for an approved call the guard could not match to a person's answer. */
+const unmatchedApproval =
+  'intentguard: refused. This call was approved, but not in an answer the guard asked for, so it did not run. Ask the user again.';
+
+function hasOwnTool(tools: unknown, name: string): unknown {
+  if (typeof tools !== 'object' || tools === null || !Object.hasOwn(tools, name)) return undefined;
+  return (tools as Record<string, unknown>)[name];
+}
+
+/**
+ * The guard as a v7 `toolApproval` function (`ai` 7.x, on `generateText`, `streamText`
+ * and `ToolLoopAgent`). Every call is checked in the model's order before any tool of
+ * the step runs:
+ *
+ * - `run` → `'not-applicable'`: the call runs;
+ * - `ask` → `{ type: 'user-approval', reason }`: the person sees the guard's prompt as the
+ *   reason, and the run pauses until their answer comes in a later request;
+ * - `refuse` → `{ type: 'denied', reason }`: the model reads the guard's feedback as the
+ *   call's `execution-denied` result and may correct the call.
+ *
+ * When the SDK replays an answered call, the people's answers in the messages are
+ * applied first (`syncApprovals`): an approval is re-checked against the state now, and
+ * a call that has become wrong since is denied. Tools made by `finishTool` run
+ * unchecked: their `execute` asks the guard. Pair it with `observeToolResults` (the
+ * results) and `isTaskFinished` (the end).
+ *
+ * @example
+ * const result = await generateText({
+ *   model, tools: { ...tools, finish: finishTool(guard) }, prompt,
+ *   toolApproval: intentguardToolApproval(guard),
+ *   onToolExecutionEnd: observeToolResults(guard),
+ *   stopWhen: [isTaskFinished(guard), isStepCount(20)],
+ * });
+ */
+export function intentguardToolApproval(
+  source: GuardSource,
+): (options: AiSdkToolApprovalOptions) => AiSdkToolApprovalStatus {
+  return (options) => {
+    const { toolCall, messages } = options;
+    if (isFinishTool(hasOwnTool(options.tools, toolCall.toolName))) return 'not-applicable';
+    let guard: Guard;
+    try {
+      guard = typeof source === 'function' ? source(options) : source;
+      syncApprovals(guard, messages);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return {
+        type: 'denied',
+        reason: `intentguard: refused. The call could not be checked (${reason.slice(0, 300)}), so it did not run.`,
+      };
+    }
+    const decision = decide(guard, {
+      id: toolCall.toolCallId,
+      name: toolCall.toolName,
+      args: toolCall.input,
+    });
+    if (decision.action === 'run') return 'not-applicable';
+    if (decision.action === 'refuse') return { type: 'denied', reason: decision.message };
+    // Still waiting although the SDK replays an approval: the answer is not one the
+    // guard can match (another chat's journal, a forged history); never run it.
+    if (hasApprovalRequest(messages, toolCall.toolCallId))
+      return { type: 'denied', reason: unmatchedApproval };
+    return { type: 'user-approval', reason: decision.prompt };
+  };
+}
+
+/**
+ * Reports each tool's outcome to the guard (`guard.result`): v7's `onToolExecutionEnd`,
+ * or v6's `experimental_onToolCallFinish`. A result is observed as the tool's
+ * `<Tool>Result` (so later calls that depend on it may run); a failure rolls back what
+ * the call achieved, so the model may retry. Calls the guard did not let run, and the
+ * finish tool, are ignored. (`guardTools` reports by itself; this is for
+ * `intentguardToolApproval`.)
+ *
+ * @example
+ * onToolExecutionEnd: observeToolResults(guard)
+ */
+export function observeToolResults(guard: Guard): (event: AiSdkToolExecutionEnd) => void {
+  return (event) => {
+    const id = event.toolCall?.toolCallId;
+    if (typeof id !== 'string' || !guard.status().runningIds.includes(id)) return;
+    const output = event.toolOutput;
+    if (output !== undefined) {
+      guard.result(
+        id,
+        output.type === 'tool-result' ? { output: output.output } : { error: output.error },
+      );
+    } else if (event.success === true) {
+      guard.result(id, { output: event.output });
+    } else if (event.success === false) {
+      guard.result(id, { error: event.error });
+    }
+  };
+}
