@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { IntentguardError } from '../language/index.js';
 import { decodeUtf8 } from './utf8.js';
 
 /**
@@ -20,20 +21,31 @@ export interface CliIo {
   readonly stderrIsTerminal: boolean;
 }
 
+/** `invalid-usage`: a usage or input error (exit 2); `negative-result`: the answer is no (exit 1). */
+export type CliErrorCode = 'invalid-usage' | 'negative-result';
+
+const cliErrorMarker = 'intentguard.error.CliError';
+const cliErrorSymbol = Symbol.for(cliErrorMarker);
+
 /** A failure that ends a command with a message and an exit code (1 negative result, 2 usage/input). */
-export class CliError extends Error {
+export class CliError extends IntentguardError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
+  private readonly [cliErrorSymbol] = true;
   static readonly errorName = 'IntentguardCliError';
   override readonly name = CliError.errorName;
+  override readonly code: CliErrorCode;
 
   constructor(
     message: string,
     readonly exitCode: 1 | 2 = 2,
   ) {
-    super(message);
+    const code = exitCode === 1 ? 'negative-result' : 'invalid-usage';
+    super({ code, message });
+    this.code = code;
   }
 
-  static isInstance(value: unknown): value is CliError {
-    return value instanceof Error && value.name === CliError.errorName;
+  static override isInstance(value: unknown): value is CliError {
+    return IntentguardError.hasMarker(value, cliErrorMarker);
   }
 }
 

@@ -1,9 +1,15 @@
-import { LineIndex } from '../language/index.js';
+import { IntentguardError, LineIndex } from '../language/index.js';
 
-/** Bytes that are not UTF-8, with where the first bad sequence starts. */
-export class InvalidUtf8Error extends Error {
+const invalidUtf8Marker = 'intentguard.error.InvalidUtf8Error';
+const invalidUtf8Symbol = Symbol.for(invalidUtf8Marker);
+
+/** Bytes that are not UTF-8, with where the first bad sequence starts. Code `invalid-utf8`. */
+export class InvalidUtf8Error extends IntentguardError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
+  private readonly [invalidUtf8Symbol] = true;
   static readonly errorName = 'IntentguardInvalidUtf8Error';
   override readonly name = InvalidUtf8Error.errorName;
+  override readonly code = 'invalid-utf8';
 
   constructor(
     /** 0-based byte offset of the first byte that does not decode. */
@@ -14,13 +20,14 @@ export class InvalidUtf8Error extends Error {
     readonly line: number,
     readonly column: number,
   ) {
-    super(
-      `not valid UTF-8: ${byte === undefined ? 'a truncated character' : `byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')}`} at byte offset ${byteOffset}`,
-    );
+    super({
+      code: 'invalid-utf8',
+      message: `not valid UTF-8: ${byte === undefined ? 'a truncated character' : `byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')}`} at byte offset ${byteOffset}`,
+    });
   }
 
-  static isInstance(value: unknown): value is InvalidUtf8Error {
-    return value instanceof Error && value.name === InvalidUtf8Error.errorName;
+  static override isInstance(value: unknown): value is InvalidUtf8Error {
+    return IntentguardError.hasMarker(value, invalidUtf8Marker);
   }
 }
 

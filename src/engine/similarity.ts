@@ -1,4 +1,4 @@
-import { normalizeText } from '../language/index.js';
+import { IntentguardError, normalizeText } from '../language/index.js';
 
 /**
  * Semantic similarity for `~` and `!~`: a number in [0, 1]. The engine is
@@ -11,16 +11,26 @@ export type SimilarityFunction = (left: string, right: string) => number;
 /** The default threshold at or above which two texts are similar. */
 export const defaultSimilarityThreshold = 0.75;
 
+const invalidSimilarityMarker = 'intentguard.error.InvalidSimilarityError';
+const invalidSimilaritySymbol = Symbol.for(invalidSimilarityMarker);
+
 /**
  * A similarity function answered something other than a number in [0, 1]. A guard
  * that compares by `~` must not silently stop firing because an embedding cache
  * missed (`undefined`) or a cosine came out `NaN`: the check fails closed instead.
  */
-export class InvalidSimilarityError extends Error {
+export class InvalidSimilarityError extends IntentguardError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
+  private readonly [invalidSimilaritySymbol] = true;
   override readonly name = 'InvalidSimilarityError';
+  override readonly code = 'invalid-similarity';
 
-  static isInstance(error: unknown): error is InvalidSimilarityError {
-    return error instanceof Error && error.name === 'InvalidSimilarityError';
+  constructor(message: string) {
+    super({ code: 'invalid-similarity', message });
+  }
+
+  static override isInstance(error: unknown): error is InvalidSimilarityError {
+    return IntentguardError.hasMarker(error, invalidSimilarityMarker);
   }
 }
 

@@ -4,6 +4,8 @@
  * against scripted models and providers are swapped without touching it.
  */
 
+import { IntentguardError } from '../language/index.js';
+
 /** Which step of the pipeline a request belongs to; recorded, and part of the replay key. */
 export type ModelPurpose = 'goal' | 'encode' | 'decode' | 'check';
 
@@ -101,11 +103,16 @@ export type ModelErrorCode =
   /** Anything else the provider library threw. */
   | 'provider';
 
+const modelErrorMarker = 'intentguard.error.ModelError';
+const modelErrorSymbol = Symbol.for(modelErrorMarker);
+
 /** A failed model call, as data: a code, the HTTP status, and whether retrying may help. */
-export class ModelError extends Error {
+export class ModelError extends IntentguardError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
+  private readonly [modelErrorSymbol] = true;
   static readonly errorName = 'IntentguardModelError';
   override readonly name = ModelError.errorName;
-  readonly code: ModelErrorCode;
+  override readonly code: ModelErrorCode;
   readonly status: number | undefined;
   readonly retryable: boolean;
   /** The delay the server asked for (Retry-After), in milliseconds. */
@@ -124,7 +131,7 @@ export class ModelError extends Error {
       readonly cause?: unknown;
     } = {},
   ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    super({ code, message, cause: details.cause });
     this.code = code;
     this.status = details.status;
     this.retryable = details.retryable ?? false;
@@ -132,8 +139,8 @@ export class ModelError extends Error {
     this.variable = details.variable;
   }
 
-  static isInstance(value: unknown): value is ModelError {
-    return value instanceof Error && value.name === ModelError.errorName;
+  static override isInstance(value: unknown): value is ModelError {
+    return IntentguardError.hasMarker(value, modelErrorMarker);
   }
 }
 

@@ -64,6 +64,7 @@ export {
   renderDiagnostic,
   renderDiagnostics,
 } from './diagnostics/render.js';
+export { IntentguardError, type IntentguardErrorOptions } from './errors.js';
 export { extractSpecRegion, type SpecRegion } from './extract.js';
 export { defaultLimits, type Limits, resolveLimits } from './limits.js';
 export { type ParsedSpec, type ParseOptions, parse, parseWithDiagnostics } from './parser.js';

@@ -1,37 +1,49 @@
 import type { Diagnostic } from './diagnostics/diagnostic.js';
+import { IntentguardError } from './errors.js';
 
 /**
  * What the public parse/check/load functions return: the value when there are no
- * errors, and always every diagnostic (warnings included). Functions named
- * `…OrThrow` wrap these and throw `IntentguardDiagnosticsError`.
+ * errors, and always every problem found (warnings included). `P` is the kind of
+ * problem: diagnostics for specs and schemas, `TraceProblem`s for traces. `unwrap`
+ * turns a failure into a thrown `IntentguardDiagnosticsError`.
  */
-export type Result<T> =
-  | { readonly ok: true; readonly value: T; readonly diagnostics: readonly Diagnostic[] }
-  | { readonly ok: false; readonly value?: undefined; readonly diagnostics: readonly Diagnostic[] };
+export type Result<T, P = Diagnostic> =
+  | { readonly ok: true; readonly value: T; readonly diagnostics: readonly P[] }
+  | { readonly ok: false; readonly value?: undefined; readonly diagnostics: readonly P[] };
 
-export function success<T>(value: T, diagnostics: readonly Diagnostic[] = []): Result<T> {
+export function success<T, P = Diagnostic>(value: T, diagnostics: readonly P[] = []): Result<T, P> {
   return { ok: true, value, diagnostics };
 }
 
-export function failure<T>(diagnostics: readonly Diagnostic[]): Result<T> {
+export function failure<T, P = Diagnostic>(diagnostics: readonly P[]): Result<T, P> {
   return { ok: false, diagnostics };
 }
 
-/** Thrown by the `…OrThrow` variants; carries the diagnostics as data. */
-export class IntentguardDiagnosticsError extends Error {
+const marker = 'intentguard.error.IntentguardDiagnosticsError';
+const symbol = Symbol.for(marker);
+
+/** Thrown by `unwrap`; carries the diagnostics as data. Code `invalid-input`. */
+export class IntentguardDiagnosticsError extends IntentguardError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
+  private readonly [symbol] = true;
   static readonly errorName = 'IntentguardDiagnosticsError';
   override readonly name = IntentguardDiagnosticsError.errorName;
+  override readonly code = 'invalid-input';
 
   constructor(readonly diagnostics: readonly Diagnostic[]) {
     const first = diagnostics.find((diagnostic) => diagnostic.severity === 'error');
-    super(first ? `${first.code}: ${first.message}` : 'invalid input');
+    super({
+      code: 'invalid-input',
+      message: first ? `${first.code}: ${first.message}` : 'invalid input',
+    });
   }
 
-  static isInstance(value: unknown): value is IntentguardDiagnosticsError {
-    return value instanceof Error && value.name === IntentguardDiagnosticsError.errorName;
+  static override isInstance(value: unknown): value is IntentguardDiagnosticsError {
+    return IntentguardError.hasMarker(value, marker);
   }
 }
 
+/** The value of a successful result; a failure throws `IntentguardDiagnosticsError`. */
 export function unwrap<T>(result: Result<T>): T {
   if (result.ok) return result.value;
   throw new IntentguardDiagnosticsError(result.diagnostics);

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { IntentguardError } from '../language/index.js';
 import { ftsQuery } from './fts-query.js';
 import { defaultMemoryLimits, type MemoryLimits } from './limits.js';
 
@@ -43,13 +44,37 @@ export interface ExperienceMemoryOptions {
   readonly now?: () => Date;
 }
 
-/** A memory operation refused for its input (too long, unknown outcome); the message says which. */
-export class MemoryError extends Error {
+/** Why a memory operation was refused. */
+export type MemoryErrorCode =
+  /** A field is longer than its limit (`MemoryLimits`). */
+  | 'too-long'
+  /** The instruction, spec or schema id is empty. */
+  | 'empty-field'
+  /** An outcome other than pending, success or failure. */
+  | 'unknown-outcome'
+  /** The file was written by a newer intentguard (a later schema version). */
+  | 'newer-schema'
+  /** An entry just written could not be read back. */
+  | 'read-back-failed';
+
+const memoryErrorMarker = 'intentguard.error.MemoryError';
+const memoryErrorSymbol = Symbol.for(memoryErrorMarker);
+
+/** A memory operation refused for its input (too long, unknown outcome); `code` says which. */
+export class MemoryError extends IntentguardError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
+  private readonly [memoryErrorSymbol] = true;
   static readonly errorName = 'IntentguardMemoryError';
   override readonly name = MemoryError.errorName;
+  override readonly code: MemoryErrorCode;
 
-  static isInstance(value: unknown): value is MemoryError {
-    return value instanceof Error && value.name === MemoryError.errorName;
+  constructor(code: MemoryErrorCode, message: string) {
+    super({ code, message });
+    this.code = code;
+  }
+
+  static override isInstance(value: unknown): value is MemoryError {
+    return IntentguardError.hasMarker(value, memoryErrorMarker);
   }
 }
 
@@ -159,6 +184,7 @@ export class ExperienceMemory {
             .run('schema_version', String(schemaVersion));
         } else if (Number(version.value) > schemaVersion) {
           throw new MemoryError(
+            'newer-schema',
             `the memory file was written by a newer intentguard (schema ${version.value}).`,
           );
         }
@@ -180,22 +206,27 @@ export class ExperienceMemory {
 
   #check(what: string, value: string | undefined, limit: number): void {
     if (value !== undefined && value.length > limit) {
-      throw new MemoryError(`the ${what} is longer than ${limit} characters.`);
+      throw new MemoryError('too-long', `the ${what} is longer than ${limit} characters.`);
     }
   }
 
   #checkOutcome(outcome: string): asserts outcome is MemoryOutcome {
     if (!(memoryOutcomes as readonly string[]).includes(outcome)) {
-      throw new MemoryError(`'${outcome}' is not an outcome; use ${memoryOutcomes.join(', ')}.`);
+      throw new MemoryError(
+        'unknown-outcome',
+        `'${outcome}' is not an outcome; use ${memoryOutcomes.join(', ')}.`,
+      );
     }
   }
 
   /** Stores an entry and returns it; the oldest entries go when the memory is full. */
   record(input: NewMemoryEntry): MemoryEntry {
     const limits = this.#limits;
-    if (input.instruction.trim() === '') throw new MemoryError('the instruction is empty.');
-    if (input.spec.trim() === '') throw new MemoryError('the spec is empty.');
-    if (input.schemaId.trim() === '') throw new MemoryError('the schema id is empty.');
+    if (input.instruction.trim() === '')
+      throw new MemoryError('empty-field', 'the instruction is empty.');
+    if (input.spec.trim() === '') throw new MemoryError('empty-field', 'the spec is empty.');
+    if (input.schemaId.trim() === '')
+      throw new MemoryError('empty-field', 'the schema id is empty.');
     this.#check('instruction', input.instruction, limits.maxInstructionLength);
     this.#check('spec', input.spec, limits.maxSpecLength);
     this.#check('schema id', input.schemaId, limits.maxSchemaIdLength);
@@ -238,7 +269,7 @@ export class ExperienceMemory {
     });
     const id = insert();
     const entry = this.get(id);
-    if (!entry) throw new MemoryError('the entry could not be read back.');
+    if (!entry) throw new MemoryError('read-back-failed', 'the entry could not be read back.');
     return entry;
   }
 
