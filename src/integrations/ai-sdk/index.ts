@@ -21,6 +21,7 @@ export {
   intentguardToolApproval,
   observeToolResults,
 } from './tool-approval.js';
+export { toolSchemaFromAiSdk } from './tool-schema.js';
 export type {
   AiSdkToolApprovalOptions,
   AiSdkToolApprovalStatus,
