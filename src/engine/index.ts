@@ -6,6 +6,7 @@ export {
   type Explanation,
   explainSpec,
 } from './explain.js';
+export type { IntentSession } from './intent-session.js';
 export {
   canonicalSpecText,
   createMajoritySession,
@@ -34,6 +35,20 @@ export {
   lexicalSimilarity,
   type SimilarityFunction,
 } from './similarity.js';
+export {
+  describeExpectation,
+  expectationMismatch,
+  formatTrace,
+  type ParsedTrace,
+  parseTrace,
+  readTrace,
+  type TraceEvent,
+  type TraceEventKind,
+  type TraceExpectation,
+  type TraceProblem,
+  type TraceProblemCode,
+  traceProblemCodes,
+} from './trace.js';
 export { formatValue, parseValue, type Value, type ValueOptions } from './values.js';
 export {
   type Decision,

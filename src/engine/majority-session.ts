@@ -1,4 +1,5 @@
 import { type AtomNode, print, type Spec, type SpecNode } from '../language/index.js';
+import type { IntentSession } from './intent-session.js';
 import {
   type HistoryEntry,
   NoSpecSession,
@@ -65,7 +66,7 @@ interface Member {
   readonly spec: Spec | undefined;
   readonly text: string | undefined;
   readonly weight: number;
-  session: Session | NoSpecSession;
+  session: IntentSession;
   /** Everything applied to this member, so that it can be rebuilt without one step. */
   operations: Operation[];
 }
@@ -111,7 +112,7 @@ function field(input: unknown, name: string): unknown {
  * const verdict = session.propose({ action: { name: 'BankTransfer', args: { to: 'Alice', amount: 500 } } });
  * verdict.votes; // { allow: 2, confirm: 0, revise: 1, reject: 0 }
  */
-export class MajoritySession {
+export class MajoritySession implements IntentSession {
   readonly #members: Member[];
   readonly #options: SessionOptions;
   readonly #historyLimit: number;
@@ -298,7 +299,7 @@ export class MajoritySession {
     return leader;
   }
 
-  #createSession(spec: Spec | undefined): Session | NoSpecSession {
+  #createSession(spec: Spec | undefined): IntentSession {
     return spec === undefined
       ? new NoSpecSession(undefined, { historyLimit: this.#historyLimit })
       : new Session(spec, this.#options);

@@ -1,4 +1,5 @@
 import { defaultLimits, type Schema } from '../language/index.js';
+import type { IntentSession } from './intent-session.js';
 import type {
   HistoryEntry,
   ObservationResult,
@@ -8,7 +9,7 @@ import type {
 import type { Verdict } from './verdict.js';
 
 /** What runs when there is no valid spec: nothing critical, no finish, nothing performed. */
-export class NoSpecSession {
+export class NoSpecSession implements IntentSession {
   readonly #history: HistoryEntry[] = [];
   readonly #historyLimit: number;
   #proposals = 0;

@@ -30,6 +30,7 @@ import {
   unmetReason,
   unplannedReason,
 } from './feedback.js';
+import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
 import {
   type NormalizedProposal,
@@ -128,7 +129,7 @@ function compiledFor(spec: Spec, similarity: SimilarityFunction, threshold: numb
  * const verdict = session.propose({ action: { name: 'BankCheckBalance', args: {} } });
  * if (verdict.decision === 'allow') runTool();
  */
-export class Session {
+export class Session implements IntentSession {
   readonly #compiled: CompiledSpec;
   readonly #clock: SessionClock;
   readonly #store = new StateStore();

@@ -174,7 +174,7 @@ describe('intentguard replay', () => {
       [
         'an unknown event',
         '{"propose": {}}\n\n{"frobnicate": {}}\n',
-        'trace.jsonl:3: expected one of "propose", "observe" or "resolve"',
+        'trace.jsonl:3: expected one of "propose", "observe", "resolve" or "fail"',
       ],
       [
         'a line that is not an object',

@@ -33,7 +33,7 @@ describe('D7: replay --check cannot pass vacuously', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      `intentguard: trace.jsonl:1: unknown key "${key}" in a "propose" line (did you mean "expect"?); known keys: propose, expect\n`,
+      `intentguard: trace.jsonl:1: unknown key "${key}" in a "propose" line (did you mean "expect"?); known keys: propose, expect, id\n`,
     );
   });
 

@@ -1,10 +1,18 @@
 import type { Command } from 'commander';
-import { createSession } from '../../engine/index.js';
+import {
+  createSession,
+  describeExpectation,
+  expectationMismatch,
+  parseTrace,
+  type Session,
+  type TraceEvent,
+  type TraceProblem,
+} from '../../engine/index.js';
 import { assertOneStandardInput, displayName, readInput } from '../inputs.js';
+import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 import { sessionOptionsFromFlags } from '../session-options.js';
 import { loadCheckedSpec } from '../spec-loading.js';
-import { describeExpectation, expectationMismatch, parseTrace } from '../trace.js';
 
 interface ReplayOptions {
   readonly states?: string;
@@ -56,54 +64,132 @@ export const registerReplay: CommandRegistration = (program: Command, io, state)
       const sessionOptions = sessionOptionsFromFlags(options);
       const { spec } = await loadCheckedSpec(io, specPath, options);
       const traceName = displayName(options.trace);
-      const events = parseTrace(await readInput(io, options.trace, 'trace'), traceName);
-      const session = createSession(spec, sessionOptions);
-      let passed = 0;
-      let failed = 0;
-      for (const event of events) {
-        if (event.kind === 'propose') {
-          const verdict = session.propose(event.proposal);
-          io.stdout(`${JSON.stringify(verdict)}\n`);
-          if (options.check && event.expect) {
-            const problems = expectationMismatch(verdict, event.expect);
-            if (problems.length === 0) passed++;
-            else {
-              failed++;
-              io.stderr(
-                `${traceName}:${event.line}: expected ${describeExpectation(event.expect)}: got ${problems.join(', ')}\n`,
-              );
-            }
-          }
-        } else if (event.kind === 'observe') {
-          const result = session.observe(event.observation);
-          io.stdout(`${JSON.stringify(result)}\n`);
-          // A refused observation means the replayed state is not the trace's: it fails
-          // the check unless the line says it expects the refusal.
-          if (options.check) {
-            const expected = event.expectOk ?? true;
-            if (result.ok === expected) {
-              if (event.expectOk !== undefined) passed++;
-            } else {
-              failed++;
-              io.stderr(
-                `${traceName}:${event.line}: ${
-                  result.ok
-                    ? 'expected the observation to be refused: it was applied'
-                    : `the observation was refused: ${result.problems.map((problem) => problem.message).join('; ')}`
-                }\n`,
-              );
-            }
-          }
-        } else {
-          const result = session.resolve(event.approved);
-          io.stdout(`${JSON.stringify(result)}\n`);
-          if (options.check && !result.ok) {
-            failed++;
-            io.stderr(`${traceName}:${event.line}: ${result.message}\n`);
-          }
-        }
-      }
+      const trace = parseTrace(await readInput(io, options.trace, 'trace'));
+      if (!trace.ok) throw traceError(traceName, trace.diagnostics);
+      const { events, lines } = trace.value;
+      // Undo records cost memory per commit: kept only when the trace has failed calls.
+      const rollback = events.some((event) => 'fail' in event);
+      const session = createSession(spec, { ...sessionOptions, ...(rollback ? { rollback } : {}) });
+      const replay = new Replay(session, io, traceName, options.check === true);
+      events.forEach((event, index) => {
+        replay.run(event, lines[index]!);
+      });
+      const { passed, failed } = replay;
       if (options.check) io.stderr(`${passed} passed, ${failed} failed\n`);
       state.exitCode = failed > 0 ? 1 : 0;
     });
 };
+
+/** All of a trace's problems, one line each, as one input error (exit 2). */
+function traceError(traceName: string, problems: readonly TraceProblem[]): CliError {
+  const located = problems.map(
+    (problem) =>
+      `${traceName}:${problem.line}${problem.column === undefined ? '' : `:${problem.column}`}: ${problem.message}`,
+  );
+  return new CliError(located.join('\nintentguard: '), 2);
+}
+
+/**
+ * Runs a trace's events through a session, printing one JSON line per event and, with
+ * `--check`, counting what matches the trace's expectations. Call ids name commits: a
+ * `propose` (or the `resolve` that approves it) with an id records the commit it made,
+ * and a `fail` of that id rolls it back.
+ */
+class Replay {
+  passed = 0;
+  failed = 0;
+  readonly #commits = new Map<string, number>();
+  /** The id of the proposal awaiting `resolve`, if its line had one. */
+  #pendingId: string | undefined;
+
+  constructor(
+    readonly session: Session,
+    readonly io: CliIo,
+    readonly traceName: string,
+    readonly check: boolean,
+  ) {}
+
+  run(event: TraceEvent, line: number): void {
+    if ('propose' in event) this.#propose(event, line);
+    else if ('observe' in event) this.#observe(event, line);
+    else if ('resolve' in event) this.#resolve(event, line);
+    else this.#fail(event.fail.id, line);
+  }
+
+  #print(value: unknown): void {
+    this.io.stdout(`${JSON.stringify(value)}\n`);
+  }
+
+  #failure(line: number, message: string): void {
+    this.failed++;
+    this.io.stderr(`${this.traceName}:${line}: ${message}\n`);
+  }
+
+  #remember(id: string | undefined): void {
+    const commit = this.session.lastCommit();
+    if (id !== undefined && commit !== undefined) this.#commits.set(id, commit);
+  }
+
+  #propose(event: Extract<TraceEvent, { propose: unknown }>, line: number): void {
+    const verdict = this.session.propose(event.propose);
+    this.#remember(event.id);
+    this.#pendingId = verdict.decision === 'confirm' ? event.id : undefined;
+    this.#print(verdict);
+    if (!this.check || event.expect === undefined) return;
+    const problems = expectationMismatch(verdict, event.expect);
+    if (problems.length === 0) this.passed++;
+    else
+      this.#failure(
+        line,
+        `expected ${describeExpectation(event.expect)}: got ${problems.join(', ')}`,
+      );
+  }
+
+  #observe(event: Extract<TraceEvent, { observe: unknown }>, line: number): void {
+    const result = this.session.observe(event.observe);
+    this.#print(result);
+    if (!this.check) return;
+    // A refused observation means the replayed state is not the trace's: it fails the
+    // check unless the line says it expects the refusal.
+    const expected = event.expect?.ok ?? true;
+    if (result.ok === expected) {
+      if (event.expect !== undefined) this.passed++;
+    } else {
+      this.#failure(
+        line,
+        result.ok
+          ? 'expected the observation to be refused: it was applied'
+          : `the observation was refused: ${result.problems.map((problem) => problem.message).join('; ')}`,
+      );
+    }
+  }
+
+  #resolve(event: Extract<TraceEvent, { resolve: unknown }>, line: number): void {
+    const pendingId = this.#pendingId;
+    this.#pendingId = undefined;
+    const result = this.session.resolve(event.resolve.approved);
+    this.#remember(event.id ?? pendingId);
+    this.#print(result);
+    if (!this.check) return;
+    if (!result.ok) this.#failure(line, result.message);
+    else if (event.id !== undefined && pendingId !== undefined && event.id !== pendingId) {
+      // The session answers its latest confirmation: approving "another" call would
+      // silently approve this one.
+      this.#failure(
+        line,
+        `the resolve names call "${event.id}", but the confirmation waiting is call "${pendingId}"'s`,
+      );
+    }
+  }
+
+  #fail(id: string, line: number): void {
+    const commit = this.#commits.get(id);
+    this.#commits.delete(id);
+    // A call that committed nothing (refused, or denied) has nothing to undo.
+    const rolledBack = commit !== undefined && this.session.rollback(commit);
+    this.#print({ id, rolledBack, status: this.session.status() });
+    if (this.check && commit !== undefined && !rolledBack) {
+      this.#failure(line, `the commit of call "${id}" could not be rolled back`);
+    }
+  }
+}

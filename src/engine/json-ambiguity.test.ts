@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findJsonAmbiguity } from './json-strict.js';
+import { findJsonAmbiguity } from './json-ambiguity.js';
 
 describe('findJsonAmbiguity', () => {
   it('finds a key given twice in one object, decoded, with its column', () => {
