@@ -539,3 +539,25 @@ describe('ai v7: other entry points', () => {
     expect(resultsIn(prompts[1]!).t1).toMatch(/^intentguard: revise/);
   });
 });
+
+describe('observeToolResults', () => {
+  it('reads v6 experimental_onToolCallFinish events too, and ignores calls that did not run', () => {
+    const guard = newGuard();
+    const observe = observeToolResults(guard);
+    guard.check({ id: 'b1', name: 'BankCheckBalance' });
+    observe({ toolCall: { toolCallId: 'b1' }, success: false, error: new Error('offline') });
+    expect(guard.journal().events.at(-1)).toEqual({ fail: { id: 'b1' } });
+    guard.check({ id: 'b2', name: 'BankCheckBalance' });
+    observe({ toolCall: { toolCallId: 'b2' }, success: true, output: { balance: 1500 } });
+    expect(guard.status()).toMatchObject({ achieved: { BalanceKnown: 1 }, runningIds: [] });
+    // A refused call, an unknown id, a finish call: nothing to report, nothing thrown.
+    guard.check({ id: 't1', name: 'BankTransfer', args: { to: 'Alice', amount: 900 } });
+    const before = guard.journal().events.length;
+    observe({ toolCall: { toolCallId: 't1' }, toolOutput: { type: 'tool-result', output: {} } });
+    observe({
+      toolCall: { toolCallId: 'f1' },
+      toolOutput: { type: 'tool-result', output: 'done' },
+    });
+    expect(guard.journal().events).toHaveLength(before);
+  });
+});
