@@ -263,6 +263,24 @@ describe('a guarded run with @openai/agents 0.20 and a scripted model', () => {
     expect(second.finalOutput).toBe('Sent.');
   });
 
+  it('checks every call of a turn before any runs: a call that needs an earlier result waits', async () => {
+    const bank = newBank();
+    const guard = newGuard();
+    const read: Record<string, string> = {};
+    const model = new ScriptedModel([
+      step(() => [balanceCall('b1'), transferCall('t1', 'Alice', 500)]),
+      step((result) => {
+        read.t1 = result('t1');
+        return [transferCall('t2', 'Alice', 500)];
+      }),
+    ]);
+    const first = await run(bankAgent(guard, bank, model), task);
+    expect(read.t1).toMatch(/^intentguard: revise \(hard\)\./);
+    expect(bank.executed).toEqual(['balance']);
+    expect(first.interruptions).toHaveLength(1);
+    expect(guard.status().pendingIds).toEqual(['t2']);
+  });
+
   it('tells the model when the person declines, and does not run the call', async () => {
     const bank = newBank();
     const guard = newGuard();
