@@ -3,21 +3,17 @@
  * Intent spec out — through an LLM behind a narrow model interface, with repair,
  * a semantic check, voting and experience memory. Runtime-neutral: no file access
  * (recordings are text the caller reads and writes).
+ *
+ * The complete public surface of `intentguard/formalize`, pinned by
+ * `test/architecture/public-api.test.ts`: named exports only. Prompt building and
+ * reply parsing are internals. `MajoritySession`, which enforces all the specs a
+ * formalization voted on, is exported from the root (`intentguard`).
  */
 
-export {
-  canonicalSpecText,
-  createMajoritySession,
-  type MajorityGroup,
-  MajoritySession,
-  type MajorityVerdict,
-} from '../engine/majority-session.js';
 export {
   type AiSdkModelOptions,
   aiSdkChatModel,
   aiSdkEmbeddingModel,
-  defaultTimeoutMs,
-  parseRetryAfter,
 } from './ai-sdk.js';
 export {
   createEmbeddingSimilarity,
@@ -49,13 +45,11 @@ export {
   type FormalizeResult,
   formalize,
   type PromptReport,
-  predicatesOf,
   type SampleOutcome,
   type VotedSpec,
 } from './formalize.js';
 export { formalizeLimits } from './limits.js';
 export {
-  addUsage,
   type ChatMessage,
   type ChatModel,
   type ChatRequest,
@@ -68,10 +62,8 @@ export {
   noUsage,
   type TokenUsage,
 } from './model.js';
-export { addCost, estimateCost, type ModelPrice, modelPrices, priceOf } from './pricing.js';
-export { describeNow, quoteInstruction } from './prompts/context.js';
-export { encoderSystemPrompt, encoderUserPrompt, type PromptExperience } from './prompts/encode.js';
-export { renderExamples, type WorkedExample, workedExamples } from './prompts/examples.js';
+export { estimateCost, type ModelPrice, modelPrices } from './pricing.js';
+export type { PromptExperience } from './prompts/encode.js';
 export type { Discrepancy } from './prompts/feedback.js';
 export {
   createChatModel,
@@ -93,19 +85,10 @@ export {
   replayChatModel,
   replayEmbeddingModel,
 } from './recording.js';
-export { type PredicateSelection, type RelevanceOptions, selectPredicates } from './relevance.js';
-export {
-  type CheckerVerdict,
-  extractJson,
-  type GoalAnalysis,
-  parseCheckerReply,
-  parseGoalReply,
-} from './reply.js';
+export type { PredicateSelection, RelevanceOptions } from './relevance.js';
 export {
   defaultRetryOptions,
   type RetryOptions,
-  retryDelay,
   retryingChatModel,
   retryingEmbeddingModel,
 } from './retry.js';
-export { isToolSchema, renderSignature, renderSignatures } from './signatures.js';

@@ -2,16 +2,19 @@
  * Persistence (Node only: SQLite through better-sqlite3). Experience memory for the
  * formalizer: specs that worked, found again by full-text search, and an embedding
  * cache.
+ *
+ * The complete public surface of `intentguard/store`, pinned by
+ * `test/architecture/public-api.test.ts`: named exports only.
  */
 export {
   ExperienceMemory,
   type ExperienceMemoryOptions,
   type MemoryEntry,
   MemoryError,
+  type MemoryErrorCode,
   type MemoryOutcome,
   type MemorySearch,
   memoryOutcomes,
   type NewMemoryEntry,
 } from './experience-memory.js';
-export { ftsQuery } from './fts-query.js';
 export { defaultMemoryLimits, type MemoryLimits } from './limits.js';

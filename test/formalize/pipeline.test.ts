@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSession } from '../../src/engine/index.js';
-import { createChatModel, formalize, MajoritySession } from '../../src/formalize/index.js';
+import { createSession, MajoritySession } from '../../src/engine/index.js';
+import { createChatModel, formalize } from '../../src/formalize/index.js';
 import { type FakeLlmServer, startFakeLlmServer } from './support/fake-llm-server.js';
 import {
   agree,

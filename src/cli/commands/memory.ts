@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { canonicalSpecText } from '../../engine/index.js';
 import type { ExperienceMemory, MemoryEntry, MemoryOutcome } from '../../store/index.js';
 import { wholeNumber } from '../flags.js';
 import { printJson } from '../inputs.js';
@@ -120,7 +121,6 @@ export const registerMemory: CommandRegistration = (program: Command, io, state)
     .action(async (specPath: string, flags: MemoryFlags) => {
       const outcome = outcomeFlag(flags.outcome, ['success', 'failure', 'pending']) ?? 'success';
       const { spec, schema } = await loadCheckedSpec(io, specPath, flags);
-      const { canonicalSpecText } = await import('../../formalize/index.js');
       await withMemory(flags.memory, (store) => {
         const entry = store.record({
           instruction: (flags.instruction ?? '').trim(),

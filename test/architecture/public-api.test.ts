@@ -1,0 +1,337 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The public surface of every entry point, pinned: adding, renaming or removing a name
+ * must change this file, so that public API is a deliberate decision, never a side
+ * effect of `export *` or of exporting a helper from its module. Tests, the CLI and the
+ * integrations import internals from their modules directly.
+ *
+ * `values` are the runtime exports (what `import * as m` holds); `types` the type-only
+ * ones, read with the TypeScript compiler. Both sorted as `Array.prototype.sort` does.
+ */
+const root = resolve(new URL('../..', import.meta.url).pathname);
+
+interface Surface {
+  readonly source: string;
+  readonly values: readonly string[];
+  readonly types: readonly string[];
+}
+
+const pinned: Readonly<Record<string, Surface>> = {
+  intentguard: {
+    source: 'src/index.ts',
+    values: [
+      'Decimal',
+      'GuardJournalError',
+      'IntentguardDiagnosticsError',
+      'IntentguardError',
+      'MajoritySession',
+      'NoSpecSession',
+      'Session',
+      'analyzeSpec',
+      'check',
+      'checkSpec',
+      'checkWithDiagnostics',
+      'createGuard',
+      'createMajoritySession',
+      'createSchema',
+      'createSession',
+      'defaultLimits',
+      'defaultSchemaLimits',
+      'defaultSimilarityThreshold',
+      'detectToolSchemaFormat',
+      'diagnosticCatalog',
+      'diagnosticCodes',
+      'diagnosticToJson',
+      'explainSpec',
+      'formatTrace',
+      'hasObservedFacts',
+      'isCriticalByAnnotations',
+      'isCriticalByName',
+      'isDecimal',
+      'isObserved',
+      'lexicalSimilarity',
+      'loadStateSchema',
+      'loadToolSchema',
+      'parse',
+      'parseTrace',
+      'parseWithDiagnostics',
+      'print',
+      'readTrace',
+      'reasonCodes',
+      'reasonDecisions',
+      'renderDiagnostic',
+      'renderDiagnostics',
+      'renderForModel',
+      'renderForPerson',
+      'restoreGuard',
+      'schemaFromMcpTools',
+      'schemaFromOpenAiTools',
+      'schemaFromToolemu',
+      'toolResultObservation',
+      'traceProblemCodes',
+      'unwrap',
+      'variablesFromJsonSchema',
+    ],
+    types: [
+      'AnnotationNode',
+      'AtomNode',
+      'CheckOptions',
+      'CheckedConstraint',
+      'CheckedGuard',
+      'CheckedPattern',
+      'CheckedRule',
+      'ClockInput',
+      'ComparisonOperator',
+      'ConfirmCategory',
+      'ConfirmRequirement',
+      'ConstraintNode',
+      'CountAtom',
+      'Decision',
+      'Diagnostic',
+      'DiagnosticCode',
+      'DiagnosticData',
+      'DiagnosticDefinition',
+      'DiagnosticSeverity',
+      'ExplainOptions',
+      'ExplainedRule',
+      'Explanation',
+      'Guard',
+      'GuardAction',
+      'GuardDecision',
+      'GuardEvent',
+      'GuardJournal',
+      'GuardNode',
+      'GuardOptions',
+      'GuardStatus',
+      'HeadNode',
+      'HistoryEntry',
+      'Identifier',
+      'IntentSession',
+      'IntentguardErrorOptions',
+      'ItemNode',
+      'JournalEvent',
+      'Limits',
+      'LineIndex',
+      'Literal',
+      'LoadStateSchemaOptions',
+      'LoadToolSchemaOptions',
+      'MajorityGroup',
+      'MajorityVerdict',
+      'NumberValue',
+      'ObjectiveCondition',
+      'ObservationResult',
+      'Operator',
+      'ParseOptions',
+      'ParsedSpec',
+      'ParsedTrace',
+      'PatternAtom',
+      'Position',
+      'PredicateDeclaration',
+      'PredicateKind',
+      'ProposalProblem',
+      'Reason',
+      'ReasonCode',
+      'RelativeDate',
+      'RenderOptions',
+      'ResolutionResult',
+      'Result',
+      'RuleNode',
+      'ScalarTypeKind',
+      'Schema',
+      'SchemaLimits',
+      'SessionClock',
+      'SessionOptions',
+      'SessionStatus',
+      'Severity',
+      'SimilarityFunction',
+      'SourceRange',
+      'Spec',
+      'SpecNode',
+      'ToolCall',
+      'ToolOutcome',
+      'ToolSchemaFormat',
+      'ToolSchemaOptions',
+      'TraceEvent',
+      'TraceEventKind',
+      'TraceExpectation',
+      'TraceProblem',
+      'TraceProblemCode',
+      'ValueNode',
+      'VariableDeclaration',
+      'VariableRole',
+      'VariableType',
+      'VariablesFromJsonSchemaOptions',
+      'Verdict',
+    ],
+  },
+  'intentguard/node': {
+    source: 'src/node.ts',
+    values: ['CliError', 'nodeIo', 'runCli'],
+    types: ['CliErrorCode', 'CliIo'],
+  },
+  'intentguard/formalize': {
+    source: 'src/formalize/index.ts',
+    values: [
+      'ModelError',
+      'Recording',
+      'aiSdkChatModel',
+      'aiSdkEmbeddingModel',
+      'createChatModel',
+      'createEmbeddingModel',
+      'createEmbeddingSimilarity',
+      'defaultRetryOptions',
+      'estimateCost',
+      'formalize',
+      'formalizeFailureCodes',
+      'formalizeLimits',
+      'modelPrices',
+      'noUsage',
+      'parseModelSpecifier',
+      'providerInfo',
+      'recordingChatModel',
+      'recordingEmbeddingModel',
+      'replayChatModel',
+      'replayEmbeddingModel',
+      'retryingChatModel',
+      'retryingEmbeddingModel',
+      'textsInSpec',
+    ],
+    types: [
+      'AiSdkModelOptions',
+      'AttemptOutcome',
+      'AttemptStage',
+      'ChatMessage',
+      'ChatModel',
+      'ChatRequest',
+      'ChatResponse',
+      'Discrepancy',
+      'EmbeddingCache',
+      'EmbeddingModel',
+      'EmbeddingResponse',
+      'EmbeddingSimilarity',
+      'EmbeddingSimilarityOptions',
+      'Experience',
+      'ExperienceOutcome',
+      'ExperienceQuery',
+      'ExperienceSource',
+      'Formalization',
+      'FormalizeAttempt',
+      'FormalizeFailure',
+      'FormalizeFailureCode',
+      'FormalizeMode',
+      'FormalizeOptions',
+      'FormalizeProgress',
+      'FormalizeReport',
+      'FormalizeResult',
+      'ModelConfig',
+      'ModelErrorCode',
+      'ModelPrice',
+      'ModelPurpose',
+      'ModelSpecifier',
+      'PredicateSelection',
+      'PromptExperience',
+      'PromptReport',
+      'ProviderName',
+      'RecordEntry',
+      'RecordedChat',
+      'RecordedEmbedding',
+      'RecordedRun',
+      'RelevanceOptions',
+      'RetryOptions',
+      'SampleOutcome',
+      'TokenUsage',
+      'VotedSpec',
+    ],
+  },
+  'intentguard/store': {
+    source: 'src/store/index.ts',
+    values: ['ExperienceMemory', 'MemoryError', 'defaultMemoryLimits', 'memoryOutcomes'],
+    types: [
+      'ExperienceMemoryOptions',
+      'MemoryEntry',
+      'MemoryErrorCode',
+      'MemoryLimits',
+      'MemoryOutcome',
+      'MemorySearch',
+      'NewMemoryEntry',
+    ],
+  },
+};
+
+/** The export names (values and types) of each pinned entry, from one compiler program. */
+function compilerExports(): Map<string, string[]> {
+  const sources = Object.values(pinned).map((surface) => join(root, surface.source));
+  const program = ts.createProgram(sources, {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: [],
+  });
+  const checker = program.getTypeChecker();
+  const names = new Map<string, string[]>();
+  for (const source of sources) {
+    const file = program.getSourceFile(source);
+    const module = file && checker.getSymbolAtLocation(file);
+    if (!module) throw new Error(`${source} is not a module`);
+    names.set(
+      source,
+      checker.getExportsOfModule(module).map((symbol) => symbol.name),
+    );
+  }
+  return names;
+}
+
+/** The source file behind a `package.json` export (`./dist/x/index.js` → `src/x/index.ts`). */
+function sourceOf(target: string | { readonly default: string }): string {
+  const path = typeof target === 'string' ? target : target.default;
+  return path.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts');
+}
+
+const packageExports = (
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    readonly exports: Readonly<Record<string, string | { readonly default: string }>>;
+  }
+).exports;
+
+describe('the public API', () => {
+  const exported = compilerExports();
+
+  for (const [entry, surface] of Object.entries(pinned)) {
+    it(`${entry} exports exactly its pinned runtime names`, async () => {
+      const module = (await import(join(root, surface.source))) as Record<string, unknown>;
+      expect(Object.keys(module).sort()).toEqual(surface.values);
+    });
+
+    it(`${entry} exports exactly its pinned types`, () => {
+      const all = exported.get(join(root, surface.source)) ?? [];
+      const typeOnly = all.filter((name) => !surface.values.includes(name)).sort();
+      expect(typeOnly).toEqual(surface.types);
+    });
+  }
+
+  it('pins every entry point package.json publishes (the adapters pin theirs beside their code)', () => {
+    for (const [subpath, target] of Object.entries(packageExports)) {
+      if (subpath === './package.json') continue;
+      const source = sourceOf(target);
+      if (source.startsWith('src/integrations/')) continue;
+      const name = subpath === '.' ? 'intentguard' : `intentguard/${subpath.slice(2)}`;
+      expect(pinned[name]?.source, `${name} (${source}) has no pinned surface`).toBe(source);
+    }
+  });
+
+  it('has no wildcard re-exports in any entry point', () => {
+    for (const target of Object.values(packageExports)) {
+      const source = sourceOf(target);
+      if (!source.endsWith('.ts') || !existsSync(join(root, source))) continue;
+      const text = readFileSync(join(root, source), 'utf8');
+      expect(text, `${source} re-exports with export *`).not.toMatch(/^\s*export\s+\*/m);
+    }
+  });
+});
