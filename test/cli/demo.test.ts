@@ -21,10 +21,42 @@ describe('intentguard demo', () => {
       expect(result.stdout).toContain(`━━ ${scenario.title}`);
       expect(result.stdout).toContain(`User: ${scenario.instruction}`);
     }
-    // Each scenario ends its agent run finished.
+    // Each scenario ends its agent run finished, and so does the tool agent's.
     expect(lines(result.stdout).filter((line) => line.startsWith('Result: finished'))).toHaveLength(
-      2,
+      3,
     );
+  });
+
+  it('drives a tool agent through the AI SDK adapter: refusal, feedback, correction, approval, done', async () => {
+    const { stdout } = await run(['demo'], { env: {} });
+    const scene = stdout.slice(stdout.indexOf('━━ A tool agent in the Vercel AI SDK loop'));
+    expect(scene.length).toBeGreaterThan(0);
+    const order = [
+      'model    BankTransfer {"to":"Alice","amount":900}',
+      'guard    ↺ reject · guard-reject; the model reads:',
+      'never move more than the user asked for',
+      'model    BankTransfer {"to":"Alice","amount":500}',
+      'guard    ↺ revise · unmet-conditions',
+      'model    BankCheckBalance {}',
+      'guard    ✓ run BankCheckBalance',
+      'tool     BankCheckBalance → {"balance":1500}',
+      'guard    ? ask the person: Allow BankTransfer {"to":"Alice","amount":500}?',
+      'server   request ends: waiting for the person',
+      'person   approves',
+      'guard    ✓ approved: run',
+      'tool     BankTransfer → sent $500 to Alice',
+      'guard    ✓ finish: the task is done',
+      'server   request ends: finished',
+      'Result: finished, the task is done.',
+    ];
+    let at = 0;
+    for (const expected of order) {
+      const found = scene.indexOf(expected, at);
+      expect(found, expected).toBeGreaterThanOrEqual(at);
+      at = found + expected.length;
+    }
+    // The transfer ran exactly once, after the approval.
+    expect(scene.split('BankTransfer → sent').length - 1).toBe(1);
   });
 
   it('shows every kind of decision with its reason code', async () => {
@@ -65,7 +97,14 @@ describe('intentguard demo', () => {
     const result = await run(['demo', '--json'], { stdoutIsTerminal: true });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(ansiEscape);
-    const events = jsonLines(result.stdout) as DemoLine[];
+    const all = jsonLines(result.stdout) as (DemoLine & {
+      scene?: string;
+      event?: { kind: string };
+    })[];
+    const events = all.filter((event) => event.scene === undefined);
+    const scene = all.filter((event) => event.scene === 'tool agent');
+    expect(scene.map((event) => event.event?.kind)).toContain('approval');
+    expect(scene.at(-1)?.event?.kind).toBe('finish');
     const steps = demoScenarios.reduce((total, scenario) => total + scenario.steps.length, 0);
     expect(events).toHaveLength(steps);
     for (const scenario of demoScenarios) {

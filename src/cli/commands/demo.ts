@@ -3,6 +3,7 @@ import { createSession, type Verdict } from '../../engine/index.js';
 import { checkSpec, print, renderDiagnostics, type Schema } from '../../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { type DemoScenario, demoScenarios } from '../demo/scenarios.js';
+import { runToolAgentScene } from '../demo/tool-agent-scene.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 
@@ -106,18 +107,48 @@ function runScenario(scenario: DemoScenario, io: CliIo, paint: Paint, json: bool
   out('');
 }
 
+const tones = { ok: 32, ask: 33, refuse: 35, dim: 2 } as const;
+
+/** Narration of the tool-agent scene in the demo's terminal style, or JSON lines. */
+function sceneOutput(io: CliIo, paint: Paint, json: boolean) {
+  let started = false;
+  return {
+    line: (actor: string, text: string, tone?: keyof typeof tones) => {
+      if (json) return;
+      if (!started) {
+        started = true;
+        io.stdout(
+          `${paint(1, '━━ A tool agent in the Vercel AI SDK loop (intentguard/ai-sdk)')}\n`,
+        );
+      }
+      const [first = '', ...rest] = text.split('\n');
+      const body = [first, ...rest.map((line) => `         ${line}`)].join('\n');
+      io.stdout(`${paint(1, actor.padEnd(7))}  ${tone ? paint(tones[tone], body) : body}\n`);
+    },
+    event: (record: Record<string, unknown>) => {
+      if (json) io.stdout(`${JSON.stringify(record)}\n`);
+    },
+  };
+}
+
 /** `intentguard demo`: guarded agent sessions, offline, with each decision and its feedback. */
 export const registerDemo: CommandRegistration = (program: Command, io, state) => {
   program
     .command('demo')
     .description(
-      'Run guarded agent sessions over the restaurant and bank-transfer examples (no network, no key).',
+      'Run guarded agent sessions over the restaurant and bank-transfer examples, and a tool agent in the AI SDK loop (no network, no key).',
     )
     .option('--json', 'print each event and verdict as a JSON line')
     .option('--no-color', 'plain text even on a terminal')
-    .action((options: DemoOptions) => {
-      const paint = painter(io.stdoutIsTerminal && options.color !== false && !options.json);
-      for (const scenario of demoScenarios) runScenario(scenario, io, paint, options.json === true);
-      state.exitCode = 0;
+    .action(async (options: DemoOptions) => {
+      const json = options.json === true;
+      const paint = painter(io.stdoutIsTerminal && options.color !== false && !json);
+      for (const scenario of demoScenarios) runScenario(scenario, io, paint, json);
+      const done = await runToolAgentScene(sceneOutput(io, paint, json));
+      if (!json)
+        io.stdout(
+          `${paint(2, `Result: ${done ? 'finished, the task is done' : 'not finished'}.`)}\n\n`,
+        );
+      state.exitCode = done ? 0 : 1;
     });
 };
