@@ -16,15 +16,9 @@ import {
   intentguardMiddleware,
   isIntentguardApprovalRequest,
   journalStateKey,
+  toolSchemaFromLangChain,
 } from '../../src/integrations/langchain/index.js';
-import { loadToolSchema } from '../../src/schema/index.js';
-
-const folder = new URL('../bank-transfer/', import.meta.url);
-// "Transfer $500 to Alice if my balance exceeds $1000", as a spec over the bank's tools.
-const specText = readFileSync(new URL('spec.intent', folder), 'utf8');
-const loaded = loadToolSchema(readFileSync(new URL('tools.json', folder), 'utf8'));
-if (!loaded.ok) throw new Error('examples/bank-transfer/tools.json does not load');
-const schema = loaded.value;
+import { unwrap } from '../../src/language/index.js';
 
 const tools = [
   tool(async () => JSON.stringify({ balance: 1500 }), {
@@ -38,6 +32,15 @@ const tools = [
     schema: z.object({ to: z.string(), amount: z.number() }),
   }),
 ];
+
+// The names the spec may use: the tools, their fields, and the result fields it reads.
+const schema = unwrap(
+  toolSchemaFromLangChain(tools, {
+    results: { BankCheckBalance: z.object({ balance: z.number() }) },
+  }),
+);
+// "Transfer $500 to Alice if my balance exceeds $1000", as a spec.
+const specText = readFileSync(new URL('../bank-transfer/spec.intent', import.meta.url), 'utf8');
 
 // The model's turns, scripted: a real model would read the guard's feedback and revise.
 const model = fakeModel()
