@@ -58,6 +58,43 @@ function* approvalResponses(
   }
 }
 
+/** What the messages say about approvals: the calls asked about, and the answers in order. */
+interface ApprovalIndex {
+  readonly length: number;
+  readonly requested: ReadonlySet<string>;
+  readonly answers: ReadonlyArray<{ readonly toolCallId: string; readonly approved: boolean }>;
+}
+
+/**
+ * The SDK hands every hook of a step the same messages array, and each hook reads it:
+ * the index is built once per array (again if the array grew), not once per call.
+ */
+const indexes = new WeakMap<object, ApprovalIndex>();
+
+function approvalIndex(messages: readonly unknown[] | undefined): ApprovalIndex | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  const known = indexes.get(messages);
+  if (known !== undefined && known.length === messages.length) return known;
+  const callOf = new Map<string, string>();
+  for (const request of approvalRequests(messages)) {
+    if (!callOf.has(request.approvalId)) callOf.set(request.approvalId, request.toolCallId);
+  }
+  const answers: Array<{ toolCallId: string; approved: boolean }> = [];
+  if (callOf.size > 0) {
+    const seen = new Set<string>();
+    for (const response of approvalResponses(messages)) {
+      const toolCallId = callOf.get(response.approvalId);
+      // The first answer for a call counts, as in the SDK.
+      if (toolCallId === undefined || seen.has(toolCallId)) continue;
+      seen.add(toolCallId);
+      answers.push({ toolCallId, approved: response.approved });
+    }
+  }
+  const index = { length: messages.length, requested: new Set(callOf.values()), answers };
+  indexes.set(messages, index);
+  return index;
+}
+
 /**
  * Whether the messages hold an approval request for this call: the SDK is replaying a
  * call a person was asked about (the first time a call is checked, the messages do not
@@ -67,10 +104,7 @@ export function hasApprovalRequest(
   messages: readonly unknown[] | undefined,
   toolCallId: string,
 ): boolean {
-  for (const request of approvalRequests(messages)) {
-    if (request.toolCallId === toolCallId) return true;
-  }
-  return false;
+  return approvalIndex(messages)?.requested.has(toolCallId) ?? false;
 }
 
 /**
@@ -96,20 +130,13 @@ export function syncApprovals(
   messages: readonly unknown[] | undefined,
 ): GuardDecision[] {
   const answered: GuardDecision[] = [];
-  const callOf = new Map<string, string>();
-  for (const request of approvalRequests(messages)) {
-    if (!callOf.has(request.approvalId)) callOf.set(request.approvalId, request.toolCallId);
-  }
-  if (callOf.size === 0) return answered;
-  const seen = new Set<string>();
-  for (const response of approvalResponses(messages)) {
-    const toolCallId = callOf.get(response.approvalId);
-    if (toolCallId === undefined || seen.has(toolCallId)) continue;
-    seen.add(toolCallId);
+  const index = approvalIndex(messages);
+  if (index === undefined || index.answers.length === 0) return answered;
+  for (const { toolCallId, approved } of index.answers) {
     const { pendingIds, runningIds } = guard.status();
     if (pendingIds.includes(toolCallId)) {
-      answered.push(guard.approve(toolCallId, response.approved));
-    } else if (!response.approved && runningIds.includes(toolCallId)) {
+      answered.push(guard.approve(toolCallId, approved));
+    } else if (!approved && runningIds.includes(toolCallId)) {
       guard.result(toolCallId, { error: 'the user declined the call; it did not run' });
     }
   }

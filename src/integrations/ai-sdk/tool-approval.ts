@@ -1,4 +1,4 @@
-import type { Guard } from '../../guard/index.js';
+import type { Guard, ToolOutcome } from '../../guard/index.js';
 import { decide } from './decide.js';
 import { isFinishTool } from './finish.js';
 import { hasApprovalRequest, syncApprovals } from './messages.js';
@@ -91,17 +91,25 @@ export function intentguardToolApproval(
 export function observeToolResults(guard: Guard): (event: AiSdkToolExecutionEnd) => void {
   return (event) => {
     const id = event.toolCall?.toolCallId;
-    if (typeof id !== 'string' || !guard.status().runningIds.includes(id)) return;
+    if (typeof id !== 'string') return;
     const output = event.toolOutput;
-    if (output !== undefined) {
-      guard.result(
-        id,
-        output.type === 'tool-result' ? { output: output.output } : { error: output.error },
-      );
-    } else if (event.success === true) {
-      guard.result(id, { output: event.output });
-    } else if (event.success === false) {
-      guard.result(id, { error: event.error });
+    const outcome: ToolOutcome | undefined =
+      output !== undefined
+        ? output.type === 'tool-result'
+          ? { output: output.output }
+          : { error: output.error }
+        : event.success === true
+          ? { output: event.output }
+          : event.success === false
+            ? { error: event.error }
+            : undefined;
+    if (outcome === undefined) return;
+    try {
+      // A call the guard did not let run is left alone (the guard answers `ok: false`
+      // and records nothing); one it never saw (the finish tool) is not its business.
+      guard.result(id, outcome);
+    } catch {
+      // An id the guard does not know: nothing to report.
     }
   };
 }
