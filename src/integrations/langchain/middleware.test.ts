@@ -300,6 +300,30 @@ describe('intentguardMiddleware in a LangChain agent', () => {
     expect(guard.status()).toMatchObject({ done: true, finished: true });
   });
 
+  it('keeps a call whose tool threw running, so resuming the thread runs it again', async () => {
+    const { ran, tools } = bank(500, 1);
+    const model = fakeModel()
+      .respondWithTools([balanceCall('b1')])
+      .respond(new AIMessage('Your balance is $500.'));
+    const source = guardSource();
+    const agent = createAgent({
+      model,
+      tools,
+      middleware: [intentguardMiddleware(source)],
+      checkpointer: new MemorySaver(),
+    });
+    // Under a wrapToolCall middleware, LangChain lets a tool's exception fail the run.
+    await expect(agent.invoke(start, thread('g'))).rejects.toThrow('bank offline');
+    const guard = source.mock.results[0]?.value as Guard;
+    expect(guard.status().runningIds).toEqual(['b1']);
+    // Resuming runs the failed task again, with the same call id, and the guard lets it.
+    const result = await agent.invoke(null, thread('g'));
+    expect(ran.balances).toBe(2);
+    expect(toolMessageFor(result.messages, 'b1').content).toBe('{"balance":500}');
+    expect(guard.status()).toMatchObject({ done: true, finished: true, runningIds: [] });
+    expect(model.callCount).toBe(2);
+  });
+
   it('runs the allowed calls of a turn and answers the refused ones, without a jump', async () => {
     const { ran, tools } = bank(500);
     const model = fakeModel()
