@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSession, type Verdict } from '../../src/engine/index.js';
 import { type Schema, unwrap } from '../../src/language/index.js';
@@ -83,8 +83,12 @@ function expected(expectation: Expectation): Record<string, string> {
 }
 
 describe.each(sets)('$name', ({ root, schemas }) => {
+  // Spec examples hold a spec.intent; the adapters' runnable examples hold code only.
   const folders = readdirSync(new URL('examples/', root), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
+    .filter(
+      (entry) =>
+        entry.isDirectory() && existsSync(new URL(`examples/${entry.name}/spec.intent`, root)),
+    )
     .map((entry) => entry.name)
     .sort();
 
