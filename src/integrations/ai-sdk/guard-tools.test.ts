@@ -489,7 +489,10 @@ describe('guardTools (ai v6): the wrapper itself', () => {
   it('refuses to wrap a tool it cannot guard unless it is named as unguarded', () => {
     const guard = newGuard();
     const clientSide = tool({ inputSchema: z.object({}) });
-    expect(() => guardTools({ AskUser: clientSide }, guard)).toThrow(/'AskUser' has no execute/);
+    expect(() => guardTools({ AskUser: clientSide }, guard)).toThrow(
+      /^guardTools: 'tools\.AskUser' must be a tool with an execute function .*, not a tool without execute/,
+    );
+    expect(() => guardTools(undefined as never, guard)).toThrow(/'tools' must be a tool set/);
     expect(guardTools({ AskUser: clientSide }, guard, { unguarded: ['AskUser'] }).AskUser).toBe(
       clientSide,
     );

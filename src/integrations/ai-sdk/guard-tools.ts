@@ -1,4 +1,5 @@
 import type { Guard, ToolOutcome } from '../../guard/index.js';
+import { argumentError, describeArgument } from '../../language/arguments.js';
 import { decide, waitingMessage } from './decide.js';
 import { isFinishTool } from './finish.js';
 import { hasApprovalRequest, syncApprovals } from './messages.js';
@@ -97,6 +98,8 @@ function defaultModelOutput(output: unknown): AiSdkToolModelOutput {
  *   result is a `GuardRefusal` whose message the model reads.
  *
  * The tools keep their names and types; `finishTool` tools pass through unchanged.
+ * A tool the guard cannot wrap (no `execute`, or provider-executed) is a `TypeError`
+ * unless it is named in `options.unguarded`.
  *
  * @example
  * const result = await generateText({
@@ -111,6 +114,12 @@ export function guardTools<TOOLS extends Record<string, object>>(
   guard: Guard,
   options: GuardToolsOptions = {},
 ): TOOLS {
+  if (typeof tools !== 'object' || tools === null || Array.isArray(tools))
+    throw argumentError('guardTools', {
+      parameter: 'tools',
+      expected: 'a tool set (an object of tools by name)',
+      actual: describeArgument(tools),
+    });
   const unguarded = new Set(options.unguarded ?? []);
   const guarded: Record<string, object> = {};
   for (const [name, tool] of Object.entries(tools)) {
@@ -120,9 +129,15 @@ export function guardTools<TOOLS extends Record<string, object>>(
     }
     const original = tool as AiSdkToolShape;
     if (typeof original.execute !== 'function' || original.type === 'provider')
-      throw new TypeError(
-        `guardTools: the tool '${name}' has no execute function the guard can wrap (a client-side or provider-executed tool); name it in options.unguarded to leave it unchecked`,
-      );
+      throw argumentError('guardTools', {
+        parameter: `tools.${name}`,
+        expected:
+          'a tool with an execute function the guard can wrap, or a name in options.unguarded to leave it unchecked',
+        actual:
+          original.type === 'provider'
+            ? 'a provider-executed tool'
+            : 'a tool without execute (run on the client)',
+      });
     guarded[name] = wrapTool(name, original, guard);
   }
   return guarded as TOOLS;

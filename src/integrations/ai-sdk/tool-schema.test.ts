@@ -91,7 +91,8 @@ describe('toolSchemaFromAiSdk', () => {
   it('throws for a schema it cannot turn into JSON Schema', async () => {
     const tools = { Old: { inputSchema: z3.object({ to: z3.string() }), execute: () => 1 } };
     await expect(toolSchemaFromAiSdk(tools)).rejects.toThrow(
-      /input schema of 'Old'.*zodSchema\(\)/,
+      /^toolSchemaFromAiSdk: 'tools\.Old\.inputSchema' must be .*zodSchema\(\).*, not a Standard Schema of 'zod' without JSON Schema$/,
     );
+    await expect(toolSchemaFromAiSdk(null as never)).rejects.toThrow(/'tools' must be a tool set/);
   });
 });

@@ -1,3 +1,4 @@
+import { argumentError, describeArgument } from '../../language/arguments.js';
 import type { Result, Schema } from '../../language/index.js';
 import { type LoadToolSchemaOptions, loadToolSchema } from '../../schema/index.js';
 import { isFinishTool } from './finish.js';
@@ -16,7 +17,7 @@ function isRecord(value: unknown): value is Record<string | symbol, unknown> {
 }
 
 /** JSON Schema of an SDK `FlexibleSchema`: an SDK schema, a lazy one, or a Standard Schema. */
-async function jsonSchemaOf(schema: unknown, where: string): Promise<unknown> {
+async function jsonSchemaOf(schema: unknown, parameter: string): Promise<unknown> {
   if (schema === undefined || schema === null)
     return { type: 'object', properties: {}, additionalProperties: false };
   // A lazy schema (`lazySchema(() => jsonSchema(…))`): a function returning an SDK schema.
@@ -28,9 +29,14 @@ async function jsonSchemaOf(schema: unknown, where: string): Promise<unknown> {
     const input = standard.jsonSchema.input;
     if (typeof input === 'function') return input({ target: 'draft-07' });
   }
-  throw new TypeError(
-    `toolSchemaFromAiSdk: the ${where} is neither an AI SDK schema (jsonSchema(), zodSchema()) nor a Standard Schema that converts to JSON Schema (zod 4, for example); zod 3 schemas need zodSchema() from 'ai'`,
-  );
+  throw argumentError('toolSchemaFromAiSdk', {
+    parameter,
+    expected:
+      "an AI SDK schema (jsonSchema(), zodSchema()) or a Standard Schema that converts to JSON Schema (zod 4); wrap a zod 3 schema in zodSchema() from 'ai'",
+    actual: isRecord(standard)
+      ? `a Standard Schema of '${String(standard.vendor).slice(0, 40)}' without JSON Schema`
+      : describeArgument(value),
+  });
 }
 
 /**
@@ -39,7 +45,7 @@ async function jsonSchemaOf(schema: unknown, where: string): Promise<unknown> {
  * the `<Tool>Result` fields later calls may depend on. The tools are read as an MCP
  * `tools/list` would list them, so the options (criticality, limits) are
  * `loadToolSchema`'s. Tools made by `finishTool` are left out: they are not actions.
- * Throws a `TypeError` for a schema it cannot read as JSON Schema.
+ * Rejects with a `TypeError` naming the tool for a schema it cannot read as JSON Schema.
  *
  * @example
  * const schema = unwrap(await toolSchemaFromAiSdk(tools));
@@ -49,6 +55,12 @@ export async function toolSchemaFromAiSdk(
   tools: Readonly<Record<string, object>>,
   options: LoadToolSchemaOptions = {},
 ): Promise<Result<Schema>> {
+  if (typeof tools !== 'object' || tools === null || Array.isArray(tools))
+    throw argumentError('toolSchemaFromAiSdk', {
+      parameter: 'tools',
+      expected: 'a tool set (an object of tools by name)',
+      actual: describeArgument(tools),
+    });
   const listed: Record<string, unknown>[] = [];
   for (const [name, tool] of Object.entries(tools)) {
     if (isFinishTool(tool)) continue;
@@ -57,9 +69,9 @@ export async function toolSchemaFromAiSdk(
     listed.push({
       name,
       ...(description !== undefined ? { description } : {}),
-      inputSchema: await jsonSchemaOf(record.inputSchema, `input schema of '${name}'`),
+      inputSchema: await jsonSchemaOf(record.inputSchema, `tools.${name}.inputSchema`),
       ...(record.outputSchema !== undefined
-        ? { outputSchema: await jsonSchemaOf(record.outputSchema, `output schema of '${name}'`) }
+        ? { outputSchema: await jsonSchemaOf(record.outputSchema, `tools.${name}.outputSchema`) }
         : {}),
     });
   }
