@@ -133,6 +133,25 @@ describe('results: success-based achievement', () => {
     expect(guard.check(balance('b2')).verdict.reasons[0]?.code).toBe('session-finished');
   });
 
+  it('refuses to finish while an allowed call has no result yet', () => {
+    const guard = bankGuard();
+    guard.check(balance('b1'));
+    guard.observe({ BankCheckBalanceResult: { balance: 500 } });
+    expect(guard.status().done).toBe(true);
+    const early = guard.finish();
+    expect(early).toMatchObject({
+      action: 'refuse',
+      verdict: { reasons: [{ code: 'premature-finish' }] },
+    });
+    expect(early.message).toContain('BankCheckBalance (b1)');
+    guard.result('b1', { output: { balance: 500 } });
+    expect(guard.finish().action).toBe('run');
+    const eager = bankGuard({ finishWaitsForResults: false });
+    eager.check(balance('b1'));
+    eager.observe({ BankCheckBalanceResult: { balance: 500 } });
+    expect(eager.finish().action).toBe('run');
+  });
+
   it('rolls a failed call back, so the agent may retry it', () => {
     const guard = richGuard();
     guard.check(transfer('t1', 'Alice', 500));

@@ -1,8 +1,10 @@
 import type { NoSpecSession } from '../engine/no-spec-session.js';
 import { createSession, type Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
+import { readTrace } from '../engine/trace.js';
 import type { Verdict } from '../engine/verdict.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
+import { IntentguardError } from '../language/errors.js';
 import { checkSpec, formatDateTime, type Schema, type Spec, unwrap } from '../language/index.js';
 import { renderForModel, renderForPerson } from './render.js';
 import { toolResultObservation } from './tool-results.js';
@@ -53,7 +55,7 @@ function copyOf(value: unknown): unknown {
   return text === undefined ? value : (JSON.parse(text) as unknown);
 }
 
-const guardOptionNames = new Set(['mode', 'render', 'onEvent']);
+const guardOptionNames = new Set(['mode', 'render', 'onEvent', 'finishWaitsForResults']);
 
 function sessionOptionsOf(options: GuardOptions): SessionOptions {
   const session: Record<string, unknown> = {};
@@ -78,6 +80,12 @@ function checkGuardOptions(options: unknown): GuardOptions {
       expected: "'enforce' or 'shadow'",
       actual: describeArgument(given.mode),
     });
+  if (given.finishWaitsForResults !== undefined && typeof given.finishWaitsForResults !== 'boolean')
+    throw argumentError('createGuard', {
+      parameter: 'options.finishWaitsForResults',
+      expected: 'true, false or undefined',
+      actual: describeArgument(given.finishWaitsForResults),
+    });
   for (const name of ['render', 'onEvent'] as const) {
     if (given[name] !== undefined && typeof given[name] !== 'function')
       throw argumentError('createGuard', {
@@ -99,6 +107,7 @@ class IntentGuard implements Guard {
   readonly #mode: 'enforce' | 'shadow';
   readonly #render: (verdict: Verdict) => string;
   readonly #onEvent: ((event: GuardEvent) => void) | undefined;
+  readonly #waitForResults: boolean;
   readonly #calls = new Map<string, CallRecord>();
   readonly #events: JournalEvent[] = [];
   readonly #now: string;
@@ -110,6 +119,7 @@ class IntentGuard implements Guard {
     this.#mode = options.mode ?? 'enforce';
     this.#render = options.render ?? renderForModel;
     this.#onEvent = options.onEvent;
+    this.#waitForResults = options.finishWaitsForResults !== false;
     this.#schema = spec?.schema;
     const sessionOptions = { ...sessionOptionsOf(options), rollback: true };
     this.#session =
@@ -263,12 +273,29 @@ class IntentGuard implements Guard {
   }
 
   finish(): GuardDecision {
+    // An allowed call is provisional until its result: a task that is done only thanks to
+    // a call that may still fail is not done yet.
+    const running = [...this.#calls.values()].filter((record) => record.state === 'running');
+    if (this.#waitForResults && running.length > 0) {
+      const names = running.map((record) => `${record.call.name} (${record.call.id})`).join(', ');
+      const message = `The results of ${names} have not come yet; finish when they have.`;
+      const decision = this.#decision(finishId, {
+        ...invalidVerdict(message),
+        reasons: [{ code: 'premature-finish', message }],
+      });
+      this.#emit({ kind: 'finish', decision });
+      return decision;
+    }
     const proposal = { finish: true };
     const verdict = this.#session.propose(proposal);
     this.#journal({ propose: proposal, id: finishId, expect: { decision: verdict.decision } });
     const decision = this.#decision(finishId, verdict);
     this.#emit({ kind: 'finish', decision });
     return decision;
+  }
+
+  decision(id: string): GuardDecision | undefined {
+    return typeof id === 'string' ? this.#calls.get(id)?.decision : undefined;
   }
 
   status(): GuardStatus {
@@ -307,6 +334,7 @@ class IntentGuard implements Guard {
         const expected = events.slice(index, index + produced.length);
         if (produced.length === 0 || jsonOf(produced) !== jsonOf(expected)) {
           throw new GuardJournalError(
+            'journal-mismatch',
             `journal event ${index + 1} does not replay as recorded (${jsonOf(event)?.slice(0, 200)}): the spec, schema or options differ from the run that wrote it`,
           );
         }
@@ -484,10 +512,16 @@ function checkCall(call: unknown): { id: string; name: string } {
   return { id: candidate.id, name: candidate.name };
 }
 
-/** A journal that does not replay: restoring it would decide differently, so nothing is restored. */
-export class GuardJournalError extends Error {
-  override readonly name = 'GuardJournalError';
-  readonly code = 'journal-mismatch';
+/**
+ * A journal that cannot be restored: it is not a journal (`invalid-journal`), or it does
+ * not replay as recorded (`journal-mismatch`: another spec, schema or options) — then
+ * restoring it would decide differently, so nothing is restored.
+ */
+export class GuardJournalError extends IntentguardError {
+  constructor(code: 'invalid-journal' | 'journal-mismatch', message: string) {
+    super({ code, message });
+    this.name = 'GuardJournalError';
+  }
 }
 
 /**
@@ -540,6 +574,15 @@ function checkJournal(journal: unknown): GuardJournal {
       expected: 'a guard journal { version: 1, now, timeZone, events } (from guard.journal())',
       actual: describeArgument(journal),
     });
+  // The events are a trace (FORMATS.md §3): read strictly, as `replay` reads one.
+  const read = readTrace(candidate.events);
+  if (!read.ok) {
+    const first = read.diagnostics[0];
+    throw new GuardJournalError(
+      'invalid-journal',
+      `restoreGuard: journal event ${first?.line ?? '?'}: ${first?.message ?? 'unreadable'}`,
+    );
+  }
   return candidate as GuardJournal;
 }
 

@@ -60,6 +60,12 @@ export interface GuardOptions extends SessionOptions {
   readonly mode?: 'enforce' | 'shadow';
   /** The model-facing text of a verdict (default: `renderForModel`). */
   readonly render?: (verdict: Verdict) => string;
+  /**
+   * `finish()` is refused while an allowed call has not reported its result (default
+   * true): the call is provisional, and a failure would roll back what made the task done.
+   * Set false for hosts that never report results (a GUI whose app observes its state).
+   */
+  readonly finishWaitsForResults?: boolean;
   /** Called after every decision, approval, result and observation. Must not throw. */
   readonly onEvent?: (event: GuardEvent) => void;
 }
@@ -87,6 +93,8 @@ export interface Guard {
   result(id: string, outcome: ToolOutcome): ObservationResult;
   /** Facts the app or environment reports. */
   observe(updates: unknown): ObservationResult;
+  /** The latest decision for a call id, without deciding anything; undefined for an unknown id. */
+  decision(id: string): GuardDecision | undefined;
   /** The agent says it is done: `run` (the host may end the run) only when the task is done. */
   finish(): GuardDecision;
   status(): GuardStatus;
