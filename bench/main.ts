@@ -1,5 +1,6 @@
 import { createSession, type Session } from '../src/engine/index.js';
 import { checkSpec, type Spec } from '../src/language/index.js';
+import { adapterBench } from './adapters.js';
 import {
   allowedProposal,
   generateSpec,
@@ -138,7 +139,7 @@ function measureCheck(rules: number): { parseCheck: number; text: number } {
   return { parseCheck: percentile(runs, 0.5), text: generated.text.length };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   if (!(globalThis as { gc?: unknown }).gc)
     console.error('note: run with --expose-gc for accurate memory figures');
   const rows: string[][] = [];
@@ -193,6 +194,7 @@ function main(): void {
   console.log(table(['rules', 'spec KiB', 'ms'], checkRows));
   securityBench(Number(process.env.BENCH_REFUSALS ?? 1_000_000));
   guardBench(proposalsPerKind);
+  await adapterBench();
 }
 
-main();
+await main();
