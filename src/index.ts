@@ -69,6 +69,7 @@ export {
   type GuardAction,
   type GuardDecision,
   type GuardEvent,
+  type GuardInstruction,
   type GuardJournal,
   GuardJournalError,
   type GuardOptions,

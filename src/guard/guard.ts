@@ -3,6 +3,7 @@ import { createSession, type Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
 import { readTrace } from '../engine/trace.js';
 import type { Verdict } from '../engine/verdict.js';
+import { type FormalizeOptions, formalize } from '../formalize/formalize.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
 import { IntentguardError } from '../language/errors.js';
 import { checkSpec, formatDateTime, type Schema, type Spec, unwrap } from '../language/index.js';
@@ -131,7 +132,13 @@ class IntentGuard implements Guard {
       this.#now = formatDateTime(this.#session.clock.dateTime);
       this.#timeZone = this.#session.clock.timeZone;
     } else {
-      this.#now = typeof options.now === 'string' ? options.now : new Date().toISOString();
+      const given = options.now;
+      this.#now =
+        typeof given === 'string'
+          ? given
+          : new Date(
+              given instanceof Date || typeof given === 'number' ? given : Date.now(),
+            ).toISOString();
       this.#timeZone = options.timeZone ?? 'UTC';
     }
   }
@@ -292,6 +299,11 @@ class IntentGuard implements Guard {
     const decision = this.#decision(finishId, verdict);
     this.#emit({ kind: 'finish', decision });
     return decision;
+  }
+
+  /** The guard's fixed clock as wall-clock text (what the journal records). */
+  clockText(): string {
+    return this.#now;
   }
 
   decision(id: string): GuardDecision | undefined {
@@ -524,10 +536,33 @@ export class GuardJournalError extends IntentguardError {
   }
 }
 
+/** What `createGuard` formalizes when it starts from the user's words (LANGUAGE.md, FORMALIZE). */
+export interface GuardInstruction {
+  readonly instruction: string;
+  /** The model that writes the spec (`createChatModel` in `intentguard/formalize`). */
+  readonly model: FormalizeOptions['model'];
+  /** More formalizer options: samples, checker, memory, … */
+  readonly formalize?: Omit<
+    FormalizeOptions,
+    'instruction' | 'schema' | 'model' | 'now' | 'timeZone'
+  >;
+}
+
+function isInstruction(source: unknown): source is GuardInstruction {
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    typeof (source as GuardInstruction).instruction === 'string' &&
+    'model' in source
+  );
+}
+
 /**
  * Starts a guard over one agent run. `spec` is a checked spec, or spec text checked
  * against `schema` (an invalid text throws `IntentguardDiagnosticsError`); `undefined`
- * gives a guard that refuses everything (`no-spec`: fail closed).
+ * gives a guard that refuses everything (`no-spec`: fail closed). Given the user's
+ * `{ instruction, model }` instead, it formalizes the instruction once (asynchronously)
+ * and guards with the spec — or, when no valid spec comes out, fails closed the same way.
  *
  * @example
  * const guard = createGuard(specText, schema, { now: new Date() });
@@ -538,8 +573,45 @@ export function createGuard(
   spec: Spec | string | undefined,
   schema?: Schema,
   options?: GuardOptions,
-): Guard {
-  return buildGuard(spec, schema, checkGuardOptions(options));
+): Guard;
+export function createGuard(
+  source: GuardInstruction,
+  schema: Schema,
+  options?: GuardOptions,
+): Promise<Guard>;
+export function createGuard(
+  source: Spec | string | undefined | GuardInstruction,
+  schema?: Schema,
+  options?: GuardOptions,
+): Guard | Promise<Guard> {
+  const checked = checkGuardOptions(options);
+  if (isInstruction(source)) return guardFromInstruction(source, schema, checked);
+  return buildGuard(source, schema, checked);
+}
+
+async function guardFromInstruction(
+  source: GuardInstruction,
+  schema: Schema | undefined,
+  options: GuardOptions,
+): Promise<Guard> {
+  if (schema === undefined)
+    throw argumentError('createGuard', {
+      parameter: 'schema',
+      expected: 'the schema the instruction is formalized against',
+      actual: 'undefined',
+    });
+  // The guard's clock is the formalizer's too, so that `today` means the same day in both.
+  const clockGuard = new IntentGuard(undefined, options);
+  const now = options.now ?? clockGuard.clockText();
+  const result = await formalize({
+    ...source.formalize,
+    instruction: source.instruction,
+    schema,
+    model: source.model,
+    now: now instanceof Date ? now : String(now),
+    timeZone: options.timeZone ?? 'UTC',
+  });
+  return new IntentGuard(result.ok ? result.value.spec : undefined, { ...options, now });
 }
 
 function buildGuard(

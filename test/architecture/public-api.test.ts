@@ -103,6 +103,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'GuardAction',
       'GuardDecision',
       'GuardEvent',
+      'GuardInstruction',
       'GuardJournal',
       'GuardNode',
       'GuardOptions',
