@@ -1,0 +1,217 @@
+import { timingSafeEqual } from 'node:crypto';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { z } from 'zod';
+import type { ChatModel } from '../../formalize/index.js';
+import { openApiDocument } from './openapi.js';
+import { approvalsPage } from './page.js';
+import { approveBody, checkBody, createSessionBody, observeBody, resultBody } from './schemas.js';
+import { ServiceProblem, Sessions } from './sessions.js';
+import { type ServiceStore, sha256Hex } from './store.js';
+
+export interface ServiceAppOptions {
+  readonly store: ServiceStore;
+  /** Bearer tokens allowed; each creates and sees only its own sessions. At least one. */
+  readonly tokens: readonly string[];
+  /** Formalizes `instruction` sessions; without it they are answered 422. */
+  readonly model?: ChatModel;
+  /** The largest request body in bytes (default 1 MiB); larger → 413. */
+  readonly maxBodyBytes?: number;
+  /** Requests per second per token (token bucket, burst twice that; default 2,000; 0 = no limit). */
+  readonly rateLimit?: number;
+  /** An origin allowed by CORS; without it no CORS headers are sent. */
+  readonly corsOrigin?: string;
+  /** Where log lines go (default: stderr). */
+  readonly log?: (line: string) => void;
+}
+
+export interface ServiceApp {
+  readonly app: Hono;
+  readonly sessions: Sessions;
+}
+
+function problem(c: Context, status: ServiceProblem['status'], code: string, message: string) {
+  return c.json({ code, message }, status);
+}
+
+function tokenHashes(tokens: readonly string[]): Buffer[] {
+  if (tokens.length === 0) throw new Error('createServiceApp: give at least one bearer token');
+  return tokens.map((token) => {
+    if (token.length === 0) throw new Error('createServiceApp: a bearer token is empty');
+    return Buffer.from(sha256Hex(token), 'hex');
+  });
+}
+
+/** The token's hash when it is one of `allowed` (each compared in constant time). */
+function authenticate(header: string | undefined, allowed: readonly Buffer[]): string | undefined {
+  const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  const given = Buffer.from(sha256Hex(match[1]), 'hex');
+  let found = false;
+  for (const hash of allowed) found = timingSafeEqual(given, hash) || found;
+  return found ? given.toString('hex') : undefined;
+}
+
+/** A token bucket per token: `rate` per second, bursts of twice that. */
+function rateLimiter(rate: number): (key: string) => boolean {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const capacity = rate * 2;
+  return (key) => {
+    if (rate <= 0) return true;
+    const now = performance.now();
+    const bucket = buckets.get(key) ?? { tokens: capacity, at: now };
+    bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+    bucket.at = now;
+    buckets.set(key, bucket);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  };
+}
+
+type Variables = { tokenHash: string };
+
+/**
+ * The guard as an HTTP service (Hono): REST + JSON, sessions persisted in SQLite, bearer
+ * auth, every decision in the hash-chained audit. Test it with `app.request()`; serve it
+ * with `startService` (or `@hono/node-server`).
+ */
+export function createServiceApp(options: ServiceAppOptions): ServiceApp {
+  const allowed = tokenHashes(options.tokens);
+  const log =
+    options.log ?? ((line: string) => process.stderr.write(`intentguard serve: ${line}\n`));
+  const sessions = new Sessions({ store: options.store, model: options.model, log });
+  const limited = rateLimiter(options.rateLimit ?? 2000);
+  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+  const app = new Hono<{ Variables: Variables }>();
+
+  app.onError((error, c) => {
+    if (error instanceof ServiceProblem) return problem(c, error.status, error.code, error.message);
+    log(
+      `internal error on ${c.req.method} ${c.req.path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return problem(
+      c,
+      500,
+      'internal-error',
+      'the service failed to answer this request; nothing was decided',
+    );
+  });
+  app.notFound((c) =>
+    problem(c, 404, 'not-found', `there is no ${c.req.method} ${c.req.path.slice(0, 200)}`),
+  );
+
+  if (options.corsOrigin !== undefined) {
+    app.use(
+      '*',
+      cors({ origin: options.corsOrigin, allowHeaders: ['Authorization', 'Content-Type'] }),
+    );
+  }
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: maxBody,
+      onError: (c) =>
+        problem(c, 413, 'body-too-large', `the request body is larger than ${maxBody} bytes`),
+    }),
+  );
+
+  app.get('/v1/openapi.json', (c) => c.json(openApiDocument));
+  app.get('/', (c) => c.html(approvalsPage()));
+
+  app.use('/v1/*', async (c, next) => {
+    const tokenHash = authenticate(c.req.header('authorization'), allowed);
+    if (tokenHash === undefined) {
+      c.header('WWW-Authenticate', 'Bearer');
+      return problem(
+        c,
+        401,
+        'unauthorized',
+        'a valid bearer token is required (Authorization: Bearer TOKEN)',
+      );
+    }
+    if (!limited(tokenHash)) {
+      c.header('Retry-After', '1');
+      return problem(c, 429, 'rate-limited', 'too many requests for this token; slow down');
+    }
+    c.set('tokenHash', tokenHash);
+    await next();
+    return undefined;
+  });
+
+  async function body<T>(c: Context, schema: z.ZodType<T>, optional = false): Promise<T> {
+    const text = await c.req.text();
+    let value: unknown;
+    if (text.trim() === '' && optional) value = {};
+    else {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new ServiceProblem(400, 'malformed-json', 'the request body is not valid JSON');
+      }
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const issues = parsed.error.issues
+        .slice(0, 5)
+        .map(
+          (issue) => `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`,
+        );
+      throw new ServiceProblem(
+        400,
+        'invalid-request',
+        `the request body is invalid: ${issues.join('; ')}`,
+      );
+    }
+    return parsed.data;
+  }
+
+  app.post('/v1/sessions', async (c) => {
+    const input = await body(c, createSessionBody);
+    const created = await sessions.create(c.get('tokenHash'), input);
+    return c.json(sessions.describe(created.live), 201);
+  });
+
+  app.get('/v1/sessions/:id', (c) => {
+    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    return c.json(sessions.describe(live));
+  });
+
+  app.post('/v1/sessions/:id/check', async (c) => {
+    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const call = await body(c, checkBody);
+    return c.json(sessions.check(live, call));
+  });
+
+  app.post('/v1/sessions/:id/approve', async (c) => {
+    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const { id: callId, approved } = await body(c, approveBody);
+    return c.json(sessions.approve(live, callId, approved));
+  });
+
+  app.post('/v1/sessions/:id/result', async (c) => {
+    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const given = await body(c, resultBody);
+    const outcome = 'error' in given ? { error: given.error } : { output: given.output };
+    return c.json(sessions.result(live, given.id, outcome));
+  });
+
+  app.post('/v1/sessions/:id/observe', async (c) => {
+    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const { updates } = await body(c, observeBody);
+    return c.json(sessions.observe(live, updates));
+  });
+
+  app.post('/v1/sessions/:id/finish', async (c) => {
+    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    await body(c, z.object({}).strict(), true);
+    return c.json(sessions.finish(live));
+  });
+
+  app.get('/v1/approvals', (c) =>
+    c.json({ approvals: sessions.pendingApprovals(c.get('tokenHash')) }),
+  );
+
+  return { app: app as unknown as Hono, sessions };
+}

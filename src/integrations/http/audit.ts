@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+
+/**
+ * The hash-chained audit log: every decision, approval, result, observation and finish
+ * of the service, appended in the same SQLite transaction as the session's journal.
+ * Each entry carries the SHA-256 of the previous entry and its own hash over its
+ * content and that link, so that an edit, a deletion or a reordering breaks the chain.
+ * `audit_head` holds the last entry's sequence and hash: deleting the newest entries
+ * shows as well.
+ */
+
+export interface AuditEntry {
+  readonly seq: number;
+  readonly at: string;
+  readonly session: string;
+  readonly kind: string;
+  /** The event as JSON text. */
+  readonly body: string;
+  readonly prev: string;
+  readonly hash: string;
+}
+
+/** The hash that starts the chain (the "previous" of entry 1). */
+export const genesisHash = '0'.repeat(64);
+
+export const auditTableSql = `
+CREATE TABLE IF NOT EXISTS audit (
+  seq INTEGER PRIMARY KEY,
+  at TEXT NOT NULL,
+  session TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  body TEXT NOT NULL,
+  prev TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit_head (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  seq INTEGER NOT NULL,
+  hash TEXT NOT NULL
+);`;
+
+/** The hash of an entry: its content and the previous entry's hash, length-prefixed. */
+export function entryHash(entry: Omit<AuditEntry, 'hash'>): string {
+  const fields = [String(entry.seq), entry.at, entry.session, entry.kind, entry.body, entry.prev];
+  const hash = createHash('sha256');
+  for (const field of fields) hash.update(`${Buffer.byteLength(field)}:${field}\n`);
+  return hash.digest('hex');
+}
+
+export type AuditVerification =
+  | { readonly ok: true; readonly entries: number; readonly head: string }
+  | {
+      readonly ok: false;
+      readonly entries: number;
+      /** The sequence number of the first entry that does not check out (0: the log as a whole). */
+      readonly seq: number;
+      readonly message: string;
+    };
+
+/** Checks the chain of an open database, entry by entry, in sequence order. */
+export function verifyAuditChain(db: Database.Database): AuditVerification {
+  const rows = db
+    .prepare('SELECT seq, at, session, kind, body, prev, hash FROM audit ORDER BY seq')
+    .iterate() as IterableIterator<AuditEntry>;
+  let previous = genesisHash;
+  let expectedSeq = 1;
+  let count = 0;
+  for (const row of rows) {
+    count++;
+    if (row.seq !== expectedSeq) {
+      return {
+        ok: false,
+        entries: count,
+        seq: row.seq,
+        message: `entry ${row.seq} follows entry ${expectedSeq - 1}: entr${row.seq - expectedSeq === 1 ? 'y' : 'ies'} ${expectedSeq}${row.seq - expectedSeq > 1 ? `–${row.seq - 1}` : ''} deleted`,
+      };
+    }
+    if (row.prev !== previous) {
+      return {
+        ok: false,
+        entries: count,
+        seq: row.seq,
+        message: `entry ${row.seq} does not link to entry ${row.seq - 1} (its previous hash differs): entries were edited, removed or reordered`,
+      };
+    }
+    if (entryHash(row) !== row.hash) {
+      return {
+        ok: false,
+        entries: count,
+        seq: row.seq,
+        message: `entry ${row.seq} was changed after it was written (its hash does not match its content)`,
+      };
+    }
+    previous = row.hash;
+    expectedSeq++;
+  }
+  const head = db.prepare('SELECT seq, hash FROM audit_head WHERE one = 1').get() as
+    | { seq: number; hash: string }
+    | undefined;
+  const last = expectedSeq - 1;
+  if (head === undefined ? last !== 0 : head.seq !== last || head.hash !== previous) {
+    const headSeq = head?.seq ?? 0;
+    return {
+      ok: false,
+      entries: count,
+      seq: headSeq > last ? last + 1 : headSeq === last ? last : headSeq + 1,
+      message:
+        headSeq > last
+          ? `the log ends at entry ${last} but was written up to entry ${headSeq}: entr${headSeq - last === 1 ? 'y' : 'ies'} ${last + 1}${headSeq - last > 1 ? `–${headSeq}` : ''} deleted`
+          : `the log's head (entry ${headSeq}) does not match its last entry ${last}`,
+    };
+  }
+  return { ok: true, entries: count, head: previous };
+}
+
+export class AuditFileError extends Error {}
+
+/** Opens `path` read-only and checks its audit chain. */
+export function verifyAuditFile(path: string): AuditVerification {
+  if (!existsSync(path)) throw new AuditFileError(`there is no file '${path}'`);
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new AuditFileError(
+      `'${path}' is not a database the service wrote: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  try {
+    const table = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'")
+      .get();
+    if (table === undefined) throw new AuditFileError(`'${path}' holds no audit log`);
+    return verifyAuditChain(db);
+  } catch (error) {
+    if (error instanceof AuditFileError) throw error;
+    throw new AuditFileError(
+      `'${path}' could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  } finally {
+    db.close();
+  }
+}

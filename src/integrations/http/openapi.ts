@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import { approveBody, checkBody, createSessionBody, observeBody, resultBody } from './schemas.js';
+
+function schemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  return rest;
+}
+
+const problem = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: { code: { type: 'string' }, message: { type: 'string' } },
+};
+
+const decision = {
+  type: 'object',
+  description:
+    'The guard decision: run the call, ask the person first, or refuse it (GuardDecision).',
+  required: ['id', 'action', 'verdict', 'message', 'prompt'],
+  properties: {
+    id: { type: 'string' },
+    action: { type: 'string', enum: ['run', 'ask', 'refuse'] },
+    verdict: {
+      type: 'object',
+      description:
+        "The engine's verdict: decision (allow, confirm, revise, reject), reasons with stable codes, feedback.",
+    },
+    message: { type: 'string', description: 'For the model: what to do next.' },
+    prompt: { type: 'string', description: 'For the person, when action is ask.' },
+  },
+};
+
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      {
+        description: 'A problem',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      },
+    ]),
+  );
+
+function post(
+  summary: string,
+  bodySchema: string | undefined,
+  response: string,
+  ...statuses: number[]
+) {
+  return {
+    post: {
+      summary,
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      ...(bodySchema
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': { schema: { $ref: `#/components/schemas/${bodySchema}` } },
+              },
+            },
+          }
+        : {}),
+      responses: {
+        '200': {
+          description: 'OK',
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${response}` } } },
+        },
+        ...errors(400, 401, 404, 409, 413, 429, ...statuses),
+      },
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document served at `/v1/openapi.json`; request bodies come from the zod schemas. */
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'intentguard service',
+    version: '1',
+    description:
+      'Checks every action an agent proposes against a formal spec before it runs. Bearer tokens; each token sees only its own sessions.',
+  },
+  security: [{ bearer: [] }],
+  paths: {
+    '/v1/sessions': {
+      post: {
+        summary:
+          'Start a guarded session from spec text (or an instruction, when the server has a model) and a schema',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/CreateSession' } },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'Created',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Session' } } },
+          },
+          ...errors(400, 401, 413, 422, 429),
+        },
+      },
+    },
+    '/v1/sessions/{id}': {
+      get: {
+        summary: 'A session: status, spec and the latest decision of every call',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Session' } } },
+          },
+          ...errors(401, 404, 429),
+        },
+      },
+    },
+    '/v1/sessions/{id}/check': post(
+      'Decide a tool call before it runs (idempotent per call id)',
+      'Check',
+      'Decision',
+    ),
+    '/v1/sessions/{id}/approve': post("A person's answer to an ask", 'Approve', 'Decision'),
+    '/v1/sessions/{id}/result': post(
+      "A call's outcome: output, or error (rolls back)",
+      'Result',
+      'Observation',
+    ),
+    '/v1/sessions/{id}/observe': post(
+      'Facts the app or environment reports',
+      'Observe',
+      'Observation',
+    ),
+    '/v1/sessions/{id}/finish': post(
+      'The agent says it is done; run only when the task is done',
+      undefined,
+      'Decision',
+    ),
+    '/v1/approvals': {
+      get: {
+        summary: "Calls waiting for a person's answer, across the token's sessions",
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    approvals: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        properties: {
+                          session: { type: 'string' },
+                          id: { type: 'string' },
+                          prompt: { type: 'string' },
+                          decision: { $ref: '#/components/schemas/Decision' },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          ...errors(401, 429),
+        },
+      },
+    },
+  },
+  components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    schemas: {
+      Problem: problem,
+      Decision: decision,
+      Observation: {
+        type: 'object',
+        required: ['ok', 'problems', 'ignored', 'status'],
+        properties: {
+          ok: { type: 'boolean' },
+          problems: { type: 'array' },
+          ignored: { type: 'array' },
+          status: { type: 'object' },
+        },
+      },
+      Session: {
+        type: 'object',
+        required: ['id', 'finished', 'status', 'decisions'],
+        properties: {
+          id: { type: 'string' },
+          createdAt: { type: 'string' },
+          finished: { type: 'boolean' },
+          spec: { type: ['string', 'null'] },
+          status: { type: 'object' },
+          decisions: { type: 'array', items: { $ref: '#/components/schemas/Decision' } },
+        },
+      },
+      CreateSession: schemaOf(createSessionBody),
+      Check: schemaOf(checkBody),
+      Approve: schemaOf(approveBody),
+      Result: schemaOf(resultBody),
+      Observe: schemaOf(observeBody),
+    },
+  },
+} as const;

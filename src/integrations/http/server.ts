@@ -1,0 +1,69 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { ChatModel } from '../../formalize/index.js';
+import { createServiceApp } from './app.js';
+import { ServiceStore } from './store.js';
+
+export interface StartServiceOptions {
+  /** The SQLite file (created if missing). */
+  readonly db: string;
+  readonly tokens: readonly string[];
+  /** Host to bind (default 127.0.0.1). */
+  readonly host?: string;
+  /** Port (default 8787; 0 picks a free one). */
+  readonly port?: number;
+  readonly model?: ChatModel;
+  readonly maxBodyBytes?: number;
+  readonly rateLimit?: number;
+  readonly corsOrigin?: string;
+  readonly log?: (line: string) => void;
+}
+
+export interface RunningService {
+  /** The bound URL, e.g. `http://127.0.0.1:8787`. */
+  readonly url: string;
+  /** Sessions restored from the file at start. */
+  readonly restored: number;
+  close(): Promise<void>;
+}
+
+/** Opens the store, restores its open sessions and serves the API until `close()`. */
+export async function startService(options: StartServiceOptions): Promise<RunningService> {
+  const store = new ServiceStore(options.db);
+  try {
+    const { app, sessions } = createServiceApp({
+      store,
+      tokens: options.tokens,
+      ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+      ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+      ...(options.corsOrigin !== undefined ? { corsOrigin: options.corsOrigin } : {}),
+      ...(options.log !== undefined ? { log: options.log } : {}),
+    });
+    const { restored } = sessions.restoreAll();
+    const host = options.host ?? '127.0.0.1';
+    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () =>
+        resolve(started),
+      );
+      started.once('error', reject);
+    });
+    const address = server.address() as AddressInfo;
+    const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return {
+      url: `http://${shown}:${address.port}`,
+      restored,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => {
+            store.close();
+            resolve();
+          });
+          if ('closeAllConnections' in server) server.closeAllConnections();
+        }),
+    };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}

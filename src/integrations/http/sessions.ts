@@ -1,0 +1,431 @@
+import { randomUUID } from 'node:crypto';
+import { formalize } from '../../formalize/formalize.js';
+import type { ChatModel } from '../../formalize/index.js';
+import {
+  createGuard,
+  type Guard,
+  type GuardDecision,
+  type GuardEvent,
+  type GuardOptions,
+  restoreGuard,
+  type ToolCall,
+  type ToolOutcome,
+} from '../../guard/index.js';
+import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
+import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
+import type { AuditRecord, ServiceStore, StoredSession } from './store.js';
+
+/** A failure the client caused or can act on: an HTTP status and a problem body. */
+export class ServiceProblem extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export interface CreateSessionInput {
+  readonly spec?: string | undefined;
+  readonly instruction?: string | undefined;
+  readonly states?: unknown;
+  readonly tools?: unknown;
+  readonly now?: string | undefined;
+  readonly timeZone?: string | undefined;
+  readonly mode?: 'enforce' | 'shadow' | undefined;
+  readonly finishWaitsForResults?: boolean | undefined;
+}
+
+interface LiveSession {
+  readonly stored: StoredSession;
+  readonly guard: Guard;
+  /** Journal events already in the store. */
+  persisted: number;
+  /** Audit records the guard emitted since the last write. */
+  readonly pending: AuditRecord[];
+  finished: boolean;
+}
+
+interface StoredOptions {
+  mode?: 'enforce' | 'shadow';
+  finishWaitsForResults?: boolean;
+}
+
+function loadSchema(kind: 'states' | 'tools', text: string): Schema {
+  const result =
+    kind === 'states' ? loadStateSchema(text, { id: kind }) : loadToolSchema(text, { id: kind });
+  if (!result.ok) {
+    throw new ServiceProblem(
+      422,
+      'invalid-schema',
+      `the ${kind} schema could not be loaded: ${renderDiagnostics(result.diagnostics, undefined, { fileName: kind, color: false })}`,
+    );
+  }
+  return result.value;
+}
+
+function auditOf(sessionId: string, event: GuardEvent): AuditRecord {
+  switch (event.kind) {
+    case 'decision':
+      return {
+        session: sessionId,
+        kind: 'decision',
+        body: {
+          call: event.call,
+          action: event.decision.action,
+          decision: event.decision.verdict.decision,
+          reasons: event.decision.verdict.reasons.map((reason) => reason.code),
+          message: event.decision.message,
+        },
+      };
+    case 'approval':
+      return {
+        session: sessionId,
+        kind: 'approval',
+        body: { id: event.id, approved: event.approved, action: event.decision.action },
+      };
+    case 'result':
+      return {
+        session: sessionId,
+        kind: 'result',
+        body: { id: event.id, ok: event.ok, rolledBack: event.rolledBack },
+      };
+    case 'observation':
+      return { session: sessionId, kind: 'observation', body: { ok: event.ok } };
+    case 'finish':
+      return {
+        session: sessionId,
+        kind: 'finish',
+        body: {
+          action: event.decision.action,
+          decision: event.decision.verdict.decision,
+          message: event.decision.message,
+        },
+      };
+  }
+}
+
+/** The decision a check gets when the service itself failed: refuse (fail closed). */
+export function internalRefusal(id: string): GuardDecision {
+  const message =
+    'intentguard: the guard could not decide this call (an internal error of the service); it is refused. Try again later.';
+  return {
+    id,
+    action: 'refuse',
+    verdict: {
+      decision: 'reject',
+      reasons: [{ code: 'internal-error', message: 'the service failed while checking the call' }],
+      performs: [],
+      achieved: {},
+      done: false,
+      feedback: message,
+    },
+    message,
+    prompt: '',
+  };
+}
+
+export interface SessionsOptions {
+  readonly store: ServiceStore;
+  readonly model?: ChatModel | undefined;
+  readonly log: (line: string) => void;
+}
+
+/**
+ * The service's sessions: live guards over the store. Every mutation writes the new
+ * journal events and audit records before it returns; a restart restores each open
+ * session from its journal, deciding exactly as before.
+ */
+export class Sessions {
+  readonly #store: ServiceStore;
+  readonly #model: ChatModel | undefined;
+  readonly #log: (line: string) => void;
+  readonly #live = new Map<string, LiveSession>();
+
+  constructor(options: SessionsOptions) {
+    this.#store = options.store;
+    this.#model = options.model;
+    this.#log = options.log;
+  }
+
+  /** Restores every open session (at start-up); a session that no longer restores is logged and skipped. */
+  restoreAll(): { restored: number; failed: number } {
+    let restored = 0;
+    let failed = 0;
+    for (const stored of this.#store.openSessions()) {
+      try {
+        this.#restore(stored);
+        restored++;
+      } catch (error) {
+        failed++;
+        this.#log(
+          `session ${stored.id} could not be restored: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+    return { restored, failed };
+  }
+
+  #guardOptions(stored: StoredSession, pending: AuditRecord[]): GuardOptions {
+    const options = JSON.parse(stored.optionsJson) as StoredOptions;
+    return {
+      ...options,
+      onEvent: (event) => {
+        pending.push(auditOf(stored.id, event));
+      },
+    };
+  }
+
+  #restore(stored: StoredSession): LiveSession {
+    const schema = loadSchema(stored.schemaKind, stored.schemaJson);
+    const journal = this.#store.journal(stored);
+    const pending: AuditRecord[] = [];
+    const guard = restoreGuard(
+      stored.specText ?? undefined,
+      schema,
+      journal,
+      this.#guardOptions(stored, pending),
+    );
+    const live: LiveSession = {
+      stored,
+      guard,
+      persisted: journal.events.length,
+      pending,
+      finished: stored.finished,
+    };
+    this.#live.set(stored.id, live);
+    return live;
+  }
+
+  async create(
+    tokenHash: string,
+    input: CreateSessionInput,
+  ): Promise<{ id: string; live: LiveSession }> {
+    const kind = input.states !== undefined ? 'states' : 'tools';
+    const schemaJson = JSON.stringify(input.states ?? input.tools);
+    const schema = loadSchema(kind, schemaJson);
+    const now = input.now ?? new Date().toISOString();
+    const timeZone = input.timeZone ?? 'UTC';
+    let specText: string | null;
+    let formalized: Record<string, unknown> | undefined;
+    if (input.spec !== undefined) {
+      const checked = checkSpec(input.spec, schema);
+      if (!checked.ok) {
+        throw new ServiceProblem(
+          422,
+          'invalid-spec',
+          `the spec has errors:\n${renderDiagnostics(checked.diagnostics, input.spec, { fileName: 'spec', color: false })}`,
+        );
+      }
+      specText = input.spec;
+    } else {
+      if (this.#model === undefined) {
+        throw new ServiceProblem(
+          422,
+          'no-model',
+          'this service was started without a model; send the spec text (`spec`) instead of an instruction',
+        );
+      }
+      const result = await formalize({
+        instruction: input.instruction ?? '',
+        schema,
+        model: this.#model,
+        now,
+        timeZone,
+      });
+      // Without a valid spec the session refuses everything (fail closed).
+      specText = result.ok ? result.value.text : null;
+      formalized = { ok: result.ok, spec: specText };
+    }
+    const options: StoredOptions = {
+      ...(input.mode !== undefined ? { mode: input.mode } : {}),
+      ...(input.finishWaitsForResults !== undefined
+        ? { finishWaitsForResults: input.finishWaitsForResults }
+        : {}),
+    };
+    const stored: StoredSession = {
+      id: randomUUID(),
+      tokenHash,
+      specText,
+      schemaKind: kind,
+      schemaJson,
+      optionsJson: JSON.stringify(options),
+      now,
+      timeZone,
+      createdAt: new Date().toISOString(),
+      finished: false,
+    };
+    const pending: AuditRecord[] = [];
+    let guard: Guard;
+    try {
+      guard = createGuard(specText ?? undefined, schema, {
+        ...this.#guardOptions(stored, pending),
+        now,
+        timeZone,
+      });
+    } catch (error) {
+      throw new ServiceProblem(
+        422,
+        'invalid-session',
+        error instanceof Error ? error.message : String(error),
+      );
+    }
+    const journal = guard.journal();
+    const withClock: StoredSession = { ...stored, now: journal.now, timeZone: journal.timeZone };
+    this.#store.createSession(withClock, [
+      {
+        session: stored.id,
+        kind: 'session',
+        body: {
+          spec: specText,
+          schema: { kind, json: schemaJson },
+          now: journal.now,
+          timeZone: journal.timeZone,
+          ...(input.instruction !== undefined
+            ? { instruction: input.instruction, formalized }
+            : {}),
+        },
+      },
+    ]);
+    const live: LiveSession = { stored: withClock, guard, persisted: 0, pending, finished: false };
+    this.#live.set(stored.id, live);
+    return { id: stored.id, live };
+  }
+
+  /** The session if `tokenHash` created it; otherwise 404 (another token's session does not exist for it). */
+  get(tokenHash: string, id: string): LiveSession {
+    let live = this.#live.get(id);
+    if (live === undefined) {
+      const stored = this.#store.session(id);
+      if (stored !== undefined && stored.tokenHash === tokenHash) {
+        try {
+          live = this.#restore(stored);
+        } catch (error) {
+          this.#log(
+            `session ${id} could not be restored: ${error instanceof Error ? error.message : String(error)}`,
+          );
+          throw new ServiceProblem(
+            503,
+            'session-unavailable',
+            `the session '${id}' could not be restored`,
+          );
+        }
+      }
+    }
+    if (live === undefined || live.stored.tokenHash !== tokenHash) {
+      throw new ServiceProblem(404, 'unknown-session', `there is no session '${id.slice(0, 80)}'`);
+    }
+    return live;
+  }
+
+  /** Runs a mutation on the guard, then writes its journal events and audit records before returning. */
+  #mutate<T>(
+    live: LiveSession,
+    operation: (guard: Guard) => T,
+    finishes?: (answer: T) => boolean,
+  ): T {
+    if (live.finished) {
+      throw new ServiceProblem(
+        409,
+        'session-finished',
+        `the session '${live.stored.id}' has finished`,
+      );
+    }
+    live.pending.length = 0;
+    const answer = operation(live.guard);
+    const events = live.guard.journal().events;
+    const fresh = events.slice(live.persisted);
+    const finished = finishes?.(answer) ?? false;
+    try {
+      this.#store.append(live.stored.id, live.persisted, fresh, live.pending, finished);
+    } catch (error) {
+      // Memory is ahead of the file: forget the live guard; it is restored from the file next time.
+      this.#live.delete(live.stored.id);
+      throw error;
+    } finally {
+      live.pending.length = 0;
+    }
+    live.persisted = events.length;
+    if (finished) live.finished = true;
+    return answer;
+  }
+
+  check(live: LiveSession, call: ToolCall): GuardDecision {
+    try {
+      return this.#mutate(live, (guard) => guard.check(call));
+    } catch (error) {
+      if (error instanceof ServiceProblem) throw error;
+      this.#log(
+        `check ${JSON.stringify(call.id).slice(0, 100)} in session ${live.stored.id} failed; refused: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return internalRefusal(call.id);
+    }
+  }
+
+  #known(live: LiveSession, id: string): void {
+    if (live.guard.decision(id) === undefined) {
+      throw new ServiceProblem(
+        404,
+        'unknown-call',
+        `the session has checked no call '${id.slice(0, 80)}'`,
+      );
+    }
+  }
+
+  approve(live: LiveSession, id: string, approved: boolean): GuardDecision {
+    this.#known(live, id);
+    return this.#mutate(live, (guard) => guard.approve(id, approved));
+  }
+
+  result(live: LiveSession, id: string, outcome: ToolOutcome) {
+    this.#known(live, id);
+    return this.#mutate(live, (guard) => guard.result(id, outcome));
+  }
+
+  observe(live: LiveSession, updates: unknown) {
+    return this.#mutate(live, (guard) => guard.observe(updates));
+  }
+
+  finish(live: LiveSession): GuardDecision {
+    return this.#mutate(
+      live,
+      (guard) => guard.finish(),
+      (decision) => decision.action === 'run',
+    );
+  }
+
+  /** The session: status, spec and every call's latest decision. */
+  describe(live: LiveSession): Record<string, unknown> {
+    const ids: string[] = [];
+    for (const event of live.guard.journal().events) {
+      const id = 'propose' in event ? event.id : undefined;
+      if (id !== undefined && id !== '#finish' && !ids.includes(id)) ids.push(id);
+    }
+    return {
+      id: live.stored.id,
+      createdAt: live.stored.createdAt,
+      finished: live.finished,
+      spec: live.stored.specText,
+      status: live.guard.status(),
+      decisions: ids
+        .map((id) => live.guard.decision(id))
+        .filter((decision) => decision !== undefined),
+    };
+  }
+
+  /** Calls waiting for a person's answer, across the token's live sessions. */
+  pendingApprovals(tokenHash: string): Record<string, unknown>[] {
+    const pending: Record<string, unknown>[] = [];
+    for (const live of this.#live.values()) {
+      if (live.stored.tokenHash !== tokenHash || live.finished) continue;
+      for (const id of live.guard.status().pendingIds) {
+        const decision = live.guard.decision(id);
+        if (decision)
+          pending.push({ session: live.stored.id, id, prompt: decision.prompt, decision });
+      }
+    }
+    return pending;
+  }
+}

@@ -1,0 +1,207 @@
+import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type { GuardJournal, JournalEvent } from '../../guard/index.js';
+import { type AuditEntry, auditTableSql, entryHash, genesisHash } from './audit.js';
+
+/** What the service keeps of a session: enough to restore its guard exactly. */
+export interface StoredSession {
+  readonly id: string;
+  /** SHA-256 (hex) of the bearer token that created it. */
+  readonly tokenHash: string;
+  /** The checked spec text; null for a session without a valid spec (it refuses everything). */
+  readonly specText: string | null;
+  readonly schemaKind: 'states' | 'tools';
+  readonly schemaJson: string;
+  /** Guard options as JSON (`mode`, `finishWaitsForResults`). */
+  readonly optionsJson: string;
+  readonly now: string;
+  readonly timeZone: string;
+  readonly createdAt: string;
+  readonly finished: boolean;
+}
+
+/** An audit record before it is chained. */
+export interface AuditRecord {
+  readonly session: string;
+  readonly kind: string;
+  readonly body: unknown;
+}
+
+const schemaSql = `
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY,
+  token_hash TEXT NOT NULL,
+  spec_text TEXT,
+  schema_kind TEXT NOT NULL,
+  schema_json TEXT NOT NULL,
+  options_json TEXT NOT NULL,
+  now TEXT NOT NULL,
+  time_zone TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  finished INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS journal (
+  session TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+${auditTableSql}`;
+
+interface SessionRow {
+  id: string;
+  token_hash: string;
+  spec_text: string | null;
+  schema_kind: 'states' | 'tools';
+  schema_json: string;
+  options_json: string;
+  now: string;
+  time_zone: string;
+  created_at: string;
+  finished: number;
+}
+
+function sessionOf(row: SessionRow): StoredSession {
+  return {
+    id: row.id,
+    tokenHash: row.token_hash,
+    specText: row.spec_text,
+    schemaKind: row.schema_kind,
+    schemaJson: row.schema_json,
+    optionsJson: row.options_json,
+    now: row.now,
+    timeZone: row.time_zone,
+    createdAt: row.created_at,
+    finished: row.finished === 1,
+  };
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The service's SQLite file (WAL): sessions, their journals event by event, and the
+ * hash-chained audit log. Every write is one transaction, committed before the service
+ * answers; with WAL and `synchronous = NORMAL` a killed process loses nothing committed.
+ */
+export class ServiceStore {
+  readonly #db: Database.Database;
+  readonly #statements;
+  #head: { seq: number; hash: string };
+
+  constructor(path: string) {
+    this.#db = new Database(path);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = NORMAL');
+    this.#db.pragma('busy_timeout = 5000');
+    this.#db.exec(schemaSql);
+    const db = this.#db;
+    this.#statements = {
+      insertSession: db.prepare(
+        `INSERT INTO sessions (id, token_hash, spec_text, schema_kind, schema_json, options_json, now, time_zone, created_at)
+         VALUES (@id, @tokenHash, @specText, @schemaKind, @schemaJson, @optionsJson, @now, @timeZone, @createdAt)`,
+      ),
+      session: db.prepare('SELECT * FROM sessions WHERE id = ?'),
+      openSessions: db.prepare('SELECT * FROM sessions WHERE finished = 0 ORDER BY created_at, id'),
+      finish: db.prepare('UPDATE sessions SET finished = 1 WHERE id = ?'),
+      events: db.prepare('SELECT event FROM journal WHERE session = ? ORDER BY seq'),
+      eventCount: db.prepare('SELECT COUNT(*) AS n FROM journal WHERE session = ?'),
+      insertEvent: db.prepare('INSERT INTO journal (session, seq, event) VALUES (?, ?, ?)'),
+      insertAudit: db.prepare(
+        'INSERT INTO audit (seq, at, session, kind, body, prev, hash) VALUES (@seq, @at, @session, @kind, @body, @prev, @hash)',
+      ),
+      head: db.prepare('SELECT seq, hash FROM audit_head WHERE one = 1'),
+      setHead: db.prepare(
+        'INSERT INTO audit_head (one, seq, hash) VALUES (1, ?, ?) ON CONFLICT(one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',
+      ),
+    };
+    const head = this.#statements.head.get() as { seq: number; hash: string } | undefined;
+    this.#head = head ?? { seq: 0, hash: genesisHash };
+  }
+
+  get database(): Database.Database {
+    return this.#db;
+  }
+
+  #appendAudit(records: readonly AuditRecord[], at: string): void {
+    for (const record of records) {
+      const base = {
+        seq: this.#head.seq + 1,
+        at,
+        session: record.session,
+        kind: record.kind,
+        body: JSON.stringify(record.body) ?? 'null',
+        prev: this.#head.hash,
+      };
+      const entry: AuditEntry = { ...base, hash: entryHash(base) };
+      this.#statements.insertAudit.run(entry);
+      this.#head = { seq: entry.seq, hash: entry.hash };
+    }
+    if (records.length > 0) this.#statements.setHead.run(this.#head.seq, this.#head.hash);
+  }
+
+  /** Records a new session and its audit entry, in one transaction. */
+  createSession(session: StoredSession, audit: readonly AuditRecord[]): void {
+    const saved = this.#head;
+    try {
+      this.#db.transaction(() => {
+        this.#statements.insertSession.run({ ...session });
+        this.#appendAudit(audit, session.createdAt);
+      })();
+    } catch (error) {
+      this.#head = saved;
+      throw error;
+    }
+  }
+
+  /**
+   * Appends the journal events from `from` on, and the audit records, in one transaction;
+   * `finished` marks the session done.
+   */
+  append(
+    sessionId: string,
+    from: number,
+    events: readonly JournalEvent[],
+    audit: readonly AuditRecord[],
+    finished: boolean,
+  ): void {
+    if (events.length === 0 && audit.length === 0 && !finished) return;
+    const saved = this.#head;
+    try {
+      this.#db.transaction(() => {
+        events.forEach((event, index) => {
+          this.#statements.insertEvent.run(sessionId, from + index, JSON.stringify(event));
+        });
+        this.#appendAudit(audit, new Date().toISOString());
+        if (finished) this.#statements.finish.run(sessionId);
+      })();
+    } catch (error) {
+      this.#head = saved;
+      throw error;
+    }
+  }
+
+  session(id: string): StoredSession | undefined {
+    const row = this.#statements.session.get(id) as SessionRow | undefined;
+    return row && sessionOf(row);
+  }
+
+  openSessions(): StoredSession[] {
+    return (this.#statements.openSessions.all() as SessionRow[]).map(sessionOf);
+  }
+
+  journal(session: StoredSession): GuardJournal {
+    const rows = this.#statements.events.all(session.id) as { event: string }[];
+    return {
+      version: 1,
+      now: session.now,
+      timeZone: session.timeZone,
+      events: rows.map((row) => JSON.parse(row.event) as JournalEvent),
+    };
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}
