@@ -1,11 +1,14 @@
 import { Command, CommanderError } from 'commander';
+import { registerAudit } from './commands/audit.js';
 import { registerCheck } from './commands/check.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExplain } from './commands/explain.js';
 import { registerFmt } from './commands/fmt.js';
 import { registerFormalize } from './commands/formalize.js';
+import { registerMcpProxy } from './commands/mcp-proxy.js';
 import { registerMemory } from './commands/memory.js';
 import { registerReplay } from './commands/replay.js';
+import { registerServe } from './commands/serve.js';
 import { CliError, type CliIo } from './io.js';
 import { version } from './version.js';
 
@@ -24,6 +27,9 @@ const registrations: CommandRegistration[] = [
   registerFormalize,
   registerMemory,
   registerDemo,
+  registerServe,
+  registerAudit,
+  registerMcpProxy,
 ];
 
 /** Adds a command module (used by optional commands that live in other layers' folders). */

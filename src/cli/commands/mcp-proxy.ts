@@ -1,0 +1,240 @@
+import type { Command } from 'commander';
+import type { McpAudit, McpProxy, McpProxyInstruction } from '../../integrations/mcp/index.js';
+import { wholeNumber } from '../flags.js';
+import { displayName, readInput } from '../inputs.js';
+import { CliError, type CliIo } from '../io.js';
+import type { CommandRegistration } from '../program.js';
+import { sessionOptionsFromFlags } from '../session-options.js';
+import { defaultModel } from './formalize.js';
+
+interface McpProxyFlags {
+  readonly spec?: string;
+  readonly instruction?: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly confirm?: string;
+  readonly confirmTimeout?: string;
+  readonly audit?: string;
+  readonly listen?: string;
+  readonly upstreamUrl?: string;
+  readonly header?: readonly string[];
+  readonly now?: string;
+  readonly timeZone?: string;
+  readonly shadow?: boolean;
+}
+
+function collect(value: string, previous: readonly string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `HOST:PORT`, `[::1]:PORT` or `PORT` (on 127.0.0.1). */
+export function parseListen(text: string): { host: string; port: number } {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text.trim());
+  const port = match ? Number(match[2]) : Number.NaN;
+  if (!match || !Number.isInteger(port) || port > 65535)
+    throw new CliError(`--listen: '${text}' is not HOST:PORT (e.g. 127.0.0.1:8931)`, 2);
+  const host = (match[1] ?? '127.0.0.1').replace(/^\[|\]$/g, '');
+  return { host, port };
+}
+
+function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new CliError(`--header: '${line}' is not 'Name: value'`, 2);
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+async function instructionOf(
+  io: CliIo,
+  flags: McpProxyFlags,
+  text: string,
+): Promise<McpProxyInstruction> {
+  const module = await import('../../formalize/index.js');
+  const name = flags.model ?? io.env['INTENTGUARD_MODEL'] ?? defaultModel;
+  try {
+    const model = module.createChatModel(name, {
+      env: io.env,
+      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    });
+    return { instruction: text, model };
+  } catch (error) {
+    if (module.ModelError.isInstance(error)) throw new CliError(`--model: ${error.message}`, 2);
+    throw error;
+  }
+}
+
+/** Resolves on the first of: the client disconnects, SIGINT, SIGTERM. */
+function untilStopped(served: Promise<void> | undefined): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const stop = (why: string) => () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      resolve(why);
+    };
+    const onInt = stop('SIGINT');
+    const onTerm = stop('SIGTERM');
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+    served?.then(stop('the client disconnected'), stop('the client connection failed'));
+  });
+}
+
+async function runMcpProxy(
+  io: CliIo,
+  state: { exitCode: number },
+  upstreamCommand: readonly string[],
+  flags: McpProxyFlags,
+): Promise<void> {
+  if (flags.spec === undefined && flags.instruction === undefined)
+    throw new CliError(
+      'refusing to start without a spec: give --spec FILE (the task as an intent spec) or --instruction TEXT (formalized once with --model); a proxy with nothing to check against guards nothing',
+      2,
+    );
+  if (flags.spec !== undefined && flags.instruction !== undefined)
+    throw new CliError('give --spec or --instruction, not both', 2);
+  if (flags.upstreamUrl !== undefined && upstreamCommand.length > 0)
+    throw new CliError('give the upstream server as --upstream-url URL or after --, not both', 2);
+  if (flags.upstreamUrl === undefined && upstreamCommand.length === 0)
+    throw new CliError(
+      'no upstream server: give its command after -- (e.g. -- npx -y @modelcontextprotocol/server-filesystem ~/notes) or --upstream-url URL',
+      2,
+    );
+  if (flags.upstreamUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(flags.upstreamUrl);
+    } catch {
+      throw new CliError(`--upstream-url: '${flags.upstreamUrl}' is not a URL`, 2);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new CliError(`--upstream-url: '${flags.upstreamUrl}' is not http(s)`, 2);
+  }
+  const mcp = await import('../../integrations/mcp/index.js');
+  let confirm: ReturnType<typeof mcp.parseConfirmMethods> | undefined;
+  if (flags.confirm !== undefined) {
+    try {
+      confirm = mcp.parseConfirmMethods(flags.confirm);
+    } catch (error) {
+      throw new CliError(`--confirm: ${(error as Error).message}`, 2);
+    }
+  }
+  const confirmSeconds = wholeNumber('--confirm-timeout', flags.confirmTimeout, 1, 3600);
+  const listen = flags.listen !== undefined ? parseListen(flags.listen) : undefined;
+  const headers = parseHeaders(flags.header ?? []);
+  const session = sessionOptionsFromFlags({
+    ...(flags.now !== undefined ? { now: flags.now } : {}),
+    ...(flags.timeZone !== undefined ? { timeZone: flags.timeZone } : {}),
+  });
+  const spec = flags.spec !== undefined ? await readInput(io, flags.spec, 'spec') : undefined;
+  const instruction =
+    flags.instruction !== undefined
+      ? await instructionOf(io, flags, flags.instruction.trim())
+      : undefined;
+  if (instruction !== undefined && instruction.instruction === '')
+    throw new CliError('--instruction: the instruction is empty', 2);
+
+  let audit: McpAudit | undefined;
+  if (flags.audit !== undefined) {
+    try {
+      audit = mcp.openSqliteAudit(flags.audit);
+    } catch (error) {
+      throw new CliError(`--audit: cannot open '${flags.audit}': ${(error as Error).message}`, 2);
+    }
+  }
+  const log = (line: string): void => io.stderr(`${line}\n`);
+  let proxy: McpProxy;
+  try {
+    proxy = await mcp.startMcpProxy({
+      upstream:
+        flags.upstreamUrl !== undefined
+          ? { url: flags.upstreamUrl, headers }
+          : { command: upstreamCommand[0] as string, args: upstreamCommand.slice(1) },
+      ...(spec !== undefined ? { spec } : {}),
+      ...(instruction !== undefined ? { instruction } : {}),
+      ...(confirm !== undefined ? { confirm } : {}),
+      ...(confirmSeconds !== undefined ? { confirmTimeoutMs: confirmSeconds * 1000 } : {}),
+      guard: { ...session, ...(flags.shadow ? { mode: 'shadow' as const } : {}) },
+      ...(audit !== undefined ? { audit } : {}),
+      log,
+    });
+  } catch (error) {
+    audit?.close();
+    if (mcp.McpProxyError.isInstance(error)) {
+      const where = flags.spec !== undefined ? ` (${displayName(flags.spec)})` : '';
+      const exit = error.code === 'invalid-spec' || error.code === 'no-valid-spec' ? 1 : 2;
+      throw new CliError(`${error.message}${error.code === 'invalid-spec' ? where : ''}`, exit);
+    }
+    throw error;
+  }
+  if (instruction !== undefined)
+    io.stderr(`intentguard: guarding with this spec:\n${proxy.spec}\n`);
+  io.stderr(
+    `intentguard: mcp-proxy guarding ${proxy.tools.length} tool${proxy.tools.length === 1 ? '' : 's'} of the upstream server\n`,
+  );
+  try {
+    if (listen) {
+      const listener = await mcp.listenMcpHttp(proxy, { ...listen, log });
+      io.stderr(`intentguard: mcp-proxy listening on ${listener.url}\n`);
+      const why = await untilStopped(undefined);
+      log(`intentguard: stopping (${why})`);
+      await listener.close();
+    } else {
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+      const transport = new StdioServerTransport(process.stdin, process.stdout);
+      const ended = new Promise<void>((resolve) => {
+        process.stdin.once('end', () => resolve());
+        process.stdin.once('close', () => resolve());
+      });
+      const served = proxy.serve(transport);
+      const why = await untilStopped(Promise.race([served, ended]));
+      log(`intentguard: stopping (${why})`);
+    }
+  } finally {
+    await proxy.close();
+    audit?.close();
+  }
+  state.exitCode = 0;
+}
+
+/**
+ * `intentguard mcp-proxy --spec task.intent -- UPSTREAM_CMD ARGS…`: an MCP server that
+ * fronts another, checking every tool call against the task's spec.
+ */
+export const registerMcpProxy: CommandRegistration = (program: Command, io, state) => {
+  program
+    .command('mcp-proxy')
+    .description(
+      'Serve an upstream MCP server through the guard: every tools/call is checked against the spec.',
+    )
+    .argument('[upstream...]', 'the upstream server command and its arguments, after --')
+    .option('--spec <file>', 'the task as an intent spec, over the upstream tools')
+    .option('--instruction <text>', 'the user instruction, formalized once at start-up')
+    .option(
+      '--model <provider:model>',
+      `for --instruction (default $INTENTGUARD_MODEL or ${defaultModel})`,
+    )
+    .option('--base-url <url>', 'the model provider endpoint')
+    .option(
+      '--confirm <methods>',
+      'how confirmations are asked, in order: elicit, console, deny (default elicit,console,deny)',
+    )
+    .option('--confirm-timeout <seconds>', 'how long a person has to answer (default 55)')
+    .option('--audit <db>', 'append every decision to this SQLite file')
+    .option('--listen <host:port>', 'serve streamable HTTP on this address instead of stdio')
+    .option('--upstream-url <url>', 'a streamable-HTTP upstream server instead of a command')
+    .option('--header <name: value>', 'a header for --upstream-url (repeatable)', collect)
+    .option('--now <iso>', "the session's date and time (default: now)")
+    .option('--time-zone <zone>', 'IANA time zone (default UTC)')
+    .option('--shadow', 'decide and audit, but forward every call')
+    .addHelpText(
+      'after',
+      '\nExample:\n  intentguard mcp-proxy --spec task.intent --audit audit.db -- npx -y @modelcontextprotocol/server-filesystem ~/notes\n' +
+        'Exit codes: 0 stopped normally, 1 the spec does not check against the tools, 2 usage or upstream error.',
+    )
+    .action(async (upstream: string[], flags: McpProxyFlags) => {
+      await runMcpProxy(io, state, upstream, flags);
+    });
+};
