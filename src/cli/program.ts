@@ -5,7 +5,6 @@ import { registerDemo } from './commands/demo.js';
 import { registerExplain } from './commands/explain.js';
 import { registerFmt } from './commands/fmt.js';
 import { registerFormalize } from './commands/formalize.js';
-import { registerMcpProxy } from './commands/mcp-proxy.js';
 import { registerMemory } from './commands/memory.js';
 import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
@@ -29,7 +28,6 @@ const registrations: CommandRegistration[] = [
   registerDemo,
   registerServe,
   registerAudit,
-  registerMcpProxy,
 ];
 
 /** Adds a command module (used by optional commands that live in other layers' folders). */

@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { printJson } from '../inputs.js';
+import { CliError } from '../io.js';
+import type { CommandRegistration } from '../program.js';
+
+/** `intentguard audit verify FILE`: checks the hash chain of the service's audit log. */
+export const registerAudit: CommandRegistration = (program: Command, io, state) => {
+  const audit = program.command('audit').description("The service's hash-chained audit log.");
+  audit
+    .command('verify')
+    .description('Check that no entry of the audit log was edited, deleted or reordered.')
+    .argument('<file>', 'the SQLite file of `intentguard serve --db`')
+    .option('--json', 'print the result as JSON')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 intact, 1 the log was tampered with (names the first bad entry), 2 the file cannot be read.',
+    )
+    .action(async (file: string, flags: { json?: boolean }) => {
+      const { AuditFileError, verifyAuditFile } = await import('../../integrations/http/audit.js');
+      let result: ReturnType<typeof verifyAuditFile>;
+      try {
+        result = verifyAuditFile(file);
+      } catch (error) {
+        if (error instanceof AuditFileError) throw new CliError(error.message, 2);
+        throw error;
+      }
+      if (flags.json) printJson(io, { file, ...result });
+      else if (result.ok)
+        io.stdout(`${file}: intact — ${result.entries} entries, head ${result.head}\n`);
+      else io.stdout(`${file}: entry ${result.seq}: ${result.message}\n`);
+      state.exitCode = result.ok ? 0 : 1;
+    });
+};

@@ -1,0 +1,130 @@
+import type { Command } from 'commander';
+import { wholeNumber } from '../flags.js';
+import { CliError, type CliIo } from '../io.js';
+import type { CommandRegistration } from '../program.js';
+
+interface ServeFlags {
+  readonly listen: string;
+  readonly db: string;
+  readonly token: string[];
+  readonly cors?: string;
+  readonly maxBody?: string;
+  readonly rateLimit?: string;
+  readonly model?: string;
+}
+
+/** `host:port`, `:port` or `port`; IPv6 in brackets (`[::1]:8787`). */
+export function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]*):)?(\d+)$/.exec(value.trim());
+  const port = match?.[2] !== undefined ? Number(match[2]) : Number.NaN;
+  if (!match || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new CliError(
+      `--listen: '${value}' is not HOST:PORT (e.g. 127.0.0.1:8787; port 0 picks a free one)`,
+      2,
+    );
+  }
+  const host = (match[1] ?? '').replace(/^\[|\]$/g, '');
+  return { host: host === '' ? '127.0.0.1' : host, port };
+}
+
+function tokensOf(io: CliIo, flags: ServeFlags): string[] {
+  const fromEnv = (io.env['INTENTGUARD_TOKEN'] ?? '')
+    .split(',')
+    .map((token) => token.trim())
+    .filter((token) => token !== '');
+  const tokens = [...flags.token, ...fromEnv];
+  if (tokens.length === 0) {
+    throw new CliError(
+      'a bearer token is required: give --token TOKEN or set INTENTGUARD_TOKEN',
+      2,
+    );
+  }
+  for (const token of tokens) {
+    if (!/^[\x21-\x7e]{16,}$/.test(token)) {
+      throw new CliError('a token must be at least 16 printable characters without spaces', 2);
+    }
+  }
+  return tokens;
+}
+
+/** Resolves when the process is told to stop (SIGINT, SIGTERM). */
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** `intentguard serve`: the guard as an HTTP service for agents in any language. */
+export const registerServe: CommandRegistration = (program: Command, io, state) => {
+  program
+    .command('serve')
+    .description(
+      'Serve the guard over HTTP (REST + JSON): sessions persisted in SQLite, bearer tokens, hash-chained audit.',
+    )
+    .option('--listen <host:port>', 'where to listen (port 0 picks a free one)', '127.0.0.1:8787')
+    .option('--db <file>', 'the SQLite file of sessions and the audit log', 'intentguard.db')
+    .option(
+      '--token <token>',
+      'a bearer token clients must send (repeat for several; also INTENTGUARD_TOKEN, comma-separated)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--cors <origin>', 'allow browser requests from this origin (off by default)')
+    .option('--max-body <bytes>', 'the largest request body (default 1048576)')
+    .option('--rate-limit <n>', 'requests per second per token (default 2000; 0: no limit)')
+    .option('--model <name>', 'a model to formalize sessions created from an instruction')
+    .addHelpText(
+      'after',
+      '\nPrints the bound URL on stderr and serves until SIGINT or SIGTERM. The API is documented at /v1/openapi.json and in docs/service.md.\nExit codes: 0 stopped, 2 usage error or the address or file could not be opened.',
+    )
+    .action(async (flags: ServeFlags) => {
+      const { host, port } = parseListen(flags.listen);
+      const tokens = tokensOf(io, flags);
+      const maxBodyBytes = wholeNumber('--max-body', flags.maxBody, 1024, 256 * 1024 * 1024);
+      const rateLimit = wholeNumber('--rate-limit', flags.rateLimit, 0, 10_000_000);
+      let model: Awaited<ReturnType<typeof loadModel>> | undefined;
+      if (flags.model !== undefined) model = await loadModel(io, flags.model);
+      const { startService } = await import('../../integrations/http/server.js');
+      let service: Awaited<ReturnType<typeof startService>>;
+      try {
+        service = await startService({
+          db: flags.db,
+          tokens,
+          host,
+          port,
+          ...(model !== undefined ? { model } : {}),
+          ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+          ...(rateLimit !== undefined ? { rateLimit } : {}),
+          ...(flags.cors !== undefined ? { corsOrigin: flags.cors } : {}),
+          log: (line) => io.stderr(`intentguard serve: ${line}\n`),
+        });
+      } catch (error) {
+        throw new CliError(
+          `could not serve on ${flags.listen} with '${flags.db}': ${error instanceof Error ? error.message : String(error)}`,
+          2,
+        );
+      }
+      io.stderr(
+        `intentguard serve: listening on ${service.url} (${service.restored} open session${service.restored === 1 ? '' : 's'} restored from '${flags.db}')\n`,
+      );
+      const signal = await stopSignal();
+      io.stderr(`intentguard serve: ${signal}, stopping\n`);
+      await service.close();
+      state.exitCode = 0;
+    });
+};
+
+async function loadModel(io: CliIo, name: string) {
+  const module = await import('../../formalize/index.js');
+  try {
+    return module.createChatModel(name, { env: io.env });
+  } catch (error) {
+    throw new CliError(`--model: ${error instanceof Error ? error.message : String(error)}`, 2);
+  }
+}
