@@ -5,6 +5,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerExplain } from './commands/explain.js';
 import { registerFmt } from './commands/fmt.js';
 import { registerFormalize } from './commands/formalize.js';
+import { registerMcpProxy } from './commands/mcp-proxy.js';
 import { registerMemory } from './commands/memory.js';
 import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
@@ -28,6 +29,7 @@ const registrations: CommandRegistration[] = [
   registerDemo,
   registerServe,
   registerAudit,
+  registerMcpProxy,
 ];
 
 /** Adds a command module (used by optional commands that live in other layers' folders). */
