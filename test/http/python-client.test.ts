@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { killAll, projectRoot, startServer } from './server-process.js';
+
+const token = 'python-token-0123456789abcdef';
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'intentguard-python-'));
+});
+afterEach(killAll);
+afterAll(async () => {
+  await killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function python(
+  args: readonly string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', ['examples/python/guarded_agent.py', ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, INTENTGUARD_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('the Python client example against a live server', () => {
+  it('guards the bank transfer: refusals with reasons, the approval, the transfer, finish', async () => {
+    const server = await startServer(['--db', join(dir, 'py.db'), '--token', token]);
+    const result = await python(['--url', server.url]);
+    expect(result.stderr).toBe('');
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^session [0-9a-f-]{36}$/);
+    expect(lines.slice(1)).toEqual([
+      'call-1 BankTransfer {"to": "Alice", "amount": 500}: refuse (revise, unmet-conditions)',
+      'call-2 BankCheckBalance {}: run → {"balance": 1500} (observed: True)',
+      'call-3 BankTransfer {"to": "Alice", "amount": 900}: refuse (reject, guard-reject)',
+      expect.stringMatching(/^call-4 BankTransfer \{"to": "Alice", "amount": 500\}: ask — .+/),
+      'call-4 user approves',
+      'call-4 BankTransfer {"to": "Alice", "amount": 500}: run → {"status": "sent", "to": "Alice", "amount": 500} (observed: True)',
+      'finish: run',
+      'transfers: [["Alice", 500]]',
+      'decisions: call-1=refuse, call-2=run, call-3=refuse, call-4=run',
+    ]);
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  it('when the user declines, nothing is transferred and the guard does not let the agent finish', async () => {
+    const server = await startServer(['--db', join(dir, 'py-deny.db'), '--token', token]);
+    const result = await python(['--url', server.url, '--deny']);
+    expect(result.stdout).toContain('call-4 user declines');
+    expect(result.stdout).toContain('transfers: []');
+    expect(result.stdout).not.toContain('finish: run');
+    expect(result.code).toBe(1);
+  }, 60_000);
+});
