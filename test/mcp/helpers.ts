@@ -64,15 +64,16 @@ export interface StdioProxy {
   close(): Promise<void>;
 }
 
-/** The client → `intentguard mcp-proxy` (stdio) → the filesystem server on `dir`. */
+/** The client → `intentguard mcp-proxy` (stdio) → the filesystem server on `dir` (or `upstream`). */
 export async function connectStdio(
   flags: readonly string[],
   dir: string,
   elicit?: Elicit,
+  upstream: readonly string[] = ['--', process.execPath, filesystemServer, dir],
 ): Promise<StdioProxy> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...cli, 'mcp-proxy', ...flags, '--', process.execPath, filesystemServer, dir],
+    args: [...cli, 'mcp-proxy', ...flags, ...upstream],
     cwd: root,
     stderr: 'pipe',
     env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
@@ -175,4 +176,17 @@ export async function connectHttp(url: string, elicit?: Elicit): Promise<Client>
 export function textOf(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.map((part) => part.text ?? '').join('\n');
+}
+
+/** A client straight to the filesystem server, to compare with what comes through the proxy. */
+export async function connectDirect(dir: string): Promise<Client> {
+  const client = newClient();
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [filesystemServer, dir],
+      stderr: 'pipe',
+    }),
+  );
+  return client;
 }

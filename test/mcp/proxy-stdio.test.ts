@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  connectDirect,
   connectStdio,
   type Sandbox,
   type StdioProxy,
@@ -42,6 +44,17 @@ describe('mcp-proxy over stdio', () => {
     });
     expect(read.isError).toBeFalsy();
     expect(textOf(read)).toBe('hello from the sandbox\n');
+    const direct = await connectDirect(box.dir);
+    try {
+      const straight = await direct.callTool({
+        name: 'read_text_file',
+        arguments: { path: join(box.dir, 'hello.txt') },
+      });
+      expect(read).toEqual(straight);
+      expect(tools).toEqual((await direct.listTools()).tools);
+    } finally {
+      await direct.close();
+    }
 
     const write1 = await proxy.client.callTool({
       name: 'write_file',
@@ -144,5 +157,55 @@ describe('mcp-proxy over stdio', () => {
     expect(read.isError).toBe(true);
     expect(textOf(read)).toContain('not running');
     await expect(proxy.client.listTools()).rejects.toThrow(/not running/);
+  }, 60_000);
+
+  it('--audit appends the spec and every decision to SQLite', async () => {
+    const auditPath = join(box.dir, '..', 'audit.db');
+    proxy = await connectStdio(
+      ['--spec', box.specPath, '--confirm', 'elicit,deny', '--audit', auditPath],
+      box.dir,
+      () => ({ action: 'accept', content: { approve: false } }),
+    );
+    await proxy.client.callTool({
+      name: 'read_text_file',
+      arguments: { path: join(box.dir, 'hello.txt') },
+    });
+    await proxy.client.callTool({
+      name: 'write_file',
+      arguments: { path: join(box.dir, 'keep.txt'), content: 'x' },
+    });
+    await proxy.client.callTool({
+      name: 'write_file',
+      arguments: { path: join(box.dir, 'report.txt'), content: 'x' },
+    });
+    await proxy.close();
+    proxy = undefined;
+    const database = new Database(auditPath, { readonly: true });
+    try {
+      const runs = database.prepare('SELECT spec, upstream FROM runs').all() as {
+        spec: string;
+        upstream: string;
+      }[];
+      expect(runs).toHaveLength(1);
+      expect(runs[0]?.spec).toContain('write_file');
+      const rows = database
+        .prepare(
+          'SELECT kind, tool, action, decision, approved, ok, method, args_sha256 FROM events ORDER BY seq',
+        )
+        .all() as Record<string, unknown>[];
+      expect(rows.map((row) => [row['kind'], row['action'] ?? null])).toEqual([
+        ['decision', 'run'],
+        ['result', null],
+        ['decision', 'refuse'],
+        ['decision', 'ask'],
+        ['approval', 'refuse'],
+      ]);
+      expect(rows[0]?.['tool']).toBe('read_text_file');
+      expect(rows[0]?.['args_sha256']).toMatch(/^[0-9a-f]{64}$/);
+      expect(rows[4]?.['approved']).toBe(0);
+      expect(rows[4]?.['method']).toBe('elicit');
+    } finally {
+      database.close();
+    }
   }, 60_000);
 });
