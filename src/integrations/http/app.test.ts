@@ -138,6 +138,22 @@ describe('the service API', () => {
     expect(audit.entries).toBeGreaterThanOrEqual(9);
   });
 
+  it("serves the approvals page with a strict content security policy, and lists the token's sessions", async () => {
+    const service = app();
+    const page = await service.request('/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(
+      /default-src 'none'; script-src 'nonce-/,
+    );
+    expect(await page.text()).toContain('pending approvals');
+    const id = await bankSession(service);
+    await bankSession(service, 'beta');
+    const list = (await (await call(service, 'GET', '/v1/sessions')).json()) as {
+      sessions: { id: string }[];
+    };
+    expect(list.sessions.map((session) => session.id)).toEqual([id]);
+  });
+
   it('serves its OpenAPI document without a token', async () => {
     const response = await app().request('/v1/openapi.json');
     expect(response.status).toBe(200);

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
@@ -118,7 +118,16 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   );
 
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument));
-  app.get('/', (c) => c.html(approvalsPage()));
+  app.get('/', (c) => {
+    const nonce = randomBytes(16).toString('base64');
+    c.header(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+    );
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    return c.html(approvalsPage(nonce));
+  });
 
   app.use('/v1/*', async (c, next) => {
     const tokenHash = authenticate(c.req.header('authorization'), allowed);
@@ -208,6 +217,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     await body(c, z.object({}).strict(), true);
     return c.json(sessions.finish(live));
   });
+
+  app.get('/v1/sessions', (c) => c.json({ sessions: sessions.list(c.get('tokenHash')) }));
 
   app.get('/v1/approvals', (c) =>
     c.json({ approvals: sessions.pendingApprovals(c.get('tokenHash')) }),

@@ -127,6 +127,17 @@ export function internalRefusal(id: string): GuardDecision {
   };
 }
 
+/** The call as it was checked (name and arguments), from the journal. */
+function callOf(guard: Guard, id: string): { name: unknown; args: unknown } | undefined {
+  for (const event of guard.journal().events) {
+    if ('propose' in event && event.id === id) {
+      const action = event.propose['action'] as { name?: unknown; args?: unknown } | undefined;
+      return action && { name: action.name, args: action.args };
+    }
+  }
+  return undefined;
+}
+
 export interface SessionsOptions {
   readonly store: ServiceStore;
   readonly model?: ChatModel | undefined;
@@ -398,10 +409,10 @@ export class Sessions {
 
   /** The session: status, spec and every call's latest decision. */
   describe(live: LiveSession): Record<string, unknown> {
-    const ids: string[] = [];
+    const ids = new Set<string>();
     for (const event of live.guard.journal().events) {
       const id = 'propose' in event ? event.id : undefined;
-      if (id !== undefined && id !== '#finish' && !ids.includes(id)) ids.push(id);
+      if (id !== undefined && id !== '#finish') ids.add(id);
     }
     return {
       id: live.stored.id,
@@ -409,10 +420,18 @@ export class Sessions {
       finished: live.finished,
       spec: live.stored.specText,
       status: live.guard.status(),
-      decisions: ids
+      decisions: [...ids]
         .map((id) => live.guard.decision(id))
         .filter((decision) => decision !== undefined),
     };
+  }
+
+  /** The token's live sessions (open, or finished since the start), newest first, described. */
+  list(tokenHash: string): Record<string, unknown>[] {
+    return [...this.#live.values()]
+      .filter((live) => live.stored.tokenHash === tokenHash)
+      .reverse()
+      .map((live) => this.describe(live));
   }
 
   /** Calls waiting for a person's answer, across the token's live sessions. */
@@ -422,8 +441,15 @@ export class Sessions {
       if (live.stored.tokenHash !== tokenHash || live.finished) continue;
       for (const id of live.guard.status().pendingIds) {
         const decision = live.guard.decision(id);
-        if (decision)
-          pending.push({ session: live.stored.id, id, prompt: decision.prompt, decision });
+        if (decision) {
+          pending.push({
+            session: live.stored.id,
+            id,
+            call: callOf(live.guard, id),
+            prompt: decision.prompt,
+            decision,
+          });
+        }
       }
     }
     return pending;
