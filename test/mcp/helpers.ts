@@ -76,7 +76,11 @@ export async function connectStdio(
     args: [...cli, 'mcp-proxy', ...flags, ...upstream],
     cwd: root,
     stderr: 'pipe',
-    env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
+    env: {
+      ...(process.env as Record<string, string>),
+      NO_COLOR: '1',
+      OPENAI_API_KEY: 'sk-test-key',
+    },
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
