@@ -60,4 +60,29 @@ describe('intentguard mcp-proxy: usage', () => {
       "cannot connect to the upstream server '/nonexistent/mcp-server'",
     );
   }, 30_000);
+
+  it('--tools-out writes the upstream tools even when the spec does not check yet', async () => {
+    const box = sandbox();
+    try {
+      const result = await run(
+        [
+          'mcp-proxy',
+          '--spec',
+          'task.intent',
+          '--tools-out',
+          'tools.json',
+          '--',
+          process.execPath,
+          filesystemServer,
+          box.dir,
+        ],
+        { files: { 'task.intent': 'nope(x = 1) -> Done\n', 'tools.json': '' } },
+      );
+      expect(result.code).toBe(1);
+      const tools = JSON.parse(result.files.get('tools.json') ?? '{}').tools as { name: string }[];
+      expect(tools.map((tool) => tool.name)).toContain('write_file');
+    } finally {
+      box.cleanup();
+    }
+  }, 30_000);
 });

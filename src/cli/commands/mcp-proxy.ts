@@ -21,6 +21,7 @@ interface McpProxyFlags {
   readonly now?: string;
   readonly timeZone?: string;
   readonly shadow?: boolean;
+  readonly toolsOut?: string;
 }
 
 function collect(value: string, previous: readonly string[] = []): string[] {
@@ -159,6 +160,12 @@ async function runMcpProxy(
       guard: { ...session, ...(flags.shadow ? { mode: 'shadow' as const } : {}) },
       ...(audit !== undefined ? { audit } : {}),
       log,
+      ...(flags.toolsOut !== undefined
+        ? {
+            onTools: (tools: readonly unknown[]) =>
+              io.writeFile(flags.toolsOut as string, `${JSON.stringify({ tools }, null, 2)}\n`),
+          }
+        : {}),
     });
   } catch (error) {
     audit?.close();
@@ -229,6 +236,10 @@ export const registerMcpProxy: CommandRegistration = (program: Command, io, stat
     .option('--now <iso>', "the session's date and time (default: now)")
     .option('--time-zone <zone>', 'IANA time zone (default UTC)')
     .option('--shadow', 'decide and audit, but forward every call')
+    .option(
+      '--tools-out <file>',
+      "write the upstream's tools/list here at start-up (to write or check the spec against)",
+    )
     .addHelpText(
       'after',
       '\nExample:\n  intentguard mcp-proxy --spec task.intent --audit audit.db -- npx -y @modelcontextprotocol/server-filesystem ~/notes\n' +

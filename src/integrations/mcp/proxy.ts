@@ -78,6 +78,8 @@ export interface McpProxyOptions {
   readonly confirmTimeoutMs?: number;
   /** The terminal for `console` confirmations (default `/dev/tty`). */
   readonly ttyPath?: string;
+  /** Called with the upstream's tools as soon as they are listed, before the spec is checked. */
+  readonly onTools?: (tools: readonly UpstreamTool[]) => void | Promise<void>;
   /** The proxy's name towards the upstream. */
   readonly clientName?: string;
 }
@@ -225,6 +227,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   let spec: string;
   try {
     tools = await listAllTools(upstream);
+    await options.onTools?.(tools);
     const built = proxySchema(tools);
     if (!built.ok)
       throw new McpProxyError(
