@@ -47,7 +47,9 @@ export type UpstreamTarget =
       readonly env?: Readonly<Record<string, string>>;
       readonly cwd?: string;
     }
-  | { readonly url: string; readonly headers?: Readonly<Record<string, string>> };
+  | { readonly url: string; readonly headers?: Readonly<Record<string, string>> }
+  /** An already made client transport (an in-process server, a custom transport). */
+  | { readonly transport: Transport; readonly name?: string };
 
 /** The user's instruction, formalized once at start-up against the upstream's tools. */
 export interface McpProxyInstruction {
@@ -104,6 +106,7 @@ export interface McpProxy {
 const proxyVersion = '0.1.0';
 
 function describeUpstream(target: UpstreamTarget): string {
+  if ('transport' in target) return target.name ?? 'transport';
   return 'url' in target ? target.url : [target.command, ...(target.args ?? [])].join(' ');
 }
 
@@ -129,6 +132,7 @@ async function listAllTools(client: Client): Promise<UpstreamTool[]> {
 }
 
 function upstreamTransport(target: UpstreamTarget, log: (line: string) => void): Transport {
+  if ('transport' in target) return target.transport;
   if ('url' in target) {
     return new StreamableHTTPClientTransport(new URL(target.url), {
       requestInit: { headers: { ...(target.headers ?? {}) } },
