@@ -239,6 +239,30 @@ describe('bad input', () => {
     }
   });
 
+  it('survives hostile JSON: deeply nested arguments are refused, not a crash', async () => {
+    const service = app();
+    const id = await bankSession(service);
+    const deep = `{"id":"deep","name":"BankTransfer","args":{"to":${'['.repeat(200_000)}${']'.repeat(200_000)},"amount":1}}`;
+    const response = await call(service, 'POST', `/v1/sessions/${id}/check`, deep);
+    expect(response.status).toBeLessThan(500);
+    const decision = (await response.json()) as { action?: string; code?: string };
+    expect(decision.action ?? decision.code).not.toBe('run');
+    const observe = await call(
+      service,
+      'POST',
+      `/v1/sessions/${id}/observe`,
+      `{"updates":${'['.repeat(200_000)}${']'.repeat(200_000)}}`,
+    );
+    expect(observe.status).not.toBe(200);
+    expect(await observe.text()).not.toMatch(/\bat .*\.ts:\d+/);
+    const next = await call(service, 'POST', `/v1/sessions/${id}/check`, {
+      id: 'ok',
+      name: 'BankCheckBalance',
+      args: {},
+    });
+    expect(((await next.json()) as { action: string }).action).toBe('run');
+  });
+
   it('requires a valid bearer token and scopes sessions to it', async () => {
     const service = app();
     const id = await bankSession(service);

@@ -138,6 +138,9 @@ function callOf(guard: Guard, id: string): { name: unknown; args: unknown } | un
   return undefined;
 }
 
+/** Finished sessions kept in memory (older ones are read from the file when asked for). */
+const maxFinishedInMemory = 256;
+
 export interface SessionsOptions {
   readonly store: ServiceStore;
   readonly model?: ChatModel | undefined;
@@ -154,6 +157,7 @@ export class Sessions {
   readonly #model: ChatModel | undefined;
   readonly #log: (line: string) => void;
   readonly #live = new Map<string, LiveSession>();
+  readonly #finished: string[] = [];
 
   constructor(options: SessionsOptions) {
     this.#store = options.store;
@@ -345,7 +349,15 @@ export class Sessions {
       );
     }
     live.pending.length = 0;
-    const answer = operation(live.guard);
+    let answer: T;
+    try {
+      answer = operation(live.guard);
+    } catch (error) {
+      // The guard may be half-way through a change: forget it; the file has the last good state.
+      this.#live.delete(live.stored.id);
+      live.pending.length = 0;
+      throw error;
+    }
     const events = live.guard.journal().events;
     const fresh = events.slice(live.persisted);
     const finished = finishes?.(answer) ?? false;
@@ -359,7 +371,15 @@ export class Sessions {
       live.pending.length = 0;
     }
     live.persisted = events.length;
-    if (finished) live.finished = true;
+    if (finished) {
+      live.finished = true;
+      // Finished sessions stay readable (restored from the file on demand); memory keeps the recent ones.
+      this.#finished.push(live.stored.id);
+      if (this.#finished.length > maxFinishedInMemory) {
+        const oldest = this.#finished.shift();
+        if (oldest !== undefined) this.#live.delete(oldest);
+      }
+    }
     return answer;
   }
 
