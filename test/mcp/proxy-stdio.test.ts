@@ -133,6 +133,7 @@ describe('mcp-proxy over stdio', () => {
       arguments: { path: join(box.dir, 'report.txt'), content: 'new report' },
     });
     expect(write.isError).toBe(true);
+    expect(textOf(write)).toContain('no way to ask the user');
     expect(readFileSync(join(box.dir, 'report.txt'), 'utf8')).toBe('old report\n');
   }, 60_000);
 

@@ -343,6 +343,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     if (!toolNames.has(name))
       return refusal(`intentguard: refused: the upstream server has no tool '${name}'.`);
     let decision: GuardDecision;
+    let unasked = false;
     try {
       decision = guard.check({ id, name, args });
       if (decision.action === 'ask') {
@@ -357,6 +358,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
             ...(options.ttyPath !== undefined ? { ttyPath: options.ttyPath } : {}),
           },
         );
+        unasked = answer.method === 'deny' || answer.method === 'none';
         approvalMethods.set(id, answer.method);
         decision = guard.approve(id, answer.approved);
         approvalMethods.delete(id);
@@ -365,6 +367,10 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       log(`intentguard: internal error while checking ${name}: ${errorText(error)}`);
       return refusal('intentguard: refused: the call could not be checked (internal error).');
     }
+    if (decision.action !== 'run' && unasked)
+      return refusal(
+        `intentguard: refused: this call needs the user's approval (${decision.prompt.trim()}), and there is no way to ask the user here, so it was not made. Do not repeat it; tell the user what you want to do and why, so they can do it or allow it.`,
+      );
     if (decision.action !== 'run') return refusal(decision.message);
     if (!upstreamAlive) {
       safeResult(id, { error: 'the upstream server is not running' });
