@@ -6,7 +6,7 @@ import type { CommandRegistration } from '../program.js';
 interface ServeFlags {
   readonly listen: string;
   readonly db: string;
-  readonly token: string[];
+  readonly token?: string[];
   readonly cors?: string;
   readonly maxBody?: string;
   readonly rateLimit?: string;
@@ -32,7 +32,7 @@ function tokensOf(io: CliIo, flags: ServeFlags): string[] {
     .split(',')
     .map((token) => token.trim())
     .filter((token) => token !== '');
-  const tokens = [...flags.token, ...fromEnv];
+  const tokens = [...(flags.token ?? []), ...fromEnv];
   if (tokens.length === 0) {
     throw new CliError(
       'a bearer token is required: give --token TOKEN or set INTENTGUARD_TOKEN',
@@ -72,8 +72,7 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
     .option(
       '--token <token>',
       'a bearer token clients must send (repeat for several; also INTENTGUARD_TOKEN, comma-separated)',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--cors <origin>', 'allow browser requests from this origin (off by default)')
     .option('--max-body <bytes>', 'the largest request body (default 1048576)')
