@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  cli,
+  connectHttp,
+  filesystemServer,
+  root,
+  type Sandbox,
+  sandbox,
+  waitFor,
+} from './helpers.js';
+
+/**
+ * `--confirm console`: the question goes to the proxy's controlling terminal. The proxy
+ * runs under a pseudo-terminal (python3's standard `pty` module), whose input the test
+ * types into; the MCP traffic goes over streamable HTTP.
+ */
+describe('mcp-proxy --confirm console', () => {
+  let box: Sandbox | undefined;
+  let child: ChildProcess | undefined;
+  let client: Client | undefined;
+
+  afterEach(async () => {
+    await client?.close().catch(() => undefined);
+    client = undefined;
+    const running = (): boolean =>
+      child !== undefined && child.exitCode === null && child.signalCode === null;
+    if (running()) {
+      // Ctrl-C on the terminal: SIGINT to the proxy, which stops its upstream and exits.
+      child?.stdin?.write('\x03');
+      await waitFor(() => !running(), 'the proxy to stop', 5000).catch(() => undefined);
+    }
+    if (child && running() && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }
+    child = undefined;
+    box?.cleanup();
+    box = undefined;
+  });
+
+  async function start(): Promise<{ output: () => string; url: string }> {
+    box = sandbox();
+    const command = [
+      process.execPath,
+      ...cli,
+      'mcp-proxy',
+      '--listen',
+      '127.0.0.1:0',
+      '--spec',
+      box.specPath,
+      '--confirm',
+      'console,deny',
+      '--confirm-timeout',
+      '20',
+      '--',
+      process.execPath,
+      filesystemServer,
+      box.dir,
+    ];
+    child = spawn('python3', ['-c', 'import pty, sys; pty.spawn(sys.argv[1:])', ...command], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    await waitFor(() => /listening on (\S+)/.test(output), 'the proxy to listen', 30_000);
+    const url = /listening on (\S+)/.exec(output)?.[1] as string;
+    return { output: () => output, url };
+  }
+
+  for (const [typed, approved] of [
+    ['y', true],
+    ['n', false],
+  ] as const) {
+    it(`asks on the terminal; '${typed}' ${approved ? 'runs' : 'refuses'} the call`, async () => {
+      const proxy = await start();
+      client = await connectHttp(proxy.url);
+      const dir = box?.dir as string;
+      const pending = client.callTool({
+        name: 'write_file',
+        arguments: { path: join(dir, 'report.txt'), content: 'from the console' },
+      });
+      await waitFor(() => proxy.output().includes('Approve? [y/N]'), 'the question');
+      expect(proxy.output()).toContain("Overwriting the report needs the user's approval");
+      child?.stdin?.write(`${typed}\n`);
+      const result = await pending;
+      expect(result.isError ?? false).toBe(!approved);
+      expect(readFileSync(join(dir, 'report.txt'), 'utf8')).toBe(
+        approved ? 'from the console' : 'old report\n',
+      );
+    }, 60_000);
+  }
+});
