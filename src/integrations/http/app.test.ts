@@ -196,6 +196,13 @@ describe('bad input', () => {
       ['POST', `/v1/sessions/${id}/check`, [], 400, 'invalid-request'],
       [
         'POST',
+        `/v1/sessions/${id}/check`,
+        { id: '#finish', name: 'BankTransfer' },
+        400,
+        'invalid-request',
+      ],
+      [
+        'POST',
         '/v1/sessions/nope/check',
         { id: 'x', name: 'BankTransfer' },
         404,

@@ -2,7 +2,13 @@ import { z } from 'zod';
 
 /** The request bodies of the service's API, validated with zod (and documented from it). */
 
-const id = z.string().min(1).max(256);
+const id = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((value) => value !== '#finish', {
+    message: "'#finish' is reserved; give the call another id",
+  });
 const json = z.unknown();
 
 export const createSessionBody = z
