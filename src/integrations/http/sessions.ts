@@ -358,9 +358,13 @@ export class Sessions {
       live.pending.length = 0;
       throw error;
     }
+    const finishedNow = finishes?.(answer) ?? false;
+    // The guard journals only what it also reports as an event: nothing reported (a
+    // repeated check, say) means nothing to write, and no journal to copy.
+    if (live.pending.length === 0 && !finishedNow) return answer;
     const events = live.guard.journal().events;
     const fresh = events.slice(live.persisted);
-    const finished = finishes?.(answer) ?? false;
+    const finished = finishedNow;
     try {
       this.#store.append(live.stored.id, live.persisted, fresh, live.pending, finished);
     } catch (error) {
