@@ -174,6 +174,11 @@ describe('mcp-proxy over streamable HTTP', () => {
     const notJson = await post(url, '{');
     expect(notJson.status).toBe(400);
     expect(notJson.body).not.toMatch(/at .*\.ts/);
+    const huge = await post(
+      url,
+      `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'a'.repeat(5 * 1024 * 1024)}"}}`,
+    );
+    expect(huge.status).toBe(413);
     expect((await post(url, init)).status).toBe(200);
   }, 60_000);
 

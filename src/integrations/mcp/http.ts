@@ -41,19 +41,41 @@ function problem(response: ServerResponse, status: number, message: string): voi
   response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function readBody(request: IncomingMessage, limit: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw Object.assign(new Error('request body too large'), { status: 413 });
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw Object.assign(new Error('the body is not JSON'), { status: 400 });
-  }
+function readBody(request: IncomingMessage, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    const tooLarge = () => Object.assign(new Error('request body too large'), { status: 413 });
+    if (declared > limit) {
+      // Read and drop the rest (the reply is sent meanwhile), rather than reset the connection.
+      request.resume();
+      reject(tooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        request.off('data', onData);
+        request.off('end', onEnd);
+        chunks.length = 0;
+        request.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(Object.assign(new Error('the body is not JSON'), { status: 400 }));
+      }
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', reject);
+  });
 }
 
 /**
@@ -72,6 +94,10 @@ export async function listenMcpHttp(
   const maxSessions = options.maxSessions ?? 100;
   const log = options.log ?? (() => undefined);
   const loopback = loopbackHosts.has(host);
+  if (!loopback)
+    log(
+      `intentguard: listening on ${host}, not loopback: the proxy has no authentication of its own; put it behind one`,
+    );
   const sessions = new Map<string, StreamableHTTPServerTransport>();
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
