@@ -113,6 +113,16 @@ describe('the service API', () => {
     expect(((await approved.json()) as { action: string }).action).toBe('run');
     // Same id, same call: the same decision.
     expect((await check('c4', 'BankTransfer', { to: 'Alice', amount: 500 })).action).toBe('run');
+    const reused = await call(service, 'POST', `/v1/sessions/${id}/check`, {
+      id: 'c2',
+      name: 'BankTransfer',
+      args: { to: 'Mallory', amount: 1 },
+    });
+    expect(((await reused.json()) as { action: string }).action).toBe('refuse');
+    const audited = store.database
+      .prepare("SELECT body FROM audit WHERE kind = 'decision' ORDER BY seq DESC LIMIT 1")
+      .get() as { body: string };
+    expect(audited.body).toContain('Mallory');
     await call(service, 'POST', `/v1/sessions/${id}/result`, { id: 'c4', output: {} });
     const finish = await call(service, 'POST', `/v1/sessions/${id}/finish`);
     expect(((await finish.json()) as { action: string }).action).toBe('run');

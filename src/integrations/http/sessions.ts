@@ -389,7 +389,14 @@ export class Sessions {
 
   check(live: LiveSession, call: ToolCall): GuardDecision {
     try {
-      return this.#mutate(live, (guard) => guard.check(call));
+      return this.#mutate(live, (guard) => {
+        const decision = guard.check(call);
+        // An id reused for another call is refused without a journal event: audit it still.
+        if (live.pending.length === 0 && decision !== guard.decision(call.id)) {
+          live.pending.push(auditOf(live.stored.id, { kind: 'decision', call, decision }));
+        }
+        return decision;
+      });
     } catch (error) {
       if (error instanceof ServiceProblem) throw error;
       this.#log(
