@@ -16,6 +16,8 @@ export interface McpHttpOptions {
   readonly maxBodyBytes?: number;
   /** Most concurrent client sessions (default 100). */
   readonly maxSessions?: number;
+  /** A session without requests for this long is closed (default 30 minutes). */
+  readonly sessionIdleMs?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -92,6 +94,8 @@ export async function listenMcpHttp(
   const path = options.path ?? '/mcp';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxSessions = options.maxSessions ?? 100;
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const lastSeen = new Map<string, number>();
   const log = options.log ?? (() => undefined);
   const loopback = loopbackHosts.has(host);
   if (!loopback)
@@ -122,7 +126,10 @@ export async function listenMcpHttp(
     if (request.method === 'POST') {
       const body = await readBody(request, maxBody);
       const existing = sessionId ? sessions.get(sessionId) : undefined;
-      if (existing) return existing.handleRequest(request, response, body);
+      if (existing && sessionId) {
+        lastSeen.set(sessionId, Date.now());
+        return existing.handleRequest(request, response, body);
+      }
       if (sessionId) return problem(response, 404, 'unknown session');
       if (!isInitializeRequest(body))
         return problem(response, 400, 'no session: start with an initialize request');
@@ -131,10 +138,14 @@ export async function listenMcpHttp(
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, transport);
+          lastSeen.set(id, Date.now());
         },
       });
       transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
+        if (transport.sessionId) {
+          sessions.delete(transport.sessionId);
+          lastSeen.delete(transport.sessionId);
+        }
       };
       const server = proxy.createServer();
       await server.connect(transport);
@@ -142,7 +153,9 @@ export async function listenMcpHttp(
     }
     if (request.method === 'GET' || request.method === 'DELETE') {
       const existing = sessionId ? sessions.get(sessionId) : undefined;
-      if (!existing) return problem(response, sessionId ? 404 : 400, 'unknown or missing session');
+      if (!existing || !sessionId)
+        return problem(response, sessionId ? 404 : 400, 'unknown or missing session');
+      lastSeen.set(sessionId, Date.now());
       return existing.handleRequest(request, response);
     }
     response.setHeader('allow', 'GET, POST, DELETE');
@@ -164,11 +177,27 @@ export async function listenMcpHttp(
       resolve();
     });
   });
+  // Clients that vanish without DELETE would hold their session (and a slot) forever.
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, seen] of lastSeen) {
+        if (now - seen <= idleMs) continue;
+        lastSeen.delete(id);
+        const transport = sessions.get(id);
+        sessions.delete(id);
+        transport?.close().catch(() => undefined);
+      }
+    },
+    Math.max(10, Math.min(idleMs, 60_000)),
+  );
+  sweeper.unref();
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}${path}`,
     async close() {
+      clearInterval(sweeper);
       for (const transport of [...sessions.values()])
         await transport.close().catch(() => undefined);
       sessions.clear();
