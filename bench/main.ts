@@ -19,6 +19,7 @@ import {
   timerOverhead,
 } from './measure.js';
 import { securityBench } from './security.js';
+import { serversBench } from './servers.js';
 
 /**
  * `npm run bench`: decision latency per proposal and memory per session for specs of
@@ -195,6 +196,7 @@ async function main(): Promise<void> {
   securityBench(Number(process.env.BENCH_REFUSALS ?? 1_000_000));
   guardBench(proposalsPerKind);
   await adapterBench();
+  await serversBench();
 }
 
 await main();
