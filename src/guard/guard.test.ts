@@ -336,3 +336,19 @@ describe('journal and restore', () => {
     );
   });
 });
+
+describe('incremental journal', () => {
+  it('gives the events since an index, as copies, and the length', () => {
+    const guard = bankGuard();
+    guard.check(balance('b1'));
+    const length = guard.journalLength();
+    guard.result('b1', { output: { balance: 1500 } });
+    const fresh = guard.journalSince(length);
+    expect(fresh).toEqual(guard.journal().events.slice(length));
+    expect(fresh).toHaveLength(1);
+    expect(guard.journalLength()).toBe(length + 1);
+    (fresh[0] as { observe: { updates: unknown } }).observe.updates = 'changed';
+    expect(guard.journalSince(length)[0]).not.toHaveProperty('observe.updates', 'changed');
+    expect(guard.journalSince(-5)).toHaveLength(guard.journalLength());
+  });
+});

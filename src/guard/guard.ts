@@ -333,6 +333,15 @@ class IntentGuard implements Guard {
     };
   }
 
+  journalSince(from: number): readonly JournalEvent[] {
+    const start = Number.isSafeInteger(from) && from > 0 ? from : 0;
+    return this.#events.slice(start).map((event) => copyOf(event) as JournalEvent);
+  }
+
+  journalLength(): number {
+    return this.#events.length;
+  }
+
   /** Replays a journal (restoreGuard): every event through the same methods, checked line by line. */
   replay(journal: GuardJournal): void {
     this.#restoring = true;

@@ -101,6 +101,13 @@ export interface Guard {
   roadmap(): string;
   /** Everything that happened, in the trace format: `restoreGuard` rebuilds the guard from it. */
   journal(): GuardJournal;
+  /**
+   * The journal's events from index `from` on (copies): what a host that persists the
+   * journal incrementally appends after each change, without copying the whole journal.
+   */
+  journalSince(from: number): readonly JournalEvent[];
+  /** How many events the journal holds. */
+  journalLength(): number;
 }
 
 /** One journal line: a trace event (FORMATS.md §3) with the call id it belongs to. */

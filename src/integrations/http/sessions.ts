@@ -362,8 +362,8 @@ export class Sessions {
     // The guard journals only what it also reports as an event: nothing reported (a
     // repeated check, say) means nothing to write, and no journal to copy.
     if (live.pending.length === 0 && !finishedNow) return answer;
-    const events = live.guard.journal().events;
-    const fresh = events.slice(live.persisted);
+    const fresh = live.guard.journalSince(live.persisted);
+    const length = live.persisted + fresh.length;
     const finished = finishedNow;
     try {
       this.#store.append(live.stored.id, live.persisted, fresh, live.pending, finished);
@@ -374,7 +374,7 @@ export class Sessions {
     } finally {
       live.pending.length = 0;
     }
-    live.persisted = events.length;
+    live.persisted = length;
     if (finished) {
       live.finished = true;
       // Finished sessions stay readable (restored from the file on demand); memory keeps the recent ones.
