@@ -558,16 +558,16 @@ export class Session implements IntentSession {
 
     const plan: CommitPlan = { updates: proposal.updates, rules: deciding, finish: false };
 
-    // 7. user approval from @confirm rules, confirm guards, or unplanned critical actions
-    if (
-      confirmGuard !== undefined ||
-      unplanned !== undefined ||
-      deciding.some((rule) => rule.source.confirm !== undefined)
-    ) {
+    // 7. user approval from @confirm rules, confirm guards, or unplanned critical actions.
+    // A declared objective narrows what is achieved, never what is confirmed: a firing
+    // @confirm rule of the same action still asks (LANGUAGE.md §5.2).
+    const confirming = [
+      ...deciding.filter((rule) => rule.source.confirm !== undefined),
+      ...this.#narrowedAwayConfirms(proposal, context, deciding),
+    ];
+    if (confirmGuard !== undefined || unplanned !== undefined || confirming.length > 0) {
       const confirmations: Reason[] = [
-        ...uniqueByHead(deciding.filter((rule) => rule.source.confirm !== undefined)).map(
-          ruleConfirmReason,
-        ),
+        ...uniqueByHead(confirming).map(ruleConfirmReason),
         ...(confirmGuard ? [guardReason(confirmGuard, this.#clock)] : []),
         ...(unplanned ? [unplanned] : []),
       ];
@@ -715,6 +715,25 @@ export class Session implements IntentSession {
       this.#compiled.gestureRulesByHead.get(objective) ??
       this.#compiled.rulesByHead.get(objective) ??
       noRules
+    );
+  }
+
+  /** Firing, budgeted @confirm rules of the action that a declared objective left out. */
+  #narrowedAwayConfirms(
+    proposal: NormalizedProposal,
+    context: EvaluationContext,
+    deciding: readonly CompiledRule[],
+  ): readonly CompiledRule[] {
+    const { action, objective } = proposal;
+    if (!action || objective === undefined) return noRules;
+    const own = this.#compiled.rulesByAction.get(action.predicate.name) ?? noRules;
+    return own.filter(
+      (rule) =>
+        rule.source.confirm !== undefined &&
+        rule.head !== objective &&
+        !deciding.includes(rule) &&
+        this.#hasBudget(rule) &&
+        ruleFires(rule, context),
     );
   }
 

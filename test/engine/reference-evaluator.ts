@@ -953,7 +953,20 @@ export class ReferenceSession {
 
     // 7. approval
     const plan: Plan = { updates: proposal.updates, rules: deciding, finish: false };
-    const confirmCode = deciding.some((rule) => rule.confirm !== undefined)
+    // §5.2: a declared objective narrows what is performed; a firing @confirm rule of the
+    // same action still demands approval.
+    const narrowedAway = this.#spec.rules.filter(
+      (rule) =>
+        !rule.isDone &&
+        proposal.objective !== undefined &&
+        action !== undefined &&
+        rule.action?.predicate.name === action.predicate.name &&
+        rule.head !== proposal.objective &&
+        rule.confirm !== undefined &&
+        this.#hasBudget(rule) &&
+        this.#fires(rule, tentative, action),
+    );
+    const confirmCode = [...deciding, ...narrowedAway].some((rule) => rule.confirm !== undefined)
       ? 'rule-confirm'
       : confirmGuard
         ? 'guard-confirm'

@@ -48,6 +48,24 @@ describe('S1: no ride-along on a declared objective', () => {
     expect(session.propose(transfer('Alice', 500)).decision).toBe('confirm');
   });
 
+  it("keeps another firing rule's @confirm when the objective narrows it away", () => {
+    const schema = schemaOf(
+      action('Pay', { amount: 'number' }, { critical: true }),
+      action('Search', { query: 'text' }),
+    );
+    const spec = specOf(
+      '@confirm\nPay(amount = 5) -> Paid\nSearch(query = "shoes") -> Found\n@repeat(2)\nFound & Pay(amount <= 5) -> Bought\nPaid -> Done',
+      schema,
+    );
+    const session = createSession(spec, { now: fixedNow });
+    session.propose({ action: { name: 'Search', args: { query: 'shoes' } } });
+    const pay = { action: { name: 'Pay', args: { amount: 5 } } };
+    const narrowed = session.propose({ ...pay, objective: 'Bought' });
+    expect(narrowed.decision).toBe('confirm');
+    expect(narrowed.reasons[0]?.code).toBe('rule-confirm');
+    expect(session.propose(pay).decision).toBe('confirm');
+  });
+
   it('keeps a reject guard in force and the transfer refused when riding on a firing objective', () => {
     const session = sessionFor(
       `${ride}\nreject BankTransfer(amount > 500) because "never move more than asked"`,
