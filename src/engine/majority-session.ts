@@ -1,4 +1,5 @@
 import { type AtomNode, print, type Spec, type SpecNode } from '../language/index.js';
+import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import {
   type HistoryEntry,
@@ -10,7 +11,7 @@ import {
   type SessionStatus,
 } from './session.js';
 import { sessionSettings } from './session-settings.js';
-import type { Decision, Verdict } from './verdict.js';
+import { type Decision, sessionFinishedReason, type Verdict } from './verdict.js';
 
 /**
  * A spec's canonical printed form without comments, and with objective references
@@ -221,10 +222,7 @@ export class MajoritySession implements IntentSession {
 
   /** History is capped like a session's (trimmed in batches so the cost per entry stays constant). */
   #push(entry: HistoryEntry): void {
-    this.#history.push(entry);
-    const limit = this.#historyLimit;
-    if (this.#history.length >= limit + Math.min(1024, limit + 1))
-      this.#history.splice(0, this.#history.length - limit);
+    appendBounded(this.#history, entry, this.#historyLimit);
   }
 
   /** Applies an observation to every member. */
@@ -364,14 +362,13 @@ export class MajoritySession implements IntentSession {
 }
 
 function finishedVerdict(): MajorityVerdict {
-  const message = 'The task is finished; no further action is allowed in this session.';
   return {
     decision: 'reject',
-    reasons: [{ code: 'session-finished', message }],
+    reasons: [sessionFinishedReason],
     performs: [],
     achieved: {},
     done: true,
-    feedback: message,
+    feedback: sessionFinishedReason.message,
     votes: { allow: 0, confirm: 0, revise: 0, reject: 1 },
   };
 }

@@ -1,4 +1,5 @@
 import { defaultLimits, type Schema } from '../language/index.js';
+import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import type {
   HistoryEntry,
@@ -41,11 +42,11 @@ export class NoSpecSession implements IntentSession {
       feedback: message,
     };
     void input;
-    this.#history.push({ kind: 'propose', label: undefined, verdict });
-    // Bounded like a session's history (trimmed in batches so the cost per entry stays constant).
-    const limit = this.#historyLimit;
-    if (this.#history.length >= limit + Math.min(1024, limit + 1))
-      this.#history.splice(0, this.#history.length - limit);
+    appendBounded(
+      this.#history,
+      { kind: 'propose', label: undefined, verdict },
+      this.#historyLimit,
+    );
     return verdict;
   }
 

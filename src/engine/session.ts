@@ -30,6 +30,7 @@ import {
   unmetReason,
   unplannedReason,
 } from './feedback.js';
+import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
 import {
@@ -51,7 +52,13 @@ import type {
 import { lexicalSimilarity, type SimilarityFunction } from './similarity.js';
 import { type Instance, Overlay, StateStore, type StateUpdate, type StateView } from './state.js';
 import { isTextValue, type Value, valueKey } from './values.js';
-import type { Decision, Reason, Severity, Verdict } from './verdict.js';
+import {
+  type Decision,
+  type Reason,
+  type Severity,
+  sessionFinishedReason,
+  type Verdict,
+} from './verdict.js';
 
 export type { HistoryEntry, ObservationResult, ResolutionResult, SessionOptions, SessionStatus };
 export { internalErrorVerdict, NoSpecSession };
@@ -186,12 +193,7 @@ export class Session implements IntentSession {
   }
 
   #record(entry: HistoryEntry): void {
-    this.#history.push(entry);
-    // Trimmed in batches, so that the cost per entry stays constant.
-    const limit = this.#settings.historyLimit;
-    if (this.#history.length >= limit + Math.min(1024, limit + 1)) {
-      this.#history.splice(0, this.#history.length - limit);
-    }
+    appendBounded(this.#history, entry, this.#settings.historyLimit);
   }
 
   /** Decides a proposal. Never throws: an internal error becomes a `reject`. */
@@ -334,12 +336,8 @@ export class Session implements IntentSession {
       // A person overrules a repeated refusal of the rules, so only a reject guard,
       // which no person can overrule, is checked again.
       const { proposal } = pending;
-      const view = proposal.updates.length > 0 ? this.#overlay(proposal.updates) : this.#store;
-      const guard = this.#matchingGuard(proposal.action, proposal.updates, view);
-      if (guard?.source.mode === 'reject') {
-        const reason = guardReason(guard, this.#clock);
-        return this.#verdict('reject', undefined, [reason], [], reason.message);
-      }
+      const guard = this.#matchingGuard(proposal.action, proposal.updates, this.#viewOf(proposal));
+      if (guard?.source.mode === 'reject') return this.#guardRejection(guard);
       this.#commit(pending.plan, true);
       return undefined;
     }
@@ -354,7 +352,13 @@ export class Session implements IntentSession {
     this.#assertIntact();
     // After an allowed finish the task is over: nothing the agent proposes runs.
     if (this.#finished)
-      return this.#verdict('reject', undefined, [finishedReason], [], finishedReason.message);
+      return this.#verdict(
+        'reject',
+        undefined,
+        [sessionFinishedReason],
+        [],
+        sessionFinishedReason.message,
+      );
     const read = readProposal(
       input,
       this.#compiled,
@@ -430,16 +434,12 @@ export class Session implements IntentSession {
       );
     }
 
-    const overlay = proposal.updates.length > 0 ? this.#overlay(proposal.updates) : undefined;
-    const view: StateView = overlay ?? this.#store;
+    const view = this.#viewOf(proposal);
     const action = proposal.action;
 
     // 2. guards: reject wins over confirm
     const guard = this.#matchingGuard(action, proposal.updates, view);
-    if (guard?.source.mode === 'reject') {
-      const reason = guardReason(guard, this.#clock);
-      return this.#verdict('reject', undefined, [reason], [], reason.message);
-    }
+    if (guard?.source.mode === 'reject') return this.#guardRejection(guard);
     const confirmGuard = guard;
 
     // 3–4. performed rules and the rule-level (hard) check
@@ -537,7 +537,7 @@ export class Session implements IntentSession {
     }
 
     // 6. predicate-level (soft) check of the anticipated updates
-    if (overlay) {
+    if (proposal.updates.length > 0) {
       const deviations = this.#softCheck(proposal.updates);
       if (deviations.length > 0) {
         const key = proposalFingerprint(proposal);
@@ -645,9 +645,9 @@ export class Session implements IntentSession {
     const done = this.#done();
     const { maxFeedbackLength } = this.#settings.limits;
     // Feedback goes into an agent's prompt: whatever the spec's size, it stays bounded.
-    if (feedback.length > maxFeedbackLength) feedback = cutText(feedback, maxFeedbackLength);
+    if (feedback.length > maxFeedbackLength) feedback = cutFeedback(feedback, maxFeedbackLength);
     if (roadmap !== undefined && roadmap.length > maxFeedbackLength)
-      roadmap = cutText(roadmap, maxFeedbackLength);
+      roadmap = cutFeedback(roadmap, maxFeedbackLength);
     // Literal shapes rather than spreads: this runs for every proposal.
     if (severity === undefined) {
       return roadmap === undefined
@@ -680,6 +680,16 @@ export class Session implements IntentSession {
       clock: this.#clock,
     };
     return this.#context;
+  }
+
+  /** The tentative state of a proposal: its updates laid over the committed state. */
+  #viewOf(proposal: NormalizedProposal): StateView {
+    return proposal.updates.length > 0 ? this.#overlay(proposal.updates) : this.#store;
+  }
+
+  #guardRejection(guard: CompiledGuard): Verdict {
+    const reason = guardReason(guard, this.#clock);
+    return this.#verdict('reject', undefined, [reason], [], reason.message);
   }
 
   #overlay(updates: readonly StateUpdate[]): Overlay {
@@ -957,10 +967,6 @@ export class Session implements IntentSession {
 }
 
 const noRules: readonly CompiledRule[] = Object.freeze([]);
-const finishedReason: Reason = Object.freeze({
-  code: 'session-finished',
-  message: 'The task is finished; no further action is allowed in this session.',
-});
 
 /**
  * A host that passes something other than a checked spec gets a clear error rather
@@ -1005,7 +1011,7 @@ function rulesWithHead(rules: readonly CompiledRule[], head: string): readonly C
 }
 
 /** Text cut to at most `limit` characters, saying so. */
-function cutText(text: string, limit: number): string {
+function cutFeedback(text: string, limit: number): string {
   const note = '\n… (cut: the feedback was longer than the limit)';
   return `${text.slice(0, Math.max(0, limit - note.length))}${note}`;
 }

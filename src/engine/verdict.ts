@@ -55,6 +55,12 @@ export interface Verdict {
   readonly roadmap?: string;
 }
 
+/** Why every proposal after an allowed finish is refused (LANGUAGE.md §6, session life). */
+export const sessionFinishedReason: Reason = Object.freeze({
+  code: 'session-finished',
+  message: 'The task is finished; no further action is allowed in this session.',
+});
+
 /** The decision and severity each reason code leads to when it decides a verdict. */
 export const reasonDecisions: Readonly<
   Record<ReasonCode, { decision: Decision; severity?: Severity }>

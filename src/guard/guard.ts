@@ -329,7 +329,7 @@ class IntentGuard implements Guard {
       version: 1,
       now: this.#now,
       timeZone: this.#timeZone,
-      events: this.#events.map((event) => copyOf(event) as JournalEvent),
+      events: this.journalSince(0),
     };
   }
 
