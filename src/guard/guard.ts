@@ -3,7 +3,7 @@ import { createSession, type Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
 import { readTrace } from '../engine/trace.js';
 import type { Verdict } from '../engine/verdict.js';
-import { type FormalizeOptions, formalize } from '../formalize/formalize.js';
+import { type FormalizeOptions, type FormalizeResult, formalize } from '../formalize/formalize.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
 import { IntentguardError } from '../language/errors.js';
 import { checkSpec, formatDateTime, type Schema, type Spec, unwrap } from '../language/index.js';
@@ -299,11 +299,6 @@ class IntentGuard implements Guard {
     const decision = this.#decision(finishId, verdict);
     this.#emit({ kind: 'finish', decision });
     return decision;
-  }
-
-  /** The guard's fixed clock as wall-clock text (what the journal records). */
-  clockText(): string {
-    return this.#now;
   }
 
   decision(id: string): GuardDecision | undefined {
@@ -609,18 +604,31 @@ async function guardFromInstruction(
       expected: 'the schema the instruction is formalized against',
       actual: 'undefined',
     });
-  // The guard's clock is the formalizer's too, so that `today` means the same day in both.
-  const clockGuard = new IntentGuard(undefined, options);
-  const now = options.now ?? clockGuard.clockText();
+  const { result, now } = await formalizeInstruction(source, schema, options);
+  return new IntentGuard(result.ok ? result.value.spec : undefined, { ...options, now });
+}
+
+/**
+ * Formalizes an instruction once, with the clock the guard will use (fixed here when the
+ * host gave none), so that `today` means the same day to the formalizer and the guard.
+ * Shared by `createGuard` and the MCP proxy, which also needs the spec text.
+ */
+export async function formalizeInstruction(
+  source: GuardInstruction,
+  schema: Schema,
+  clock: Pick<GuardOptions, 'now' | 'timeZone'>,
+): Promise<{ readonly result: FormalizeResult; readonly now: string | Date }> {
+  const given = clock.now ?? new Date();
+  const now = typeof given === 'string' || given instanceof Date ? given : new Date(given);
   const result = await formalize({
     ...source.formalize,
     instruction: source.instruction,
     schema,
     model: source.model,
-    now: now instanceof Date ? now : String(now),
-    timeZone: options.timeZone ?? 'UTC',
+    now,
+    timeZone: clock.timeZone ?? 'UTC',
   });
-  return new IntentGuard(result.ok ? result.value.spec : undefined, { ...options, now });
+  return { result, now };
 }
 
 function buildGuard(

@@ -3,7 +3,13 @@
  * layer 6) — tool calls with ids, several pending approvals, results and failures with
  * rollback, and a journal to persist and restore.
  */
-export { createGuard, type GuardInstruction, GuardJournalError, restoreGuard } from './guard.js';
+export {
+  createGuard,
+  formalizeInstruction,
+  type GuardInstruction,
+  GuardJournalError,
+  restoreGuard,
+} from './guard.js';
 export { renderForModel, renderForPerson } from './render.js';
 export { toolResultObservation } from './tool-results.js';
 export type {

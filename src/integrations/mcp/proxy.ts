@@ -28,9 +28,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   createGuard,
+  formalizeInstruction,
   type Guard,
   type GuardDecision,
   type GuardEvent,
+  type GuardInstruction,
   type GuardOptions,
 } from '../../guard/index.js';
 import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
@@ -52,15 +54,8 @@ export type UpstreamTarget =
   | { readonly transport: Transport; readonly name?: string };
 
 /** The user's instruction, formalized once at start-up against the upstream's tools. */
-export interface McpProxyInstruction {
-  readonly instruction: string;
-  /** A `ChatModel` (`createChatModel` in `intentguard/formalize`). */
-  readonly model: import('../../formalize/index.js').FormalizeOptions['model'];
-  readonly formalize?: Omit<
-    import('../../formalize/index.js').FormalizeOptions,
-    'instruction' | 'schema' | 'model' | 'now' | 'timeZone'
-  >;
-}
+/** The user's instruction, formalized once at start-up against the upstream's tools. */
+export type McpProxyInstruction = GuardInstruction;
 
 export interface McpProxyOptions {
   readonly upstream: UpstreamTarget;
@@ -159,16 +154,7 @@ async function specFromInstruction(
   schema: Schema,
   guard: Omit<GuardOptions, 'onEvent'>,
 ): Promise<string> {
-  const { formalize } = await import('../../formalize/index.js');
-  const now = guard.now ?? new Date();
-  const result = await formalize({
-    ...source.formalize,
-    instruction: source.instruction,
-    schema,
-    model: source.model,
-    now: now instanceof Date ? now : String(now),
-    timeZone: guard.timeZone ?? 'UTC',
-  });
+  const { result } = await formalizeInstruction(source, schema, guard);
   if (!result.ok)
     throw new McpProxyError(
       'no-valid-spec',
