@@ -352,3 +352,24 @@ describe('incremental journal', () => {
     expect(guard.journalSince(-5)).toHaveLength(guard.journalLength());
   });
 });
+
+describe('reading a call back', () => {
+  it('gives the call as first checked, as a copy, and its decision, without deciding', () => {
+    const guard = richGuard();
+    const args = { to: 'Alice', amount: 500 };
+    const decision = guard.check({ id: 't1', name: 'BankTransfer', args });
+    args.amount = 9000; // the host's object changing later changes nothing
+    const events = guard.journalLength();
+    expect(guard.call('t1')).toEqual({
+      id: 't1',
+      name: 'BankTransfer',
+      args: { to: 'Alice', amount: 500 },
+    });
+    (guard.call('t1')?.args as { amount: number }).amount = 1;
+    expect(guard.call('t1')?.args).toEqual({ to: 'Alice', amount: 500 });
+    expect(guard.decision('t1')).toBe(decision);
+    expect(guard.call('nope')).toBeUndefined();
+    expect(guard.decision('nope')).toBeUndefined();
+    expect(guard.journalLength()).toBe(events);
+  });
+});

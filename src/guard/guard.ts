@@ -301,6 +301,11 @@ class IntentGuard implements Guard {
     return decision;
   }
 
+  call(id: string): ToolCall | undefined {
+    const call = typeof id === 'string' ? this.#calls.get(id)?.call : undefined;
+    return call === undefined ? undefined : (copyOf(call) as ToolCall);
+  }
+
   decision(id: string): GuardDecision | undefined {
     return typeof id === 'string' ? this.#calls.get(id)?.decision : undefined;
   }

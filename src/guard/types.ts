@@ -93,6 +93,11 @@ export interface Guard {
   result(id: string, outcome: ToolOutcome): ObservationResult;
   /** Facts the app or environment reports. */
   observe(updates: unknown): ObservationResult;
+  /**
+   * The call as the guard first checked it (a copy): what a later hook, perhaps after a
+   * restore, asks about again. Undefined for an id the guard has not checked.
+   */
+  call(id: string): ToolCall | undefined;
   /** The latest decision for a call id, without deciding anything; undefined for an unknown id. */
   decision(id: string): GuardDecision | undefined;
   /** The agent says it is done: `run` (the host may end the run) only when the task is done. */

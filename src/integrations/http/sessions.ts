@@ -129,13 +129,8 @@ export function internalRefusal(id: string): GuardDecision {
 
 /** The call as it was checked (name and arguments), from the journal. */
 function callOf(guard: Guard, id: string): { name: unknown; args: unknown } | undefined {
-  for (const event of guard.journal().events) {
-    if ('propose' in event && event.id === id) {
-      const action = event.propose['action'] as { name?: unknown; args?: unknown } | undefined;
-      return action && { name: action.name, args: action.args };
-    }
-  }
-  return undefined;
+  const call = guard.call(id);
+  return call && { name: call.name, args: call.args };
 }
 
 /** Finished sessions kept in memory (older ones are read from the file when asked for). */

@@ -98,9 +98,9 @@ function refusalText(decision: GuardDecision, note: string | undefined): string 
  * guard's check) has none, and does not run.
  */
 function decisionAtRun(guard: Guard, call: ToolCall): GuardDecision | undefined {
-  const seen = guard.journal().events.some((event) => 'propose' in event && event.id === call.id);
-  // For a call it has seen, `check` answers the recorded decision and changes nothing.
-  return seen ? guard.check(call) : undefined;
+  // For a call it has seen, `check` answers the recorded decision and changes nothing (and
+  // refuses the id if another middleware changed the call's arguments since).
+  return guard.decision(call.id) === undefined ? undefined : guard.check(call);
 }
 
 function messageAtRun(call: ToolCall, decision: GuardDecision | undefined): string {

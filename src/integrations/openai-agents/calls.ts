@@ -21,19 +21,12 @@ export function guardOf(source: GuardSource<never>, runContext: RunContextLike |
  * has never checked.
  */
 export function recordedCall(guard: Guard, id: string): ToolCall | undefined {
-  for (const event of guard.journal().events) {
-    if (!('propose' in event) || event.id !== id) continue;
-    const action = event.propose.action as { name?: unknown; args?: unknown } | undefined;
-    if (typeof action?.name !== 'string') return undefined;
-    return { id, name: action.name, args: action.args };
-  }
-  return undefined;
+  return guard.call(id);
 }
 
 /** The guard's decision on a call it has already checked, without changing anything. */
 export function knownDecision(guard: Guard, id: string): GuardDecision | undefined {
-  const call = recordedCall(guard, id);
-  return call === undefined ? undefined : guard.check(call);
+  return guard.decision(id);
 }
 
 /** The arguments the model wrote, parsed; the text itself when it is not JSON. */
