@@ -192,6 +192,25 @@ export function softDeviationReason(
   };
 }
 
+/**
+ * A soft deviation because the update would undo a finished task: Done holds now (by
+ * `rule`) and would hold in no way afterwards (LANGUAGE.md §6 step 6). The first unmet
+ * condition supplies the data fields.
+ */
+export function brokenDoneReason(rule: CompiledRule, unmet: readonly Reason[]): Reason {
+  const first = unmet[0];
+  const lacks = unmet.map((reason) => reason.message).join(' ');
+  return {
+    code: 'soft-deviation',
+    rule: rule.id,
+    ...(first?.predicate !== undefined ? { predicate: first.predicate } : {}),
+    ...(first?.variable !== undefined ? { variable: first.variable } : {}),
+    ...(first?.expected !== undefined ? { expected: first.expected } : {}),
+    ...(first?.actual !== undefined ? { actual: first.actual } : {}),
+    message: `The task is done (rule ${rule.id}), and this update would undo it: ${lacks || 'the rule would no longer hold.'}`,
+  };
+}
+
 export const softFeedbackTail =
   'If this is an intermediate step on the way to the right value, propose the same step again and it will be accepted.';
 

@@ -20,6 +20,7 @@ import {
 import { errorMessage, internalErrorVerdict } from './fail-closed.js';
 import {
   alreadyAchievedReason,
+  brokenDoneReason,
   guardReason,
   invalidProposalReasons,
   repeatedViolationReason,
@@ -538,7 +539,7 @@ export class Session implements IntentSession {
 
     // 6. predicate-level (soft) check of the anticipated updates
     if (proposal.updates.length > 0) {
-      const deviations = this.#softCheck(proposal.updates);
+      const deviations = this.#softCheck(proposal.updates, view);
       if (deviations.length > 0) {
         const key = proposalFingerprint(proposal);
         // An identical repeat passes (it may be an intermediate step); a re-check at
@@ -811,12 +812,57 @@ export class Session implements IntentSession {
     return confirm;
   }
 
+  /** Done rules are always live: once Done holds, an update must not undo it (§6 step 6). */
   #isLive(rule: CompiledRule): boolean {
-    return rule.isDone ? this.#doneHolding.size === 0 : this.#hasBudget(rule);
+    return rule.isDone || this.#hasBudget(rule);
   }
 
-  /** Step 6: each changed value must fit some live pattern that constrains its variable. */
-  #softCheck(updates: readonly StateUpdate[]): Reason[] {
+  /**
+   * Step 6: each changed value must fit some live pattern that constrains its variable,
+   * and an update must not make a holding Done stop holding (LANGUAGE.md §6 step 6).
+   */
+  #softCheck(updates: readonly StateUpdate[], view: StateView): Reason[] {
+    const deviations = this.#variableDeviations(updates);
+    if (deviations.length === 0 && this.#doneHolding.size > 0) {
+      const broken = this.#brokenDone(updates, view);
+      if (broken) deviations.push(broken);
+    }
+    return deviations;
+  }
+
+  /**
+   * When Done holds now and would hold in no way in the tentative state: what the
+   * holding Done rule would lack. Only Done rules mentioning an updated predicate can
+   * stop holding, so the others are not re-evaluated.
+   */
+  #brokenDone(updates: readonly StateUpdate[], view: StateView): Reason | undefined {
+    const touched = new Set<CompiledRule>();
+    for (const update of updates)
+      for (const rule of this.#compiled.doneRulesByPredicate[update.predicate.index] ?? noRules)
+        touched.add(rule);
+    for (const rule of this.#doneHolding) if (!touched.has(rule)) return undefined;
+    const context: EvaluationContext = {
+      view,
+      action: undefined,
+      achieved: this.#achieved,
+      clock: this.#clock,
+    };
+    for (const rule of this.#compiled.doneRules) if (ruleFires(rule, context)) return undefined;
+    const holding = [...this.#doneHolding][0]!;
+    const unmet = explainRule(holding, context).map((condition) =>
+      unmetReason(
+        this.#compiled,
+        holding,
+        condition,
+        this.#clock,
+        () => true,
+        this.#settings.limits.maxEchoLength,
+      ),
+    );
+    return brokenDoneReason(holding, unmet);
+  }
+
+  #variableDeviations(updates: readonly StateUpdate[]): Reason[] {
     const deviations: Reason[] = [];
     for (const update of updates) {
       if (update.operation !== 'set') continue;

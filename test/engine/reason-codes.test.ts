@@ -319,7 +319,7 @@ describe('soft-deviation', () => {
 
   caseFor(
     'soft-deviation',
-    'ignores patterns of achieved objectives and of Done rules once Done holds',
+    'ignores patterns of achieved objectives, and refuses an update that would undo a holding Done',
     () => {
       const schema = schemaOf(state('A', { x: 'number' }), state('B', { y: 'number' }));
       const session = createSession(specOf('A(x = 1) -> One\nOne & B(y = 2) -> Done', schema), {
@@ -333,7 +333,33 @@ describe('soft-deviation', () => {
       expectDecidedBy(session.propose({ updates: { B: { y: 3 } } }), 'soft-deviation');
       expect(session.propose({ updates: { B: { y: 2 } } }).decision).toBe('allow');
       expect(session.status().done).toBe(true);
+      const undoing = session.propose({ updates: { B: { y: 9 } } });
+      expectDecidedBy(undoing, 'soft-deviation');
+      expect(session.status().done).toBe(true);
+      // The identical step again passes (it may be intermediate), like every soft refusal.
       expect(session.propose({ updates: { B: { y: 9 } } }).decision).toBe('allow');
+      expect(session.status().done).toBe(false);
+    },
+  );
+
+  caseFor(
+    'soft-deviation',
+    'refuses an update that fits some Done branch but leaves none holding',
+    () => {
+      const schema = schemaOf(state('A', { x: 'number' }), state('B', { y: 'number' }));
+      const session = createSession(
+        specOf('A(x = 1) -> Done\nA(x = 2) & B(y = 5) -> Done', schema),
+        { now: fixedNow },
+      );
+      expect(session.propose({ updates: { A: { x: 1 } } }).decision).toBe('allow');
+      expect(session.status().done).toBe(true);
+      const verdict = session.propose({ updates: { A: { x: 2 } } });
+      expectDecidedBy(verdict, 'soft-deviation');
+      expect(verdict.reasons[0]).toMatchObject({ rule: 'R1', variable: 'x', actual: '2' });
+      expect(verdict.reasons[0]?.message).toContain('would undo it');
+      // Moving to the other branch whole keeps Done holding.
+      expect(session.propose({ updates: { A: { x: 2 }, B: { y: 5 } } }).decision).toBe('allow');
+      expect(session.status().done).toBe(true);
     },
   );
 

@@ -929,7 +929,8 @@ export class ReferenceSession {
         if (before !== undefined && identity(before[name]) === identity(value)) continue;
         const patterns: CheckedPattern[] = [];
         for (const rule of this.#spec.rules) {
-          const live = rule.isDone ? !doneNow : this.#hasBudget(rule);
+          // Done rules always count (§6 step 6).
+          const live = rule.isDone || this.#hasBudget(rule);
           if (!live) continue;
           for (const pattern of rule.states) {
             if (pattern.predicate.name !== update.predicate.name) continue;
@@ -946,6 +947,13 @@ export class ReferenceSession {
         if (!fits) deviates = true;
       }
     }
+    // §6 step 6: an update that would make a holding Done stop holding deviates too.
+    if (
+      doneNow &&
+      proposal.updates.length > 0 &&
+      !this.#spec.rules.some((rule) => rule.isDone && this.#fires(rule, tentative, undefined))
+    )
+      deviates = true;
     if (deviates && !this.#softRefused.includes(key)) {
       if (!this.#approving) this.#softRefused.push(key);
       return this.#verdict('revise', 'soft-deviation', performed, 'soft');
