@@ -38,5 +38,17 @@ describe('measureCheckThroughput', () => {
     expect(figures.checks).toBeGreaterThan(0);
     expect(figures.errors).toBe(0);
     expect(figures.p99Ms).toBeGreaterThanOrEqual(figures.p50Ms);
+    const batched = await measureCheckThroughput({
+      url: server.url,
+      token,
+      durationMs: 500,
+      warmupMs: 100,
+      checksPerSession: 20,
+      batch: 4,
+    });
+    expect(batched.batch).toBe(4);
+    expect(batched.checks % 4).toBe(0);
+    expect(batched.checks).toBeGreaterThan(0);
+    expect(batched.errors).toBe(0);
   }, 60_000);
 });

@@ -131,6 +131,51 @@ describe('intentguard serve (a real process)', () => {
     expect(big.status).toBe(413);
     expect(await server.stop()).toBe(0);
   }, 60_000);
+
+  it('bounds bodies with and without Content-Length, and decides batches', async () => {
+    const server = await startServer(['--db', join(dir, 'bodies.db'), '--token', token]);
+    const created = await api(server.url, 'POST', '/v1/sessions', {
+      spec: bankSpec,
+      tools: bankTools,
+    });
+    const id = created.body.id as string;
+    /** A chunked request (no Content-Length): the body is counted as it streams. */
+    const chunked = (path: string, parts: string[]) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(new TextEncoder().encode(part));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+        signal: AbortSignal.timeout(10_000),
+      } as RequestInit);
+    const huge = await chunked(`/v1/sessions/${id}/check`, Array(40).fill('x'.repeat(64 * 1024)));
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ code: 'body-too-large' });
+    const small = await chunked(`/v1/sessions/${id}/check`, [
+      '{"id":"s1","name":"BankCheck',
+      'Balance","args":{}}',
+    ]);
+    expect(small.status).toBe(200);
+    expect(await small.json()).toMatchObject({ id: 's1', action: 'run' });
+    const batch = await api(server.url, 'POST', `/v1/sessions/${id}/checks`, {
+      calls: [
+        { id: 'b1', name: 'BankTransfer', args: { to: 'Alice', amount: 500 } },
+        { id: 'b2', name: 'BankTransfer', args: { to: 'Mallory', amount: 5 } },
+      ],
+    });
+    expect(batch.status).toBe(200);
+    const decisions = batch.body.decisions as { id: string; action: string }[];
+    expect(decisions.map((decision) => [decision.id, decision.action])).toEqual([
+      ['b1', 'refuse'],
+      ['b2', 'refuse'],
+    ]);
+    expect(await server.stop()).toBe(0);
+  }, 60_000);
 });
 
 describe('intentguard serve and audit: usage', () => {

@@ -397,3 +397,115 @@ describe('the audit log', () => {
     expect(verifyAuditFile(dbPath)).toMatchObject({ ok: false, seq: 2 });
   });
 });
+
+describe('batches and group commit', () => {
+  type Decision = { id: string; action: string; verdict: { reasons: { code: string }[] } };
+  const calls = [
+    { id: 'b1', name: 'BankTransfer', args: { to: 'Alice', amount: 500 } },
+    { id: 'b2', name: 'BankCheckBalance', args: {} },
+    { id: 'b3', name: 'BankCheckBalance', args: {} },
+  ];
+
+  it('decides a batch in order, exactly as the same calls one by one, and journals it', async () => {
+    const service = app();
+    const batched = await bankSession(service);
+    const single = await bankSession(service);
+    const response = await call(service, 'POST', `/v1/sessions/${batched}/checks`, { calls });
+    expect(response.status).toBe(200);
+    const { decisions } = (await response.json()) as { decisions: Decision[] };
+    const oneByOne: Decision[] = [];
+    for (const each of calls) {
+      const answer = await call(service, 'POST', `/v1/sessions/${single}/check`, each);
+      oneByOne.push((await answer.json()) as Decision);
+    }
+    expect(decisions.map((decision) => decision.id)).toEqual(['b1', 'b2', 'b3']);
+    expect(decisions.map((decision) => decision.action).slice(0, 2)).toEqual(['refuse', 'run']);
+    expect(decisions).toEqual(oneByOne);
+    // Committed before the answer: a service over the same file restores the same decisions.
+    store.close();
+    store = new ServiceStore(dbPath);
+    const restored = app();
+    const session = (await (await call(restored, 'GET', `/v1/sessions/${batched}`)).json()) as {
+      decisions: Decision[];
+    };
+    expect(session.decisions.map((decision) => [decision.id, decision.action])).toEqual(
+      oneByOne.map((decision) => [decision.id, decision.action]),
+    );
+    expect(verifyAuditFile(dbPath)).toMatchObject({ ok: true });
+  });
+
+  it('refuses malformed batches with a problem, deciding nothing', async () => {
+    const service = app();
+    const id = await bankSession(service);
+    const bad: [unknown, string][] = [
+      [{ calls: [] }, 'calls'],
+      [{ calls: [calls[1], { ...calls[2], id: 'b2' }] }, 'own id'],
+      [{ calls: Array.from({ length: 257 }, (_, i) => ({ ...calls[1], id: `x${i}` })) }, 'calls'],
+      [{ calls: [{ ...calls[1], id: '#finish' }] }, '#finish'],
+      [{ calls: [calls[1]], extra: true }, 'extra'],
+      [calls, 'expected object'],
+    ];
+    for (const [body, mention] of bad) {
+      const response = await call(service, 'POST', `/v1/sessions/${id}/checks`, body);
+      const problem = (await response.json()) as { code: string; message: string };
+      expect(response.status, JSON.stringify(problem)).toBe(400);
+      expect(problem.code).toBe('invalid-request');
+      expect(problem.message).toContain(mention);
+    }
+    const session = (await (await call(service, 'GET', `/v1/sessions/${id}`)).json()) as {
+      decisions: unknown[];
+    };
+    expect(session.decisions).toEqual([]);
+  });
+
+  it('commits checks that arrive together in one transaction', async () => {
+    const service = app();
+    const ids = await Promise.all(Array.from({ length: 6 }, () => bankSession(service)));
+    const before = store.groupCommits;
+    const answers = await Promise.all(
+      ids.map((id, index) =>
+        call(service, 'POST', `/v1/sessions/${id}/check`, { ...calls[1], id: `g${index}` }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
+    // Six checks, each journaled and audited before its answer — in fewer commits.
+    expect(store.groupCommits - before).toBeLessThan(ids.length);
+    expect(verifyAuditFile(dbPath)).toMatchObject({ ok: true, entries: 12 });
+  });
+
+  it('when a group commit fails, refuses every call of the group and keeps none of them', async () => {
+    const service = app();
+    const first = await bankSession(service);
+    const second = await bankSession(service);
+    store.database.exec(
+      "CREATE TRIGGER poison BEFORE INSERT ON audit WHEN NEW.body LIKE '%poison%' BEGIN SELECT RAISE(ABORT, 'the disk is full'); END",
+    );
+    const json = async (answer: Response | Promise<Response>) => (await answer).json();
+    const [fine, poisoned] = (await Promise.all([
+      json(call(service, 'POST', `/v1/sessions/${first}/check`, { ...calls[1], id: 'ok' })),
+      json(
+        call(service, 'POST', `/v1/sessions/${second}/checks`, {
+          calls: [{ ...calls[1], id: 'p1', args: { note: 'poison' } }, calls[2]],
+        }),
+      ),
+    ])) as [Decision, { decisions: Decision[] }];
+    expect(fine.action).toBe('refuse');
+    expect(fine.verdict.reasons[0]?.code).toBe('internal-error');
+    expect(poisoned.decisions.map((decision) => decision.action)).toEqual(['refuse', 'refuse']);
+    expect(logged.join('\n')).toContain('the disk is full');
+    store.database.exec('DROP TRIGGER poison');
+    // Nothing of the failed group was kept: the sessions restore without those calls.
+    for (const id of [first, second]) {
+      const session = (await (await call(service, 'GET', `/v1/sessions/${id}`)).json()) as {
+        decisions: unknown[];
+      };
+      expect(session.decisions).toEqual([]);
+    }
+    const again = await call(service, 'POST', `/v1/sessions/${first}/check`, {
+      ...calls[1],
+      id: 'ok',
+    });
+    expect(((await again.json()) as Decision).action).toBe('run');
+    expect(verifyAuditFile(dbPath)).toMatchObject({ ok: true });
+  });
+});

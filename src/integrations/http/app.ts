@@ -6,7 +6,14 @@ import { z } from 'zod';
 import type { ChatModel } from '../../formalize/index.js';
 import { openApiDocument } from './openapi.js';
 import { approvalsPage } from './page.js';
-import { approveBody, checkBody, createSessionBody, observeBody, resultBody } from './schemas.js';
+import {
+  approveBody,
+  checkBody,
+  checkManyBody,
+  createSessionBody,
+  observeBody,
+  resultBody,
+} from './schemas.js';
 import { ServiceProblem, Sessions } from './sessions.js';
 import { type ServiceStore, sha256Hex } from './store.js';
 
@@ -108,14 +115,25 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
       cors({ origin: options.corsOrigin, allowHeaders: ['Authorization', 'Content-Type'] }),
     );
   }
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: maxBody,
-      onError: (c) =>
-        problem(c, 413, 'body-too-large', `the request body is larger than ${maxBody} bytes`),
-    }),
-  );
+  const tooLarge = (c: Context) => {
+    // The rest of the body is not read: the connection cannot carry another request.
+    c.header('Connection', 'close');
+    return problem(c, 413, 'body-too-large', `the request body is larger than ${maxBody} bytes`);
+  };
+  const streamedLimit = bodyLimit({ maxSize: maxBody, onError: tooLarge });
+  app.use('*', async (c, next) => {
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      // Node's HTTP parser reads exactly Content-Length bytes as this request's body, so
+      // the header alone bounds it — and the body is then read without wrapping it in a
+      // stream (most of a check's cost on the server was that wrapping).
+      if (!/^\d{1,15}$/.test(length.trim())) {
+        return problem(c, 400, 'invalid-request', 'the Content-Length header is not a number');
+      }
+      return Number(length) > maxBody ? tooLarge(c) : next();
+    }
+    return streamedLimit(c, next);
+  });
 
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument));
   app.get('/', (c) => {
@@ -190,32 +208,38 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.post('/v1/sessions/:id/check', async (c) => {
     const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
     const call = await body(c, checkBody);
-    return c.json(sessions.check(live, call));
+    return c.json(await sessions.check(live, call));
+  });
+
+  app.post('/v1/sessions/:id/checks', async (c) => {
+    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const { calls } = await body(c, checkManyBody);
+    return c.json({ decisions: await sessions.checkMany(live, calls) });
   });
 
   app.post('/v1/sessions/:id/approve', async (c) => {
     const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
     const { id: callId, approved } = await body(c, approveBody);
-    return c.json(sessions.approve(live, callId, approved));
+    return c.json(await sessions.approve(live, callId, approved));
   });
 
   app.post('/v1/sessions/:id/result', async (c) => {
     const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
     const given = await body(c, resultBody);
     const outcome = 'error' in given ? { error: given.error } : { output: given.output };
-    return c.json(sessions.result(live, given.id, outcome));
+    return c.json(await sessions.result(live, given.id, outcome));
   });
 
   app.post('/v1/sessions/:id/observe', async (c) => {
     const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
     const { updates } = await body(c, observeBody);
-    return c.json(sessions.observe(live, updates));
+    return c.json(await sessions.observe(live, updates));
   });
 
   app.post('/v1/sessions/:id/finish', async (c) => {
     const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
     await body(c, z.object({}).strict(), true);
-    return c.json(sessions.finish(live));
+    return c.json(await sessions.finish(live));
   });
 
   app.get('/v1/sessions', (c) => c.json({ sessions: sessions.list(c.get('tokenHash')) }));

@@ -3,7 +3,8 @@
  * checks/s with 8 concurrent clients on 2 cores, p99 ≤ 5 ms): each client starts a
  * session from the bank-transfer spec and sends checks with fresh call ids — each one
  * decided, journaled and audited in SQLite before the answer — moving to a new session
- * every `checksPerSession` checks, as agent runs do. Run the server in another process
+ * every `checksPerSession` checks, as agent runs do; with `batch` > 1 each request carries
+ * that many calls (`POST …/checks`) and its latency is the batch's. Run the server in another process
  * (`intentguard serve --rate-limit 0`) so that clients and server do not share a thread.
  *
  * @example
@@ -54,6 +55,11 @@ export interface ThroughputOptions {
   readonly warmupMs?: number;
   /** Checks per session before the client starts another (default 100). */
   readonly checksPerSession?: number;
+  /**
+   * Calls per request (default 1: `POST …/check`); more sends them as one batch to
+   * `POST …/checks`, as an agent's parallel tool calls are.
+   */
+  readonly batch?: number;
   /** The spec and tool schemas of the sessions (default: a one-tool read-only spec). */
   readonly spec?: string;
   readonly tools?: unknown;
@@ -61,9 +67,12 @@ export interface ThroughputOptions {
 
 export interface ThroughputFigures {
   readonly clients: number;
+  /** Calls per request. */
+  readonly batch: number;
   readonly checks: number;
   readonly seconds: number;
   readonly checksPerSecond: number;
+  /** Request latency (a batch's, with `batch` > 1). */
   readonly p50Ms: number;
   readonly p99Ms: number;
   /** Requests answered with anything but 200. */
@@ -101,12 +110,16 @@ export async function measureCheckThroughput(
   const durationMs = options.durationMs ?? 10_000;
   const warmupMs = options.warmupMs ?? 1000;
   const perSession = options.checksPerSession ?? 100;
+  const batch = options.batch ?? 1;
+  if (!Number.isInteger(batch) || batch < 1) throw new RangeError('batch: a whole number ≥ 1');
   const headers = { Authorization: `Bearer ${options.token}`, 'Content-Type': 'application/json' };
   const sessionBody = JSON.stringify({
     spec: options.spec ?? defaultSpec,
     tools: options.tools ?? defaultTools,
   });
+  /** Per request (a batch is answered as a whole). */
   const latencies: number[] = [];
+  let checks = 0;
   let errors = 0;
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   const start = performance.now();
@@ -117,30 +130,41 @@ export async function measureCheckThroughput(
     let session = '';
     let n = 0;
     while (performance.now() < end) {
-      if (n % perSession === 0) {
+      if (n % perSession < batch) {
         const created = await post(agent, `${options.url}/v1/sessions`, headers, sessionBody);
         const body = JSON.parse(created.text) as { id?: string };
         if (created.status !== 201 || body.id === undefined)
           throw new Error(`could not start a session: ${created.status}`);
         session = body.id;
       }
-      n++;
-      const call = JSON.stringify({
-        id: `c${index}-${n}`,
-        name: n % 2 === 0 ? 'Lookup' : 'DeleteRecord',
-        args: { key: `k${n}` },
+      const calls = Array.from({ length: batch }, () => {
+        n++;
+        return {
+          id: `c${index}-${n}`,
+          name: n % 2 === 0 ? 'Lookup' : 'DeleteRecord',
+          args: { key: `k${n}` },
+        };
       });
       const sent = performance.now();
-      const response = await post(
-        agent,
-        `${options.url}/v1/sessions/${session}/check`,
-        headers,
-        call,
-      );
+      const response =
+        batch === 1
+          ? await post(
+              agent,
+              `${options.url}/v1/sessions/${session}/check`,
+              headers,
+              JSON.stringify(calls[0]),
+            )
+          : await post(
+              agent,
+              `${options.url}/v1/sessions/${session}/checks`,
+              headers,
+              JSON.stringify({ calls }),
+            );
       const took = performance.now() - sent;
       if (sent >= measureFrom && sent < end) {
         latencies.push(took);
-        if (response.status !== 200) errors++;
+        checks += batch;
+        if (response.status !== 200) errors += batch;
       }
     }
   }
@@ -154,9 +178,10 @@ export async function measureCheckThroughput(
   const seconds = durationMs / 1000;
   return {
     clients,
-    checks: latencies.length,
+    batch,
+    checks,
     seconds,
-    checksPerSecond: Math.round(latencies.length / seconds),
+    checksPerSecond: Math.round(checks / seconds),
     p50Ms: Math.round(percentile(sorted, 0.5) * 100) / 100,
     p99Ms: Math.round(percentile(sorted, 0.99) * 100) / 100,
     errors,

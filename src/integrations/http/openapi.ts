@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { approveBody, checkBody, createSessionBody, observeBody, resultBody } from './schemas.js';
+import {
+  approveBody,
+  checkBody,
+  checkManyBody,
+  createSessionBody,
+  observeBody,
+  resultBody,
+} from './schemas.js';
 
 function schemaOf(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, {
@@ -123,6 +130,11 @@ export const openApiDocument = {
       'Check',
       'Decision',
     ),
+    '/v1/sessions/{id}/checks': post(
+      'Decide several calls in order, as if sent one by one (parallel tool calls); one write for all',
+      'CheckMany',
+      'Decisions',
+    ),
     '/v1/sessions/{id}/approve': post("A person's answer to an ask", 'Approve', 'Decision'),
     '/v1/sessions/{id}/result': post(
       "A call's outcome: output, or error (rolls back)",
@@ -201,6 +213,14 @@ export const openApiDocument = {
       },
       CreateSession: schemaOf(createSessionBody),
       Check: schemaOf(checkBody),
+      CheckMany: schemaOf(checkManyBody),
+      Decisions: {
+        type: 'object',
+        required: ['decisions'],
+        properties: {
+          decisions: { type: 'array', items: { $ref: '#/components/schemas/Decision' } },
+        },
+      },
       Approve: schemaOf(approveBody),
       Result: schemaOf(resultBody),
       Observe: schemaOf(observeBody),

@@ -40,6 +40,16 @@ export const checkBody = z
   })
   .strict();
 
+/** The most calls one batch may carry (an agent's parallel tool calls are a handful). */
+export const maxBatchCalls = 256;
+
+export const checkManyBody = z
+  .object({ calls: z.array(checkBody).min(1).max(maxBatchCalls) })
+  .strict()
+  .refine((body) => new Set(body.calls.map((call) => call.id)).size === body.calls.length, {
+    message: 'every call of a batch needs its own id',
+  });
+
 export const approveBody = z.object({ id, approved: z.boolean() }).strict();
 
 export const resultBody = z

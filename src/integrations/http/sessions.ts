@@ -46,6 +46,8 @@ interface LiveSession {
   /** Audit records the guard emitted since the last write. */
   readonly pending: AuditRecord[];
   finished: boolean;
+  /** The last write queued for this session (settled once committed or failed). */
+  lastWrite?: Promise<void> | undefined;
 }
 
 interface StoredOptions {
@@ -330,12 +332,17 @@ export class Sessions {
     return live;
   }
 
-  /** Runs a mutation on the guard, then writes its journal events and audit records before returning. */
-  #mutate<T>(
+  /**
+   * Runs a mutation on the guard, then queues its journal events and audit records for
+   * the store's next group commit and answers once they are committed. The guard
+   * decides synchronously, so mutations of one session stay in order; a failed commit
+   * forgets the live guard (the file has the last good state) and fails the request.
+   */
+  async #mutate<T>(
     live: LiveSession,
     operation: (guard: Guard) => T,
     finishes?: (answer: T) => boolean,
-  ): T {
+  ): Promise<T> {
     if (live.finished) {
       throw new ServiceProblem(
         409,
@@ -349,29 +356,27 @@ export class Sessions {
       answer = operation(live.guard);
     } catch (error) {
       // The guard may be half-way through a change: forget it; the file has the last good state.
-      this.#live.delete(live.stored.id);
+      this.#forget(live);
       live.pending.length = 0;
       throw error;
     }
     const finishedNow = finishes?.(answer) ?? false;
     // The guard journals only what it also reports as an event: nothing reported (a
-    // repeated check, say) means nothing to write, and no journal to copy.
-    if (live.pending.length === 0 && !finishedNow) return answer;
-    const fresh = live.guard.journalSince(live.persisted);
-    const length = live.persisted + fresh.length;
-    const finished = finishedNow;
-    try {
-      this.#store.append(live.stored.id, live.persisted, fresh, live.pending, finished);
-    } catch (error) {
-      // Memory is ahead of the file: forget the live guard; it is restored from the file next time.
-      this.#live.delete(live.stored.id);
-      throw error;
-    } finally {
-      live.pending.length = 0;
+    // repeated check, say) means nothing to write — but the answer may rest on a write
+    // still waiting for its commit, so it waits for that one.
+    if (live.pending.length === 0 && !finishedNow) {
+      await this.#settled(live, live.lastWrite);
+      return answer;
     }
-    live.persisted = length;
-    if (finished) {
-      live.finished = true;
+    const from = live.persisted;
+    const fresh = live.guard.journalSince(from);
+    const audit = live.pending.splice(0);
+    live.persisted = from + fresh.length;
+    if (finishedNow) live.finished = true;
+    const write = this.#store.write(live.stored.id, from, fresh, audit, finishedNow);
+    live.lastWrite = write;
+    await this.#settled(live, write);
+    if (finishedNow) {
       // Finished sessions stay readable (restored from the file on demand); memory keeps the recent ones.
       this.#finished.push(live.stored.id);
       if (this.#finished.length > maxFinishedInMemory) {
@@ -382,22 +387,52 @@ export class Sessions {
     return answer;
   }
 
-  check(live: LiveSession, call: ToolCall): GuardDecision {
+  /** Waits for a write; when it failed, memory is ahead of the file: forget the live guard. */
+  async #settled(live: LiveSession, write: Promise<void> | undefined): Promise<void> {
+    if (write === undefined) return;
     try {
-      return this.#mutate(live, (guard) => {
-        const decision = guard.check(call);
-        // An id reused for another call is refused without a journal event: audit it still.
-        if (live.pending.length === 0 && decision !== guard.decision(call.id)) {
-          live.pending.push(auditOf(live.stored.id, { kind: 'decision', call, decision }));
-        }
-        return decision;
-      });
+      await write;
+    } catch (error) {
+      this.#forget(live);
+      throw error;
+    }
+  }
+
+  /** Drops a live guard whose memory may differ from the file; the next request restores it. */
+  #forget(live: LiveSession): void {
+    if (this.#live.get(live.stored.id) === live) this.#live.delete(live.stored.id);
+  }
+
+  /** Checks one call; any failure refuses it (fail closed) and is logged. */
+  async check(live: LiveSession, call: ToolCall): Promise<GuardDecision> {
+    const [decision] = await this.checkMany(live, [call]);
+    return decision ?? internalRefusal(call.id);
+  }
+
+  /**
+   * Checks calls in order, as if sent one by one, with one write for all of them (an
+   * agent's parallel tool calls). When anything fails, every call of the batch is
+   * refused: none of their decisions was committed.
+   */
+  async checkMany(live: LiveSession, calls: readonly ToolCall[]): Promise<GuardDecision[]> {
+    try {
+      return await this.#mutate(live, (guard) =>
+        calls.map((call) => {
+          const before = live.pending.length;
+          const decision = guard.check(call);
+          // An id reused for another call is refused without a journal event: audit it still.
+          if (live.pending.length === before && decision !== guard.decision(call.id)) {
+            live.pending.push(auditOf(live.stored.id, { kind: 'decision', call, decision }));
+          }
+          return decision;
+        }),
+      );
     } catch (error) {
       if (error instanceof ServiceProblem) throw error;
       this.#log(
-        `check ${JSON.stringify(call.id).slice(0, 100)} in session ${live.stored.id} failed; refused: ${error instanceof Error ? error.message : String(error)}`,
+        `check of ${calls.length === 1 ? `call ${JSON.stringify(calls[0]?.id).slice(0, 100)}` : `${calls.length} calls`} in session ${live.stored.id} failed; refused: ${error instanceof Error ? error.message : String(error)}`,
       );
-      return internalRefusal(call.id);
+      return calls.map((call) => internalRefusal(call.id));
     }
   }
 
@@ -411,7 +446,7 @@ export class Sessions {
     }
   }
 
-  approve(live: LiveSession, id: string, approved: boolean): GuardDecision {
+  approve(live: LiveSession, id: string, approved: boolean): Promise<GuardDecision> {
     this.#known(live, id);
     return this.#mutate(live, (guard) => guard.approve(id, approved));
   }
@@ -425,7 +460,7 @@ export class Sessions {
     return this.#mutate(live, (guard) => guard.observe(updates));
   }
 
-  finish(live: LiveSession): GuardDecision {
+  finish(live: LiveSession): Promise<GuardDecision> {
     return this.#mutate(
       live,
       (guard) => guard.finish(),
