@@ -9,7 +9,8 @@ import {
   type Literal,
   type NumberValue,
   normalizeText,
-  operatorPolarity,
+  operatorTable,
+  type PositiveOperator,
 } from '../language/index.js';
 import { normalizeNeedle } from '../language/text.js';
 import type { SessionClock } from './clock.js';
@@ -95,86 +96,95 @@ function membershipSet(literal: Literal): (clock: SessionClock) => Set<string | 
   return () => fixed;
 }
 
+type OrderOperator = '<' | '<=' | '>' | '>=';
+
+const orderings: Readonly<Record<OrderOperator, (a: number, b: number) => boolean>> = {
+  '<': (a, b) => a < b,
+  '<=': (a, b) => a <= b,
+  '>': (a, b) => a > b,
+  '>=': (a, b) => a >= b,
+};
+
+function orderTest(operator: OrderOperator, literal: Literal): ConstraintTest {
+  const bound = numericLiteral(literal);
+  const compare = orderings[operator];
+  if (typeof bound === 'function') return (value, clock) => compare(value as number, bound(clock));
+  if (bound === undefined) return () => false;
+  // Two plain numbers compare natively (the common case); an exact decimal on either
+  // side compares exactly: `compare(compareNumbers(a, b), 0)` orders like `compare(a, b)`.
+  if (typeof bound === 'number') {
+    return (value) =>
+      typeof value === 'number'
+        ? compare(value, bound)
+        : compare(compareNumbers(value as NumberValue, bound), 0);
+  }
+  return (value) => compare(compareNumbers(value as NumberValue, bound), 0);
+}
+
+type PositiveCompiler = (
+  literal: Literal,
+  isList: boolean,
+  settings: SimilaritySettings,
+) => ConstraintTest;
+
+/** The run-time test of every positive operator (the operator table's engine side). */
+const positiveCompilers: Readonly<Record<PositiveOperator, PositiveCompiler>> = {
+  '=': (literal, isList) => {
+    if (isList) {
+      const elements = literal.kind === 'list' ? literal.elements.map(equalsTest) : [];
+      return (value, clock) =>
+        Array.isArray(value) &&
+        value.length === elements.length &&
+        value.every((item, index) => elements[index]?.(item, clock) === true);
+    }
+    const test = equalsTest(literal);
+    return (value, clock) => test(value as ScalarValue, clock);
+  },
+  '<': (literal) => orderTest('<', literal),
+  '<=': (literal) => orderTest('<=', literal),
+  '>': (literal) => orderTest('>', literal),
+  '>=': (literal) => orderTest('>=', literal),
+  in: (literal, isList) => {
+    const members = membershipSet(literal);
+    if (isList) {
+      return (value, clock) => {
+        const set = members(clock);
+        return Array.isArray(value) && value.every((item) => set.has(runtimeKey(item)));
+      };
+    }
+    return (value, clock) => members(clock).has(runtimeKey(value as ScalarValue));
+  },
+  contains: (literal, isList) => {
+    if (isList) {
+      const test = equalsTest(literal);
+      return (value, clock) => Array.isArray(value) && value.some((item) => test(item, clock));
+    }
+    // Both sides normalized (LANGUAGE.md §5.1): `x@EVIL.com` contains "@evil.com".
+    const needle = literal.kind === 'text' ? normalizeNeedle(literal.value) : '';
+    return (value) => isTextValue(value) && value.key.includes(needle);
+  },
+  matches: (literal, isList) => {
+    // On the normalized text, by the linear-time engine the checker compiled it for.
+    const regex = literal.kind === 'regex' ? literal.regex : undefined;
+    const test = (item: ScalarValue) =>
+      regex !== undefined && isTextValue(item) && regex.test(item.key);
+    if (isList) return (value) => Array.isArray(value) && value.some(test);
+    return (value) => test(value as ScalarValue);
+  },
+  '~': (literal, isList, settings) => {
+    const target = literal.kind === 'text' ? literal.value : '';
+    const test = (item: ScalarValue) =>
+      isTextValue(item) &&
+      similarityOf(settings.similarity, item.raw, target) >= settings.threshold;
+    if (isList) return (value) => Array.isArray(value) && value.some(test);
+    return (value) => test(value as ScalarValue);
+  },
+};
+
 function positiveTest(constraint: CheckedConstraint, settings: SimilaritySettings): ConstraintTest {
   const { value: literal, variable } = constraint;
-  const operator = operatorPolarity[constraint.operator].positive;
-  const isList = variable.type.kind === 'list';
-  switch (operator) {
-    case '=': {
-      if (isList) {
-        const elements = literal.kind === 'list' ? literal.elements.map(equalsTest) : [];
-        return (value, clock) =>
-          Array.isArray(value) &&
-          value.length === elements.length &&
-          value.every((item, index) => elements[index]?.(item, clock) === true);
-      }
-      const test = equalsTest(literal);
-      return (value, clock) => test(value as ScalarValue, clock);
-    }
-    case '<':
-    case '<=':
-    case '>':
-    case '>=': {
-      const bound = numericLiteral(literal);
-      const compare =
-        operator === '<'
-          ? (a: number, b: number) => a < b
-          : operator === '<='
-            ? (a: number, b: number) => a <= b
-            : operator === '>'
-              ? (a: number, b: number) => a > b
-              : (a: number, b: number) => a >= b;
-      if (typeof bound === 'function')
-        return (value, clock) => compare(value as number, bound(clock));
-      if (bound === undefined) return () => false;
-      // Two plain numbers compare natively (the common case); an exact decimal on either
-      // side compares exactly: `compare(compareNumbers(a, b), 0)` orders like `compare(a, b)`.
-      if (typeof bound === 'number') {
-        return (value) =>
-          typeof value === 'number'
-            ? compare(value, bound)
-            : compare(compareNumbers(value as NumberValue, bound), 0);
-      }
-      return (value) => compare(compareNumbers(value as NumberValue, bound), 0);
-    }
-    case 'in': {
-      const members = membershipSet(literal);
-      if (isList) {
-        return (value, clock) => {
-          const set = members(clock);
-          return Array.isArray(value) && value.every((item) => set.has(runtimeKey(item)));
-        };
-      }
-      return (value, clock) => members(clock).has(runtimeKey(value as ScalarValue));
-    }
-    case 'contains': {
-      if (isList) {
-        const test = equalsTest(literal);
-        return (value, clock) => Array.isArray(value) && value.some((item) => test(item, clock));
-      }
-      // Both sides normalized (LANGUAGE.md §5.1): `x@EVIL.com` contains "@evil.com".
-      const needle = literal.kind === 'text' ? normalizeNeedle(literal.value) : '';
-      return (value) => isTextValue(value) && value.key.includes(needle);
-    }
-    case 'matches': {
-      // On the normalized text, by the linear-time engine the checker compiled it for.
-      const regex = literal.kind === 'regex' ? literal.regex : undefined;
-      const test = (item: ScalarValue) =>
-        regex !== undefined && isTextValue(item) && regex.test(item.key);
-      if (isList) return (value) => Array.isArray(value) && value.some(test);
-      return (value) => test(value as ScalarValue);
-    }
-    case '~': {
-      const target = literal.kind === 'text' ? literal.value : '';
-      const test = (item: ScalarValue) =>
-        isTextValue(item) &&
-        similarityOf(settings.similarity, item.raw, target) >= settings.threshold;
-      if (isList) return (value) => Array.isArray(value) && value.some(test);
-      return (value) => test(value as ScalarValue);
-    }
-    default:
-      return () => false;
-  }
+  const operator = operatorTable[constraint.operator].positive;
+  return positiveCompilers[operator](literal, variable.type.kind === 'list', settings);
 }
 
 /**
@@ -187,7 +197,7 @@ export function compileConstraintTest(
   settings: SimilaritySettings,
 ): ConstraintTest {
   const positive = positiveTest(constraint, settings);
-  return operatorPolarity[constraint.operator].negated
+  return operatorTable[constraint.operator].negated
     ? (value, clock) => !positive(value, clock)
     : positive;
 }

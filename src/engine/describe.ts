@@ -1,8 +1,7 @@
-import type {
-  CheckedConstraint,
-  Operator,
-  PredicateDeclaration,
-  VariableType,
+import {
+  type CheckedConstraint,
+  operatorPhrase,
+  type PredicateDeclaration,
 } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
@@ -12,43 +11,6 @@ import { describeLiteral } from './constraint-test.js';
  * Plain-language pieces that feedback and roadmaps are built from. Everything here
  * is deterministic and short, because it ends up in an agent's prompt.
  */
-
-const temporal = new Set(['date', 'time', 'datetime']);
-
-export function operatorPhrase(operator: Operator, type: VariableType): string {
-  const isTemporal = temporal.has(type.kind);
-  const isList = type.kind === 'list';
-  switch (operator) {
-    case '=':
-      return 'equal to';
-    case '!=':
-      return 'not equal to';
-    case '<':
-      return isTemporal ? 'earlier than' : 'less than';
-    case '<=':
-      return isTemporal ? 'no later than' : 'at most';
-    case '>':
-      return isTemporal ? 'later than' : 'greater than';
-    case '>=':
-      return isTemporal ? 'no earlier than' : 'at least';
-    case '~':
-      return isList ? 'with an element similar to' : 'similar to';
-    case '!~':
-      return isList ? 'with no element similar to' : 'not similar to';
-    case 'in':
-      return isList ? 'within' : 'one of';
-    case 'not in':
-      return isList ? 'not within' : 'none of';
-    case 'contains':
-      return 'containing';
-    case 'not contains':
-      return 'not containing';
-    case 'matches':
-      return isList ? 'with an element matching' : 'matching';
-    case 'not matches':
-      return isList ? 'with no element matching' : 'not matching';
-  }
-}
 
 /** `time earlier than 19:00` */
 export function describeConstraint(constraint: CheckedConstraint, clock: SessionClock): string {

@@ -2,7 +2,7 @@ import {
   type CheckedConstraint,
   type Literal,
   normalizeText,
-  operatorPolarity,
+  operatorTable,
 } from '../language/index.js';
 import { normalizeNeedle } from '../language/text.js';
 import { confusableSkeletons } from '../language/unicode/skeleton.js';
@@ -39,7 +39,7 @@ export function compileGuardTest(
   settings: SimilaritySettings,
 ): ConstraintTest {
   const type = constraint.variable.type;
-  const { positive: operator, negated } = operatorPolarity[constraint.operator];
+  const { positive: operator, negated } = operatorTable[constraint.operator];
   const literal = constraint.value;
   if (type.kind === 'text') {
     if (operator === 'contains') {

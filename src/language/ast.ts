@@ -1,4 +1,5 @@
 import type { NumberValue } from './decimal.js';
+import type { Operator } from './operators.js';
 import type { SourceRange } from './source-range.js';
 
 /**
@@ -16,43 +17,7 @@ export interface Identifier {
 export const comparisonOperators = ['=', '!=', '<', '<=', '>', '>='] as const;
 export type ComparisonOperator = (typeof comparisonOperators)[number];
 
-export const operators = [
-  '=',
-  '!=',
-  '~',
-  '!~',
-  '<',
-  '<=',
-  '>',
-  '>=',
-  'in',
-  'not in',
-  'contains',
-  'not contains',
-  'matches',
-  'not matches',
-] as const;
-export type Operator = (typeof operators)[number];
-
-/** The positive form of every operator and whether it is negated. */
-export const operatorPolarity: Readonly<
-  Record<Operator, { readonly positive: Operator; readonly negated: boolean }>
-> = {
-  '=': { positive: '=', negated: false },
-  '!=': { positive: '=', negated: true },
-  '~': { positive: '~', negated: false },
-  '!~': { positive: '~', negated: true },
-  '<': { positive: '<', negated: false },
-  '<=': { positive: '<=', negated: false },
-  '>': { positive: '>', negated: false },
-  '>=': { positive: '>=', negated: false },
-  in: { positive: 'in', negated: false },
-  'not in': { positive: 'in', negated: true },
-  contains: { positive: 'contains', negated: false },
-  'not contains': { positive: 'contains', negated: true },
-  matches: { positive: 'matches', negated: false },
-  'not matches': { positive: 'matches', negated: true },
-};
+export { type Operator, operatorPolarity, operators } from './operators.js';
 
 export const relativeDates = ['today', 'tomorrow', 'yesterday', 'now'] as const;
 export type RelativeDate = (typeof relativeDates)[number];

@@ -19,8 +19,8 @@ export type {
 } from './ast.js';
 export { confirmCategories, operatorPolarity, operators, relativeDates, ruleIds } from './ast.js';
 export { type CheckOptions, check, checkSpec, checkWithDiagnostics } from './checker/check.js';
-export { allowedOperators, type Literal } from './checker/literal.js';
-export { implies, literalKey, negateOperator, satisfiable } from './checker/satisfiability.js';
+export type { Literal } from './checker/literal.js';
+export { implies, literalKey, satisfiable } from './checker/satisfiability.js';
 export type {
   CheckedConstraint,
   CheckedGuard,
@@ -67,6 +67,14 @@ export {
 export { IntentguardError, type IntentguardErrorOptions } from './errors.js';
 export { extractSpecRegion, type SpecRegion } from './extract.js';
 export { defaultLimits, type Limits, resolveLimits } from './limits.js';
+export {
+  allowedOperators,
+  negateOperator,
+  type OperatorInfo,
+  operatorPhrase,
+  operatorTable,
+  type PositiveOperator,
+} from './operators.js';
 export { type ParsedSpec, type ParseOptions, parse, parseWithDiagnostics } from './parser.js';
 export {
   print,

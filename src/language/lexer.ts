@@ -1,12 +1,13 @@
 import { approximateNumber, isDecimal, type NumberProblem, readNumber } from './decimal.js';
 import type { DiagnosticBag } from './diagnostics/diagnostic.js';
 import type { Limits } from './limits.js';
+import { operatorSymbols } from './operators.js';
 import { compileRegex } from './regex.js';
 import type { LineIndex } from './source-range.js';
 import type { Comment, SymbolText, Token } from './tokens.js';
 
-/** Single characters that stand for a symbol, including the Unicode spellings. */
-const singleSymbols: Readonly<Record<string, SymbolText>> = {
+/** Punctuation; operator spellings come from the operator table. */
+const punctuation: Readonly<Record<string, SymbolText>> = {
   '(': '(',
   ')': ')',
   '[': '[',
@@ -16,36 +17,30 @@ const singleSymbols: Readonly<Record<string, SymbolText>> = {
   '∧': '&',
   '→': '->',
   '⇒': '->',
-  '=': '=',
-  '≠': '!=',
-  '~': '~',
-  '≃': '~',
-  '≈': '~',
-  '<': '<',
-  '≤': '<=',
-  '>': '>',
-  '≥': '>=',
-  '∈': 'in',
-  '⊆': 'in',
-  '∉': 'not in',
-  '⊄': 'not in',
-  '⊈': 'not in',
+  '->': '->',
+  '=>': '->',
   '.': '.',
   ';': ';',
   ':': ':',
 };
 
+const allSymbols: ReadonlyArray<readonly [string, SymbolText]> = [
+  ...Object.entries(punctuation),
+  // Symbol-spelled operators are exactly the operator symbols of `SymbolText`.
+  ...[...operatorSymbols].map(
+    ([spelling, operator]) => [spelling, operator as SymbolText] as const,
+  ),
+];
+
+/** Single characters that stand for a symbol, including the Unicode spellings. */
+const singleSymbols: Readonly<Record<string, SymbolText>> = Object.fromEntries(
+  allSymbols.filter(([spelling]) => spelling.length === 1),
+);
+
 /** Two-character symbols, tried before single ones. */
-const doubleSymbols: Readonly<Record<string, SymbolText>> = {
-  '->': '->',
-  '=>': '->',
-  '==': '=',
-  '!=': '!=',
-  '<>': '!=',
-  '!~': '!~',
-  '<=': '<=',
-  '>=': '>=',
-};
+const doubleSymbols: Readonly<Record<string, SymbolText>> = Object.fromEntries(
+  allSymbols.filter(([spelling]) => spelling.length === 2),
+);
 
 const doubleStarts = new Set(Object.keys(doubleSymbols).map((pair) => pair.charCodeAt(0)));
 

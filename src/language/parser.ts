@@ -27,6 +27,7 @@ import { type Diagnostic, DiagnosticBag, type DiagnosticData } from './diagnosti
 import { extractSpecRegion } from './extract.js';
 import { type IncrementalLexer, startLexer } from './lexer.js';
 import { type Limits, resolveLimits } from './limits.js';
+import { isOperator, operatorWords } from './operators.js';
 import { failure, type Result, success } from './result.js';
 import { LineIndex, type SourceRange } from './source-range.js';
 import type { Token } from './tokens.js';
@@ -660,38 +661,26 @@ class Parser {
   // op ::= '=' | '!=' | '~' | '!~' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in' | 'contains' | ...
   parseOperator(): Operator {
     const token = this.current;
-    if (token.kind === 'symbol') {
-      const symbols: Record<string, Operator> = {
-        '=': '=',
-        '!=': '!=',
-        '~': '~',
-        '!~': '!~',
-        '<': '<',
-        '<=': '<=',
-        '>': '>',
-        '>=': '>=',
-        in: 'in',
-        'not in': 'not in',
-      };
-      const operator = symbols[token.text];
-      if (operator) {
-        this.advance();
-        return operator;
-      }
+    // The lexer normalised symbol spellings (`≤` is `<=`, `∈` is `in`) to operator names.
+    if (token.kind === 'symbol' && isOperator(token.text)) {
+      this.advance();
+      return token.text;
     }
     if (token.kind === 'identifier') {
       const word = token.text.toLowerCase();
-      if (word === 'in' || word === 'contains' || word === 'matches') {
+      const operator = operatorWords.get(word);
+      if (operator !== undefined) {
         this.advance();
-        return word;
+        return operator;
       }
       if (word === 'not') {
         const next = this.peek();
         const nextWord = next.kind === 'identifier' ? next.text.toLowerCase() : '';
-        if (nextWord === 'in' || nextWord === 'contains' || nextWord === 'matches') {
+        const negated = operatorWords.get(`not ${nextWord}`);
+        if (negated !== undefined) {
           this.advance();
           this.advance();
-          return `not ${nextWord}` as Operator;
+          return negated;
         }
         this.unexpected("'in', 'contains' or 'matches' after 'not'", next);
       }

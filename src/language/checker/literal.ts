@@ -35,48 +35,7 @@ export type Literal =
       readonly flags: string;
     };
 
-/** Operators defined for each kind of variable type (LANGUAGE.md §5.1). */
-export function allowedOperators(type: VariableType): readonly Operator[] {
-  switch (type.kind) {
-    case 'text':
-      return [
-        '=',
-        '!=',
-        '~',
-        '!~',
-        'in',
-        'not in',
-        'contains',
-        'not contains',
-        'matches',
-        'not matches',
-      ];
-    case 'number':
-    case 'date':
-    case 'time':
-    case 'datetime':
-      return ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in'];
-    case 'boolean':
-      return ['=', '!='];
-    case 'enum':
-      return ['=', '!=', 'in', 'not in'];
-    case 'list':
-      return type.element === 'text'
-        ? [
-            '=',
-            '!=',
-            'in',
-            'not in',
-            'contains',
-            'not contains',
-            'matches',
-            'not matches',
-            '~',
-            '!~',
-          ]
-        : ['=', '!=', 'in', 'not in', 'contains', 'not contains'];
-  }
-}
+export { allowedOperators } from '../operators.js';
 
 export type TypingProblem =
   | {

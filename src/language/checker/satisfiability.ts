@@ -1,5 +1,6 @@
 import type { Operator } from '../ast.js';
 import { compareNumbers, type NumberValue, numberText } from '../decimal.js';
+import { negateOperator, operatorTable } from '../operators.js';
 import type { VariableType } from '../schema-model.js';
 import { normalizeText } from '../text.js';
 import type { Literal } from './literal.js';
@@ -16,26 +17,7 @@ export interface ConstraintLike {
   readonly value: Literal;
 }
 
-const negations: Readonly<Record<Operator, Operator>> = {
-  '=': '!=',
-  '!=': '=',
-  '~': '!~',
-  '!~': '~',
-  '<': '>=',
-  '<=': '>',
-  '>': '<=',
-  '>=': '<',
-  in: 'not in',
-  'not in': 'in',
-  contains: 'not contains',
-  'not contains': 'contains',
-  matches: 'not matches',
-  'not matches': 'matches',
-};
-
-export function negateOperator(operator: Operator): Operator {
-  return negations[operator];
-}
+export { negateOperator } from '../operators.js';
 
 /** Relative dates as offsets from a common origin, so `today < tomorrow` is decidable. */
 function relativeOffset(literal: Literal): number | undefined {
@@ -101,39 +83,24 @@ function orderedSatisfiable(
     if (members.some((member) => member === undefined)) continue;
     const numbers = members as NumberValue[];
     const single = numbers[0] ?? 0;
-    switch (operator) {
-      case '=':
-        restrict([single]);
-        break;
-      case 'in':
-        restrict(numbers);
-        break;
-      case '!=':
-        excluded.add(numberText(single));
-        break;
-      case 'not in':
-        for (const member of numbers) excluded.add(numberText(member));
-        break;
-      case '<':
-      case '<=': {
-        const order = high.value === undefined ? -1 : compareNumbers(single, high.value);
-        if (order < 0 || (order === 0 && operator === '<')) {
-          high.value = single;
-          high.inclusive = operator === '<=';
-        }
-        break;
+    const effect = operatorTable[operator].effect;
+    if (effect.kind === 'restrict') restrict(effect.all ? numbers : [single]);
+    else if (effect.kind === 'exclude') {
+      for (const member of effect.all ? numbers : [single]) excluded.add(numberText(member));
+    } else if (effect.kind === 'bound') {
+      const bound = effect.side === 'upper' ? high : low;
+      // Tighten only: a lower upper bound, or an equal one that becomes exclusive.
+      const order =
+        bound.value === undefined
+          ? effect.side === 'upper'
+            ? -1
+            : 1
+          : compareNumbers(single, bound.value);
+      const tighter = effect.side === 'upper' ? order < 0 : order > 0;
+      if (tighter || (order === 0 && !effect.inclusive)) {
+        bound.value = single;
+        bound.inclusive = effect.inclusive;
       }
-      case '>':
-      case '>=': {
-        const order = low.value === undefined ? 1 : compareNumbers(single, low.value);
-        if (order > 0 || (order === 0 && operator === '>')) {
-          low.value = single;
-          low.inclusive = operator === '>=';
-        }
-        break;
-      }
-      default:
-        break;
     }
   }
   const inside = (candidate: NumberValue) => {
@@ -176,12 +143,13 @@ function equalitySatisfiable(
       literal.kind === 'list' ? literal.elements.map(equalityKey) : [equalityKey(literal)];
     if (members.some((member) => member === undefined)) continue;
     const keys = members as string[];
-    if (operator === '=' || operator === 'in') {
-      const next = new Set(operator === '=' ? keys.slice(0, 1) : keys);
+    const effect = operatorTable[operator].effect;
+    if (effect.kind === 'restrict') {
+      const next = new Set(effect.all ? keys : keys.slice(0, 1));
       allowed =
         allowed === undefined ? next : new Set([...allowed].filter((member) => next.has(member)));
-    } else if (operator === '!=' || operator === 'not in') {
-      for (const key of operator === '!=' ? keys.slice(0, 1) : keys) excluded.add(key);
+    } else if (effect.kind === 'exclude') {
+      for (const key of effect.all ? keys : keys.slice(0, 1)) excluded.add(key);
     }
   }
   if (allowed === undefined) return true;
