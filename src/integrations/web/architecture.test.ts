@@ -1,0 +1,72 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * intentguard/web runs in browsers: no Node API may reach it, directly or through the
+ * engine it uses in the page. Checked on what a bundler sees, not only on this folder's
+ * import lines.
+ */
+const here = new URL('.', import.meta.url).pathname;
+
+const nodeBuiltins =
+  /^(node:.*|fs|path|os|child_process|http|https|net|tls|crypto|stream|zlib|url|util|worker_threads|module|buffer|events|process)(\/.*)?$/;
+
+/** Fails the build on any Node built-in, naming who imported it. */
+const noNode: Plugin = {
+  name: 'no-node',
+  setup(builder) {
+    builder.onResolve({ filter: nodeBuiltins }, (args) => ({
+      errors: [{ text: `${args.path} (a Node API) is imported by ${args.importer}` }],
+    }));
+  },
+};
+
+async function bundle(contents: string) {
+  return build({
+    stdin: { contents, resolveDir: here, loader: 'ts' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+    plugins: [noNode],
+  });
+}
+
+describe('intentguard/web in the browser', () => {
+  it('bundles for the browser without a Node API, alone and with the engine in the page', async () => {
+    const alone = await bundle("export * from './index.ts';");
+    expect(alone.errors).toEqual([]);
+    const withEngine = await bundle(
+      "export * from './index.ts'; export { createGuard } from '../../index.ts';",
+    );
+    expect(withEngine.errors).toEqual([]);
+  });
+
+  it('the no-node check does catch a Node import', async () => {
+    await expect(
+      bundle("import { readFileSync } from 'node:fs'; console.log(readFileSync);"),
+    ).rejects.toThrow(/node:fs \(a Node API\)/);
+  });
+
+  it('uses no Node globals in its own sources', () => {
+    for (const file of readdirSync(here).filter(
+      (name) => name.endsWith('.ts') && !name.endsWith('.test.ts'),
+    )) {
+      const text = readFileSync(join(here, file), 'utf8');
+      expect(text, file).not.toMatch(/\b(process|Buffer|require|__dirname|setImmediate)\b/);
+    }
+  });
+
+  it('exports exactly its pinned runtime names', async () => {
+    const module = (await import('./index.js')) as Record<string, unknown>;
+    expect(Object.keys(module).sort()).toEqual([
+      'confirmWithDialog',
+      'createWebGuard',
+      'defineStates',
+      'verdictEventName',
+    ]);
+  });
+});
