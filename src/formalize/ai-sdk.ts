@@ -5,8 +5,11 @@ import {
   generateText,
   InvalidResponseDataError,
   JSONParseError,
+  jsonSchema,
   type LanguageModel,
   NoContentGeneratedError,
+  NoObjectGeneratedError,
+  Output,
   type EmbeddingModel as SdkEmbeddingModel,
   TypeValidationError,
 } from 'ai';
@@ -23,6 +26,11 @@ import {
 export interface AiSdkModelOptions {
   /** Per-call timeout (default 60 s). */
   readonly timeoutMs?: number;
+  /**
+   * Whether to ask the provider for structured output when a request carries a
+   * `responseSchema` (default true). Off for servers whose support is unknown.
+   */
+  readonly structuredOutput?: boolean;
 }
 
 export const defaultTimeoutMs = 60_000;
@@ -161,10 +169,22 @@ export function aiSdkChatModel(
     id,
     async generate(request: ChatRequest): Promise<ChatResponse> {
       const signal = callSignal(timeoutMs, request.signal);
+      const structured =
+        request.responseSchema !== undefined && options.structuredOutput !== false
+          ? {
+              output: Output.object({
+                schema: jsonSchema(
+                  request.responseSchema.schema as Parameters<typeof jsonSchema>[0],
+                ),
+                name: request.responseSchema.name,
+              }),
+            }
+          : {};
       try {
         const result = await generateText({
           model,
           ...providerRequest(request),
+          ...structured,
           maxRetries: 0,
           abortSignal: signal,
         });
@@ -178,6 +198,19 @@ export function aiSdkChatModel(
           retries: 0,
         };
       } catch (error) {
+        // A reply that is not the object asked for is still a reply: the caller reads
+        // it leniently (and asks again when it cannot).
+        if (NoObjectGeneratedError.isInstance(error) && error.text !== undefined) {
+          return {
+            text: error.text,
+            usage: {
+              inputTokens: error.usage?.inputTokens ?? null,
+              outputTokens: error.usage?.outputTokens ?? null,
+            },
+            model: id,
+            retries: 0,
+          };
+        }
         throw toModelError(error, {
           id,
           timedOut: signal.aborted && request.signal?.aborted !== true,

@@ -4,10 +4,12 @@ import { checkSpec, type Diagnostic, type Schema, type Spec } from '../language/
 import type { Experience, ExperienceSource } from './experience.js';
 import type { FormalizeFailure, FormalizeFailureCode } from './failures.js';
 import { formalizeLimits } from './limits.js';
+import { meaningKey } from './meaning.js';
 import {
   addUsage,
   type ChatMessage,
   type ChatModel,
+  type ChatRequest,
   type ChatResponse,
   ModelError,
   type ModelPurpose,
@@ -26,8 +28,9 @@ import { encoderSystemPrompt, encoderUserPrompt, type PromptExperience } from '.
 import { type Discrepancy, repairPrompt, revisionPrompt } from './prompts/feedback.js';
 import { goalRepairPrompt, goalSystemPrompt, goalUserPrompt } from './prompts/goal.js';
 import { type PredicateSelection, type RelevanceOptions, selectPredicates } from './relevance.js';
-import { parseCheckerReply, parseGoalReply } from './reply.js';
+import { checkerReplyJsonSchema, parseCheckerReply, parseGoalReply } from './reply.js';
 import { isToolSchema, renderSignatures } from './signatures.js';
+import { ambiguityPrompt, readSpecReply } from './spec-reply.js';
 
 export type FormalizeMode = 'auto' | 'direct' | 'two-stage';
 
@@ -76,6 +79,7 @@ export type AttemptOutcome =
   | 'agree'
   | 'disagree'
   | 'unparseable'
+  | 'ambiguous'
   | 'ok'
   | 'error';
 
@@ -103,6 +107,11 @@ export interface FormalizeAttempt {
   readonly costUsd: number | null;
   readonly retries: number;
   readonly error?: string;
+  /**
+   * For an `unparseable` or `ambiguous` reply: why it could not be read (an encoder
+   * reply holding several different candidate specs, a checker reply without a verdict).
+   */
+  readonly problem?: string;
 }
 
 export interface SampleOutcome {
@@ -233,6 +242,16 @@ function integerOption(
   return value;
 }
 
+/** A model's reply quoted in a message: one line, bounded, control characters shown as spaces. */
+export function excerpt(text: string, limit = 300): string {
+  const line = text
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (line === '') return 'empty';
+  return JSON.stringify(line.length > limit ? `${line.slice(0, limit - 1)}…` : line);
+}
+
 /** Predicate names a spec uses, in its rules and guards. */
 export function predicatesOf(spec: Spec): string[] {
   const names = new Set<string>();
@@ -291,6 +310,7 @@ async function call(
     system: string;
     messages: readonly ChatMessage[];
     temperature: number;
+    responseSchema?: ChatRequest['responseSchema'];
   },
 ): Promise<{ response?: ChatResponse; error?: ModelError; latencyMs: number }> {
   context.options.onProgress?.({
@@ -308,6 +328,7 @@ async function call(
       maxOutputTokens: context.maxOutputTokens,
       purpose: request.purpose,
       sample: request.sample,
+      ...(request.responseSchema ? { responseSchema: request.responseSchema } : {}),
       ...(context.options.signal ? { signal: context.options.signal } : {}),
     });
     return { response, latencyMs: context.clock() - started };
@@ -326,7 +347,10 @@ function record(
   base: { sample: number; round: number; stage: AttemptStage; model: string },
   result: { response?: ChatResponse; error?: ModelError; latencyMs: number },
   details: Partial<
-    Pick<FormalizeAttempt, 'outcome' | 'diagnostics' | 'discrepancies' | 'reading' | 'spec'>
+    Pick<
+      FormalizeAttempt,
+      'outcome' | 'diagnostics' | 'discrepancies' | 'reading' | 'spec' | 'problem'
+    >
   > = {},
 ): FormalizeAttempt {
   const usage = result.response?.usage ?? noUsage;
@@ -345,6 +369,7 @@ function record(
     costUsd: result.response ? estimateCost(model, usage) : 0,
     retries: result.response?.retries ?? 0,
     ...(result.error ? { error: result.error.message } : {}),
+    ...(details.problem !== undefined ? { problem: details.problem } : {}),
   };
   context.attempts.push(attempt);
   context.options.onProgress?.({ kind: 'attempt', attempt });
@@ -471,6 +496,7 @@ async function semanticCheck(
   round: number,
 ): Promise<{ agree: boolean; reading: string; discrepancies: readonly Discrepancy[] }> {
   const reading = await readBack(context, spec, sample, round);
+  let lastReply = '';
   const messages: ChatMessage[] = [
     {
       role: 'user',
@@ -486,11 +512,20 @@ async function semanticCheck(
     const { result, base } = await callStage(
       context,
       checker,
-      { purpose: 'check', sample, round, system: checkerSystemPrompt, messages, temperature: 0 },
+      {
+        purpose: 'check',
+        sample,
+        round,
+        system: checkerSystemPrompt,
+        messages,
+        temperature: 0,
+        responseSchema: { name: 'verdict', schema: checkerReplyJsonSchema },
+      },
       'check',
       { reading },
     );
     const text = result.response?.text ?? '';
+    lastReply = text;
     const parsed = parseCheckerReply(text);
     if (parsed.ok) {
       record(context, base, result, {
@@ -500,15 +535,16 @@ async function semanticCheck(
       });
       return { agree: parsed.value.agree, reading, discrepancies: parsed.value.discrepancies };
     }
-    record(context, base, result, { outcome: 'unparseable', reading });
+    record(context, base, result, { outcome: 'unparseable', reading, problem: parsed.problem });
     messages.push(
       { role: 'assistant', content: text },
       { role: 'user', content: checkerRepairPrompt(parsed.problem) },
     );
   }
+  // The spec passed every static check; what failed is the checker's format.
   throw new SampleFailure(
     'checker-unusable',
-    'the checker did not answer with a verdict twice in a row.',
+    `the spec checked, but the checker did not answer with a verdict twice in a row; its last reply was ${excerpt(lastReply)}.`,
   );
 }
 
@@ -541,7 +577,23 @@ async function runSample(context: Context, sample: number): Promise<SampleOutcom
       );
       const reply = result.response?.text ?? '';
       messages.push({ role: 'assistant', content: reply });
-      const checked = checkSpec(reply, context.schema);
+      const read = readSpecReply(reply);
+      if (read.kind === 'ambiguous') {
+        // Several different specs in one reply: asking again costs a round, a guess
+        // could hand out the wrong one.
+        const problem = `the reply holds ${read.candidates.length} different candidate specs (${read.candidates.map((candidate) => `${candidate.label} at line ${candidate.line}`).join(', ')})`;
+        record(context, base, result, { outcome: 'ambiguous', problem });
+        if (round >= context.rounds) {
+          throw new SampleFailure(
+            'invalid-spec',
+            `${problem}, still after ${context.rounds} repair round${context.rounds === 1 ? '' : 's'}; none was taken.`,
+          );
+        }
+        messages.push({ role: 'user', content: ambiguityPrompt(read.candidates) });
+        continue;
+      }
+      // The rewritten text has the reply's length and lines: diagnostics point into the reply.
+      const checked = checkSpec(read.text, context.schema);
       if (!checked.ok) {
         record(context, base, result, { outcome: 'invalid', diagnostics: checked.diagnostics });
         if (round >= context.rounds) {
@@ -618,17 +670,23 @@ async function pool<T>(
   return results;
 }
 
+/**
+ * Groups the valid samples by what their specs mean (`meaningKey`), not by spelling:
+ * `Alarm`, `"Alarm"` and `alarm`, `09:00` and `09:00:00`, rules in another order or
+ * with labels are one vote. A group shows its earliest sample's spec.
+ */
 function vote(samples: readonly SampleOutcome[]): VotedSpec[] {
-  const groups = new Map<string, { spec: Spec; samples: number[] }>();
+  const groups = new Map<string, { text: string; spec: Spec; samples: number[] }>();
   for (const sample of samples) {
     if (!sample.ok || sample.text === undefined || sample.spec === undefined) continue;
-    const group = groups.get(sample.text);
+    const key = meaningKey(sample.spec);
+    const group = groups.get(key);
     if (group) group.samples.push(sample.sample);
-    else groups.set(sample.text, { spec: sample.spec, samples: [sample.sample] });
+    else groups.set(key, { text: sample.text, spec: sample.spec, samples: [sample.sample] });
   }
-  return [...groups.entries()]
-    .map(([text, group]) => ({
-      text,
+  return [...groups.values()]
+    .map((group) => ({
+      text: group.text,
       spec: group.spec,
       votes: group.samples.length,
       samples: group.samples,

@@ -25,6 +25,16 @@ export interface ChatRequest {
   /** The sample this call belongs to, 0-based (not sent to the provider). */
   readonly sample: number;
   readonly signal?: AbortSignal;
+  /**
+   * The reply should be one JSON object of this JSON Schema. Providers with structured
+   * output (OpenAI's `json_schema` response format, Anthropic's) are asked for it;
+   * others get only the prompt's instructions. The reply stays text, which the caller
+   * reads leniently: a model that ignores the request is still understood.
+   */
+  readonly responseSchema?: {
+    readonly name: string;
+    readonly schema: Readonly<Record<string, unknown>>;
+  };
 }
 
 /**

@@ -163,7 +163,12 @@ function languageModelFor(specifier: ModelSpecifier, config: ModelConfig) {
 export function createChatModel(text: string, config: ModelConfig): ChatModel {
   const specifier = parseModelSpecifier(text);
   const id = `${specifier.provider}:${specifier.model}`;
-  const model = aiSdkChatModel(id, languageModelFor(specifier, config), config);
+  // Structured output where the API defines it; compatible servers vary (and the SDK
+  // warns on the console when one is asked for a schema it cannot take).
+  const model = aiSdkChatModel(id, languageModelFor(specifier, config), {
+    ...config,
+    structuredOutput: specifier.provider === 'openai' || specifier.provider === 'anthropic',
+  });
   return config.retry === false ? model : retryingChatModel(model, config.retry ?? {});
 }
 

@@ -4,7 +4,79 @@ import type { Discrepancy } from './prompts/feedback.js';
 /** Characters of a model reply looked at; longer replies are cut (and then rarely valid). */
 export const maxReplyLength = 100_000;
 
-const jsonFencePattern = /```[ \t]*(?:json|JSON)?[ \t]*\n([\s\S]*?)```/g;
+const jsonFencePattern = /```[ \t]*(?:json[a-z0-9]*|JSON)?[ \t]*\n([\s\S]*?)```/g;
+
+/** Balanced `{…}` objects of a text, outermost, in order (strings are skipped over). */
+function objectsIn(text: string, limit = 20): string[] {
+  const found: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let index = 0; index < text.length && found.length < limit; index++) {
+    const character = text[index];
+    if (inString) {
+      if (character === '\\') index++;
+      else if (character === '"') inString = false;
+      continue;
+    }
+    if (character === '"' && depth > 0) inString = true;
+    else if (character === '{') {
+      if (depth === 0) start = index;
+      depth++;
+    } else if (character === '}' && depth > 0) {
+      depth--;
+      if (depth === 0) found.push(text.slice(start, index + 1));
+    }
+  }
+  return found;
+}
+
+/**
+ * JSON as models write it: strict first; then without `//` comments and trailing
+ * commas, and with single quotes as double (Python's `{'verdict': 'agree'}`).
+ */
+function parseLenient(candidate: string): { value: unknown } | { error: string } {
+  try {
+    return { value: JSON.parse(candidate) };
+  } catch (error) {
+    const relaxed = candidate
+      .replace(/^\s*\/\/.*$/gm, '')
+      .replace(/,(\s*[}\]])/g, '$1')
+      .replace(/'([^'"\\\n]*)'(\s*[:,}\]])/g, '"$1"$2')
+      .replace(/\bTrue\b/g, 'true')
+      .replace(/\bFalse\b/g, 'false')
+      .replace(/\bNone\b/g, 'null');
+    try {
+      return { value: JSON.parse(relaxed) };
+    } catch {
+      return { error: (error as Error).message };
+    }
+  }
+}
+
+/** The JSON values a reply may hold, in the order a reader would look for them. */
+function jsonCandidates(reply: string): { values: unknown[]; problem: string } {
+  const text = reply.slice(0, maxReplyLength);
+  const candidates: string[] = [];
+  for (const match of text.matchAll(jsonFencePattern)) candidates.push(match[1] ?? '');
+  candidates.push(text.trim());
+  const first = text.indexOf('{');
+  const last = text.lastIndexOf('}');
+  if (first !== -1 && last > first) candidates.push(text.slice(first, last + 1));
+  candidates.push(...objectsIn(text));
+  const values: unknown[] = [];
+  let problem = 'it contains no JSON object';
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    const trimmed = candidate.trim();
+    if ((!trimmed.startsWith('{') && !trimmed.startsWith('[')) || seen.has(trimmed)) continue;
+    seen.add(trimmed);
+    const parsed = parseLenient(trimmed);
+    if ('value' in parsed) values.push(parsed.value);
+    else problem = `its JSON does not parse (${parsed.error})`;
+  }
+  return { values, problem };
+}
 
 /**
  * The JSON object in a model's reply: in a fence, bare, or between the first `{` and
@@ -13,24 +85,11 @@ const jsonFencePattern = /```[ \t]*(?:json|JSON)?[ \t]*\n([\s\S]*?)```/g;
 export function extractJson(
   reply: string,
 ): { readonly value: unknown } | { readonly problem: string } {
-  const text = reply.slice(0, maxReplyLength);
-  const candidates: string[] = [];
-  for (const match of text.matchAll(jsonFencePattern)) candidates.push(match[1] ?? '');
-  candidates.push(text.trim());
-  const first = text.indexOf('{');
-  const last = text.lastIndexOf('}');
-  if (first !== -1 && last > first) candidates.push(text.slice(first, last + 1));
-  let problem = 'it contains no JSON object';
-  for (const candidate of candidates) {
-    const trimmed = candidate.trim();
-    if (!trimmed.startsWith('{')) continue;
-    try {
-      return { value: JSON.parse(trimmed) };
-    } catch (error) {
-      problem = `its JSON does not parse (${(error as Error).message})`;
-    }
-  }
-  return { problem };
+  const { values, problem } = jsonCandidates(reply);
+  const object = values.find(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  );
+  return object !== undefined ? { value: object } : { problem };
 }
 
 const boundedText = (limit: number) =>
@@ -39,28 +98,232 @@ const boundedText = (limit: number) =>
     .trim()
     .transform((text) => (text.length > limit ? `${text.slice(0, limit - 1)}…` : text));
 
-const discrepancySchema = z.union([
-  boundedText(1000).transform((issue): Discrepancy => ({ issue })),
-  z
-    .object({ issue: boundedText(1000), fix: boundedText(1000).optional() })
-    .transform(
-      (value): Discrepancy =>
-        value.fix ? { issue: value.issue, fix: value.fix } : { issue: value.issue },
-    ),
-]);
-
-const checkerReplySchema = z.object({
-  verdict: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(['agree', 'disagree'])),
-  discrepancies: z.array(discrepancySchema).max(50).default([]),
-});
+const bound = (text: string, limit: number) =>
+  text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 
 export interface CheckerVerdict {
   readonly agree: boolean;
   readonly discrepancies: readonly Discrepancy[];
+}
+
+/**
+ * The JSON schema the checker is asked to fill where the provider supports structured
+ * output; `reasoning` comes first so that the model thinks before it judges.
+ */
+export const checkerReplyJsonSchema: Readonly<Record<string, unknown>> = {
+  type: 'object',
+  properties: {
+    reasoning: { type: 'string' },
+    verdict: { type: 'string', enum: ['agree', 'disagree'] },
+    discrepancies: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { issue: { type: 'string' }, fix: { type: 'string' } },
+        required: ['issue', 'fix'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['reasoning', 'verdict', 'discrepancies'],
+  additionalProperties: false,
+};
+
+const agreeWords = new Set([
+  'agree',
+  'agrees',
+  'agreed',
+  'agreement',
+  'yes',
+  'true',
+  'match',
+  'matches',
+  'matching',
+  'matched',
+  'consistent',
+  'correct',
+  'faithful',
+  'pass',
+  'passed',
+  'valid',
+  'equivalent',
+  'ok',
+  'approve',
+  'approved',
+  'accept',
+  'accepted',
+]);
+const disagreeWords = new Set([
+  'disagree',
+  'disagrees',
+  'disagreed',
+  'disagreement',
+  'no',
+  'false',
+  'mismatch',
+  'mismatched',
+  'inconsistent',
+  'incorrect',
+  'unfaithful',
+  'fail',
+  'failed',
+  'invalid',
+  'different',
+  'reject',
+  'rejected',
+  'partial',
+  'partially agree',
+  'partly agree',
+  'partially',
+  'does not match',
+  'do not match',
+  'not match',
+  'not consistent',
+  'not equivalent',
+]);
+
+/** `true`, `"Agrees"`, `"MATCH."` → agree; `"partially agree"`, `false` → disagree; else undefined. */
+function verdictWord(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (typeof value !== 'string') return undefined;
+  const word = value
+    .toLowerCase()
+    .replace(/[*_`"'.!:]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (disagreeWords.has(word)) return false;
+  if (agreeWords.has(word)) return true;
+  return undefined;
+}
+
+const verdictKeys = [
+  'verdict',
+  'result',
+  'agree',
+  'agreement',
+  'match',
+  'matches',
+  'decision',
+  'judgement',
+  'judgment',
+  'consistent',
+  'correct',
+  'faithful',
+  'answer',
+];
+const issueKeys = ['issue', 'description', 'problem', 'discrepancy', 'message', 'detail', 'reason'];
+const fixKeys = ['fix', 'suggestion', 'suggested_fix', 'correction', 'recommendation'];
+
+function discrepancyOf(item: unknown): Discrepancy | undefined {
+  if (typeof item === 'string')
+    return item.trim() === '' ? undefined : { issue: bound(item.trim(), 1000) };
+  if (typeof item !== 'object' || item === null) return undefined;
+  const record = item as Record<string, unknown>;
+  const issue = issueKeys.map((key) => record[key]).find((value) => typeof value === 'string');
+  if (typeof issue !== 'string' || issue.trim() === '') return undefined;
+  const fix = fixKeys.map((key) => record[key]).find((value) => typeof value === 'string');
+  return typeof fix === 'string' && fix.trim() !== ''
+    ? { issue: bound(issue.trim(), 1000), fix: bound(fix.trim(), 1000) }
+    : { issue: bound(issue.trim(), 1000) };
+}
+
+/** A verdict from one parsed JSON value: an object, one nested under `result`, or the first of an array. */
+function verdictFromJson(value: unknown, depth = 0): CheckerVerdict | undefined {
+  if (depth > 3) return undefined;
+  if (Array.isArray(value))
+    return value.length > 0 ? verdictFromJson(value[0], depth + 1) : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, entry]) => [
+      key.toLowerCase(),
+      entry,
+    ]),
+  );
+  for (const key of verdictKeys) {
+    if (!(key in record)) continue;
+    const entry = record[key];
+    if (typeof entry === 'object' && entry !== null) {
+      const nested = verdictFromJson(entry, depth + 1);
+      if (nested) return nested;
+      continue;
+    }
+    const agree = verdictWord(entry);
+    if (agree === undefined) continue;
+    const list = record['discrepancies'] ?? record['issues'] ?? record['differences'];
+    const discrepancies = (Array.isArray(list) ? list : [])
+      .slice(0, 50)
+      .map(discrepancyOf)
+      .filter((item): item is Discrepancy => item !== undefined);
+    return { agree, discrepancies };
+  }
+  for (const entry of Object.values(record)) {
+    if (typeof entry === 'object' && entry !== null) {
+      const nested = verdictFromJson(entry, depth + 1);
+      if (nested) return nested;
+    }
+  }
+  return undefined;
+}
+
+/** Words after which a "yes" is no longer a plain agreement. */
+const hedges =
+  /\b(but|however|except|although|though|missing|differs?|not|no longer|instead|only partially)\b/i;
+
+/** A verdict written as text: `<Result>True</Result>`, `Verdict: agree`, `MATCH`, `Yes, the spec matches …`. */
+function verdictFromText(reply: string): CheckerVerdict | undefined {
+  const text = reply.slice(0, maxReplyLength);
+  const tagged = /<(result|verdict|answer)>\s*([^<]{1,40}?)\s*<\/\1>/gi;
+  let tag: RegExpExecArray | null = null;
+  for (let match = tagged.exec(text); match; match = tagged.exec(text)) tag = match;
+  const labelled =
+    /^[\s>*_#-]*verdict[\s*_]*[:=-][\s*_]*([A-Za-z][A-Za-z ]{0,30}?)[\s*_.!]*$/im.exec(text);
+  const whole = text.replace(/[*_`#>]/g, ' ').trim();
+  const word =
+    (tag ? verdictWord(tag[2]) : undefined) ??
+    (labelled ? verdictWord(labelled[1]) : undefined) ??
+    (whole.split(/\s+/).length <= 3 ? verdictWord(whole) : undefined);
+  const rest = (tag ? text.replace(tag[0], '') : text).replace(/<\/?think>/gi, '').trim();
+  if (word === true) return { agree: true, discrepancies: [] };
+  if (word === false) {
+    const bare = whole.split(/\s+/).length <= 3;
+    return {
+      agree: false,
+      discrepancies: bare || rest === '' ? [] : [{ issue: bound(rest, 1000) }],
+    };
+  }
+  const opening = /^(yes|no)\b[,.:;!\s-]*/i.exec(whole);
+  if (!opening) return undefined;
+  const after = whole.slice(opening[0].length).trim();
+  if ((opening[1] ?? '').toLowerCase() === 'yes')
+    return hedges.test(after) ? undefined : { agree: true, discrepancies: [] };
+  return { agree: false, discrepancies: after === '' ? [] : [{ issue: bound(after, 1000) }] };
+}
+
+/**
+ * The checker's reply: `agree` or `disagree` with discrepancies. Read leniently,
+ * because a checker that cannot be read fails the whole sample: every JSON object in
+ * the reply is tried (fenced, bare, in prose; trailing commas, comments and single
+ * quotes forgiven; nested under `result`), synonyms count (`agrees`, `match`, `true`;
+ * "partially agree" is a disagreement), and so do text verdicts (`<Result>True</Result>`,
+ * `Verdict: agree`, a one-word reply, a plain "Yes, …"). A "yes" with a hedge ("but",
+ * "except") is not read as agreement. Discrepancies listed with `agree` are kept as notes.
+ */
+export function parseCheckerReply(
+  reply: string,
+):
+  | { readonly ok: true; readonly value: CheckerVerdict }
+  | { readonly ok: false; readonly problem: string } {
+  const { values, problem } = jsonCandidates(reply);
+  for (const value of values) {
+    const verdict = verdictFromJson(value);
+    if (verdict) return { ok: true, value: verdict };
+  }
+  const text = verdictFromText(reply);
+  if (text) return { ok: true, value: text };
+  return {
+    ok: false,
+    problem: values.length > 0 ? 'its JSON has no "verdict" of "agree" or "disagree"' : problem,
+  };
 }
 
 function zodProblem(error: z.ZodError): string {
@@ -70,39 +333,64 @@ function zodProblem(error: z.ZodError): string {
   return `${where}: ${issue.message}`;
 }
 
-/**
- * The checker's structured reply: `agree` or `disagree` with discrepancies. The
- * verdict field decides; discrepancies listed with `agree` are kept as notes.
- */
-export function parseCheckerReply(
-  reply: string,
-):
-  | { readonly ok: true; readonly value: CheckerVerdict }
-  | { readonly ok: false; readonly problem: string } {
-  const json = extractJson(reply);
-  if ('problem' in json) return { ok: false, problem: json.problem };
-  const parsed = checkerReplySchema.safeParse(json.value);
-  if (!parsed.success) return { ok: false, problem: zodProblem(parsed.error) };
-  return {
-    ok: true,
-    value: { agree: parsed.data.verdict === 'agree', discrepancies: parsed.data.discrepancies },
-  };
+/** A JSON value as one line of text: strings as they are, anything else as compact JSON. */
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-const goalTextList = z.array(boundedText(500)).max(30).default([]);
+/** A list of texts as models write it: a list, one string, `null`, or objects (as JSON text). */
+const goalTextList = z.preprocess(
+  (value) =>
+    value === null || value === undefined
+      ? []
+      : (Array.isArray(value) ? value : [value]).filter((item) => item !== null).map(asText),
+  z.array(boundedText(500)).max(30),
+);
 
-const goalSchema = z.object({
-  goal: boundedText(120).pipe(z.string().min(1)),
-  summary: boundedText(1000).optional(),
-  parameters: z
+/**
+ * Parameters as a list of `{name, value}` or as an object map (`{"keyword": "Test"}`);
+ * list and object values become text (`["a@x.com", "b@x.com"]`), since stage 2 reads
+ * them as the user's values, not as structure.
+ */
+const goalParameters = z.preprocess(
+  (value) => {
+    if (value === null || value === undefined) return [];
+    const entries = Array.isArray(value)
+      ? value
+      : typeof value === 'object'
+        ? Object.entries(value as Record<string, unknown>).map(([name, entry]) => ({
+            name,
+            value: entry,
+          }))
+        : value;
+    if (!Array.isArray(entries)) return entries;
+    return entries.map((entry) =>
+      typeof entry === 'object' && entry !== null && !Array.isArray(entry)
+        ? {
+            ...entry,
+            value:
+              typeof (entry as { value?: unknown }).value === 'object' &&
+              (entry as { value?: unknown }).value !== null
+                ? asText((entry as { value?: unknown }).value)
+                : ((entry as { value?: unknown }).value ?? null),
+          }
+        : entry,
+    );
+  },
+  z
     .array(
       z.object({
         name: boundedText(120),
         value: z.union([boundedText(1000), z.number(), z.boolean(), z.null()]),
       }),
     )
-    .max(30)
-    .default([]),
+    .max(30),
+);
+
+const goalSchema = z.object({
+  goal: boundedText(120).pipe(z.string().min(1)),
+  summary: boundedText(1000).optional(),
+  parameters: goalParameters,
   constraints: goalTextList,
   safety: goalTextList,
   outcomes: goalTextList,

@@ -114,6 +114,43 @@ describe('intentguard formalize', () => {
     expect(result.stderr).not.toContain('extracted-spec');
   });
 
+  it('never prints a spec taken from a reply with two different candidate specs', async () => {
+    const other = restaurantSpec.replaceAll('19:00', '18:00');
+    const twoBlocks = `\`\`\`\n${restaurantSpec}\n\`\`\`\nor, stricter:\n\`\`\`\n${other}\n\`\`\``;
+    server.script('encode', twoBlocks);
+    const result = await run(formalizeArgs('--rounds', '0'), { env: testEnv });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      '2 different candidate specs (code block at line 1, code block at line 7)',
+    );
+    expect(server.of('check')).toHaveLength(0);
+  });
+
+  it('blames the checker model, not the instruction, and shows its reply when it gives no verdict', async () => {
+    server.script('encode', fenced(restaurantSpec));
+    server.script('check', 'The reading looks fine to me overall.', 'I think so.');
+    const result = await run(formalizeArgs(), { env: testEnv });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the semantic check could not be completed');
+    expect(result.stderr).toContain('its last reply was "I think so."');
+    expect(result.stderr).toContain('not of the instruction');
+    expect(result.stderr).toContain('--no-semantic-check');
+  });
+
+  it('says what the checker found when it keeps disagreeing', async () => {
+    server.script('encode', fenced(restaurantSpec), fenced(restaurantSpec));
+    const said =
+      '{"verdict": "disagree", "discrepancies": [{"issue": "No party size", "fix": "add one"}]}';
+    server.script('check', said, said);
+    const result = await run(formalizeArgs('--rounds', '1'), { env: testEnv });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'the checker found that the spec does not say what the instruction says',
+    );
+    expect(result.stderr).toContain('What the checker said:\n- No party size (fix: add one)');
+  });
+
   it('exits 2 naming the variable when no key is set', async () => {
     const result = await run(formalizeArgs(), { env: {} });
     expect(result.code).toBe(2);
@@ -175,7 +212,7 @@ describe('intentguard formalize', () => {
     });
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
-    expect(json.spec).toContain('# 2 of 3 samples gave this spec');
+    expect(json.spec).toContain('# 2 of 3 samples gave this spec (vote split 2-1)');
     expect(json.specs.map((spec: { votes: number }) => spec.votes)).toEqual([2, 1]);
     expect(server.of('check')).toHaveLength(0);
   });

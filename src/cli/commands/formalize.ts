@@ -54,6 +54,11 @@ function modelError(module: FormalizeModule, error: unknown, flag: string): neve
   throw error;
 }
 
+/** Model text on one terminal line: control characters as spaces. */
+function oneLine(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim();
+}
+
 /** `# ` comment lines: the instruction on top of the printed spec. */
 function commentLines(text: string): string {
   return text
@@ -101,7 +106,9 @@ function progressLine(event: FormalizeProgress, samples: number): string | undef
     case 'disagree':
       return `${who}the checker disagrees: ${attempt.discrepancies.map((item) => item.issue).join('; ')}${retries}`;
     case 'unparseable':
-      return `${who}${attempt.stage} reply unreadable${retries}`;
+      return `${who}${attempt.stage} reply unreadable${attempt.problem ? `: ${attempt.problem}` : ''}${retries}`;
+    case 'ambiguous':
+      return `${who}round ${attempt.round + 1}: ${attempt.problem ?? 'several candidate specs'}; asked again${retries}`;
     case 'error':
       return `${who}${attempt.stage} call failed: ${attempt.error ?? ''}`;
     default:
@@ -126,12 +133,37 @@ function attemptJson(attempt: FormalizeAttempt): Record<string, unknown> {
     costUsd: attempt.costUsd,
     retries: attempt.retries,
     ...(attempt.error !== undefined ? { error: attempt.error } : {}),
+    ...(attempt.problem !== undefined ? { problem: attempt.problem } : {}),
   };
 }
 
 /** What a failed run prints on stderr: the reason and, for a spec that never checked, its errors. */
 function reportFailure(io: CliIo, result: Extract<FormalizeResult, { ok: false }>): void {
-  io.stderr(`intentguard: no valid spec: ${result.failure.message}\n`);
+  const { code, message } = result.failure;
+  if (code === 'semantic-disagreement') {
+    // Only here is the instruction a likely cause: the spec checked, and the checker
+    // read it as something else than the instruction says.
+    io.stderr(
+      `intentguard: no spec: the checker found that the spec does not say what the instruction says: ${message}\n` +
+        'If the instruction is ambiguous, make it more precise and run again.\n',
+    );
+  } else if (code === 'checker-unusable') {
+    io.stderr(
+      `intentguard: no spec: the semantic check could not be completed: ${message}\n` +
+        'This is a problem of the checker model, not of the instruction: try another --checker-model, ' +
+        'or --no-semantic-check to rely on the static checks alone.\n',
+    );
+  } else {
+    io.stderr(`intentguard: no valid spec: ${message}\n`);
+  }
+  const lastCheck = [...result.report.attempts]
+    .reverse()
+    .find((attempt) => attempt.stage === 'check');
+  if (code === 'semantic-disagreement' && lastCheck && lastCheck.discrepancies.length > 0) {
+    io.stderr('\nWhat the checker said:\n');
+    for (const item of lastCheck.discrepancies)
+      io.stderr(`- ${oneLine(item.issue)}${item.fix ? ` (fix: ${oneLine(item.fix)})` : ''}\n`);
+  }
   const failed = new Set(
     result.report.samples.filter((sample) => !sample.ok).map((sample) => sample.sample),
   );
@@ -139,6 +171,12 @@ function reportFailure(io: CliIo, result: Extract<FormalizeResult, { ok: false }
     const last = [...result.report.attempts]
       .reverse()
       .find((attempt) => attempt.sample === sample && attempt.stage === 'encode');
+    if (last?.outcome === 'ambiguous') {
+      io.stderr(
+        `\nThe last reply (round ${last.round + 1}): ${last.problem ?? 'several candidate specs'}.\n`,
+      );
+      continue;
+    }
     if (last?.outcome !== 'invalid') continue;
     const prefix =
       failed.size > 1 || result.report.samples.length > 1 ? ` of sample ${sample + 1}` : '';
@@ -298,9 +336,13 @@ async function runFormalize(
     let output: string | undefined;
     let warnings: readonly Diagnostic[] = [];
     if (result.ok) {
+      // The split counts samples by meaning; failed samples are the rest of `samples`.
+      const split = result.value.specs.map((voted) => voted.votes);
+      const failed = samples - split.reduce((sum, votes) => sum + votes, 0);
       const votes =
         samples > 1
-          ? `\n# ${result.value.specs[0]?.votes ?? 1} of ${samples} samples gave this spec`
+          ? `\n# ${split[0] ?? 1} of ${samples} samples gave this spec (vote split ${split.join('-')}` +
+            `${failed > 0 ? `, ${failed} failed` : ''})`
           : '';
       output = `${commentLines(instruction)}${votes}\n${result.value.text}`;
       // Warnings against the printed text, so that their lines are the ones the user sees.

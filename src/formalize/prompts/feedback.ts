@@ -24,6 +24,136 @@ export function predicatesMentioned(
   return [...names].slice(0, 10);
 }
 
+/** Diagnostics ranked by how likely they are a root cause: syntax, then names, then values, then the whole spec. */
+const rootCauseRank: Readonly<Record<string, number>> = {
+  'unknown-predicate': 1,
+  'unknown-variable': 1,
+  'predicate-as-head': 1,
+  'duplicate-label': 1,
+  'type-mismatch': 2,
+  'operator-not-allowed': 2,
+  'enum-value-not-member': 2,
+  'bare-text-value': 2,
+  'objective-with-constraints': 2,
+  'count-on-predicate': 2,
+  'invalid-count': 2,
+  'multiple-action-patterns': 2,
+  'action-in-done-rule': 2,
+  'contradictory-constraints': 2,
+  'unknown-objective': 3,
+  'missing-done': 3,
+  'cyclic-objective': 3,
+  'unreachable-rule': 3,
+};
+/** Codes the lexer and parser report; anything not ranked above is one of them. */
+const rankOf = (diagnostic: Diagnostic): number => rootCauseRank[diagnostic.code] ?? 0;
+
+const offsetOf = (diagnostic: Diagnostic): number => diagnostic.range?.start.offset ?? -1;
+
+/** Text as a spec's double-quoted literal: the quoting a hint proposes must keep the value. */
+export function quoteText(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+const twelveHourTime = /\b(\d{1,2})(?::(\d{2}))?\s*([AaPp])\.?\s?[Mm]\b\.?/;
+
+/** `9:00 AM` → `09:00`: the 24-hour spelling of a 12-hour time, or undefined. */
+export function twentyFourHour(
+  text: string,
+): { readonly found: string; readonly time: string } | undefined {
+  const match = twelveHourTime.exec(text);
+  if (!match) return undefined;
+  const hour = Number(match[1]);
+  const minute = match[2] ?? '00';
+  if (hour < 1 || hour > 12 || Number(minute) > 59) return undefined;
+  const pm = (match[3] ?? '').toLowerCase() === 'p';
+  const hours = (hour % 12) + (pm ? 12 : 0);
+  return { found: match[0].trim(), time: `${String(hours).padStart(2, '0')}:${minute}` };
+}
+
+/**
+ * The errors a repair prompt shows, root causes first: syntax before names, names
+ * before values, whole-spec conclusions last. Knock-on errors of a root cause are
+ * dropped (a second syntax error on the same line, a character error inside a value
+ * already reported as unquoted, an unknown objective whose rule has a predicate as
+ * its head), and hints are fixed where the language's own would mislead: an
+ * `unquoted-text` hint quotes exactly the text the model wrote (never changing the
+ * value), and a 12-hour time gets the 24-hour spelling.
+ */
+export function repairDiagnostics(reply: string, diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  const unquoted = errors.filter(
+    (diagnostic) => diagnostic.code === 'unquoted-text' && diagnostic.range,
+  );
+  const badHeads = new Set(
+    errors
+      .filter((diagnostic) => diagnostic.code === 'predicate-as-head')
+      .map((diagnostic) => String(diagnostic.data['name'] ?? '')),
+  );
+  const syntaxLines = new Set<number>();
+  const kept: Diagnostic[] = [];
+  const ordered = errors
+    .map((diagnostic, index) => ({ diagnostic, index }))
+    .sort(
+      (left, right) =>
+        rankOf(left.diagnostic) - rankOf(right.diagnostic) ||
+        offsetOf(left.diagnostic) - offsetOf(right.diagnostic) ||
+        left.index - right.index,
+    )
+    .map((entry) => entry.diagnostic);
+  for (const diagnostic of ordered) {
+    const range = diagnostic.range;
+    if (
+      diagnostic.code !== 'unquoted-text' &&
+      range &&
+      unquoted.some(
+        (cause) =>
+          cause.range &&
+          range.start.offset >= cause.range.start.offset &&
+          range.start.offset < cause.range.end.offset,
+      )
+    )
+      continue;
+    if (
+      diagnostic.code === 'unknown-objective' &&
+      badHeads.has(String(diagnostic.data['name'] ?? ''))
+    )
+      continue;
+    if (rankOf(diagnostic) === 0 && range) {
+      if (syntaxLines.has(range.start.line)) continue;
+      syntaxLines.add(range.start.line);
+    }
+    kept.push(fixHint(reply, diagnostic));
+  }
+  return kept;
+}
+
+function fixHint(reply: string, diagnostic: Diagnostic): Diagnostic {
+  const range = diagnostic.range;
+  if (!range) return diagnostic;
+  if (diagnostic.code === 'unquoted-text') {
+    const suggestion = quoteText(reply.slice(range.start.offset, range.end.offset));
+    return {
+      ...diagnostic,
+      hint: `Write ${suggestion}.`,
+      data: { ...diagnostic.data, suggestion },
+    };
+  }
+  if (diagnostic.hint === undefined && rankOf(diagnostic) === 0) {
+    // The line around the error: `alarm_time = 9:00 AM` fails at `AM`, with no hint.
+    const lineStart = reply.lastIndexOf('\n', range.start.offset - 1) + 1;
+    const lineEnd = reply.indexOf('\n', range.start.offset);
+    const line = reply.slice(lineStart, lineEnd === -1 ? reply.length : lineEnd);
+    const time = twentyFourHour(line);
+    if (time)
+      return {
+        ...diagnostic,
+        hint: `Times are 24-hour and unquoted: write ${time.time} for ${time.found}.`,
+      };
+  }
+  return diagnostic;
+}
+
 /**
  * The message that sends the checker's diagnostics back to the model after its
  * previous reply (which precedes it in the conversation): the errors rendered plain
@@ -35,7 +165,7 @@ export function repairPrompt(input: {
   readonly schema: Schema;
   readonly shown: ReadonlySet<string>;
 }): string {
-  const errors = input.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  const errors = repairDiagnostics(input.reply, input.diagnostics);
   const shownErrors = errors.slice(0, maxDiagnosticsInPrompt);
   const rendered = renderDiagnostics(shownErrors, input.reply, {
     fileName: 'your reply',
