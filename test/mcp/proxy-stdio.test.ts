@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyAuditFile } from '../../src/store/audit-chain.js';
 import {
   connectDirect,
   connectStdio,
@@ -205,8 +206,25 @@ describe('mcp-proxy over stdio', () => {
       expect(rows[0]?.['args_sha256']).toMatch(/^[0-9a-f]{64}$/);
       expect(rows[4]?.['approved']).toBe(0);
       expect(rows[4]?.['method']).toBe('elicit');
+      // The same records, hash-chained: the run's spec first, then every event.
+      const chained = database.prepare('SELECT kind FROM audit ORDER BY seq').all() as {
+        kind: string;
+      }[];
+      expect(chained.map((row) => row.kind)).toEqual([
+        'run',
+        'decision',
+        'result',
+        'decision',
+        'decision',
+        'approval',
+      ]);
     } finally {
       database.close();
     }
+    expect(verifyAuditFile(auditPath)).toMatchObject({ ok: true, entries: 6 });
+    const writable = new Database(auditPath);
+    writable.prepare("UPDATE audit SET body = replace(body, 'refuse', 'run') WHERE seq = 4").run();
+    writable.close();
+    expect(verifyAuditFile(auditPath)).toMatchObject({ ok: false, seq: 4 });
   }, 60_000);
 });

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyAuditFile } from '../../store/audit-chain.js';
 import { createServiceApp } from './app.js';
-import { verifyAuditFile } from './audit.js';
 import { ServiceStore } from './store.js';
 
 const root = new URL('../../../', import.meta.url).pathname;

@@ -13,8 +13,8 @@ import {
   restaurantSpec,
   serverModel,
 } from '../../../test/formalize/support/fixtures.js';
+import { verifyAuditFile } from '../../store/audit-chain.js';
 import { createServiceApp } from './app.js';
-import { verifyAuditFile } from './audit.js';
 import { ServiceStore } from './store.js';
 
 const root = new URL('../../../', import.meta.url).pathname;

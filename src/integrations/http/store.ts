@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { GuardJournal, JournalEvent } from '../../guard/index.js';
-import { type AuditEntry, auditTableSql, entryHash, genesisHash } from './audit.js';
+import { AuditChain, type AuditRecord } from '../../store/audit-chain.js';
 
 /** What the service keeps of a session: enough to restore its guard exactly. */
 export interface StoredSession {
@@ -31,12 +31,7 @@ interface QueuedWrite {
   readonly reject: (error: unknown) => void;
 }
 
-/** An audit record before it is chained. */
-export interface AuditRecord {
-  readonly session: string;
-  readonly kind: string;
-  readonly body: unknown;
-}
+export type { AuditRecord };
 
 const schemaSql = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -56,8 +51,7 @@ CREATE TABLE IF NOT EXISTS journal (
   seq INTEGER NOT NULL,
   event TEXT NOT NULL,
   PRIMARY KEY (session, seq)
-) WITHOUT ROWID;
-${auditTableSql}`;
+) WITHOUT ROWID;`;
 
 interface SessionRow {
   id: string;
@@ -100,7 +94,7 @@ export function sha256Hex(text: string): string {
 export class ServiceStore {
   readonly #db: Database.Database;
   readonly #statements;
-  #head: { seq: number; hash: string };
+  readonly #audit: AuditChain;
   #queue: QueuedWrite[] = [];
 
   constructor(path: string) {
@@ -121,51 +115,22 @@ export class ServiceStore {
       events: db.prepare('SELECT event FROM journal WHERE session = ? ORDER BY seq'),
       eventCount: db.prepare('SELECT COUNT(*) AS n FROM journal WHERE session = ?'),
       insertEvent: db.prepare('INSERT INTO journal (session, seq, event) VALUES (?, ?, ?)'),
-      insertAudit: db.prepare(
-        'INSERT INTO audit (seq, at, session, kind, body, prev, hash) VALUES (@seq, @at, @session, @kind, @body, @prev, @hash)',
-      ),
-      head: db.prepare('SELECT seq, hash FROM audit_head WHERE one = 1'),
-      setHead: db.prepare(
-        'INSERT INTO audit_head (one, seq, hash) VALUES (1, ?, ?) ON CONFLICT(one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',
-      ),
     };
-    const head = this.#statements.head.get() as { seq: number; hash: string } | undefined;
-    this.#head = head ?? { seq: 0, hash: genesisHash };
+    this.#audit = new AuditChain(db);
   }
 
   get database(): Database.Database {
     return this.#db;
   }
 
-  #appendAudit(records: readonly AuditRecord[], at: string): void {
-    for (const record of records) {
-      const base = {
-        seq: this.#head.seq + 1,
-        at,
-        session: record.session,
-        kind: record.kind,
-        body: JSON.stringify(record.body) ?? 'null',
-        prev: this.#head.hash,
-      };
-      const entry: AuditEntry = { ...base, hash: entryHash(base) };
-      this.#statements.insertAudit.run(entry);
-      this.#head = { seq: entry.seq, hash: entry.hash };
-    }
-    if (records.length > 0) this.#statements.setHead.run(this.#head.seq, this.#head.hash);
-  }
-
   /** Records a new session and its audit entry, in one transaction. */
   createSession(session: StoredSession, audit: readonly AuditRecord[]): void {
-    const saved = this.#head;
-    try {
-      this.#db.transaction(() => {
+    this.#db
+      .transaction(() => {
         this.#statements.insertSession.run({ ...session });
-        this.#appendAudit(audit, session.createdAt);
-      })();
-    } catch (error) {
-      this.#head = saved;
-      throw error;
-    }
+        this.#audit.append(audit, session.createdAt);
+      })
+      .immediate();
   }
 
   /**
@@ -198,24 +163,24 @@ export class ServiceStore {
     const group = this.#queue;
     if (group.length === 0) return;
     this.#queue = [];
-    const saved = this.#head;
     try {
-      this.#db.transaction(() => {
-        const at = new Date().toISOString();
-        for (const write of group) {
-          write.events.forEach((event, index) => {
-            this.#statements.insertEvent.run(
-              write.sessionId,
-              write.from + index,
-              JSON.stringify(event),
-            );
-          });
-          this.#appendAudit(write.audit, at);
-          if (write.finished) this.#statements.finish.run(write.sessionId);
-        }
-      })();
+      this.#db
+        .transaction(() => {
+          const at = new Date().toISOString();
+          for (const write of group) {
+            write.events.forEach((event, index) => {
+              this.#statements.insertEvent.run(
+                write.sessionId,
+                write.from + index,
+                JSON.stringify(event),
+              );
+            });
+            this.#audit.append(write.audit, at);
+            if (write.finished) this.#statements.finish.run(write.sessionId);
+          }
+        })
+        .immediate();
     } catch (error) {
-      this.#head = saved;
       for (const write of group) write.reject(error);
       return;
     }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { GuardEvent } from '../../guard/index.js';
+import { AuditChain } from '../../store/audit-chain.js';
 
 /** Where the proxy records what it decided: one row per decision, approval, result and finish. */
 export interface McpAudit {
@@ -21,13 +22,16 @@ function digest(value: unknown): string | null {
 
 /**
  * An audit log in one SQLite file (WAL): `runs` (the spec of each proxy start) and
- * `events` (every decision with the tool, the action, the verdict and the feedback).
- * Arguments are stored as a SHA-256 digest only — they may carry secrets.
+ * `events` (every decision with the tool, the action, the verdict and the feedback), to
+ * query; and the same records in the hash-chained `audit` table, written in the same
+ * transaction, which `intentguard audit verify` checks for edits, deletions and
+ * reordering. Arguments are stored as a SHA-256 digest only — they may carry secrets.
  */
 export function openSqliteAudit(path: string): McpAudit {
   const database = new Database(path);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
   database.exec(`
     CREATE TABLE IF NOT EXISTS runs (
       id INTEGER PRIMARY KEY,
@@ -58,16 +62,31 @@ export function openSqliteAudit(path: string): McpAudit {
   const insertEvent = database.prepare(`INSERT INTO events
     (run_id, at, kind, call_id, tool, args_sha256, action, decision, approved, ok, method, message)
     VALUES (@run, @at, @kind, @callId, @tool, @args, @action, @decision, @approved, @ok, @method, @message)`);
+  const chain = new AuditChain(database);
+  // Immediate: several proxies may share the file, and each append reads the chain's head.
+  const transaction = (write: () => void) => database.transaction(write).immediate();
   let runId = 0;
   return {
     start(run) {
-      const info = insertRun.run(
-        new Date().toISOString(),
-        run.upstream,
-        run.instruction ?? null,
-        run.spec,
-      );
-      runId = Number(info.lastInsertRowid);
+      const at = new Date().toISOString();
+      transaction(() => {
+        const info = insertRun.run(at, run.upstream, run.instruction ?? null, run.spec);
+        runId = Number(info.lastInsertRowid);
+        chain.append(
+          [
+            {
+              session: `run-${runId}`,
+              kind: 'run',
+              body: {
+                upstream: run.upstream,
+                instruction: run.instruction ?? null,
+                spec: run.spec,
+              },
+            },
+          ],
+          at,
+        );
+      });
       return runId;
     },
     record(event, extra = {}) {
@@ -102,7 +121,11 @@ export function openSqliteAudit(path: string): McpAudit {
         row.ok = event.ok ? 1 : 0;
       }
       if (event.kind === 'observation') row.ok = event.ok ? 1 : 0;
-      insertEvent.run(row);
+      const { run, at, kind, ...body } = row;
+      transaction(() => {
+        insertEvent.run(row);
+        chain.append([{ session: `run-${run}`, kind, body }], at);
+      });
     },
     close() {
       database.close();

@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 /**
- * The hash-chained audit log: every decision, approval, result, observation and finish
- * of the service, appended in the same SQLite transaction as the session's journal.
+ * The hash-chained audit log that `intentguard serve` and `intentguard mcp-proxy` keep:
+ * every decision, approval, result, observation and finish, appended in the same SQLite
+ * transaction as whatever else records it.
  * Each entry carries the SHA-256 of the previous entry and its own hash over its
  * content and that link, so that an edit, a deletion or a reordering breaks the chain.
  * `audit_head` holds the last entry's sequence and hash: deleting the newest entries
@@ -25,7 +26,7 @@ export interface AuditEntry {
 /** The hash that starts the chain (the "previous" of entry 1). */
 export const genesisHash = '0'.repeat(64);
 
-export const auditTableSql = `
+const auditTableSql = `
 CREATE TABLE IF NOT EXISTS audit (
   seq INTEGER PRIMARY KEY,
   at TEXT NOT NULL,
@@ -40,6 +41,59 @@ CREATE TABLE IF NOT EXISTS audit_head (
   seq INTEGER NOT NULL,
   hash TEXT NOT NULL
 );`;
+
+/** An audit record before it is chained: which session (or proxy run), what, and its JSON body. */
+export interface AuditRecord {
+  readonly session: string;
+  readonly kind: string;
+  readonly body: unknown;
+}
+
+/**
+ * Appends records to the chain of one open database (creating its tables). Call
+ * `append` inside the caller's write transaction (`.immediate()`): it reads the head
+ * from the file each time, so that several processes sharing one file (proxies with one
+ * `--audit` file) extend one chain instead of forking it, and a failed transaction
+ * leaves nothing behind.
+ */
+export class AuditChain {
+  readonly #insert: Database.Statement;
+  readonly #head: Database.Statement;
+  readonly #setHead: Database.Statement;
+
+  constructor(db: Database.Database) {
+    db.exec(auditTableSql);
+    this.#insert = db.prepare(
+      'INSERT INTO audit (seq, at, session, kind, body, prev, hash) VALUES (@seq, @at, @session, @kind, @body, @prev, @hash)',
+    );
+    this.#head = db.prepare('SELECT seq, hash FROM audit_head WHERE one = 1');
+    this.#setHead = db.prepare(
+      'INSERT INTO audit_head (one, seq, hash) VALUES (1, ?, ?) ON CONFLICT(one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',
+    );
+  }
+
+  append(records: readonly AuditRecord[], at: string): void {
+    if (records.length === 0) return;
+    let head = (this.#head.get() as { seq: number; hash: string } | undefined) ?? {
+      seq: 0,
+      hash: genesisHash,
+    };
+    for (const record of records) {
+      const base = {
+        seq: head.seq + 1,
+        at,
+        session: record.session,
+        kind: record.kind,
+        body: JSON.stringify(record.body) ?? 'null',
+        prev: head.hash,
+      };
+      const entry: AuditEntry = { ...base, hash: entryHash(base) };
+      this.#insert.run(entry);
+      head = { seq: entry.seq, hash: entry.hash };
+    }
+    this.#setHead.run(head.seq, head.hash);
+  }
+}
 
 /** The hash of an entry: its content and the previous entry's hash, length-prefixed. */
 export function entryHash(entry: Omit<AuditEntry, 'hash'>): string {
