@@ -90,6 +90,26 @@ export async function verdictOf(
   return lastVerdict(page);
 }
 
+/**
+ * Runs `act` and returns the verdict it caused, or undefined when it touched nothing
+ * guarded (typing a search, opening a menu). A check starts while the event is
+ * dispatched, so once `act` resolves either a verdict exists or one is pending.
+ */
+export async function actionVerdict(
+  page: Page,
+  act: () => Promise<unknown>,
+): Promise<PublishedVerdict | undefined> {
+  const count = () =>
+    page.evaluate(
+      () =>
+        (window as unknown as { intentguard: { verdicts: unknown[] } }).intentguard.verdicts.length,
+    );
+  const before = await count();
+  await act();
+  const last = await lastVerdict(page);
+  return (await count()) > before ? last : undefined;
+}
+
 export function pageUrl(options: Pick<RunOptions, 'url' | 'now' | 'timeZone'>): string {
   const query = new URLSearchParams();
   if (options.now) query.set('now', options.now);

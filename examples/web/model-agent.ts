@@ -5,6 +5,7 @@ import type { ChatMessage } from '../../src/formalize/model.js';
 import { createChatModel } from '../../src/formalize/providers.js';
 import type { PublishedVerdict } from '../../src/integrations/web/index.js';
 import {
+  actionVerdict,
   type DemoRun,
   launchChromium,
   pageUrl,
@@ -171,10 +172,8 @@ export async function runModelAgent(options: ModelRunOptions): Promise<DemoRun> 
               window as unknown as { intentguard: { finish(): Promise<PublishedVerdict> } }
             ).intentguard.finish(),
           );
-        } else if (action.action === 'fill') {
-          await perform(page, action);
         } else {
-          verdict = await verdictOf(page, () => perform(page, action)).catch(() => undefined);
+          verdict = await actionVerdict(page, () => perform(page, action));
         }
       } catch (error) {
         feedback = `That action failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;

@@ -1,0 +1,143 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeStep, runScriptedAgent } from '../../examples/web/agent.js';
+import {
+  agentSystemPrompt,
+  readAgentAction,
+  runModelAgent,
+} from '../../examples/web/model-agent.js';
+import { type DemoServer, startDemoServer } from '../../examples/web/server.js';
+import {
+  type FakeLlmServer,
+  type SeenRequest,
+  startFakeLlmServer,
+} from '../formalize/support/fake-llm-server.js';
+import { launchBrowser } from './support.js';
+
+/** `npm run demo:web`: the restaurant app in Chromium, driven by the scripted agent and by an LLM. */
+
+let browser: Browser;
+let demo: DemoServer;
+let out: string;
+
+beforeAll(async () => {
+  out = mkdtempSync(join(tmpdir(), 'intentguard-demo-web-'));
+  [browser, demo] = await Promise.all([launchBrowser(), startDemoServer()]);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await demo?.close();
+  rmSync(out, { recursive: true, force: true });
+});
+
+describe('the web demo', () => {
+  it('the scripted agent: wrong time, premature finish, larger deposit, approved deposit, finish', async () => {
+    const printed: string[] = [];
+    const run = await runScriptedAgent({
+      url: demo.url,
+      out: join(out, 'scripted'),
+      browser,
+      onStep: (step) => printed.push(describeStep(step)),
+    });
+    const guarded = run.steps.filter((step) => step.verdict);
+    expect(guarded.map((step) => [step.actor, step.verdict?.action, step.verdict?.status])).toEqual(
+      [
+        ['agent', 'OpenRestaurant', 'allowed'],
+        ['agent', 'EditReservation', 'blocked'],
+        ['agent', 'EditReservation', 'allowed'],
+        ['agent', 'Reserve', 'allowed'],
+        ['agent', 'finish', 'blocked'],
+        ['agent', 'PayDeposit', 'blocked'],
+        ['agent', 'PayDeposit', 'asking'],
+        ['person', 'PayDeposit', 'approved'],
+        ['agent', 'finish', 'allowed'],
+      ],
+    );
+    expect(guarded[1]?.verdict?.codes).toEqual(['soft-deviation']);
+    expect(guarded[4]?.verdict?.codes).toContain('premature-finish');
+    expect(guarded[4]?.verdict?.roadmap).toContain('PayDeposit with amount equal to 20');
+    expect(guarded[5]?.verdict?.codes).toEqual(['guard-reject']);
+    expect(run.finished).toBe(true);
+    expect(run.confirmation).toContain('Deposit paid: 20 €');
+    for (const step of run.steps.filter((entry) => entry.screenshot)) {
+      expect(existsSync(step.screenshot as string)).toBe(true);
+      expect(statSync(step.screenshot as string).size).toBeGreaterThan(5000);
+    }
+    expect(run.steps.filter((step) => step.screenshot)).toHaveLength(6);
+    expect(printed.join('\n')).toContain('→ blocked: revise (soft) [soft-deviation]');
+  }, 60_000);
+
+  it('an LLM agent drives it from the accessibility tree and the published feedback', async () => {
+    const llm: FakeLlmServer = await startFakeLlmServer();
+    try {
+      // The model's turns: search, open R, a wrong time, then what the feedback says.
+      llm.script(
+        'other',
+        '{"action":"fill","label":"Restaurant name","value":"R"}',
+        '{"action":"click","role":"button","name":"Search"}',
+        '{"action":"click","role":"button","name":"Open R"}',
+        '{"action":"select","label":"Time","value":"20:00"}',
+        (request: SeenRequest) =>
+          // It read the soft deviation in its last message and corrects the time.
+          request.messages.at(-1)?.content.includes('time earlier than 19:00')
+            ? '{"action":"select","label":"Time","value":"18:00"}'
+            : '{"action":"select","label":"Time","value":"20:00"}',
+        'Sure! {"action":"click","role":"button","name":"Reserve"}',
+        '{"action":"finish"}',
+        (request: SeenRequest) =>
+          request.messages.at(-1)?.content.includes('PayDeposit with amount equal to 20')
+            ? '{"action":"click","role":"button","name":"Pay deposit"}'
+            : '{"action":"finish"}',
+        '{"action":"finish"}',
+      );
+      const run = await runModelAgent({
+        url: demo.url,
+        out: join(out, 'model'),
+        browser,
+        model: 'openai-compatible:web-agent',
+        env: { OPENAI_BASE_URL: llm.url },
+        maxSteps: 12,
+      });
+      const requests = llm.of('other');
+      expect(requests[0]?.system).toBe(agentSystemPrompt);
+      // The model sees the page as an accessibility tree.
+      expect(requests[0]?.messages.at(-1)?.content).toContain('textbox "Restaurant name"');
+      const guarded = run.steps.filter((step) => step.verdict);
+      expect(
+        guarded.map((step) => [step.actor, step.verdict?.action, step.verdict?.status]),
+      ).toEqual([
+        ['agent', 'OpenRestaurant', 'allowed'],
+        ['agent', 'EditReservation', 'blocked'],
+        ['agent', 'EditReservation', 'allowed'],
+        ['agent', 'Reserve', 'allowed'],
+        ['agent', 'finish', 'blocked'],
+        ['agent', 'PayDeposit', 'asking'],
+        ['person', 'PayDeposit', 'approved'],
+        ['agent', 'finish', 'allowed'],
+      ]);
+      expect(run.finished).toBe(true);
+      expect(llm.remaining('other')).toBe(0);
+    } finally {
+      await llm.close();
+    }
+  }, 60_000);
+
+  it('reads only well-formed actions from the model', () => {
+    expect(readAgentAction('{"action":"finish"}')).toEqual({ action: 'finish' });
+    expect(readAgentAction('I will click. {"action":"click","name":"Reserve"}')).toEqual({
+      action: 'click',
+      role: 'button',
+      name: 'Reserve',
+    });
+    expect(readAgentAction('no json here')).toMatch(/no JSON object/);
+    expect(readAgentAction('{"action":"click","role":"script","name":"x"}')).toMatch(
+      /not one of the actions/,
+    );
+    expect(readAgentAction('{"action":"eval","code":"observe()"}')).toMatch(
+      /not one of the actions/,
+    );
+  });
+});

@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killAll, type ServerProcess, startServer } from '../http/server-process.js';
+import { ran, reachPayment, setUpPage, verdictNumber, verdicts } from './page-setup.js';
+import {
+  type FixtureServer,
+  launchBrowser,
+  startFixtureServer,
+  startSilentServer,
+} from './support.js';
+
+/**
+ * The web layer with the guard behind the HTTP service (`intentguard serve`, a real
+ * process): decisions arrive asynchronously, so every guarded event is held and replayed
+ * once allowed; when the service cannot answer, the action is blocked (fail closed).
+ */
+
+const now = '2026-11-23T12:00';
+const token = 'web-remote-token-0123456789';
+let browser: Browser;
+let fixture: FixtureServer;
+let service: ServerProcess;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'intentguard-web-'));
+  fixture = await startFixtureServer();
+  [browser, service] = await Promise.all([
+    launchBrowser(),
+    startServer(['--db', join(dir, 'web.db'), '--token', token, '--cors', fixture.url]),
+  ]);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await fixture?.close();
+  await killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function openPage(remote: {
+  url: string;
+  token: string;
+  timeoutMs?: number;
+}): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await setUpPage(page, { url: fixture.url, now, remote });
+  return { page, errors };
+}
+
+describe('remote guard through the HTTP service, in Chromium', () => {
+  it('holds each event until the service decides, then replays it once or drops it', async () => {
+    const { page, errors } = await openPage({ url: service.url, token });
+    await page.click('#reserve');
+    await page.selectOption('#time', '20:00');
+    expect((await verdicts(page)).map((verdict) => verdict.status)).toEqual(['blocked', 'blocked']);
+    expect(await page.inputValue('#time')).toBe('');
+    await page.click('#open');
+    await page.focus('#open');
+    await page.keyboard.press('Enter');
+    expect(await verdictNumber(page, 4)).toMatchObject({ status: 'allowed' });
+    expect(await ran(page)).toEqual(['open', 'open']);
+    await page.selectOption('#time', '18:00');
+    await verdictNumber(page, 5);
+    expect(await ran(page)).toEqual(['open', 'open', 'time:18:00']);
+    expect(await page.inputValue('#time')).toBe('18:00');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('asks in the dialog and tells the service; the payment runs once after approval', async () => {
+    const { page, errors } = await openPage({ url: service.url, token });
+    await reachPayment(page);
+    await page.fill('#amount', '50');
+    await page.click('#pay-button');
+    expect(await verdictNumber(page, 4)).toMatchObject({
+      status: 'blocked',
+      codes: ['guard-reject'],
+    });
+    await page.fill('#amount', '20');
+    await page.click('#pay-button');
+    await page.getByRole('dialog').waitFor({ timeout: 5000 });
+    await page.getByRole('button', { name: 'Approve' }).click();
+    expect(await verdictNumber(page, 6)).toMatchObject({ status: 'approved' });
+    expect((await ran(page)).filter((entry) => entry.startsWith('pay:'))).toEqual(['pay:20']);
+    const finish = await page.evaluate(() =>
+      (
+        window as unknown as {
+          intentguard: { finish(): Promise<{ status: string; codes: string[] }> };
+        }
+      ).intentguard.finish(),
+    );
+    // The payment's result is not observed yet: not done.
+    expect(finish.codes).toContain('premature-finish');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('blocks when the service is unreachable', async () => {
+    const { page } = await openPage({ url: 'http://127.0.0.1:9', token });
+    await page.click('#open');
+    expect(await verdictNumber(page, 1)).toMatchObject({
+      status: 'blocked',
+      failure: 'guard-unreachable',
+      decision: 'reject',
+    });
+    expect(await ran(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('blocks when the service does not answer in time', async () => {
+    const silent = await startSilentServer();
+    try {
+      const { page } = await openPage({ url: silent.url, token, timeoutMs: 400 });
+      await page.click('#open');
+      expect(await verdictNumber(page, 1)).toMatchObject({
+        status: 'blocked',
+        failure: 'guard-timeout',
+      });
+      expect(await ran(page)).toEqual([]);
+      await page.close();
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('blocks when the service refuses the request (a wrong token)', async () => {
+    const { page } = await openPage({ url: service.url, token: 'not-the-token-0123456789' });
+    await page.click('#open');
+    const verdict = await verdictNumber(page, 1);
+    expect(verdict).toMatchObject({ status: 'blocked', failure: 'guard-error' });
+    expect(verdict.message).toContain('401');
+    expect(await ran(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('blocks once the service goes away in the middle of a session', async () => {
+    const own = await startServer([
+      '--db',
+      join(dir, 'gone.db'),
+      '--token',
+      token,
+      '--cors',
+      fixture.url,
+    ]);
+    const { page } = await openPage({ url: own.url, token });
+    await page.click('#open');
+    expect(await verdictNumber(page, 1)).toMatchObject({ status: 'allowed' });
+    await own.kill();
+    await page.click('#open');
+    expect(await verdictNumber(page, 2)).toMatchObject({
+      status: 'blocked',
+      failure: 'guard-unreachable',
+    });
+    expect(await ran(page)).toEqual(['open']);
+    await page.close();
+  });
+});
