@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAudit } from './commands/audit.js';
 import { registerCheck } from './commands/check.js';
 import { registerDemo } from './commands/demo.js';
+import { registerEval } from './commands/eval.js';
 import { registerExplain } from './commands/explain.js';
 import { registerFmt } from './commands/fmt.js';
 import { registerFormalize } from './commands/formalize.js';
@@ -27,6 +28,7 @@ const registrations: CommandRegistration[] = [
   registerFormalize,
   registerMemory,
   registerDemo,
+  registerEval,
   registerServe,
   registerAudit,
   registerMcpProxy,

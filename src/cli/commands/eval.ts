@@ -1,0 +1,518 @@
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import {
+  type CaseResult,
+  type CaseSpec,
+  type EvalCase,
+  EvalInputError,
+  type EvalResults,
+  givenSpec,
+  loadDataset,
+  loadToolemu,
+  parseCaseRange,
+  readResults,
+  renderHtmlReport,
+  renderSummaryTable,
+  retriedFailures,
+  runEvaluation,
+  type SpecProvider,
+  toolemuFiles,
+  toolemuNow,
+  toolemuTimeZone,
+} from '../../eval/index.js';
+import type { ChatModel, Recording } from '../../formalize/index.js';
+import { formalizeLimits } from '../../formalize/limits.js';
+import { wholeNumber } from '../flags.js';
+import { printJson, readInput } from '../inputs.js';
+import { CliError, type CliIo } from '../io.js';
+import type { CommandRegistration } from '../program.js';
+
+interface EvalFlags {
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly samples?: string;
+  readonly rounds?: string;
+  readonly mode?: string;
+  readonly semanticCheck: boolean;
+  readonly timeout?: string;
+  readonly maxRetries?: string;
+  readonly record?: string;
+  readonly replay?: string;
+  readonly out?: string;
+  readonly resume?: boolean;
+  readonly json?: boolean;
+  readonly formalizeAll?: boolean;
+}
+
+interface ToolemuFlags extends EvalFlags {
+  readonly cases?: string;
+  readonly specs?: string;
+  readonly data?: string;
+  readonly agent?: string;
+}
+
+/** Where ToolEmu's data is when neither --data nor the environment says. */
+export const defaultToolemuData = '../shared/data/toolemu';
+
+type FormalizeModule = typeof import('../../formalize/index.js');
+
+function inputError(error: unknown): never {
+  if (EvalInputError.isInstance(error)) throw new CliError(error.message, 2);
+  throw error;
+}
+
+/** The formalizer's model (and the recording it writes), or undefined when specs are given. */
+async function formalizerFor(
+  io: CliIo,
+  flags: EvalFlags,
+  header: { instruction: string; schema: string; now: string; timeZone: string },
+): Promise<
+  | {
+      module: FormalizeModule;
+      model: ChatModel;
+      name: string;
+      recording?: Recording;
+      replayed?: Recording;
+    }
+  | undefined
+> {
+  if (flags.replay !== undefined && flags.model !== undefined) {
+    throw new CliError('give either --model or --replay, not both', 2);
+  }
+  if (flags.replay !== undefined && flags.record !== undefined) {
+    throw new CliError('--record writes a new recording; it cannot be combined with --replay', 2);
+  }
+  const name =
+    flags.replay !== undefined
+      ? `replay:${flags.replay}`
+      : (flags.model ?? io.env['INTENTGUARD_MODEL']);
+  if (name === undefined) return undefined;
+  const module = await import('../../formalize/index.js');
+  if (name.startsWith('replay:')) {
+    const path = name.slice('replay:'.length);
+    if (path === '') throw new CliError('--model replay:FILE needs the recording file', 2);
+    let replayed: Recording;
+    try {
+      replayed = module.Recording.parse(await readInput(io, path, 'recording'));
+    } catch (error) {
+      if (module.ModelError.isInstance(error)) throw new CliError(`${path}: ${error.message}`, 2);
+      throw error;
+    }
+    return { module, model: module.replayChatModel(replayed, name), name, replayed };
+  }
+  const timeoutSeconds = wholeNumber('--timeout', flags.timeout, 1, 3600);
+  const maxRetries = wholeNumber('--max-retries', flags.maxRetries, 0, 10);
+  let base: ChatModel;
+  try {
+    base = module.createChatModel(name, {
+      env: io.env,
+      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+      ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
+      ...(maxRetries !== undefined ? { retry: { maxRetries } } : {}),
+    });
+  } catch (error) {
+    if (module.ModelError.isInstance(error)) throw new CliError(`--model: ${error.message}`, 2);
+    throw error;
+  }
+  if (flags.record === undefined) return { module, model: base, name };
+  const recording = new module.Recording();
+  recording.add({ type: 'run', version: 1, ...header, model: base.id });
+  return { module, model: module.recordingChatModel(base, recording), name, recording };
+}
+
+function formalizeOptionsOf(flags: EvalFlags): {
+  samples: number;
+  rounds?: number;
+  mode?: 'auto' | 'direct' | 'two-stage';
+} {
+  const samples = wholeNumber('--samples', flags.samples, 1, formalizeLimits.maxSamples) ?? 1;
+  const rounds = wholeNumber('--rounds', flags.rounds, 0, formalizeLimits.maxRounds);
+  if (flags.mode !== undefined && !['auto', 'direct', 'two-stage'].includes(flags.mode)) {
+    throw new CliError(`--mode: '${flags.mode}' must be auto, direct or two-stage`, 2);
+  }
+  return {
+    samples,
+    ...(rounds !== undefined ? { rounds } : {}),
+    ...(flags.mode !== undefined ? { mode: flags.mode as 'auto' | 'direct' | 'two-stage' } : {}),
+  };
+}
+
+/** A one-line progress display on a terminal: the line is rewritten per case. */
+function progress(io: CliIo, result: CaseResult, position: number, total: number): void {
+  if (!io.stderrIsTerminal) return;
+  const line = `[${position + 1}/${total}] ${result.id}: ${result.outcome}`;
+  io.stderr(`\r\u001b[2K${line}${position + 1 === total ? '\n' : ''}`);
+}
+
+/**
+ * Runs the cases, saving the results (and the recording) after each one, prints the
+ * summary and sets the exit code: 0 every case as its labels ask, 1 some case not
+ * (a risky run let through, a safe run refused, no spec), 2 the model failed.
+ */
+async function evaluate(
+  io: CliIo,
+  state: { exitCode: number },
+  flags: EvalFlags,
+  cases: readonly (() => EvalCase)[],
+  specFor: SpecProvider,
+  header: Omit<EvalResults, 'cases' | 'summary'>,
+  recording: { value?: Recording; path?: string },
+): Promise<void> {
+  const out = flags.out;
+  if (flags.resume && out === undefined) throw new CliError('--resume needs --out DIR', 2);
+  const resultsPath = out === undefined ? undefined : join(out, 'results.json');
+  let done: CaseResult[] = [];
+  if (out !== undefined) {
+    try {
+      await mkdir(out, { recursive: true });
+    } catch (error) {
+      throw new CliError(`--out: cannot create '${out}': ${(error as Error).message}`, 2);
+    }
+    if (flags.resume && resultsPath !== undefined) {
+      let text: string | undefined;
+      try {
+        text = await io.readFile(resultsPath);
+      } catch {
+        text = undefined;
+      }
+      if (text !== undefined) {
+        try {
+          done = readResults(text, resultsPath, header);
+        } catch (error) {
+          inputError(error);
+        }
+      }
+    }
+  }
+  const saved: CaseResult[] = [];
+  let modelFailure: CaseResult | undefined;
+  const results = await runEvaluation(cases, specFor, header, {
+    done,
+    onCase: async (result, position, total) => {
+      saved.push(result);
+      progress(io, result, position, total);
+      if (recording.value && recording.path !== undefined)
+        await io.writeFile(recording.path, recording.value.toJsonl());
+      if (resultsPath !== undefined) {
+        const { summarize } = await import('../../eval/score.js');
+        await io.writeFile(
+          resultsPath,
+          `${JSON.stringify({ ...header, cases: saved, summary: summarize(saved) }, null, 2)}\n`,
+        );
+      }
+      if (retriedFailures.includes(result.spec.failure?.code ?? '')) {
+        modelFailure = result;
+        throw new StopRun();
+      }
+    },
+  }).catch((error: unknown) => {
+    if (error instanceof StopRun) return undefined;
+    throw error;
+  });
+  if (results === undefined || modelFailure !== undefined) {
+    if (io.stderrIsTerminal) io.stderr('\n');
+    throw new CliError(
+      `case ${modelFailure?.index} (${modelFailure?.id}): ${modelFailure?.spec.failure?.message ?? 'the model failed'}; ` +
+        `${saved.length - 1} earlier case${saved.length === 2 ? '' : 's'} kept${resultsPath !== undefined ? ` in ${resultsPath} (continue with --resume)` : ''}`,
+      2,
+    );
+  }
+  if (out !== undefined) await io.writeFile(join(out, 'report.html'), renderHtmlReport(results));
+  if (flags.json) printJson(io, results);
+  else io.stdout(renderSummaryTable(results));
+  if (out !== undefined && !flags.json)
+    io.stdout(`Results: ${resultsPath}; report: ${join(out, 'report.html')}\n`);
+  state.exitCode = results.cases.every((result) => result.correct) ? 0 : 1;
+}
+
+class StopRun extends Error {}
+
+async function readData(io: CliIo, directory: string, file: string): Promise<string> {
+  try {
+    return await io.readFile(join(directory, file));
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new CliError(
+      `cannot read ToolEmu's ${file} in '${directory}': ${code === 'ENOENT' ? 'no such file' : (error as Error).message} ` +
+        '(give --data DIR or set INTENTGUARD_TOOLEMU_DATA)',
+      2,
+    );
+  }
+}
+
+/** Spec files of `--specs DIR`, by case: `<name>.intent` or `<index>.intent`. */
+async function specFiles(directory: string): Promise<Set<string>> {
+  try {
+    return new Set((await readdir(directory)).filter((name) => name.endsWith('.intent')));
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new CliError(
+      `--specs: cannot read '${directory}': ${code === 'ENOENT' ? 'no such folder' : (error as Error).message}`,
+      2,
+    );
+  }
+}
+
+async function runToolemu(
+  io: CliIo,
+  state: { exitCode: number },
+  flags: ToolemuFlags,
+): Promise<void> {
+  const directory = flags.data ?? io.env['INTENTGUARD_TOOLEMU_DATA'] ?? defaultToolemuData;
+  const agent = flags.agent ?? 'gpt-4o-mini';
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(agent))
+    throw new CliError(`--agent: '${agent}' is not a run name`, 2);
+  if (flags.specs !== undefined && (flags.model !== undefined || flags.replay !== undefined)) {
+    throw new CliError('--specs evaluates given specs; it takes no --model or --replay', 2);
+  }
+  const options = formalizeOptionsOf(flags);
+  const [toolkits, casesText, trajectories, labels] = await Promise.all([
+    readData(io, directory, toolemuFiles.toolkits),
+    readData(io, directory, toolemuFiles.cases),
+    readData(io, directory, toolemuFiles.trajectories(agent)),
+    readData(io, directory, toolemuFiles.labels(agent)),
+  ]);
+  let data: ReturnType<typeof loadToolemu>;
+  let indexes: number[];
+  try {
+    data = loadToolemu({ toolkits, cases: casesText, trajectories, labels }, agent);
+    indexes =
+      flags.cases !== undefined
+        ? parseCaseRange(flags.cases, data.count - 1)
+        : Array.from({ length: data.count }, (_, index) => index);
+  } catch (error) {
+    inputError(error);
+  }
+
+  let specFor: SpecProvider;
+  let model: string;
+  const recording: { value?: Recording; path?: string } = {};
+  if (flags.specs !== undefined) {
+    const specsDirectory = flags.specs;
+    const files = await specFiles(specsDirectory);
+    const fileOf = (index: number): string | undefined => {
+      const named = (() => {
+        try {
+          return `${data.caseAt(index).id}.intent`;
+        } catch {
+          return undefined;
+        }
+      })();
+      return named !== undefined && files.has(named)
+        ? named
+        : files.has(`${index}.intent`)
+          ? `${index}.intent`
+          : undefined;
+    };
+    if (flags.cases === undefined) indexes = indexes.filter((index) => fileOf(index) !== undefined);
+    const missing = indexes.filter((index) => fileOf(index) === undefined);
+    if (missing.length > 0) {
+      throw new CliError(
+        `--specs: no spec${missing.length === 1 ? '' : 's'} for case${missing.length === 1 ? '' : 's'} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''} in '${specsDirectory}' (write <case name>.intent or <index>.intent)`,
+        2,
+      );
+    }
+    if (indexes.length === 0)
+      throw new CliError(`--specs: '${specsDirectory}' holds no .intent files`, 2);
+    specFor = async (evalCase): Promise<CaseSpec> => {
+      const file = fileOf(evalCase.index) ?? '';
+      const path = join(specsDirectory, file);
+      return givenSpec(evalCase, await readInput(io, path, 'spec'), 'file', path);
+    };
+    model = `specs:${specsDirectory}`;
+  } else {
+    const formalizer = await formalizerFor(io, flags, {
+      instruction: `intentguard eval toolemu --cases ${flags.cases ?? 'all'}`,
+      schema: 'toolemu',
+      now: toolemuNow,
+      timeZone: toolemuTimeZone,
+    });
+    if (!formalizer) {
+      throw new CliError(
+        'give --model PROVIDER:MODEL (or set INTENTGUARD_MODEL), --replay FILE or --specs DIR',
+        2,
+      );
+    }
+    const { module } = formalizer;
+    specFor = (await import('../../eval/run.js')).formalizingProvider(module.formalize, {
+      model: formalizer.model,
+      checker: flags.semanticCheck ? formalizer.model : false,
+      ...options,
+    });
+    model = formalizer.name;
+    if (formalizer.recording) {
+      recording.value = formalizer.recording;
+      if (flags.record !== undefined) recording.path = flags.record;
+    }
+  }
+  await evaluate(
+    io,
+    state,
+    flags,
+    indexes.map((index) => () => data.caseAt(index)),
+    specFor,
+    {
+      version: 1,
+      benchmark: 'toolemu',
+      source: `${directory} (${agent})`,
+      model,
+      options: {
+        ...(flags.cases !== undefined ? { cases: flags.cases } : {}),
+        samples: options.samples,
+        ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
+        ...(options.mode !== undefined ? { mode: options.mode } : {}),
+        semanticCheck: flags.semanticCheck,
+      },
+    },
+    recording,
+  );
+}
+
+async function runDataset(
+  io: CliIo,
+  state: { exitCode: number },
+  file: string,
+  flags: EvalFlags,
+): Promise<void> {
+  const options = formalizeOptionsOf(flags);
+  const text = await readInput(io, file, 'dataset');
+  let cases: EvalCase[];
+  try {
+    cases = await loadDataset(text, file, (path) => io.readFile(path));
+  } catch (error) {
+    inputError(error);
+  }
+  const needModel = cases.filter(
+    (evalCase) => evalCase.spec === undefined || flags.formalizeAll === true,
+  );
+  const formalizer =
+    needModel.length > 0 || flags.model !== undefined || flags.replay !== undefined
+      ? await formalizerFor(io, flags, {
+          instruction: `intentguard eval dataset ${file}`,
+          schema: 'dataset',
+          now: cases[0]?.now ?? '',
+          timeZone: cases[0]?.timeZone ?? 'UTC',
+        })
+      : undefined;
+  if (needModel.length > 0 && !formalizer) {
+    throw new CliError(
+      `case${needModel.length === 1 ? '' : 's'} ${needModel
+        .slice(0, 5)
+        .map((evalCase) => `'${evalCase.id}'`)
+        .join(
+          ', ',
+        )} give${needModel.length === 1 ? 's' : ''} no spec: give --model PROVIDER:MODEL or --replay FILE to formalize ${needModel.length === 1 ? 'it' : 'them'}`,
+      2,
+    );
+  }
+  const formalizing = formalizer
+    ? (await import('../../eval/run.js')).formalizingProvider(formalizer.module.formalize, {
+        model: formalizer.model,
+        checker: flags.semanticCheck ? formalizer.model : false,
+        ...options,
+      })
+    : undefined;
+  const specFor: SpecProvider = async (evalCase) =>
+    evalCase.spec !== undefined && flags.formalizeAll !== true
+      ? givenSpec(evalCase, evalCase.spec, 'dataset', `${file} (case ${evalCase.id})`)
+      : (formalizing as SpecProvider)(evalCase);
+  const recording: { value?: Recording; path?: string } = {};
+  if (formalizer?.recording && flags.record !== undefined) {
+    recording.value = formalizer.recording;
+    recording.path = flags.record;
+  }
+  await evaluate(
+    io,
+    state,
+    flags,
+    cases.map((evalCase) => () => evalCase),
+    specFor,
+    {
+      version: 1,
+      benchmark: 'dataset',
+      source: file,
+      model: formalizer?.name ?? 'dataset specs',
+      options: {
+        samples: options.samples,
+        semanticCheck: flags.semanticCheck,
+        ...(flags.formalizeAll ? { formalizeAll: true } : {}),
+      },
+    },
+    recording,
+  );
+}
+
+function commonOptions(command: Command): Command {
+  return command
+    .option(
+      '--model <provider:model>',
+      'the formalizer: openai:MODEL, anthropic:MODEL, ollama:MODEL, openai-compatible:MODEL or replay:FILE (default $INTENTGUARD_MODEL)',
+    )
+    .option('--base-url <url>', 'the provider endpoint, e.g. http://localhost:8000/v1 for vLLM')
+    .option(
+      '--samples <n>',
+      `formalization samples per case (1–${formalizeLimits.maxSamples}, default 1)`,
+    )
+    .option(
+      '--rounds <n>',
+      `correction rounds per sample (0–${formalizeLimits.maxRounds}, default 3)`,
+    )
+    .option('--mode <mode>', 'auto (default), direct or two-stage')
+    .option('--no-semantic-check', 'skip the decode-and-compare check of each spec')
+    .option('--timeout <seconds>', 'per model call (default 60)')
+    .option('--max-retries <n>', 'retries on 429, 5xx and timeouts (default 3)')
+    .option('--record <file>', 'write every model exchange to this JSON-lines file')
+    .option('--replay <file>', 'answer every model call from a recording (no network)')
+    .option('--out <dir>', 'write results.json and report.html here (after every case)')
+    .option('--resume', 'keep the cases already in --out DIR/results.json; run the rest')
+    .option('--json', 'print the results as JSON instead of the summary table')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every case as its labels ask (risky runs stopped, safe runs not refused), ' +
+        '1 some case not (or without a spec), 2 usage, input or model error.',
+    );
+}
+
+/**
+ * `intentguard eval toolemu …` and `intentguard eval dataset FILE …`: formalize (or
+ * take) a spec per case, replay the case's recorded run through it, and score the
+ * verdicts against the run's risk labels (docs/eval.md).
+ */
+export const registerEval: CommandRegistration = (program: Command, io, state) => {
+  const group = program
+    .command('eval')
+    .description('Measure specs against labelled agent runs: ToolEmu, or your own dataset.');
+  commonOptions(
+    group
+      .command('toolemu')
+      .description("Evaluate on ToolEmu's 144 cases and a real agent's recorded runs.")
+      .option('--cases <list>', 'case indexes and ranges, e.g. 0-143 or 0-9,20 (default all)')
+      .option('--specs <dir>', 'evaluate the specs DIR/<case>.intent instead of formalizing')
+      .option(
+        '--data <dir>',
+        `ToolEmu's data folder (default $INTENTGUARD_TOOLEMU_DATA or ${defaultToolemuData})`,
+      )
+      .option(
+        '--agent <name>',
+        'the recorded runs to replay: trajectories/NAME.jsonl (default gpt-4o-mini)',
+      ),
+  ).action(async (flags: ToolemuFlags) => {
+    await runToolemu(io, state, flags);
+  });
+  commonOptions(
+    group
+      .command('dataset')
+      .description('Evaluate a JSON-lines dataset of instructions, schemas and labelled traces.')
+      .argument('<file>', 'the dataset (.jsonl)')
+      .option(
+        '--formalize-all',
+        "formalize every case's instruction, also where the dataset gives a spec",
+      ),
+  ).action(async (file: string, flags: EvalFlags) => {
+    await runDataset(io, state, file, flags);
+  });
+  for (const command of [group, ...group.commands]) {
+    command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  }
+};

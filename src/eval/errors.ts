@@ -1,0 +1,40 @@
+import { IntentguardError } from '../language/index.js';
+
+/** Stable codes of the evaluation harness's input errors. */
+export type EvalInputErrorCode =
+  /** The benchmark's data folder or one of its files is missing or unreadable. */
+  | 'missing-data'
+  /** A data file is not what it should be (not JSON, wrong shape, labels missing). */
+  | 'invalid-data'
+  /** A dataset line is malformed. */
+  | 'invalid-dataset'
+  /** `--cases` is not a list of indexes and ranges within the benchmark. */
+  | 'invalid-case-range'
+  /** A spec named by `--specs` is missing. */
+  | 'missing-spec'
+  /** An earlier results file that cannot be resumed. */
+  | 'invalid-results';
+
+const marker = 'intentguard.error.EvalInputError';
+const markerSymbol = Symbol.for(marker);
+
+/**
+ * Input the harness cannot evaluate — located (file and line) where it has a place.
+ * The command line turns it into exit code 2.
+ */
+export class EvalInputError extends IntentguardError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
+  private readonly [markerSymbol] = true;
+  static readonly errorName = 'IntentguardEvalInputError';
+  override readonly name = EvalInputError.errorName;
+  override readonly code: EvalInputErrorCode;
+
+  constructor(code: EvalInputErrorCode, message: string) {
+    super({ code, message });
+    this.code = code;
+  }
+
+  static override isInstance(value: unknown): value is EvalInputError {
+    return IntentguardError.hasMarker(value, marker);
+  }
+}

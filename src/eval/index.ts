@@ -1,0 +1,38 @@
+/**
+ * The evaluation harness (ARCHITECTURE.md layer 8): ToolEmu and user datasets as
+ * cases, each case's recorded run replayed through a session of its (formalized or
+ * given) spec, scored against the run's risk labels, and reported as JSON, a terminal
+ * table and a self-contained HTML page. `intentguard eval` is the command line over it.
+ */
+export { parseCaseRange } from './case-range.js';
+export { defaultDatasetNow, loadDataset, maxDatasetCases, maxTraceSteps } from './dataset.js';
+export { EvalInputError, type EvalInputErrorCode } from './errors.js';
+export { finishProposal } from './finish.js';
+export { escapeHtml, renderHtmlReport } from './html-report.js';
+export { maxReactCalls, parseReactCalls, type ReactCall } from './react.js';
+export { replayCase } from './replay.js';
+export { readResults } from './results.js';
+export {
+  type CaseSpec,
+  evaluateCase,
+  formalizationUsage,
+  formalizingProvider,
+  givenSpec,
+  type RunOptions,
+  retriedFailures,
+  runEvaluation,
+  type SpecProvider,
+} from './run.js';
+export { caseOutcomes, riskyStepOf, scoreCase, summarize } from './score.js';
+export { formatCost, formatMs, outcomeTitles, renderSummaryTable } from './summary-table.js';
+export {
+  loadToolemu,
+  riskyToolCallRisk,
+  type ToolemuData,
+  type ToolemuTexts,
+  toolemuFiles,
+  toolemuNow,
+  toolemuSteps,
+  toolemuTimeZone,
+} from './toolemu.js';
+export type * from './types.js';

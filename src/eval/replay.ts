@@ -1,0 +1,65 @@
+import { createSession, type Verdict } from '../engine/index.js';
+import type { Spec } from '../language/index.js';
+import type { EvalCase, StepVerdict } from './types.js';
+
+/**
+ * Replays a case's recorded run through a session of `spec`, the way a guard in front
+ * of the agent would have seen it, and returns the verdict of every proposal.
+ *
+ * - A confirmation is answered "approved": the recorded run went on, so the person
+ *   said yes (the confirmation still counts as an intervention when scored).
+ * - A refused call did not run as far as the guard knows: its result is not observed
+ *   and nothing of it is committed. From then on the recorded run is not what a
+ *   guarded run would have been, so later verdicts are indicative only; scoring rests
+ *   on the first intervention.
+ * - A failed call (an error result) is rolled back, as the guard does.
+ */
+export function replayCase(evalCase: EvalCase, spec: Spec): StepVerdict[] {
+  const session = createSession(spec, {
+    now: evalCase.now,
+    timeZone: evalCase.timeZone,
+    rollback: true,
+  });
+  const notRun = new Set<string>();
+  const commits = new Map<string, number>();
+  const verdicts: StepVerdict[] = [];
+  for (const [index, step] of evalCase.steps.entries()) {
+    if (step.kind === 'propose') {
+      const verdict = session.propose(step.proposal);
+      let ran = verdict.decision === 'allow';
+      if (verdict.decision === 'confirm') ran = session.resolve(true).committed;
+      const commit = session.lastCommit();
+      if (step.id !== undefined) {
+        if (!ran) notRun.add(step.id);
+        else if (commit !== undefined) commits.set(step.id, commit);
+      }
+      verdicts.push(stepVerdict(index, step, verdict));
+    } else if (step.kind === 'observe') {
+      if (step.id !== undefined && notRun.has(step.id)) continue;
+      session.observe(step.observation);
+    } else {
+      const commit = commits.get(step.id);
+      commits.delete(step.id);
+      if (commit !== undefined) session.rollback(commit);
+    }
+  }
+  return verdicts;
+}
+
+function stepVerdict(
+  index: number,
+  step: Extract<EvalCase['steps'][number], { kind: 'propose' }>,
+  verdict: Verdict,
+): StepVerdict {
+  const reason = verdict.reasons[0];
+  return {
+    step: index,
+    name: step.name,
+    source: step.source,
+    ...(step.label !== undefined ? { label: step.label } : {}),
+    decision: verdict.decision,
+    ...(verdict.severity !== undefined ? { severity: verdict.severity } : {}),
+    ...(reason !== undefined ? { code: reason.code } : {}),
+    reason: reason?.message ?? (verdict.decision === 'allow' ? '' : verdict.feedback),
+  };
+}

@@ -1,0 +1,148 @@
+import type { FormalizeOptions, FormalizeResult } from '../formalize/index.js';
+import { checkSpec, type Spec } from '../language/index.js';
+import { replayCase } from './replay.js';
+import { noLlmUsage, scoreCase, summarize } from './score.js';
+import type { CaseResult, EvalCase, EvalResults, LlmUsage } from './types.js';
+
+/** The spec a case is evaluated with, and what getting it cost. */
+export interface CaseSpec {
+  readonly source: CaseResult['spec']['source'];
+  readonly spec?: Spec;
+  readonly text?: string;
+  readonly failure?: { readonly code: string; readonly message: string };
+  readonly votes?: number;
+  readonly llm: LlmUsage;
+}
+
+/** Where each case's spec comes from: the formalizer, a file, the dataset. */
+export type SpecProvider = (evalCase: EvalCase) => Promise<CaseSpec>;
+
+/** Checks a given spec text against the case's schema; errors make the case `no-spec`. */
+export function givenSpec(
+  evalCase: EvalCase,
+  text: string,
+  source: 'file' | 'dataset',
+  name: string,
+): CaseSpec {
+  const checked = checkSpec(text, evalCase.schema);
+  if (checked.ok) return { source, spec: checked.value, text, llm: noLlmUsage };
+  const errors = checked.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  const first = errors[0];
+  const where =
+    first?.range !== undefined
+      ? `${name}:${first.range.start.line}:${first.range.start.column}`
+      : name;
+  return {
+    source,
+    text,
+    failure: {
+      code: 'invalid-spec',
+      message: `${where}: ${first?.message ?? 'the spec does not check'}${errors.length > 1 ? ` (and ${errors.length - 1} more errors)` : ''}`,
+    },
+    llm: noLlmUsage,
+  };
+}
+
+/** The LLM usage of a formalization. */
+export function formalizationUsage(result: FormalizeResult): LlmUsage {
+  const report = result.report;
+  return {
+    calls: report.attempts.length,
+    inputTokens: report.usage.inputTokens ?? 0,
+    outputTokens: report.usage.outputTokens ?? 0,
+    costUsd: report.costUsd,
+    latencyMs: report.latencyMs,
+  };
+}
+
+/**
+ * Formalizes each case's instruction against its schema with the case's clock. The
+ * enforced spec is the vote's winner (with one sample, the sample's spec).
+ */
+export function formalizingProvider(
+  formalize: (options: FormalizeOptions) => Promise<FormalizeResult>,
+  options: Omit<FormalizeOptions, 'instruction' | 'schema' | 'now' | 'timeZone'>,
+): SpecProvider {
+  return async (evalCase) => {
+    const result = await formalize({
+      ...options,
+      instruction: evalCase.instruction,
+      schema: evalCase.schema,
+      now: evalCase.now,
+      timeZone: evalCase.timeZone,
+    });
+    const llm = formalizationUsage(result);
+    if (!result.ok) {
+      return {
+        source: 'formalized',
+        failure: { code: result.failure.code, message: result.failure.message },
+        llm,
+      };
+    }
+    return {
+      source: 'formalized',
+      spec: result.value.spec,
+      text: result.value.text,
+      votes: result.value.specs[0]?.votes ?? 1,
+      llm,
+    };
+  };
+}
+
+/** Replays and scores one case with its spec. */
+export function evaluateCase(evalCase: EvalCase, caseSpec: CaseSpec): CaseResult {
+  const verdicts = caseSpec.spec ? replayCase(evalCase, caseSpec.spec) : undefined;
+  const score = scoreCase(evalCase, verdicts);
+  return {
+    id: evalCase.id,
+    index: evalCase.index,
+    instruction: evalCase.instruction,
+    schema: evalCase.schemaName,
+    risk: evalCase.risk,
+    level: evalCase.level,
+    spec: {
+      source: caseSpec.source,
+      ok: caseSpec.spec !== undefined,
+      ...(caseSpec.text !== undefined ? { text: caseSpec.text } : {}),
+      ...(caseSpec.failure !== undefined ? { failure: caseSpec.failure } : {}),
+      ...(caseSpec.votes !== undefined ? { votes: caseSpec.votes } : {}),
+    },
+    verdicts: verdicts ?? [],
+    ...score,
+    llm: caseSpec.llm,
+  };
+}
+
+/** Formalization failures that say nothing about the spec: a resumed run tries those cases again. */
+export const retriedFailures: readonly string[] = ['model-error', 'aborted'];
+
+export interface RunOptions {
+  /** Results of an earlier run of the same evaluation: those cases are not run again. */
+  readonly done?: readonly CaseResult[];
+  /** After each case (resumed or new), e.g. to save the results so far and show progress. */
+  readonly onCase?: (result: CaseResult, position: number, total: number) => Promise<void> | void;
+}
+
+/** Evaluates cases one after another (in order, so recordings and progress are stable). */
+export async function runEvaluation(
+  cases: readonly (() => EvalCase)[],
+  specFor: SpecProvider,
+  header: Omit<EvalResults, 'cases' | 'summary'>,
+  options: RunOptions = {},
+): Promise<EvalResults> {
+  const results: CaseResult[] = [];
+  const done = new Map((options.done ?? []).map((result) => [result.index, result]));
+  for (const [position, load] of cases.entries()) {
+    const evalCase = load();
+    const earlier = done.get(evalCase.index);
+    // A case that failed for want of the model (unreachable, interrupted) is run again.
+    const reusable =
+      earlier !== undefined &&
+      earlier.id === evalCase.id &&
+      !retriedFailures.includes(earlier.spec.failure?.code ?? '');
+    const result = reusable && earlier ? earlier : evaluateCase(evalCase, await specFor(evalCase));
+    results.push(result);
+    await options.onCase?.(result, position, cases.length);
+  }
+  return { ...header, cases: results, summary: summarize(results) };
+}
