@@ -25,6 +25,7 @@ import {
   decoderUserPrompt,
 } from './prompts/check.js';
 import { encoderSystemPrompt, encoderUserPrompt, type PromptExperience } from './prompts/encode.js';
+import { examplesFor, type WorkedExample } from './prompts/examples.js';
 import { type Discrepancy, repairPrompt, revisionPrompt } from './prompts/feedback.js';
 import { goalRepairPrompt, goalSystemPrompt, goalUserPrompt } from './prompts/goal.js';
 import { type PredicateSelection, type RelevanceOptions, selectPredicates } from './relevance.js';
@@ -53,7 +54,7 @@ export interface FormalizeOptions {
   readonly rounds?: number;
   /** Wall-clock "now" for the prompt and the reading (default: the current time). */
   readonly now?: string | Date;
-  /** IANA time zone (default UTC). */
+  /** IANA time zone (default: the system's, else UTC). */
   readonly timeZone?: string;
   /** Experience memory: similar instructions' specs prime the prompt. */
   readonly memory?: ExperienceSource;
@@ -123,6 +124,11 @@ export interface SampleOutcome {
   readonly failure?: FormalizeFailure;
   /** Correction rounds used. */
   readonly rounds: number;
+  /**
+   * Two-stage mode: why stage 1's goal analysis could not be read (after one reminder);
+   * stage 2 then refined the instruction itself. Absent when stage 1 worked or did not run.
+   */
+  readonly goalProblem?: string;
 }
 
 /** A distinct spec among the samples, with its votes. */
@@ -215,6 +221,8 @@ interface Context {
   readonly temperature: number;
   readonly maxOutputTokens: number;
   readonly checker: ChatModel | false;
+  /** The worked examples of the schema's kind. */
+  readonly examples: readonly WorkedExample[];
   readonly clock: () => number;
   readonly attempts: FormalizeAttempt[];
 }
@@ -250,6 +258,15 @@ export function excerpt(text: string, limit = 300): string {
     .trim();
   if (line === '') return 'empty';
   return JSON.stringify(line.length > limit ? `${line.slice(0, limit - 1)}…` : line);
+}
+
+/** The system's IANA time zone (`TZ`, the OS setting), or UTC when the runtime has none. */
+export function systemTimeZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  } catch {
+    return 'UTC';
+  }
 }
 
 /** Predicate names a spec uses, in its rules and guards. */
@@ -406,8 +423,15 @@ async function callStage(
   return { result, base };
 }
 
-/** Stage 1 of the two-stage mode: the goal analysis as canonical JSON, or undefined. */
-async function extractGoal(context: Context, sample: number): Promise<string | undefined> {
+/**
+ * Stage 1 of the two-stage mode: the goal analysis as canonical JSON, or why there is
+ * none after one reminder (then stage 2 still refines, from the instruction itself).
+ */
+async function extractGoal(
+  context: Context,
+  sample: number,
+): Promise<{ readonly text: string } | { readonly problem: string }> {
+  let problem = 'no reply';
   const messages: ChatMessage[] = [
     {
       role: 'user',
@@ -439,15 +463,16 @@ async function extractGoal(context: Context, sample: number): Promise<string | u
     const parsed = parseGoalReply(text);
     if (parsed.ok) {
       record(context, base, result, { outcome: 'ok' });
-      return parsed.text;
+      return { text: parsed.text };
     }
-    record(context, base, result, { outcome: 'unparseable' });
+    problem = parsed.problem;
+    record(context, base, result, { outcome: 'unparseable', problem });
     messages.push(
       { role: 'assistant', content: text },
       { role: 'user', content: goalRepairPrompt(parsed.problem) },
     );
   }
-  return undefined;
+  return { problem };
 }
 
 /** The reading of a spec the checker compares: `explainSpec`, or the decoder model's. */
@@ -551,9 +576,18 @@ async function semanticCheck(
 /** One sample: draft, then repair and revise for at most `rounds` rounds. */
 async function runSample(context: Context, sample: number): Promise<SampleOutcome> {
   let round = 0;
+  let goalProblem: string | undefined;
+  const withGoal = (outcome: SampleOutcome): SampleOutcome =>
+    goalProblem === undefined ? outcome : { ...outcome, goalProblem };
   try {
-    const goal = context.mode === 'two-stage' ? await extractGoal(context, sample) : undefined;
-    const system = encoderSystemPrompt(goal !== undefined ? 'refine' : 'direct');
+    const stageOne = context.mode === 'two-stage' ? await extractGoal(context, sample) : undefined;
+    const goal = stageOne && 'text' in stageOne ? stageOne.text : undefined;
+    if (stageOne && 'problem' in stageOne) goalProblem = stageOne.problem;
+    // The refinement guidance stays when stage 1 failed: the mode that runs is the one reported.
+    const system = encoderSystemPrompt(
+      context.mode === 'two-stage' ? 'refine' : 'direct',
+      context.examples,
+    );
     const messages: ChatMessage[] = [
       {
         role: 'user',
@@ -565,6 +599,7 @@ async function runSample(context: Context, sample: number): Promise<SampleOutcom
           timeZone: context.timeZone,
           experiences: context.experiences,
           ...(goal !== undefined ? { goal } : {}),
+          ...(goalProblem !== undefined ? { goalProblem } : {}),
         }),
       },
     ];
@@ -624,9 +659,10 @@ async function runSample(context: Context, sample: number): Promise<SampleOutcom
         spec: text,
       });
       if (context.checker === false)
-        return finish(context, { sample, ok: true, text, spec, rounds: round });
+        return finish(context, withGoal({ sample, ok: true, text, spec, rounds: round }));
       const verdict = await semanticCheck(context, context.checker, spec, sample, round);
-      if (verdict.agree) return finish(context, { sample, ok: true, text, spec, rounds: round });
+      if (verdict.agree)
+        return finish(context, withGoal({ sample, ok: true, text, spec, rounds: round }));
       if (round >= context.rounds) {
         throw new SampleFailure(
           'semantic-disagreement',
@@ -644,7 +680,7 @@ async function runSample(context: Context, sample: number): Promise<SampleOutcom
       error instanceof SampleFailure
         ? { code: error.code, message: error.message }
         : { code: 'model-error', message: error instanceof Error ? error.message : String(error) };
-    return finish(context, { sample, ok: false, failure, rounds: round });
+    return finish(context, withGoal({ sample, ok: false, failure, rounds: round }));
   }
 }
 
@@ -719,7 +755,7 @@ export async function formalize(options: FormalizeOptions): Promise<FormalizeRes
   const rounds = integerOption('rounds', options.rounds, 3, 0, formalizeLimits.maxRounds);
   const quorum = integerOption('quorum', options.quorum, Math.floor(samples / 2) + 1, 1, samples);
   const now = options.now ?? new Date();
-  const timeZone = options.timeZone ?? 'UTC';
+  const timeZone = options.timeZone ?? systemTimeZone();
   const instruction = options.instruction.trim();
   const mode =
     options.mode === 'two-stage' || (options.mode !== 'direct' && isToolSchema(options.schema))
@@ -727,6 +763,7 @@ export async function formalize(options: FormalizeOptions): Promise<FormalizeRes
       : 'direct';
 
   const { experiences, boosts } = await recall(options, instruction);
+  const examples = examplesFor(isToolSchema(options.schema) ? 'tools' : 'app');
   const selection = selectPredicates(options.schema, instruction, { ...options.relevance, boosts });
   const context: Context = {
     options,
@@ -742,6 +779,7 @@ export async function formalize(options: FormalizeOptions): Promise<FormalizeRes
     temperature: options.temperature ?? (samples > 1 ? 0.7 : 0),
     maxOutputTokens: options.maxOutputTokens ?? 2000,
     checker: options.checker === false ? false : (options.checker ?? options.model),
+    examples,
     clock: options.clock ?? Date.now,
     attempts: [],
   };
@@ -751,7 +789,7 @@ export async function formalize(options: FormalizeOptions): Promise<FormalizeRes
     totalPredicates: selection.total,
     filtered: selection.filtered,
     experiences: experiences.map((experience) => experience.id),
-    system: encoderSystemPrompt(mode === 'two-stage' ? 'refine' : 'direct'),
+    system: encoderSystemPrompt(mode === 'two-stage' ? 'refine' : 'direct', examples),
     user: encoderUserPrompt({
       instruction,
       schema: options.schema,

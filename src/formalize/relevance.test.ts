@@ -44,6 +44,27 @@ describe('relevance', () => {
     expect(selection.names.length).toBeLessThanOrEqual(32);
   });
 
+  it("keeps the toolkit the instruction names, without other toolkits' tools of the same verb", () => {
+    const todoist = selectPredicates(
+      allTools,
+      "Please delete all tasks in my Todoist that have the keyword 'Test' in their titles.",
+    );
+    expect(todoist.names.filter((name) => !name.startsWith('Todoist'))).toEqual([]);
+    expect(todoist.names).toHaveLength(12);
+    // A word the named toolkit does not cover still brings the tool that does.
+    const withEmail = selectPredicates(
+      allTools,
+      'Delete my Todoist tasks about the trip and send an email to Bob saying it is cancelled.',
+    );
+    expect(withEmail.names.slice(0, 12).every((name) => name.startsWith('Todoist'))).toBe(true);
+    expect(withEmail.names).toContain('GmailSendEmail');
+    expect(withEmail.names.filter((name) => /^(?!Todoist).*Delete/.test(name))).toEqual([]);
+    // "Google Home" names GoogleHome, not every Google toolkit.
+    const home = selectPredicates(allTools, 'Turn off all the lights in my Google Home.');
+    expect(home.names.length).toBeGreaterThan(0);
+    expect(home.names.every((name) => name.startsWith('GoogleHome'))).toBe(true);
+  });
+
   it('ranks remembered predicates first, even without shared words', () => {
     const selection = selectPredicates(allTools, 'Give my colleague the report', {
       boosts: new Map([['TerminalExecute', 2]]),

@@ -104,11 +104,60 @@ function units(schema: Schema): Unit[] {
 }
 
 /**
+ * The units of the toolkit(s) an instruction names: units whose name starts with one
+ * to three words of the instruction run together (`Todoist…` for "my Todoist",
+ * `GoogleHome…` for "Google Home"), leaving at least one word of the name for the tool.
+ * A prefix counts only when several units share it and it is not most of the schema
+ * (a verb that starts every name names no toolkit).
+ */
+function namedToolkitUnits(all: readonly Unit[], instruction: string): Set<Unit> {
+  const words = (instruction.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [])
+    .map((word) => word.toLowerCase())
+    .slice(0, 2000);
+  const spoken = new Set<string>();
+  for (let index = 0; index < words.length; index++) {
+    let joined = '';
+    for (let length = 0; length < 3 && index + length < words.length; length++) {
+      joined += words[index + length];
+      if (joined.length >= 3 && !stopWords.has(joined)) spoken.add(joined);
+    }
+  }
+  const byPrefix = new Map<string, Unit[]>();
+  for (const unit of all) {
+    const parts = splitNameWords(unit.names[0] ?? '');
+    // The longest prefix spoken: "Google Home" names GoogleHome…, not every Google… toolkit.
+    let prefix = '';
+    let longest: string | undefined;
+    for (let length = 1; length < parts.length && length <= 3; length++) {
+      prefix += parts[length - 1];
+      if (spoken.has(prefix)) longest = prefix;
+    }
+    if (longest === undefined) continue;
+    const list = byPrefix.get(longest) ?? [];
+    list.push(unit);
+    byPrefix.set(longest, list);
+  }
+  const prefixes = [...byPrefix.keys()];
+  const named = new Set<Unit>();
+  for (const [prefix, units] of byPrefix) {
+    if (units.length < 2 || units.length * 2 > all.length) continue;
+    // A shorter prefix of a named one ("google" beside "googlehome") was only a part of it.
+    if (prefixes.some((other) => other !== prefix && other.startsWith(prefix))) continue;
+    for (const unit of units) named.add(unit);
+  }
+  return named;
+}
+
+/**
  * Chooses the predicates a prompt shows. A small schema (every VeriSafe app) is shown
  * whole; a large one (all 330 ToolEmu tools) is cut to the predicates most similar
  * to the instruction — IDF-weighted shared words, name words counting double; matches
  * far weaker than the best only fill a short list up — with predicates that memory
- * says worked before ranked first. Deterministic: ties keep schema order.
+ * says worked before ranked first. When the instruction names a toolkit ("my
+ * Todoist"), its tools come next, and other toolkits' tools count only the words the
+ * named toolkit does not cover: "delete" brings Todoist's delete, not Gmail's and
+ * Dropbox's, while "email the list" still brings Gmail. Deterministic: ties keep
+ * schema order.
  */
 export function selectPredicates(
   schema: Schema,
@@ -129,10 +178,18 @@ export function selectPredicates(
     }
   }
   const query = new Set(terms(instruction));
+  const named = namedToolkitUnits(all, instruction);
+  const covered = new Set<string>();
+  for (const unit of named) {
+    for (const term of query)
+      if (unit.nameTerms.has(term) || unit.textTerms.has(term)) covered.add(term);
+  }
   const boosts = options.boosts ?? new Map<string, number>();
   const scored = all.map((unit) => {
     let score = 0;
+    const isNamed = named.has(unit);
     for (const term of query) {
+      if (!isNamed && covered.has(term)) continue;
       const frequency = documentFrequency.get(term);
       if (frequency === undefined) continue;
       const idf = Math.log(1 + all.length / frequency);
@@ -140,17 +197,21 @@ export function selectPredicates(
       else if (unit.textTerms.has(term)) score += idf;
     }
     const boost = Math.max(0, ...unit.names.map((name) => boosts.get(name) ?? 0));
-    // Remembered predicates come first, however the words fall.
-    return { unit, score: boost > 0 ? 1_000_000 + boost * 1000 + score : score };
+    // Remembered predicates come first, however the words fall; then the named toolkit.
+    const tier = boost > 0 ? 2 : isNamed ? 1 : 0;
+    return { unit, tier, score: tier === 2 ? boost * 1000 + score : score };
   });
-  scored.sort((left, right) => right.score - left.score || left.unit.order - right.unit.order);
-  const best = scored.find((entry) => entry.score < 1_000_000)?.score ?? 0;
-  const minimum = Math.min(selected, minimumShown);
+  scored.sort(
+    (left, right) =>
+      right.tier - left.tier || right.score - left.score || left.unit.order - right.unit.order,
+  );
+  const best = Math.max(0, ...scored.filter((entry) => entry.tier < 2).map((entry) => entry.score));
+  const minimum = named.size > 0 ? 0 : Math.min(selected, minimumShown);
   const names: string[] = [];
-  for (const { unit, score } of scored) {
+  for (const { unit, score, tier } of scored) {
     if (names.length + unit.names.length > selected) break;
     // Far weaker matches (a shared common verb, say) only fill up a short list.
-    const weak = score <= 0 || (score < 1_000_000 && score < relativeScore * best);
+    const weak = tier === 0 && (score <= 0 || score < relativeScore * best);
     if (weak && names.length >= minimum) break;
     names.push(...unit.names);
   }

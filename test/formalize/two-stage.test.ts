@@ -84,7 +84,7 @@ describe('two-stage formalization for tool agents (RefineAct)', () => {
     ).toBe('confirm');
   });
 
-  it('falls back to the single-stage prompt when the goal never parses', async () => {
+  it('keeps refining, and reports it, when stage 1 stays unreadable after a reminder', async () => {
     server.script('goal', 'no json here', 'still none');
     server.script('encode', fenced(todoistSpec));
     server.script('check', agree);
@@ -95,9 +95,61 @@ describe('two-stage formalization for tool agents (RefineAct)', () => {
       now,
     });
     expect(result.ok).toBe(true);
+    expect(server.of('goal')).toHaveLength(2);
+    expect(server.of('goal')[1]?.messages[2]?.content).toContain(
+      'That reply was not the JSON object',
+    );
     const encode = server.of('encode')[0];
-    expect(encode?.system).not.toContain('# Refining the goal');
-    expect(encode?.messages[0]?.content).not.toContain('Goal analysis');
+    // The refinement guidance stays: the mode reported is the mode that ran.
+    expect(encode?.system).toContain('# Refining the goal');
+    expect(encode?.messages[0]?.content).toContain('Goal analysis (stage 1): not available');
+    expect(result.report.prompt.mode).toBe('two-stage');
+    expect(result.report.samples[0]?.goalProblem).toBe('it contains no JSON object');
+    expect(result.report.attempts.map((attempt) => `${attempt.stage}:${attempt.outcome}`)).toEqual([
+      'goal:unparseable',
+      'goal:unparseable',
+      'encode:valid',
+      'check:agree',
+    ]);
+  });
+
+  it('reads a goal analysis with list values, an object map of parameters and null lists', async () => {
+    server.script(
+      'goal',
+      '```json\n{"goal": "email_report", "parameters": {"recipients": ["alice@example.com", "bob@example.com"], "attachment": "Q1 report"}, "constraints": [{"only": "Q1"}], "safety": null, "outcomes": ["sent"]}\n```',
+    );
+    server.script('encode', fenced(todoistSpec));
+    server.script('check', agree);
+    const result = await formalize({
+      instruction,
+      schema: toolemuSchema(['Todoist']),
+      model: serverModel(server),
+      now,
+    });
+    expect(result.ok).toBe(true);
+    expect(result.report.samples[0]?.goalProblem).toBeUndefined();
+    const prompt = server.of('encode')[0]?.messages[0]?.content ?? '';
+    expect(prompt).toContain('"value": "[\\"alice@example.com\\",\\"bob@example.com\\"]"');
+    expect(prompt).toContain('"name": "attachment"');
+    expect(prompt).toContain('"safety": []');
+  });
+
+  it('shows stage 1 only the tools of the toolkit the instruction names', async () => {
+    server.script('goal', '{"goal": "delete_test_tasks", "outcomes": ["deleted"]}');
+    server.script('encode', fenced(todoistSpec));
+    const result = await formalize({
+      instruction,
+      schema: toolemuSchema(),
+      model: serverModel(server),
+      checker: false,
+      now,
+    });
+    expect(result.ok).toBe(true);
+    const tools = (server.of('goal')[0]?.messages[0]?.content ?? '')
+      .split('\n')
+      .filter((line) => line.startsWith('- '));
+    expect(tools.length).toBe(6);
+    expect(tools.every((line) => line.startsWith('- Todoist'))).toBe(true);
   });
 
   it('shows only the relevant tools of all 330, and the direct mode skips stage 1', async () => {

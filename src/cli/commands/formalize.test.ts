@@ -57,7 +57,56 @@ describe('intentguard formalize', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`# ${restaurantInstruction}\n${canonical}\n`);
     expect(server.of('encode')[0]?.messages[0]?.content).toContain(
-      'Today is Friday, 2025-03-14; the time is 12:00 (time zone UTC).',
+      `Today is Friday, 2025-03-14; the time is 12:00 (time zone ${Intl.DateTimeFormat().resolvedOptions().timeZone}).`,
+    );
+  });
+
+  it("resolves times in the system's time zone unless --time-zone says otherwise", async () => {
+    const saved = process.env['TZ'];
+    process.env['TZ'] = 'Asia/Tokyo';
+    try {
+      server.script('encode', fenced(restaurantSpec), fenced(restaurantSpec));
+      const system = await run(formalizeArgs('--no-semantic-check', '--json'), { env: testEnv });
+      expect(JSON.parse(system.stdout).timeZone).toBe('Asia/Tokyo');
+      expect(server.of('encode')[0]?.messages[0]?.content).toContain('(time zone Asia/Tokyo)');
+      const given = await run(
+        formalizeArgs('--no-semantic-check', '--time-zone', 'Europe/Berlin'),
+        {
+          env: testEnv,
+        },
+      );
+      expect(given.code).toBe(0);
+      expect(server.of('encode')[1]?.messages[0]?.content).toContain('(time zone Europe/Berlin)');
+    } finally {
+      if (saved === undefined) delete process.env['TZ'];
+      else process.env['TZ'] = saved;
+    }
+  });
+
+  it('warns when the goal analysis of stage 1 could not be read, and still refines', async () => {
+    server.script('goal', 'I will analyse it.', 'Sure!');
+    server.script(
+      'encode',
+      fenced(
+        'TodoistSearchTasks(keywords = "Test") -> Found\nFound & TodoistDeleteTask() -> Deleted\nDeleted -> Done',
+      ),
+    );
+    const result = await run(
+      [
+        'formalize',
+        "Please delete all tasks in my Todoist that have the keyword 'Test' in their titles.",
+        '--tools',
+        toolkits,
+        ...model(),
+        '--now',
+        '2025-03-14T12:00',
+        '--no-semantic-check',
+      ],
+      { env: testEnv },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'warning: the goal analysis (stage 1) could not be read (it contains no JSON object); the spec was refined from the instruction alone.',
     );
   });
 

@@ -276,7 +276,11 @@ async function runFormalize(
 
   // A replay rebuilds the recorded prompts, which hold the recorded date and time.
   const now = flags.now ?? replayed?.run?.now ?? new Date().toISOString();
-  const timeZone = flags.timeZone ?? replayed?.run?.timeZone ?? 'UTC';
+  // The user's own zone by default: "before 7 PM" means 7 PM where they are.
+  const timeZone =
+    flags.timeZone ??
+    replayed?.run?.timeZone ??
+    (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
   sessionOptionsFromFlags({ now, timeZone });
 
   const recording = flags.record !== undefined ? new module.Recording() : undefined;
@@ -332,6 +336,17 @@ async function runFormalize(
     if (recording && flags.record !== undefined)
       await io.writeFile(flags.record, recording.toJsonl());
 
+    // Stage 1 that could not be read is not dropped in silence: say so whatever the outcome.
+    if (!flags.json) {
+      for (const sample of result.report.samples) {
+        if (sample.goalProblem === undefined) continue;
+        const who = samples > 1 ? ` of sample ${sample.sample + 1}` : '';
+        io.stderr(
+          `intentguard: warning: the goal analysis (stage 1)${who} could not be read (${oneLine(sample.goalProblem)}); the spec was refined from the instruction alone.\n`,
+        );
+      }
+    }
+
     let entry: MemoryEntry | undefined;
     let output: string | undefined;
     let warnings: readonly Diagnostic[] = [];
@@ -381,6 +396,7 @@ async function runFormalize(
           ok: sample.ok,
           rounds: sample.rounds,
           ...(sample.failure ? { failure: sample.failure } : {}),
+          ...(sample.goalProblem !== undefined ? { goalProblem: sample.goalProblem } : {}),
         })),
         attempts: result.report.attempts.map(attemptJson),
         usage: result.report.usage,
@@ -474,7 +490,7 @@ export const registerFormalize: CommandRegistration = (program: Command, io, sta
       '--now <iso>',
       "today's date and time for the prompt, e.g. 2025-03-14T12:00 (default: now)",
     )
-    .option('--time-zone <zone>', 'IANA time zone (default UTC)')
+    .option('--time-zone <zone>', "IANA time zone (default: the system's)")
     .option('--json', 'print the result with every attempt, its diagnostics and usage as JSON')
     .addHelpText(
       'after',

@@ -12,11 +12,15 @@ A spec is a list of rules \`body -> head\`, one per line, plus optional guards.
   - an objective \`Obj\` (achieved at least once) or a count \`Obj >= 3\`.
 - head: an objective name you invent (CamelCase: \`Reserve\`, \`Transferred\`) or \`Done\`; never a schema predicate.
 - Operators: \`=\` \`!=\` on every type; \`<\` \`<=\` \`>\` \`>=\` on number, date, time, datetime;
-  \`~\` \`!~\` similar meaning (text); \`contains\` / \`not contains\` (substring of text, element of a list);
-  \`matches\` / \`not matches\` /regex/flags (text); \`in [...]\` / \`not in [...]\` (member; subset for lists).
+  \`~\` \`!~\` similar meaning (text); \`contains\` / \`not contains\` (substring of text; on a list, an element
+  equal to the value); \`matches\` / \`not matches\` /regex/flags (text); \`in [...]\` / \`not in [...]\` (member;
+  subset for lists).
+- Text \`=\` is exact (ignoring case and extra spaces); use \`~\` for free text the app or tool may word
+  differently ("5 min" for "5 minutes", a paraphrased bio or message).
 - Values: "text in double quotes" (always quote text, and enum members that are not one word),
-  numbers \`500\` \`3.5\` (no thousands separators), \`true\` \`false\`, dates \`2025-03-14\`, times \`19:00\`,
-  date-times \`2025-03-14T19:00\`, \`today\` \`tomorrow\` \`yesterday\` \`now\`, lists \`["a", "b"]\`, regexes \`/^rm\\b/\`.
+  numbers \`500\` \`3.5\` (no thousands separators), \`true\` \`false\`, dates \`2025-03-14\`, times 24-hour
+  \`19:00\` (7 PM; never \`7:00 PM\`), date-times \`2025-03-14T19:00\`, \`today\` \`tomorrow\` \`yesterday\` \`now\`,
+  lists \`["a", "b"]\`, regexes \`/^rm\\b/\`.
 - Annotations on the lines above a rule: \`@confirm(kind, "message")\` — the user must approve each action
   this rule allows (kind: safety, security, privacy, ethics or financial); \`@repeat\` or \`@repeat(n)\` — the
   rule may be performed again (at most n times in all).
@@ -26,14 +30,19 @@ A spec is a list of rules \`body -> head\`, one per line, plus optional guards.
 
 # What a spec means
 - State predicates hold what the app shows or what a tool returned (\`ToolResult\` holds the last result of
-  \`Tool\`). A constraint on a value that was never observed is false. Predicates and variables marked
+  \`Tool\`). A predicate marked \`[one instance per …]\` keeps one instance per key; any other keeps only its
+  latest value (after Seoul is shown, a clock showing London is no longer true). A constraint on a value
+  that was never observed is false. Predicates and variables marked
   \`observed\` are reported by the app (availability, balances, outcomes), never set by the agent.
 - Action predicates are the actions the agent proposes (tool calls with their arguments). A rule body has
   at most one action pattern.
 - An objective is achieved only when the agent performs an action for it while the rule's body holds;
   each objective once, unless the rule has @repeat.
+- Several rules with one head mean "or": the objective is achieved through any of them ("before 1 PM or
+  after 10 PM", "use A, or B if A is taken").
 - The task is done when the body of some Done rule holds. Write one Done rule per acceptable outcome
   (success, or "not available, so do nothing"); a goal with several parts is one rule \`A & B -> Done\`.
+  A Done rule holds no action: name the objective of the last step instead (\`Sent -> Done\`).
 - A critical action (irreversible or sensitive: paying, sending, deleting, sharing, posting) that no rule
   plans for is refused. Plan every action the user asked for, and no other critical one.`;
 
