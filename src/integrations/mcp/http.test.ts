@@ -28,11 +28,12 @@ describe('listenMcpHttp', () => {
       upstream: { transport: clientSide },
       spec: 'read_note() -> Read\nRead -> Done',
     });
-    listener = await listenMcpHttp(proxy, { sessionIdleMs: 50, maxSessions: 1 });
+    // Long enough that a loaded machine never idles out the handshake itself.
+    listener = await listenMcpHttp(proxy, { sessionIdleMs: 500, maxSessions: 1 });
     const client = new Client({ name: 'test', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
     expect((await client.listTools()).tools).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
     await expect(client.listTools()).rejects.toThrow();
     // The slot is free again: a new client gets a session.
     const next = new Client({ name: 'test', version: '1' });

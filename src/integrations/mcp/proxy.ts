@@ -8,6 +8,8 @@ import {
   type CallToolResult,
   CompleteRequestSchema,
   CompleteResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   EmptyResultSchema,
   GetPromptRequestSchema,
   GetPromptResultSchema,
@@ -17,10 +19,13 @@ import {
   ListResourcesResultSchema,
   ListResourceTemplatesRequestSchema,
   ListResourceTemplatesResultSchema,
+  ListRootsRequestSchema,
   ListToolsRequestSchema,
   type ListToolsResult,
   ReadResourceRequestSchema,
+  McpError,
   ReadResourceResultSchema,
+  RootsListChangedNotificationSchema,
   type ServerCapabilities,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
@@ -183,10 +188,14 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     );
   const confirmMethods = options.confirm ?? ['elicit', 'console', 'deny'];
   const upstreamName = describeUpstream(options.upstream);
-  const upstream = new Client({
-    name: options.clientName ?? 'intentguard-mcp-proxy',
-    version: proxyVersion,
-  });
+  // The upstream may ask the client things of its own (a form for the person, a
+  // completion from the client's model, the client's roots): declared here, forwarded
+  // to the client whose call is running (see `clientFor`), refused when that client
+  // cannot answer them.
+  const upstream = new Client(
+    { name: options.clientName ?? 'intentguard-mcp-proxy', version: proxyVersion },
+    { capabilities: { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } } },
+  );
   let upstreamAlive = false;
   let closing = false;
   const servers = new Set<Server>();
@@ -306,6 +315,53 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const serverInfo = upstream.getServerVersion() ?? { name: 'mcp', version: '0' };
   const instructions = upstream.getInstructions();
 
+  /** Tool calls each client has running upstream (the upstream's own requests belong to one). */
+  const running = new Map<Server, number>();
+  /**
+   * The client an upstream request is meant for: the one with a call running upstream,
+   * or the only client connected; with several candidates the request is refused
+   * rather than shown to the wrong person.
+   */
+  function clientFor(what: string, capable: (server: Server) => boolean): Server {
+    const busy = [...running].filter(([, count]) => count > 0).map(([server]) => server);
+    const candidates = busy.length > 0 ? busy : [...servers];
+    const [target] = candidates;
+    if (candidates.length !== 1 || target === undefined)
+      throw new McpError(
+        -32603,
+        candidates.length === 0
+          ? `intentguard: no client is connected to answer the server's ${what}`
+          : `intentguard: several clients are connected; the server's ${what} is not forwarded`,
+      );
+    if (!capable(target))
+      throw new McpError(-32601, `intentguard: the client does not support ${what}`);
+    return target;
+  }
+  const upstreamLabel = `the MCP server '${String(serverInfo.name).slice(0, 100)}'`;
+  upstream.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+    const target = clientFor('requests for input (elicitation)', (server) =>
+      Boolean(server.getClientCapabilities()?.elicitation),
+    );
+    if (request.params.mode === 'url')
+      throw new McpError(-32601, 'intentguard: URL elicitation is not forwarded');
+    // Marked as the server's, so that the person never takes it for intentguard's own question.
+    return target.elicitInput(
+      { ...request.params, message: `From ${upstreamLabel}: ${request.params.message}` },
+      { signal: extra.signal },
+    );
+  });
+  upstream.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+    clientFor('sampling requests', (server) =>
+      Boolean(server.getClientCapabilities()?.sampling),
+    ).createMessage(request.params, { signal: extra.signal }),
+  );
+  upstream.setRequestHandler(ListRootsRequestSchema, (request, extra) =>
+    clientFor('roots requests', (server) => Boolean(server.getClientCapabilities()?.roots)).listRoots(
+      request.params,
+      { signal: extra.signal },
+    ),
+  );
+
   const upstreamDown = (): CallToolResult =>
     refusal(
       `intentguard: the call was not made: the upstream MCP server '${upstreamName}' is not running. Tell the user; the server needs a restart.`,
@@ -363,6 +419,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       return upstreamDown();
     }
     let result: CallToolResult;
+    running.set(server, (running.get(server) ?? 0) + 1);
     try {
       const progressToken = params._meta?.['progressToken'];
       result = (await upstream.callTool(
@@ -389,6 +446,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       safeResult(id, { error: errorText(error) });
       if (!upstreamAlive) return upstreamDown();
       return refusal(`intentguard: the upstream MCP server failed on ${name}: ${errorText(error)}`);
+    } finally {
+      running.set(server, (running.get(server) ?? 1) - 1);
     }
     safeResult(id, result.isError === true ? { error: result } : { output: result });
     return result;
@@ -462,10 +521,14 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         forward(() => upstream.request(request, EmptyResultSchema, { signal: extra.signal })),
       );
     }
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () =>
+      upstreamAlive ? upstream.sendRootsListChanged().catch(() => undefined) : undefined,
+    );
     servers.add(server);
     const previous = server.onclose;
     server.onclose = () => {
       servers.delete(server);
+      running.delete(server);
       previous?.();
     };
     return server;
