@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { contributors, measureWebBundles } from '../../../scripts/build-web.js';
 
 /**
  * intentguard/web runs in browsers: no Node API may reach it, directly or through the
@@ -58,6 +59,22 @@ describe('intentguard/web in the browser', () => {
       const text = readFileSync(join(here, file), 'utf8');
       expect(text, file).not.toMatch(/\b(process|Buffer|require|__dirname|setImmediate)\b/);
     }
+  });
+
+  it('the remote-only bundle carries no engine, regex engine or formalizer', async () => {
+    const { remote, inPage } = await measureWebBundles();
+    const parts = contributors(remote.metafile).map((part) => part.module);
+    expect(parts.some((part) => part.startsWith('src/integrations/web'))).toBe(true);
+    for (const heavy of [
+      're2js (package)',
+      'zod (package)',
+      'src/engine/',
+      'src/formalize/',
+      'src/guard/',
+    ])
+      expect(parts, heavy).not.toContain(heavy);
+    expect(contributors(inPage.metafile).map((part) => part.module)).toContain('src/engine/');
+    expect(remote.gzipBytes).toBeLessThan(inPage.gzipBytes);
   });
 
   it('exports exactly its pinned runtime names', async () => {

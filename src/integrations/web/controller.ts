@@ -467,17 +467,18 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
     }
     const { trigger, element } = match;
     if (takePass(event, element)) return;
-    if (kind === 'click') {
+    // The click a browser makes of a key press (trusted, no pointer: detail 0) is the
+    // activation already decided on keydown. A script's `click()` is untrusted and a
+    // pointer's click has a detail of 1 or more: both are checked as new actions.
+    if (kind === 'click' && event.isTrusted && (event as MouseEvent).detail === 0) {
       const now = Date.now();
       const allowed = allowedActivations.get(element);
-      if (allowed !== undefined) {
-        allowedActivations.delete(element);
-        if (allowed >= now) return;
-      }
+      allowedActivations.delete(element);
+      if (allowed !== undefined && allowed >= now) return;
       const held = heldActivations.get(element);
-      if (held !== undefined && held >= now && (event as MouseEvent).detail === 0) {
-        // The browser's click for a key press that is being decided: the decision releases it.
-        heldActivations.delete(element);
+      heldActivations.delete(element);
+      if (held !== undefined && held >= now) {
+        // The key press is still being decided (or was refused): its decision releases it.
         event.preventDefault();
         event.stopImmediatePropagation();
         return;
