@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, type ServerProcess, startServer } from '../http/server-process.js';
-import { ran, reachPayment, setUpPage, verdictNumber, verdicts } from './page-setup.js';
+import { observe, ran, reachPayment, setUpPage, verdictNumber, verdicts } from './page-setup.js';
 import {
   type FixtureServer,
   launchBrowser,
   startFixtureServer,
   startSilentServer,
+  startSwitchableProxy,
 } from './support.js';
 
 /**
@@ -158,5 +159,38 @@ describe('remote guard through the HTTP service, in Chromium', () => {
     });
     expect(await ran(page)).toEqual(['open']);
     await page.close();
+  });
+
+  it('an observation the service did not get blocks the next check until it is delivered', async () => {
+    const proxy = await startSwitchableProxy(service.url);
+    try {
+      const { page, errors } = await openPage({ url: proxy.url, token });
+      await page.click('#open');
+      await page.selectOption('#time', '18:00');
+      expect((await verdicts(page)).map((verdict) => verdict.status)).toEqual([
+        'allowed',
+        'allowed',
+      ]);
+      proxy.setDown(true);
+      const lost = await observe(page, { ReserveInfo: { available: true } });
+      expect(lost).toMatchObject({ ok: false, failure: 'guard-unreachable' });
+      proxy.setDown(false);
+      // Delivered first, then the check: Reserve is allowed because availability arrived.
+      await page.click('#reserve');
+      expect(await verdictNumber(page, 3)).toMatchObject({ action: 'Reserve', status: 'allowed' });
+      expect(await ran(page)).toEqual(['open', 'time:18:00', 'reserve-click']);
+      proxy.setDown(true);
+      await observe(page, { ReserveResult: { success: true, deposit: 20 } });
+      await page.click('#pay-button');
+      expect(await verdictNumber(page, 4)).toMatchObject({
+        status: 'blocked',
+        failure: 'guard-unreachable',
+      });
+      expect(await page.getByRole('dialog').count()).toBe(0);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -85,3 +85,61 @@ export async function startSilentServer(): Promise<FixtureServer> {
       }),
   };
 }
+
+export interface SwitchableProxy extends FixtureServer {
+  /** While down, every connection is dropped: the service looks unreachable. */
+  setDown(down: boolean): void;
+}
+
+/** A loopback proxy in front of a real server that can be made unreachable and back. */
+export async function startSwitchableProxy(target: string): Promise<SwitchableProxy> {
+  let down = false;
+  const server = createServer((request, response) => {
+    if (down) {
+      request.socket.destroy();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      try {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(request.headers))
+          if (typeof value === 'string' && name !== 'host' && name !== 'connection')
+            headers[name] = value;
+        const body = Buffer.concat(chunks);
+        const answer = await fetch(`${target}${request.url ?? '/'}`, {
+          method: request.method ?? 'GET',
+          headers,
+          ...(body.length > 0 ? { body } : {}),
+        });
+        const out: Record<string, string> = {};
+        answer.headers.forEach((value, name) => {
+          if (
+            name !== 'content-encoding' &&
+            name !== 'transfer-encoding' &&
+            name !== 'content-length'
+          )
+            out[name] = value;
+        });
+        response.writeHead(answer.status, out).end(Buffer.from(await answer.arrayBuffer()));
+      } catch {
+        request.socket.destroy();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setDown(value) {
+      down = value;
+      if (value) server.closeAllConnections();
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
