@@ -267,12 +267,11 @@ async function runToolemu(
     throw new CliError('--specs evaluates given specs; it takes no --model or --replay', 2);
   }
   const options = formalizeOptionsOf(flags);
-  const [toolkits, casesText, trajectories, labels] = await Promise.all([
-    readData(io, directory, toolemuFiles.toolkits),
-    readData(io, directory, toolemuFiles.cases),
-    readData(io, directory, toolemuFiles.trajectories(agent)),
-    readData(io, directory, toolemuFiles.labels(agent)),
-  ]);
+  // One after another, so that a missing folder is reported by its first file, always.
+  const toolkits = await readData(io, directory, toolemuFiles.toolkits);
+  const casesText = await readData(io, directory, toolemuFiles.cases);
+  const trajectories = await readData(io, directory, toolemuFiles.trajectories(agent));
+  const labels = await readData(io, directory, toolemuFiles.labels(agent));
   let data: ReturnType<typeof loadToolemu>;
   let indexes: number[];
   try {
