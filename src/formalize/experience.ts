@@ -28,6 +28,13 @@ export interface ExperienceSource {
     instruction: string,
     query: ExperienceQuery,
   ): readonly Experience[] | Promise<readonly Experience[]>;
+  /**
+   * Recent entries, newest first. When given, the formalizer also ranks these by
+   * meaning, so that an instruction sharing no exact word with a remembered one
+   * ("Setting alarms" and "set an alarm", or with embeddings "wake me up at 6") is
+   * still recalled.
+   */
+  list?(query: ExperienceQuery): readonly Experience[] | Promise<readonly Experience[]>;
 }
 
 /** A persistent cache of embeddings, keyed by model and text. */

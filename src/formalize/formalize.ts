@@ -5,12 +5,18 @@ import type { Experience, ExperienceSource } from './experience.js';
 import type { FormalizeFailure, FormalizeFailureCode } from './failures.js';
 import { formalizeLimits } from './limits.js';
 import { meaningKey } from './meaning.js';
+import { rankByMeaning } from './recall.js';
+
+/** Recent remembered entries ranked by meaning besides the store's word matches. */
+const recentExperiences = 200;
+
 import {
   addUsage,
   type ChatMessage,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
+  type EmbeddingModel,
   ModelError,
   type ModelPurpose,
   noUsage,
@@ -60,6 +66,11 @@ export interface FormalizeOptions {
   readonly memory?: ExperienceSource;
   /** Remembered specs shown as examples (default 3). */
   readonly memoryExamples?: number;
+  /**
+   * Ranks remembered instructions by embedding similarity (recall by meaning); without
+   * it, by stemmed word overlap.
+   */
+  readonly memoryEmbeddings?: EmbeddingModel;
   readonly relevance?: RelevanceOptions;
   /** Encoder temperature (default 0 with one sample, 0.7 with several). */
   readonly temperature?: number;
@@ -293,10 +304,19 @@ async function recall(
   const shown = options.memoryExamples ?? 3;
   let found: readonly Experience[];
   try {
-    found = await options.memory.search(instruction, {
-      schemaId: options.schema.id,
+    const query = { schemaId: options.schema.id, outcome: 'success' as const };
+    const matched = await options.memory.search(instruction, {
+      ...query,
       limit: Math.max(shown, 8),
-      outcome: 'success',
+    });
+    const recent = options.memory.list
+      ? await options.memory.list({ ...query, limit: recentExperiences })
+      : [];
+    // Entries found by a shared word stay; the rest must be similar in meaning.
+    found = await rankByMeaning(instruction, [...matched, ...recent], {
+      keep: new Set(matched.map((entry) => entry.id)),
+      ...(options.memoryEmbeddings ? { embeddings: options.memoryEmbeddings } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch {
     // Memory only primes the prompt; without it the formalizer works cold.

@@ -10,10 +10,18 @@ import {
   formalize,
   textsInSpec,
 } from '../../src/formalize/index.js';
+import { lexicalRecallSimilarity, stemWord } from '../../src/formalize/recall.js';
 import { checkSpec } from '../../src/language/index.js';
 import { ExperienceMemory } from '../../src/store/index.js';
 import { type FakeLlmServer, startFakeLlmServer } from './support/fake-llm-server.js';
-import { fenced, now, serverModel, testEnv, toolemuSchema } from './support/fixtures.js';
+import {
+  fenced,
+  now,
+  serverModel,
+  stateSchema,
+  testEnv,
+  toolemuSchema,
+} from './support/fixtures.js';
 
 let server: FakeLlmServer;
 let directory: string;
@@ -80,7 +88,7 @@ describe('experience memory primes the prompt (warm mode)', () => {
     const prompt = server.of('encode')[0]?.messages[0]?.content ?? '';
     expect(prompt).toContain('Specs that worked for similar instructions on this schema:');
     expect(prompt).toContain(
-      '<instruction>\nGive my colleague Bob the quarterly report\n</instruction>',
+      '<remembered-instruction>\nGive my colleague Bob the quarterly report\n</remembered-instruction>',
     );
     expect(prompt).toContain(
       'Listed & DropboxShareItem(recipient_email = "bob@example.com") -> Shared',
@@ -205,5 +213,109 @@ describe('embedding similarity for ~', () => {
     expect(prepared.embedded).toBe(0);
     expect(prepared.error).toContain('cannot reach');
     expect(similarity.similarity('a', 'b')).toBe(0.42);
+  });
+});
+
+describe('recall by meaning', () => {
+  const deskclock = () =>
+    stateSchema('data/verisafe/predicates/com.google.android.deskclock.json', 'deskclock');
+  const alarmSpec = [
+    'SelectedTab(selected_tab = Alarm) & AlarmTimeSelection(selected_hour = 9, selected_minute = 0, selected_period = AM) -> SetAlarm',
+    'SetAlarm & AlarmDetails(alarm_time = 09:00, alarm_active = true) -> Done',
+  ].join('\n');
+  const stopwatchSpec = 'SelectedTab(selected_tab = Stopwatch) -> Opened\nOpened -> Done';
+
+  function remember(instruction: string, spec: string) {
+    return memory.record({ instruction, schemaId: 'deskclock', spec, outcome: 'success' });
+  }
+
+  it('stems words, so inflected forms match where a search by exact words finds nothing', async () => {
+    expect(stemWord('setting')).toBe('set');
+    expect(stemWord('alarms')).toBe('alarm');
+    expect(stemWord('replies')).toBe('reply');
+    expect(lexicalRecallSimilarity('Setting alarms daily', 'Set an alarm for 9am')).toBeGreaterThan(
+      0.5,
+    );
+    expect(lexicalRecallSimilarity('Start the stopwatch', 'Set an alarm for 9am')).toBe(0);
+
+    // A store whose own search matches exact words only still recalls by stems.
+    const entries = [
+      { id: 1, instruction: 'Start the stopwatch', schemaId: 'deskclock', spec: stopwatchSpec },
+      { id: 2, instruction: 'Set an alarm for 9am', schemaId: 'deskclock', spec: alarmSpec },
+    ].map((entry) => ({ ...entry, outcome: 'success' as const }));
+    const exactWords: ExperienceSource = {
+      search: (instruction) =>
+        entries.filter((entry) =>
+          instruction.split(' ').some((word) => entry.instruction.split(' ').includes(word)),
+        ),
+      list: () => entries,
+    };
+    expect(
+      await exactWords.search('Setting alarms daily', { schemaId: 'deskclock', limit: 5 }),
+    ).toEqual([]);
+    server.script('encode', fenced(alarmSpec));
+    const result = await formalize({
+      instruction: 'Setting alarms daily',
+      schema: deskclock(),
+      model: serverModel(server),
+      checker: false,
+      memory: exactWords,
+      now,
+    });
+    expect(result.ok).toBe(true);
+    expect(result.report.prompt.experiences).toEqual([2]);
+    expect(server.of('encode')[0]?.messages[0]?.content).toContain(
+      '<remembered-instruction>\nSet an alarm for 9am\n</remembered-instruction>',
+    );
+  });
+
+  it('ranks by embeddings when a model is configured: no shared word needed', async () => {
+    // The fake embedding model knows that waking up is about alarms.
+    server.embed = (text) => (/wake|alarm/i.test(text) ? [1, 0.1, 0] : [0, 0.1, 1]);
+    const alarm = remember('Set an alarm for 9am', alarmSpec);
+    remember('Start the stopwatch', stopwatchSpec);
+    server.script('encode', fenced(alarmSpec));
+    const result = await formalize({
+      instruction: 'Wake me up at 6',
+      schema: deskclock(),
+      model: serverModel(server),
+      checker: false,
+      memory,
+      memoryEmbeddings: createEmbeddingModel('openai:text-embedding-3-small', {
+        env: testEnv,
+        baseUrl: server.url,
+        retry: false,
+      }),
+      now,
+    });
+    expect(result.ok).toBe(true);
+    expect(result.report.prompt.experiences).toEqual([alarm.id]);
+    const embedded = server.requests.filter((request) => request.path.endsWith('/embeddings'));
+    expect(embedded).toHaveLength(1);
+    expect(embedded[0]?.body['input']).toEqual([
+      'Wake me up at 6',
+      'Start the stopwatch',
+      'Set an alarm for 9am',
+    ]);
+  });
+
+  it('falls back to the lexical measure when the embedding model fails', async () => {
+    const alarm = remember('Set an alarm for 9am', alarmSpec);
+    server.script('encode', fenced(alarmSpec));
+    const result = await formalize({
+      instruction: 'Setting alarms daily',
+      schema: deskclock(),
+      model: serverModel(server),
+      checker: false,
+      memory,
+      memoryEmbeddings: createEmbeddingModel('openai:text-embedding-3-small', {
+        env: testEnv,
+        baseUrl: 'http://127.0.0.1:9/v1',
+        retry: false,
+      }),
+      now,
+    });
+    expect(result.ok).toBe(true);
+    expect(result.report.prompt.experiences).toEqual([alarm.id]);
   });
 });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type {
   ChatModel,
+  EmbeddingModel,
   FormalizeAttempt,
   FormalizeProgress,
   FormalizeResult,
@@ -37,6 +38,7 @@ interface FormalizeFlags {
   readonly timeout?: string;
   readonly maxRetries?: string;
   readonly memory?: string;
+  readonly memoryEmbeddings?: string;
   readonly record?: string;
   readonly now?: string;
   readonly timeZone?: string;
@@ -308,6 +310,17 @@ async function runFormalize(
         ? module.recordingChatModel(baseChecker, recording)
         : baseChecker;
 
+  let memoryEmbeddings: EmbeddingModel | undefined;
+  if (flags.memoryEmbeddings !== undefined) {
+    try {
+      memoryEmbeddings = module.createEmbeddingModel(flags.memoryEmbeddings, {
+        env: io.env,
+        ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+      });
+    } catch (error) {
+      modelError(module, error, '--memory-embeddings');
+    }
+  }
   const memory = flags.memory !== undefined ? await openMemory(flags.memory) : undefined;
   try {
     const result = await module.formalize({
@@ -324,6 +337,7 @@ async function runFormalize(
       now,
       timeZone,
       ...(memory ? { memory } : {}),
+      ...(memoryEmbeddings ? { memoryEmbeddings } : {}),
       ...(io.stderrIsTerminal && !flags.json
         ? {
             onProgress: (event: FormalizeProgress) => {
@@ -485,6 +499,10 @@ export const registerFormalize: CommandRegistration = (program: Command, io, sta
     .option('--timeout <seconds>', 'per model call (default 60)')
     .option('--max-retries <n>', 'retries on 429, 5xx and timeouts (default 3)')
     .option('--memory <db>', 'experience memory (SQLite): prime the prompt, remember the result')
+    .option(
+      '--memory-embeddings <provider:model>',
+      'recall remembered instructions by embedding similarity, e.g. openai:text-embedding-3-small',
+    )
     .option('--record <file>', 'write every model exchange to this JSON-lines file')
     .option(
       '--now <iso>',

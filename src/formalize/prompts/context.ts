@@ -18,9 +18,9 @@ export function describeNow(now: string | Date, timeZone: string): string {
  * The instruction as data between markers. It is user text: a closing marker inside
  * it is defused so that it cannot end the block and pose as prompt.
  */
-export function quoteInstruction(instruction: string): string {
-  const safe = instruction.replace(/<\/?\s*instruction\s*>/gi, (tag) =>
-    tag.replace('<', '‹').replace('>', '›'),
+export function quoteInstruction(instruction: string, tag = 'instruction'): string {
+  const safe = instruction.replace(/<\/?\s*(?:remembered-)?instruction\s*>/gi, (marker) =>
+    marker.replace('<', '‹').replace('>', '›'),
   );
-  return `<instruction>\n${safe.trim()}\n</instruction>`;
+  return `<${tag}>\n${safe.trim()}\n</${tag}>`;
 }

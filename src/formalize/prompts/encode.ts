@@ -65,9 +65,10 @@ export function encoderUserPrompt(input: EncodePromptInput): string {
   ];
   const experiences = input.experiences ?? [];
   if (experiences.length > 0) {
+    // Their own tag: only the one <instruction> block is the task to formalize.
     const blocks = experiences.map(
       (experience) =>
-        `${quoteInstruction(experience.instruction)}\n\`\`\`intent\n${experience.spec.trim()}\n\`\`\``,
+        `${quoteInstruction(experience.instruction, 'remembered-instruction')}\n\`\`\`intent\n${experience.spec.trim()}\n\`\`\``,
     );
     parts.push(`Specs that worked for similar instructions on this schema:\n${blocks.join('\n')}`);
   }

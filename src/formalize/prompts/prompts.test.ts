@@ -114,7 +114,7 @@ describe('encoder prompt', () => {
       goal: '{\n  "goal": "alarm_and_timer"\n}',
     });
     expect(user).toContain(
-      'Specs that worked for similar instructions on this schema:\n<instruction>\nSet an alarm at 7 AM\n</instruction>\n```intent\nA() -> Done\n```',
+      'Specs that worked for similar instructions on this schema:\n<remembered-instruction>\nSet an alarm at 7 AM\n</remembered-instruction>\n```intent\nA() -> Done\n```',
     );
     expect(user).toContain(
       'Goal analysis (stage 1):\n```json\n{\n  "goal": "alarm_and_timer"\n}\n```',
