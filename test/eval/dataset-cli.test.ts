@@ -133,6 +133,57 @@ describe('eval dataset', () => {
     }
   });
 
+  it('with --samples the winning spec is enforced and its votes are reported; --model replay:FILE replays it', async () => {
+    const server: FakeLlmServer = await startFakeLlmServer();
+    try {
+      const file = join(directory, 'samples.jsonl');
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(file, line(bankCase('bank')));
+      const bankSpec = readFileSync(join(root, 'examples/bank-transfer/spec.intent'), 'utf8');
+      // Two samples agree, one writes a spec that lets any transfer through.
+      const weak = 'BankCheckBalance() -> Known\nKnown & BankTransfer() -> Sent\nSent -> Done';
+      server.script('encode', fenced(bankSpec), fenced(weak), fenced(bankSpec));
+      server.script('check', agree, agree, agree);
+      const recording = join(directory, 'samples-run.jsonl');
+      const flags = ['--mode', 'direct', '--samples', '3', '--max-retries', '0', '--json'];
+      const result = await run(
+        [
+          'eval',
+          'dataset',
+          file,
+          '--model',
+          'openai:gpt-4o',
+          '--base-url',
+          server.url,
+          '--record',
+          recording,
+          ...flags,
+        ],
+        { env: testEnv },
+      );
+      expect(result.stderr).toBe('');
+      const results = JSON.parse(result.stdout) as EvalResults;
+      expect(results.cases[0]).toMatchObject({
+        outcome: 'stopped-before',
+        spec: { ok: true, votes: 2 },
+        llm: { calls: 6 },
+      });
+      expect(results.cases[0]?.spec.text).toContain('reject BankTransfer(amount > 500)');
+      const replayed = await run([
+        'eval',
+        'dataset',
+        file,
+        '--model',
+        `replay:${recording}`,
+        ...flags,
+      ]);
+      expect(replayed.code).toBe(0);
+      expect((JSON.parse(replayed.stdout) as EvalResults).cases[0]?.spec.votes).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
   it.each([
     ['not JSON', '{"id": "x",', /bad\.jsonl:2: not JSON/],
     [
