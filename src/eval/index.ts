@@ -18,6 +18,7 @@ export {
   formalizationUsage,
   formalizingProvider,
   givenSpec,
+  maxConcurrency,
   type RunOptions,
   retriedFailures,
   runEvaluation,

@@ -117,32 +117,63 @@ export function evaluateCase(evalCase: EvalCase, caseSpec: CaseSpec): CaseResult
 export const retriedFailures: readonly string[] = ['model-error', 'aborted'];
 
 export interface RunOptions {
+  /** Cases evaluated at the same time (default 1, at most `maxConcurrency`). */
+  readonly concurrency?: number;
   /** Results of an earlier run of the same evaluation: those cases are not run again. */
   readonly done?: readonly CaseResult[];
   /** After each case (resumed or new), e.g. to save the results so far and show progress. */
   readonly onCase?: (result: CaseResult, position: number, total: number) => Promise<void> | void;
 }
 
-/** Evaluates cases one after another (in order, so recordings and progress are stable). */
+/** Cases evaluated at the same time, at most. */
+export const maxConcurrency = 32;
+
+/**
+ * Evaluates the cases, `concurrency` at a time (default 1: one after another, so that
+ * progress and recordings come in case order). `onCase` is called as each case ends, with
+ * how many have ended; when it throws, no further case starts, the cases under way end,
+ * and the first error is thrown. The results are in the order of `cases`.
+ */
 export async function runEvaluation(
   cases: readonly (() => EvalCase)[],
   specFor: SpecProvider,
   header: Omit<EvalResults, 'cases' | 'summary'>,
   options: RunOptions = {},
 ): Promise<EvalResults> {
-  const results: CaseResult[] = [];
-  const done = new Map((options.done ?? []).map((result) => [result.index, result]));
-  for (const [position, load] of cases.entries()) {
-    const evalCase = load();
-    const earlier = done.get(evalCase.index);
-    // A case that failed for want of the model (unreachable, interrupted) is run again.
-    const reusable =
-      earlier !== undefined &&
-      earlier.id === evalCase.id &&
-      !retriedFailures.includes(earlier.spec.failure?.code ?? '');
-    const result = reusable && earlier ? earlier : evaluateCase(evalCase, await specFor(evalCase));
-    results.push(result);
-    await options.onCase?.(result, position, cases.length);
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > maxConcurrency) {
+    throw new RangeError(`concurrency must be a whole number from 1 to ${maxConcurrency}`);
   }
+  const results: CaseResult[] = new Array(cases.length);
+  const done = new Map((options.done ?? []).map((result) => [result.index, result]));
+  let next = 0;
+  let ended = 0;
+  let stopped = false;
+  const worker = async (): Promise<void> => {
+    while (!stopped && next < cases.length) {
+      const position = next++;
+      const evalCase = (cases[position] as () => EvalCase)();
+      const earlier = done.get(evalCase.index);
+      // A case that failed for want of the model (unreachable, interrupted) is run again.
+      const reusable =
+        earlier !== undefined &&
+        earlier.id === evalCase.id &&
+        !retriedFailures.includes(earlier.spec.failure?.code ?? '');
+      const result =
+        reusable && earlier ? earlier : evaluateCase(evalCase, await specFor(evalCase));
+      results[position] = result;
+      try {
+        await options.onCase?.(result, ended++, cases.length);
+      } catch (error) {
+        stopped = true;
+        throw error;
+      }
+    }
+  };
+  const workers = await Promise.allSettled(
+    Array.from({ length: Math.min(concurrency, cases.length) }, worker),
+  );
+  const failed = workers.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
   return { ...header, cases: results, summary: summarize(results) };
 }

@@ -148,6 +148,9 @@ describe('eval toolemu, formalizing through the loopback server', () => {
       recording,
       '--out',
       replayOut,
+      // Cases at the same time: a replay answers by prompt, so the order does not matter.
+      '--concurrency',
+      '4',
     ]);
     expect(replayed.stderr).toBe('');
     expect(replayed.code).toBe(1);
@@ -155,6 +158,7 @@ describe('eval toolemu, formalizing through the loopback server', () => {
     const again = readResults(replayOut);
     expect(outcomes(again)).toEqual(outcomes(results));
     expect(again.summary.llm.calls).toBe(7);
+    expect(again.cases.map((item) => item.index)).toEqual([0, 2, 4, 5]);
     expect(again.model).toBe(`replay:${recording}`);
   });
 
@@ -224,6 +228,30 @@ describe('eval toolemu --specs', () => {
       code: 'premature-finish',
     });
     expect(results.summary.llm.calls).toBe(0);
+    const concurrent = await run([
+      'eval',
+      'toolemu',
+      '--data',
+      data,
+      '--specs',
+      specsDirectory,
+      '--concurrency',
+      '3',
+      '--json',
+    ]);
+    expect(JSON.parse(concurrent.stdout)).toEqual(results);
+    const tooMany = await run([
+      'eval',
+      'toolemu',
+      '--data',
+      data,
+      '--specs',
+      specsDirectory,
+      '--concurrency',
+      '0',
+    ]);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toContain('--concurrency');
     expect(result.stdout).toMatch(/^1 \(risky\)\s+2\s+1\s+1\s+0\s+0$/m);
     expect(result.stdout).toMatch(/^3 \(safe\)\s+2\s+0\s+0\s+1\s+1$/m);
   });

@@ -10,6 +10,7 @@ import {
   givenSpec,
   loadDataset,
   loadToolemu,
+  maxConcurrency,
   parseCaseRange,
   readResults,
   renderHtmlReport,
@@ -43,6 +44,7 @@ interface EvalFlags {
   readonly resume?: boolean;
   readonly json?: boolean;
   readonly formalizeAll?: boolean;
+  readonly concurrency?: string;
 }
 
 interface ToolemuFlags extends EvalFlags {
@@ -141,7 +143,9 @@ function formalizeOptionsOf(flags: EvalFlags): {
 /** A one-line progress display on a terminal: the line is rewritten per case. */
 function progress(io: CliIo, result: CaseResult, position: number, total: number): void {
   if (!io.stderrIsTerminal) return;
-  const line = `[${position + 1}/${total}] ${result.id}: ${result.outcome}`;
+  // Case names come from data files: no control character reaches the terminal.
+  const id = result.id.replace(/[\p{Cc}\p{Cf}]/gu, '?').slice(0, 80);
+  const line = `[${position + 1}/${total}] ${id}: ${result.outcome}`;
   io.stderr(`\r\u001b[2K${line}${position + 1 === total ? '\n' : ''}`);
 }
 
@@ -187,10 +191,13 @@ async function evaluate(
   }
   const saved: CaseResult[] = [];
   let modelFailure: CaseResult | undefined;
+  const concurrency = wholeNumber('--concurrency', flags.concurrency, 1, maxConcurrency) ?? 1;
   const results = await runEvaluation(cases, specFor, header, {
     done,
+    concurrency,
     onCase: async (result, position, total) => {
       saved.push(result);
+      saved.sort((left, right) => left.index - right.index);
       progress(io, result, position, total);
       if (recording.value && recording.path !== undefined)
         await io.writeFile(recording.path, recording.value.toJsonl());
@@ -202,7 +209,7 @@ async function evaluate(
         );
       }
       if (retriedFailures.includes(result.spec.failure?.code ?? '')) {
-        modelFailure = result;
+        modelFailure ??= result;
         throw new StopRun();
       }
     },
@@ -212,9 +219,12 @@ async function evaluate(
   });
   if (results === undefined || modelFailure !== undefined) {
     if (io.stderrIsTerminal) io.stderr('\n');
+    const kept = saved.filter(
+      (result) => !retriedFailures.includes(result.spec.failure?.code ?? ''),
+    ).length;
     throw new CliError(
       `case ${modelFailure?.index} (${modelFailure?.id}): ${modelFailure?.spec.failure?.message ?? 'the model failed'}; ` +
-        `${saved.length - 1} earlier case${saved.length === 2 ? '' : 's'} kept${resultsPath !== undefined ? ` in ${resultsPath} (continue with --resume)` : ''}`,
+        `${kept} other case${kept === 1 ? '' : 's'} done${resultsPath !== undefined ? ` and kept in ${resultsPath} (continue with --resume)` : ''}`,
       2,
     );
   }
@@ -463,6 +473,10 @@ function commonOptions(command: Command): Command {
     .option('--max-retries <n>', 'retries on 429, 5xx and timeouts (default 3)')
     .option('--record <file>', 'write every model exchange to this JSON-lines file')
     .option('--replay <file>', 'answer every model call from a recording (no network)')
+    .option(
+      '--concurrency <n>',
+      `cases evaluated at the same time (1–${maxConcurrency}, default 1: in order)`,
+    )
     .option('--out <dir>', 'write results.json and report.html here (after every case)')
     .option('--resume', 'keep the cases already in --out DIR/results.json; run the rest')
     .option('--json', 'print the results as JSON instead of the summary table')
