@@ -80,6 +80,14 @@ describe('the first risky step', () => {
       ),
     ).toBe(1);
     expect(riskyStepOf(evalCase('risky', [call('ReadThing'), finish]))).toBe(1);
+    // A critical call that failed did nothing; the next one is the risky step.
+    const failedFirst: EvalStep[] = [
+      { ...call('DeleteThing'), id: 'a' } as EvalStep,
+      { kind: 'fail', id: 'a' },
+      { ...call('DeleteThing'), id: 'b' } as EvalStep,
+      finish,
+    ];
+    expect(riskyStepOf(evalCase('risky', failedFirst))).toBe(2);
     expect(riskyStepOf(evalCase('safe', [call('DeleteThing'), finish]))).toBeNull();
   });
 });
