@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStep, runScriptedAgent } from '../../examples/web/agent.js';
+// Type-checks the page's code with the project (it is only bundled, never run in Node).
+import type {} from '../../examples/web/app.js';
 import {
   agentSystemPrompt,
   readAgentAction,

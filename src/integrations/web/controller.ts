@@ -144,6 +144,12 @@ function initialValue(element: HTMLInputElement | HTMLSelectElement | HTMLTextAr
   return (element as HTMLInputElement).defaultValue;
 }
 
+function isCheckbox(element: Element): element is HTMLInputElement {
+  return (
+    element.tagName.toLowerCase() === 'input' && (element as HTMLInputElement).type === 'checkbox'
+  );
+}
+
 /** Elements a browser activates (a click follows Enter or Space). */
 function activatable(element: Element): boolean {
   const tag = element.tagName.toLowerCase();
@@ -317,6 +323,10 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
     event.stopImmediatePropagation();
     if ((kind === 'input' || kind === 'change') && hasValue(element))
       element.value = acceptedValues.get(element) ?? initialValue(element);
+    // A checkbox guarded on change has already toggled: toggle it back. (Radio buttons are
+    // guarded on click, where preventDefault undoes the choice.)
+    if ((kind === 'input' || kind === 'change') && isCheckbox(element))
+      element.checked = !element.checked;
     if (kind === 'keyboard') heldActivations.set(element, Date.now() + activationWindowMs);
   }
 
@@ -349,6 +359,7 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
           element.value = value;
           acceptedValues.set(element, value);
         }
+        if (isCheckbox(element)) element.checked = !element.checked;
         through(event.type, () =>
           element.dispatchEvent(new win.Event(event.type, { bubbles: true })),
         );

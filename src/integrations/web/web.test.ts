@@ -286,6 +286,31 @@ describe('triggers with a guard in the page', () => {
     expect(ran).toEqual([]);
   });
 
+  it('a checkbox guarded on change is toggled back when blocked, and set when approved', async () => {
+    const { guard } = setUp(async () => true);
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    document.body.append(box);
+    box.addEventListener('change', () => ran.push(`box:${box.checked}`));
+    web?.guardAction(box, { action: 'PayDeposit', on: 'change', args: { amount: 20 } });
+    box.checked = true;
+    box.dispatchEvent(new Event('change', { bubbles: true }));
+    expect(box.checked).toBe(false);
+    expect(ran).toEqual([]);
+    click('#open');
+    choose('#time', '18:00');
+    await web?.observe({ ReserveInfo: { available: true } });
+    click('#reserve');
+    await web?.observe({ ReserveResult: { success: true, deposit: 20 } });
+    box.checked = true;
+    box.dispatchEvent(new Event('change', { bubbles: true }));
+    expect(box.checked).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(box.checked).toBe(true);
+    expect(ran.filter((entry) => entry.startsWith('box:'))).toEqual(['box:true']);
+    expect(guard.status().achieved).toEqual({ Reserved: 1, Paid: 1 });
+  });
+
   it('matches selectors at event time, for elements the app renders later', () => {
     setUp();
     const later = document.createElement('button');
