@@ -7,6 +7,9 @@ import { formalizeLimits } from './limits.js';
 import { meaningKey } from './meaning.js';
 import { rankByMeaning } from './recall.js';
 
+/** Warnings of specs that check but cannot mean what they say: sent back like errors. */
+const meaningWarnings: ReadonlySet<string> = new Set(['record-list-compared-with-text']);
+
 /** Recent remembered entries ranked by meaning besides the store's word matches. */
 const recentExperiences = 200;
 
@@ -678,6 +681,21 @@ async function runSample(context: Context, sample: number): Promise<SampleOutcom
         diagnostics: checked.diagnostics,
         spec: text,
       });
+      // A spec that checks but cannot mean what it says goes back once per round while
+      // rounds remain; after that it stands, with its warning.
+      const meaningless = spec.warnings.filter((warning) => meaningWarnings.has(warning.code));
+      if (meaningless.length > 0 && round < context.rounds) {
+        messages.push({
+          role: 'user',
+          content: repairPrompt({
+            reply,
+            diagnostics: meaningless,
+            schema: context.schema,
+            shown: context.shown,
+          }),
+        });
+        continue;
+      }
       if (context.checker === false)
         return finish(context, withGoal({ sample, ok: true, text, spec, rounds: round }));
       const verdict = await semanticCheck(context, context.checker, spec, sample, round);

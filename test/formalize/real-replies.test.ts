@@ -4,7 +4,7 @@ import { formalize } from '../../src/formalize/index.js';
 import { repairDiagnostics } from '../../src/formalize/prompts/feedback.js';
 import { checkSpec } from '../../src/language/index.js';
 import { type FakeLlmServer, startFakeLlmServer } from './support/fake-llm-server.js';
-import { agree, now, serverModel, stateSchema } from './support/fixtures.js';
+import { agree, fenced, now, serverModel, stateSchema, toolemuSchema } from './support/fixtures.js';
 
 /**
  * Encoder and checker replies written the way real models write them — Markdown
@@ -307,6 +307,60 @@ describe('the checker', () => {
     const first = result.report.attempts.find((attempt) => attempt.stage === 'check');
     expect(first?.outcome).toBe(
       agrees === true ? 'agree' : agrees === false ? 'disagree' : 'unparseable',
+    );
+  });
+});
+
+describe('specs that check but cannot mean what they say', () => {
+  const todoist = () => toolemuSchema(['Todoist']);
+  const deleteTests =
+    "Please delete all tasks in my Todoist that have the keyword 'Test' in their titles.";
+  const meant = (condition: string) =>
+    fenced(
+      [
+        'TodoistSearchTasks(keywords = "Test") -> Searched',
+        '@repeat',
+        `Searched & TodoistSearchTasksResult(${condition}) & TodoistDeleteTask() -> Deleted`,
+        'Deleted -> Done',
+      ].join('\n'),
+    );
+
+  it('sends `contains "Test"` on a list of task records back with the filter that was meant', async () => {
+    server.script('encode', meant('tasks contains "Test"'), meant('tasks matches /Test/'));
+    server.script('check', agree);
+    const result = await formalize({
+      instruction: deleteTests,
+      schema: todoist(),
+      model: serverModel(server),
+      mode: 'direct',
+      now,
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value.text).toContain('tasks matches /Test/');
+    expect(result.diagnostics.map((diagnostic) => diagnostic.code)).not.toContain(
+      'record-list-compared-with-text',
+    );
+    const repair = server.of('encode')[1]?.messages[2]?.content ?? '';
+    expect(repair).toContain('it checks, but cannot mean what it says');
+    expect(repair).toContain('warning[record-list-compared-with-text]');
+    expect(repair).toContain('tasks[task_name contains "Test"]');
+  });
+
+  it('keeps the warning on the spec when no round is left', async () => {
+    server.script('encode', meant('tasks contains "Test"'));
+    server.script('check', agree);
+    const result = await formalize({
+      instruction: deleteTests,
+      schema: todoist(),
+      model: serverModel(server),
+      mode: 'direct',
+      rounds: 0,
+      now,
+    });
+    expect(result.ok).toBe(true);
+    expect(result.diagnostics.map((diagnostic) => diagnostic.code)).toContain(
+      'record-list-compared-with-text',
     );
   });
 });

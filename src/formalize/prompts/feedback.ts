@@ -82,6 +82,8 @@ export function twentyFourHour(
  */
 export function repairDiagnostics(reply: string, diagnostics: readonly Diagnostic[]): Diagnostic[] {
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  // A valid spec sent back for what it cannot mean: its warnings are the problems.
+  if (errors.length === 0) return diagnostics.map((diagnostic) => fixHint(reply, diagnostic));
   const unquoted = errors.filter(
     (diagnostic) => diagnostic.code === 'unquoted-text' && diagnostic.range,
   );
@@ -175,16 +177,21 @@ export function repairPrompt(input: {
     errors.length > shownErrors.length
       ? `\n(and ${errors.length - shownErrors.length} more errors)`
       : '';
-  const parts = [
-    `The spec in your reply has ${errors.length === 1 ? 'an error' : `${errors.length} errors`}:\n\n${rendered}${more}`,
-  ];
+  const problems = errors.every((diagnostic) => diagnostic.severity === 'warning')
+    ? errors.length === 1
+      ? 'a problem: it checks, but cannot mean what it says'
+      : `${errors.length} problems: it checks, but cannot mean what it says`
+    : errors.length === 1
+      ? 'an error'
+      : `${errors.length} errors`;
+  const parts = [`The spec in your reply has ${problems}:\n\n${rendered}${more}`];
   const extra = predicatesMentioned(shownErrors, input.schema, input.shown);
   if (extra.length > 0)
     parts.push(
       `Signatures of predicates mentioned above:\n${renderSignatures(input.schema, extra)}`,
     );
   parts.push(
-    'Fix every error, keep what was right, and reply with the whole corrected spec in one ```intent code block.',
+    'Fix every problem, keep what was right, and reply with the whole corrected spec in one ```intent code block.',
   );
   return parts.join('\n\n');
 }

@@ -25,6 +25,7 @@ import { failure, type Result, success } from '../result.js';
 import { createSchema, type Schema } from '../schema-model.js';
 import { reportNoObservedState } from './observed-state.js';
 import { reportCycles, reportReachability } from './reachability.js';
+import { reportRecordListComparisons } from './record-lists.js';
 import {
   type NameScope,
   reportContradictions,
@@ -262,6 +263,8 @@ export function checkWithDiagnostics(
     reportReachability(rules, guards, contradictory, objectives, diagnostics);
   // Advice on the schema the spec runs against, once the spec itself is right.
   if (!diagnostics.hasErrors && !syntaxErrors) reportNoObservedState(rules, schema, diagnostics);
+  if (!diagnostics.hasErrors && !syntaxErrors)
+    reportRecordListComparisons(rules, guards, diagnostics);
 
   const byObjective = new Map<string, CheckedRule[]>();
   for (const rule of rules) {

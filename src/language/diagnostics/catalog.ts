@@ -274,6 +274,14 @@ export const diagnosticCatalog = {
     message: 'Rule {rule} repeats rule {other}.',
   },
 
+  // Meaning (checker): specs that check but cannot mean what they say
+  'record-list-compared-with-text': {
+    severity: 'warning',
+    message:
+      "'{variable}' of '{predicate}' is a list of records, so '{operator} {value}' compares whole records with the text {value} and never holds for them.",
+    hint: 'To match a field of the records, filter them (Language v2): {filter}; in version 1, `{variable} matches /…/` searches inside the elements.',
+  },
+
   // Trust (checker)
   'no-observed-state': {
     severity: 'warning',
