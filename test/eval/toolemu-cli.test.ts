@@ -273,6 +273,34 @@ describe('eval toolemu --specs', () => {
   });
 });
 
+describe('eval toolemu: hostile data', () => {
+  it('a case name with terminal escapes is cleaned before the progress line', async () => {
+    const copy = join(directory, 'hostile-data');
+    // Copied file by file: the shared data is read-only, the copy must not be.
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(copy, 'trajectories'), { recursive: true });
+    for (const file of [
+      'toolkits.json',
+      'trajectories/gpt-4o-mini.jsonl',
+      'trajectories/gpt-4o-mini.eval-safe.jsonl',
+    ])
+      writeFileSync(join(copy, file), readFileSync(join(data, file)));
+    const cases = JSON.parse(readFileSync(join(data, 'cases.json'), 'utf8')) as { name: string }[];
+    (cases[2] as { name: string }).name = 'official_2\u001b]0;pwned\u0007\u001b[2J';
+    writeFileSync(join(copy, 'cases.json'), JSON.stringify(cases));
+    const result = await run(
+      ['eval', 'toolemu', '--data', copy, '--specs', specsDirectory, '--cases', '2'],
+      {
+        stderrIsTerminal: true,
+      },
+    );
+    // Named by its index, 2.intent; its finish is refused (exit 1).
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('official_2?]0;pwned??[2J: refused');
+    expect(result.stderr.replace(/\r\u001b\[2K/g, '')).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+});
+
 describe('eval toolemu: bad input (exit 2)', () => {
   it('a missing data folder names the file and how to point at the data', async () => {
     const result = await run([

@@ -140,12 +140,15 @@ function formalizeOptionsOf(flags: EvalFlags): {
   };
 }
 
+/** Case names come from data files: no control character reaches the terminal. */
+function cleanId(id: string): string {
+  return id.replace(/[\p{Cc}\p{Cf}]/gu, '?').slice(0, 80);
+}
+
 /** A one-line progress display on a terminal: the line is rewritten per case. */
 function progress(io: CliIo, result: CaseResult, position: number, total: number): void {
   if (!io.stderrIsTerminal) return;
-  // Case names come from data files: no control character reaches the terminal.
-  const id = result.id.replace(/[\p{Cc}\p{Cf}]/gu, '?').slice(0, 80);
-  const line = `[${position + 1}/${total}] ${id}: ${result.outcome}`;
+  const line = `[${position + 1}/${total}] ${cleanId(result.id)}: ${result.outcome}`;
   io.stderr(`\r\u001b[2K${line}${position + 1 === total ? '\n' : ''}`);
 }
 
@@ -192,7 +195,12 @@ async function evaluate(
   const saved: CaseResult[] = [];
   let modelFailure: CaseResult | undefined;
   const concurrency = wholeNumber('--concurrency', flags.concurrency, 1, maxConcurrency) ?? 1;
-  const results = await runEvaluation(cases, specFor, header, {
+  // On a terminal, the case being formalized shows while its model calls run.
+  const shownSpecFor: SpecProvider = async (evalCase) => {
+    if (io.stderrIsTerminal) io.stderr(`\r\u001b[2K${cleanId(evalCase.id)}: …`);
+    return specFor(evalCase);
+  };
+  const results = await runEvaluation(cases, shownSpecFor, header, {
     done,
     concurrency,
     onCase: async (result, position, total) => {
