@@ -8,8 +8,10 @@ import { getEncoding } from 'js-tiktoken';
 import { explainSpec } from '../../src/engine/index.js';
 import { checkerSystemPrompt, checkerUserPrompt } from '../../src/formalize/prompts/check.js';
 import { encoderSystemPrompt, encoderUserPrompt } from '../../src/formalize/prompts/encode.js';
+import { examplesFor } from '../../src/formalize/prompts/examples.js';
 import { goalSystemPrompt, goalUserPrompt } from '../../src/formalize/prompts/goal.js';
 import { selectPredicates } from '../../src/formalize/relevance.js';
+import { isToolSchema } from '../../src/formalize/signatures.js';
 import { checkSpec, type Schema } from '../../src/language/index.js';
 import {
   restaurantSchema,
@@ -47,7 +49,11 @@ interface Row {
 
 function measure(name: string, schema: Schema, instruction: string, twoStage: boolean): Row {
   const selection = selectPredicates(schema, instruction);
-  const system = encoderSystemPrompt(twoStage ? 'refine' : 'direct');
+  // The examples of the schema's kind, as `formalize` sends them.
+  const system = encoderSystemPrompt(
+    twoStage ? 'refine' : 'direct',
+    examplesFor(isToolSchema(schema) ? 'tools' : 'app'),
+  );
   const user = encoderUserPrompt({
     instruction,
     schema,
@@ -134,7 +140,7 @@ const sizes = cases
   .sort((left, right) => left - right);
 const median = sizes[Math.floor(sizes.length / 2)] ?? 0;
 console.log(
-  `\nAll 144 ToolEmu cases over the 330 tools: encoder user message median ${median}, max ${sizes.at(-1)} tokens (system ${tokens(encoderSystemPrompt('refine'))}).`,
+  `\nAll 144 ToolEmu cases over the 330 tools: encoder user message median ${median}, max ${sizes.at(-1)} tokens (system ${tokens(encoderSystemPrompt('refine', examplesFor('tools')))}).`,
 );
 
 const restaurant = restaurantSchema();

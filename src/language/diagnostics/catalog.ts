@@ -278,7 +278,7 @@ export const diagnosticCatalog = {
   'record-list-compared-with-text': {
     severity: 'warning',
     message:
-      "'{variable}' of '{predicate}' is a list of records, so '{operator} {value}' compares whole records with the text {value} and never holds for them.",
+      "'{variable}' of '{predicate}' is a list of records, so '{operator} {value}' compares whole records with the text {value}, which no record equals.",
     hint: 'To match a field of the records, filter them (Language v2): {filter}; in version 1, `{variable} matches /…/` searches inside the elements.',
   },
 
