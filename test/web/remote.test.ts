@@ -198,4 +198,34 @@ describe('remote guard through the HTTP service, in Chromium', () => {
       await proxy.close();
     }
   });
+
+  it('an action edited while the service decided is not performed, and the service rolls it back', async () => {
+    const proxy = await startSwitchableProxy(service.url);
+    try {
+      const { page, errors } = await openPage({ url: proxy.url, token });
+      await reachPayment(page);
+      proxy.setDelay(700);
+      await page.click('#pay-button');
+      // While the check is on its way, the agent changes the amount in the form.
+      await page.fill('#amount', '50');
+      await page.getByRole('dialog').waitFor({ timeout: 5000 });
+      proxy.setDelay(0);
+      await page.getByRole('button', { name: 'Approve' }).click();
+      const verdict = await verdictNumber(page, 5);
+      expect(verdict).toMatchObject({ status: 'blocked', failure: 'stale-decision' });
+      expect(await ran(page)).not.toContain('pay:50');
+      expect(await ran(page)).not.toContain('pay:20');
+      await observe(page, { PaymentResult: { success: true, amount: 50 } });
+      const finish = await page.evaluate(() =>
+        (
+          window as unknown as { intentguard: { finish(): Promise<{ codes: string[] }> } }
+        ).intentguard.finish(),
+      );
+      expect(finish.codes).toContain('premature-finish');
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await proxy.close();
+    }
+  });
 });

@@ -89,11 +89,14 @@ export async function startSilentServer(): Promise<FixtureServer> {
 export interface SwitchableProxy extends FixtureServer {
   /** While down, every connection is dropped: the service looks unreachable. */
   setDown(down: boolean): void;
+  /** Holds each answer this long: a slow service. */
+  setDelay(ms: number): void;
 }
 
 /** A loopback proxy in front of a real server that can be made unreachable and back. */
 export async function startSwitchableProxy(target: string): Promise<SwitchableProxy> {
   let down = false;
+  let delayMs = 0;
   const server = createServer((request, response) => {
     if (down) {
       request.socket.destroy();
@@ -113,6 +116,7 @@ export async function startSwitchableProxy(target: string): Promise<SwitchablePr
           headers,
           ...(body.length > 0 ? { body } : {}),
         });
+        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         const out: Record<string, string> = {};
         answer.headers.forEach((value, name) => {
           if (
@@ -135,6 +139,9 @@ export async function startSwitchableProxy(target: string): Promise<SwitchablePr
     setDown(value) {
       down = value;
       if (value) server.closeAllConnections();
+    },
+    setDelay(ms) {
+      delayMs = ms;
     },
     close: () =>
       new Promise((resolve) => {

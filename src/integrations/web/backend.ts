@@ -16,7 +16,13 @@ export type WebFailureCode =
   /** The service answered with an error, or with something that is not a decision. */
   | 'guard-error'
   /** The trigger's `args` or `updates` function threw or returned something unusable. */
-  | 'trigger-error';
+  | 'trigger-error'
+  /**
+   * What the action would do changed while it was being decided (a form field edited
+   * while the dialog or the service answered), or its element left the page: it was not
+   * performed, and the guard was told so (the allowed call is rolled back).
+   */
+  | 'stale-decision';
 
 export interface BackendDecision {
   readonly decision: GuardDecision;
@@ -37,6 +43,8 @@ export interface Backend {
   approve(id: string, approved: boolean): BackendDecision | Promise<BackendDecision>;
   observe(updates: unknown): ObserveOutcome | Promise<ObserveOutcome>;
   finish(): BackendDecision | Promise<BackendDecision>;
+  /** An allowed call that was not performed after all: the guard rolls it back. */
+  fail(id: string, reason: string): ObserveOutcome | Promise<ObserveOutcome>;
   /** The task's roadmap when the backend can tell it (a page guard can, the service does in its verdicts). */
   roadmap(): string | undefined;
 }
@@ -106,6 +114,14 @@ export function localBackend(guard: Guard): Backend {
           'guard-error',
           `The finish could not be checked: ${describe(error)}.`,
         );
+      }
+    },
+    fail(id, reason) {
+      try {
+        const result = guard.result(id, { error: reason });
+        return { ok: result.ok, problems: result.problems };
+      } catch (error) {
+        return { ok: false, problems: [{ message: describe(error) }], failure: 'guard-error' };
       }
     },
     roadmap: () => guard.roadmap(),
@@ -258,21 +274,24 @@ export function remoteBackend(options: RemoteOptions, input: RemoteSessionInput)
     check: (call) => decide(call.id, '/check', call),
     approve: (id, approved) => decide(id, '/approve', { id, approved }),
     finish: () => decide('#finish', '/finish'),
-    async observe(updates) {
-      try {
-        const result = (await request('POST', `${await sessionPath()}/observe`, { updates })) as {
-          ok?: unknown;
-          problems?: unknown;
-        } | null;
-        return {
-          ok: result?.ok === true,
-          problems: Array.isArray(result?.problems) ? result.problems : [],
-        };
-      } catch (error) {
-        const code = error instanceof RemoteFailure ? error.code : 'guard-error';
-        return { ok: false, problems: [{ message: describe(error) }], failure: code };
-      }
-    },
+    observe: (updates) => report('/observe', { updates }),
+    fail: (id, reason) => report('/result', { id, error: reason }),
     roadmap: () => lastRoadmap,
   };
+
+  async function report(path: string, body: unknown): Promise<ObserveOutcome> {
+    try {
+      const result = (await request('POST', `${await sessionPath()}${path}`, body)) as {
+        ok?: unknown;
+        problems?: unknown;
+      } | null;
+      return {
+        ok: result?.ok === true,
+        problems: Array.isArray(result?.problems) ? result.problems : [],
+      };
+    } catch (error) {
+      const code = error instanceof RemoteFailure ? error.code : 'guard-error';
+      return { ok: false, problems: [{ message: describe(error) }], failure: code };
+    }
+  }
 }

@@ -82,6 +82,18 @@ export interface WebGuard {
   dispose(): void;
 }
 
+type Report =
+  | { readonly kind: 'observe'; readonly updates: unknown }
+  | { readonly kind: 'fail'; readonly id: string; readonly reason: string };
+
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
 interface Trigger {
   readonly target: Element | string;
   readonly options: GuardActionOptions;
@@ -220,8 +232,11 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
   /** Observations and checks reach a remote guard one after another, in order. */
   let queue: Promise<unknown> = Promise.resolve();
   let queued = 0;
-  /** Observations the remote guard has not received yet; no check is decided before them. */
-  const undelivered: unknown[] = [];
+  /**
+   * Reports (observations, and roll-backs of calls that were allowed but not performed)
+   * the guard has not received yet; no check or finish is decided before them.
+   */
+  const undelivered: Report[] = [];
   let disposed = false;
 
   const publisher = publish(win, {
@@ -246,7 +261,10 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
 
   async function deliverObservations(): Promise<ObserveOutcome | undefined> {
     while (undelivered.length > 0) {
-      const outcome = await backend.observe(undelivered[0]);
+      const report = undelivered[0] as Report;
+      const outcome = await (report.kind === 'observe'
+        ? backend.observe(report.updates)
+        : backend.fail(report.id, report.reason));
       // Delivered (even if the guard found it invalid) or not delivered at all: only the
       // latter is retried, since a lost fact could make a guard that needs it stay silent.
       if (outcome.failure === 'guard-unreachable' || outcome.failure === 'guard-timeout')
@@ -331,7 +349,6 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
   }
 
   function release(kind: TriggerKind, element: Element, event: Event, value: string | undefined) {
-    if (!element.isConnected) return;
     const through = (type: string, dispatch: () => void) => {
       passes.push({ type, element });
       try {
@@ -454,8 +471,53 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
         );
       return backend.approve(call.id, approved);
     });
-    announce(answer, call, trigger, kind, element, approved);
-    if (answer.decision.action === 'run' && !disposed) release(kind, element, event, value);
+    if (answer.decision.action === 'run')
+      await letThrough(answer, call, trigger, kind, element, event, value, approved);
+    else announce(answer, call, trigger, kind, element, approved);
+  }
+
+  /**
+   * Lets an action decided later than its event through — unless what it would do
+   * changed meanwhile (the form's amount edited while the person was asked), or its
+   * element left the page. Then it is not performed, and the guard, which counted it as
+   * done, rolls it back as for a failed tool call.
+   */
+  async function letThrough(
+    answer: BackendDecision,
+    call: ToolCall,
+    trigger: Trigger,
+    kind: TriggerKind,
+    element: Element,
+    event: Event,
+    value: string | undefined,
+    approval?: boolean,
+  ) {
+    let problem: string | undefined;
+    if (disposed) problem = 'The page guard was removed before the action could run.';
+    else if (!element.isConnected)
+      problem = 'The element left the page before the action could run.';
+    else if (kind === 'click' || kind === 'keyboard' || kind === 'submit') {
+      // Fields keep the checked value (it is set again on release); what a click or a
+      // submit does is read from the page, so it is read again now.
+      try {
+        const now = callOf(trigger, contextOf(event, element, kind));
+        if (jsonOf(now.args) !== jsonOf(call.args) || jsonOf(now.updates) !== jsonOf(call.updates))
+          problem = `The action changed while it was being decided (${jsonOf(now.args ?? now.updates) ?? 'unreadable'} instead of ${jsonOf(call.args ?? call.updates) ?? 'unreadable'}); it was not performed. Perform it again to have it checked.`;
+      } catch (error) {
+        problem = `The action could not be read again before it ran: ${error instanceof Error ? error.message : String(error)}.`;
+      }
+    }
+    if (problem === undefined) {
+      announce(answer, call, trigger, kind, element, approval);
+      release(kind, element, event, value);
+      return;
+    }
+    const reason = problem;
+    await enqueue(async () => {
+      undelivered.push({ kind: 'fail', id: call.id, reason });
+      await deliverObservations();
+    });
+    announce(failureDecision(call.id, 'stale-decision', reason), call, trigger, kind, element);
   }
 
   function intercept(event: Event) {
@@ -541,10 +603,13 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
         );
       return backend.check(call);
     }).then((result) => {
+      if (result.decision.action === 'run') {
+        void letThrough(result, call, trigger, kind, element, event, value);
+        return;
+      }
       announce(result, call, trigger, kind, element);
       if (disposed) return;
-      if (result.decision.action === 'run') release(kind, element, event, value);
-      else if (result.decision.action === 'ask')
+      if (result.decision.action === 'ask')
         void askPerson(result, call, trigger, kind, element, event, value);
     });
   }
@@ -598,7 +663,7 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
         return Promise.resolve(backend.observe(updates) as ObserveOutcome);
       // Queued, not sent at once: a check of an earlier event must be decided before this fact.
       return enqueue(async () => {
-        undelivered.push(updates);
+        undelivered.push({ kind: 'observe', updates });
         return (await deliverObservations()) ?? { ok: true, problems: [] };
       });
     },

@@ -236,6 +236,29 @@ describe('triggers with a guard in the page', () => {
     expect(guard.status().achieved).toEqual({ Reserved: 1, Paid: 1 });
   });
 
+  it('does not perform an approved action that changed while the person was asked, and rolls it back', async () => {
+    const amount = () => document.querySelector('#amount') as HTMLInputElement;
+    const { guard } = setUp(async () => {
+      // Someone edits the form while the dialog is open.
+      amount().value = '50';
+      return true;
+    });
+    click('#open');
+    choose('#time', '18:00');
+    await web?.observe({ ReserveInfo: { available: true } });
+    click('#reserve');
+    await web?.observe({ ReserveResult: { success: true, deposit: 20 } });
+    (document.querySelector('#pay') as HTMLFormElement).requestSubmit();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(ran.some((entry) => entry.startsWith('pay:'))).toBe(false);
+    expect(published().last).toMatchObject({ status: 'blocked', failure: 'stale-decision' });
+    expect(published().last?.message).toContain('{"amount":50} instead of {"amount":20}');
+    // The guard no longer counts the payment.
+    expect(guard.status().achieved).toEqual({ Reserved: 1 });
+    await web?.observe({ PaymentResult: { success: true, amount: 50 } });
+    expect((await web?.finish())?.status).toBe('blocked');
+  });
+
   it('refuses a premature finish with the roadmap, and allows it once the task is done', async () => {
     setUp();
     const early = await published().finish();
