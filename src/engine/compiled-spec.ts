@@ -9,6 +9,7 @@ import type {
   VariableDeclaration,
 } from '../language/index.js';
 import { type Literal, operatorPolarity, performanceLimit } from '../language/index.js';
+import { compileAccessTest } from './access-test.js';
 import {
   type ConstraintTest,
   compileConstraintTest,
@@ -163,11 +164,17 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
       constraints: pattern.constraints.map((constraint) => ({
         source: constraint,
         variable: predicate.variableIndex.get(constraint.variable.name) ?? -1,
-        test: guard
-          ? compileGuardTest(constraint, settings)
-          : compileConstraintTest(constraint, settings),
+        test: constraint.access
+          ? compileAccessTest(constraint, settings, guard)
+          : guard
+            ? compileGuardTest(constraint, settings)
+            : compileConstraintTest(constraint, settings),
         absent: isAction && constraint.variable.type.kind === 'list' ? noElements : undefined,
-        holdsWhenAbsent: guard && isAction && operatorPolarity[constraint.operator].negated,
+        // A path into an argument that is not given is a missing field (LANGUAGE.md §7).
+        holdsWhenAbsent:
+          guard &&
+          isAction &&
+          (operatorPolarity[constraint.operator].negated || constraint.access !== undefined),
       })),
     };
   };
@@ -269,6 +276,7 @@ function pinnedKey(rule: CompiledRule, variable: number): string | number | bool
   const constraint = rule.action?.constraints.find(
     (candidate) =>
       candidate.variable === variable &&
+      candidate.source.access === undefined &&
       candidate.source.operator === '=' &&
       indexKey(candidate.source.value) !== undefined,
   );
@@ -283,6 +291,7 @@ function buildArgumentIndex(rules: readonly CompiledRule[]): ArgumentIndex | und
     for (const constraint of rule.action?.constraints ?? []) {
       if (
         constraint.source.operator !== '=' ||
+        constraint.source.access !== undefined ||
         indexKey(constraint.source.value) === undefined ||
         seen.has(constraint.variable)
       )

@@ -14,7 +14,9 @@ import { describeLiteral } from './constraint-test.js';
 
 /** `time earlier than 19:00` */
 export function describeConstraint(constraint: CheckedConstraint, clock: SessionClock): string {
-  return `${constraint.variable.name} ${operatorPhrase(constraint.operator, constraint.variable.type)} ${describeLiteral(constraint.value, clock)}`;
+  const subject = constraint.access?.text ?? constraint.variable.name;
+  const type = constraint.access?.compared ?? constraint.variable.type;
+  return `${subject} ${operatorPhrase(constraint.operator, type)} ${describeLiteral(constraint.value, clock)}`;
 }
 
 const maxDescription = 60;

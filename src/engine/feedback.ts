@@ -225,7 +225,7 @@ export function guardReason(guard: CompiledGuard, clock: SessionClock): Reason {
       guard.pattern.constraints
         .map(
           (constraint) =>
-            `${constraint.source.variable.name} ${describeExpectation(constraint.source, clock)}`,
+            `${constraint.source.access?.text ?? constraint.source.variable.name} ${describeExpectation(constraint.source, clock)}`,
         )
         .join(', ') || 'any',
     message: reject

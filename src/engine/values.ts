@@ -36,11 +36,36 @@ export class TextValue {
   #skeletons: ConfusableSkeletons | undefined;
   #skeletonParts: SkeletonParts | undefined;
 
+  readonly #isJson: boolean;
+  #json: unknown;
+  #jsonRead = false;
+
   constructor(
     readonly raw: string,
     /** `normalizeText(raw)`: what every text operator sees. */
     readonly key: string,
-  ) {}
+    isJson = false,
+  ) {
+    this.#isJson = isJson;
+  }
+
+  /**
+   * The text is the JSON text of a value a `json` variable was given (an object, an
+   * array, a number, a boolean), not a string: paths read its structure. A string that
+   * merely looks like JSON is never read as structure.
+   */
+  get isJson(): boolean {
+    return this.#isJson;
+  }
+
+  /** The value paths and filters see (LANGUAGE.md §7): the JSON data, or the string itself. */
+  get json(): unknown {
+    if (!this.#jsonRead) {
+      this.#json = this.#isJson ? JSON.parse(this.raw) : this.raw;
+      this.#jsonRead = true;
+    }
+    return this.#json;
+  }
 
   /**
    * The parts of the normalized text a tool might read as separate values (`textParts`):
@@ -287,6 +312,21 @@ function parseTemporal(
   return bad(`${describeInput(input)} is not a date-time (expected YYYY-MM-DDTHH:MM)`);
 }
 
+/** JSON text with keys in order: one text per value, whatever order a tool wrote. */
+export function canonicalJson(data: unknown): string {
+  if (Array.isArray(data)) return `[${data.map(canonicalJson).join(',')}]`;
+  if (isDecimal(data)) return data.toString();
+  if (typeof data === 'object' && data !== null) {
+    const record = data as Readonly<Record<string, unknown>>;
+    // Like JSON.stringify, a key whose value is undefined is left out.
+    const keys = Object.keys(record)
+      .filter((key) => record[key] !== undefined)
+      .sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(data) ?? 'null';
+}
+
 /**
  * Text is a string, or a finite number read as its decimal text (what the tool
  * receives). An array or object is a different value than any text a guard could
@@ -296,19 +336,21 @@ function parseTemporal(
 function parseText(input: unknown, options: Required<ValueOptions>, maxLength: number): Parsed {
   if (typeof input === 'string') return ok(textValue(input));
   if (typeof input === 'number') {
-    return Number.isFinite(input)
-      ? ok(textValue(String(input)))
-      : bad(`${describeInput(input)} is not text`);
+    if (!Number.isFinite(input)) return bad(`${describeInput(input)} is not text`);
+    const text = String(input);
+    // For a json variable the number stays a number to paths; its text is the same.
+    return ok(options.json ? new TextValue(text, normalizeText(text), true) : textValue(text));
   }
   if (options.json && (typeof input === 'boolean' || typeof input === 'object') && input !== null) {
     // Serialising a host's object could throw or never end (BigInt, a cycle, `toJSON`,
     // deep nesting): it is checked first, at a cost bounded by the length allowed.
     const problem = plainDataProblem(input, { maxDepth: options.maxDepth, maxValues: maxLength });
     if (problem !== undefined) return bad(`it is not JSON data: ${problem}`);
-    const text = JSON.stringify(input);
+    // Canonical (keys in order): a json value compared whole is its canonical text (§7).
+    const text = canonicalJson(input);
     if (text.length > maxLength)
       return bad(`its JSON text has ${text.length} characters; at most ${maxLength} are accepted`);
-    return ok(textValue(text));
+    return ok(new TextValue(text, normalizeText(text), true));
   }
   if (typeof input === 'boolean')
     return bad(`${describeInput(input)} is not text (give a string, e.g. "${input}")`);

@@ -47,9 +47,38 @@ export type ValueNode =
 
 export interface ConstraintNode {
   readonly kind: 'constraint';
+  /** The variable constrained; for a path, filter or function, the root variable (or `it`). */
   readonly variable: Identifier;
+  /** Set when the left side is more than the variable (LANGUAGE.md §7). */
+  readonly subject?: SubjectNode;
   readonly operator: Operator;
   readonly value: ValueNode;
+  readonly range: SourceRange;
+}
+
+/** `.field` (a path, or a projection on a list) or `[constraints]` (a filter on a list). */
+export type PathStep =
+  | { readonly kind: 'field'; readonly name: Identifier }
+  | {
+      readonly kind: 'filter';
+      /** Each element is `it`; a constraint's variable names a field of it, or `it` itself. */
+      readonly constraints: readonly ConstraintNode[];
+      readonly range: SourceRange;
+    };
+
+export const subjectFunctions = ['count', 'len', 'any', 'each'] as const;
+export type SubjectFunction = (typeof subjectFunctions)[number];
+
+/**
+ * The left side of a constraint beyond a plain variable: `results[name ~ "W"].id`,
+ * `count(doctors[open = true])`, `count(files matches /pdf/)`, `len(body)`, `each(xs)`.
+ * The root variable is the constraint's `variable`.
+ */
+export interface SubjectNode {
+  readonly function?: SubjectFunction;
+  readonly steps: readonly PathStep[];
+  /** `count(list matches /re/)`: the elements counted. */
+  readonly matches?: Extract<ValueNode, { kind: 'regex' }>;
   readonly range: SourceRange;
 }
 

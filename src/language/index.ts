@@ -11,10 +11,13 @@ export type {
   Identifier,
   ItemNode,
   Operator,
+  PathStep,
   PatternAtom,
   RelativeDate,
   RuleNode,
   SpecNode,
+  SubjectFunction,
+  SubjectNode,
   ValueNode,
 } from './ast.js';
 export { confirmCategories, operatorPolarity, operators, relativeDates, ruleIds } from './ast.js';
@@ -22,10 +25,12 @@ export { type CheckOptions, check, checkSpec, checkWithDiagnostics } from './che
 export type { Literal } from './checker/literal.js';
 export { implies, literalKey, satisfiable } from './checker/satisfiability.js';
 export type {
+  CheckedAccess,
   CheckedConstraint,
   CheckedGuard,
   CheckedPattern,
   CheckedRule,
+  CheckedStep,
   ConfirmRequirement,
   ObjectiveCondition,
   Spec,
@@ -85,6 +90,7 @@ export {
   printNumber,
   printRule,
   printString,
+  printSubject,
   printValue,
 } from './printer.js';
 export { failure, IntentguardDiagnosticsError, type Result, success, unwrap } from './result.js';

@@ -16,10 +16,13 @@ import {
   type Identifier,
   type ItemNode,
   type Operator,
+  type PathStep,
   type RelativeDate,
   type RuleNode,
   relativeDates,
   type SpecNode,
+  type SubjectNode,
+  subjectFunctions,
   type ValueNode,
 } from './ast.js';
 import type { DiagnosticCode } from './diagnostics/catalog.js';
@@ -170,6 +173,7 @@ export function parseWithDiagnostics(
 class Parser {
   #index = 0;
   #commentIndex = 0;
+  #filterDepth = 0;
   readonly #end: Token;
 
   constructor(
@@ -628,7 +632,7 @@ class Parser {
 
   // constraint ::= var op value | var '=' '(' value ',' op ')'
   parseConstraint(): ConstraintNode {
-    const variable = this.expectIdentifier('a variable name');
+    const { variable, subject } = this.parseSubject();
     const operatorToken = this.current;
     let operator = this.parseOperator();
     let value: ValueNode;
@@ -649,13 +653,103 @@ class Parser {
     ) {
       this.unexpected('a value');
     }
+    const start = subject?.range.start.offset ?? variable.range.start.offset;
     return {
       kind: 'constraint',
       variable,
+      ...(subject ? { subject } : {}),
       operator,
       value,
-      range: this.range(variable.range.start.offset, this.previousEnd()),
+      range: this.range(start, this.previousEnd()),
     };
+  }
+
+  // subject ::= var step* | fn '(' var step* ['matches' regex] ')'   (LANGUAGE.md §7)
+  // step    ::= '.' Name | '[' constraint (',' constraint)* ']'
+  parseSubject(): { variable: Identifier; subject?: SubjectNode } {
+    const token = this.current;
+    const word = token.kind === 'identifier' ? token.text.toLowerCase() : '';
+    const fn = subjectFunctions.find((name) => name === word);
+    if (fn !== undefined && this.isSymbol('(', this.peek()) && this.peek().start === token.end) {
+      this.advance();
+      this.advance();
+      const variable = this.expectIdentifier('a variable name');
+      const steps = this.parseSteps();
+      let matches: SubjectNode['matches'];
+      if (fn === 'count' && isKeyword(this.current, 'matches')) {
+        this.advance();
+        const regex = this.current;
+        if (regex.kind !== 'regex') this.unexpected('a regular expression after matches');
+        this.advance();
+        matches = {
+          kind: 'regex',
+          pattern: regex.text,
+          flags: regex.flags ?? '',
+          range: this.range(regex.start, regex.end),
+        };
+      }
+      const close = this.expectSymbol(')', `')' closing ${fn}(…)`);
+      return {
+        variable,
+        subject: {
+          function: fn,
+          steps,
+          ...(matches ? { matches } : {}),
+          range: this.range(token.start, close.end),
+        },
+      };
+    }
+    const variable = this.expectIdentifier('a variable name');
+    const steps = this.parseSteps();
+    if (steps.length === 0) return { variable };
+    return {
+      variable,
+      subject: { steps, range: this.range(token.start, this.previousEnd()) },
+    };
+  }
+
+  parseSteps(): PathStep[] {
+    const steps: PathStep[] = [];
+    for (;;) {
+      // `a.b` is written without spaces; a `.` elsewhere still ends a rule.
+      const next = this.peek();
+      if (
+        this.isSymbol('.') &&
+        this.current.start === this.previousEnd() &&
+        next.kind === 'identifier' &&
+        next.start === this.current.end
+      ) {
+        this.advance();
+        steps.push({ kind: 'field', name: this.expectIdentifier('a field name') });
+        continue;
+      }
+      if (this.isSymbol('[') && this.current.start === this.previousEnd()) {
+        const open = this.advance();
+        const limit = Math.min(this.limits.maxNestingDepth, maxSupportedNesting);
+        if (this.#filterDepth >= limit)
+          this.fail('nesting-too-deep', open.start, open.end, { limit });
+        this.#filterDepth++;
+        const constraints: ConstraintNode[] = [];
+        try {
+          constraints.push(this.parseConstraint());
+          while (this.isSymbol(',')) {
+            this.advance();
+            if (constraints.length >= this.limits.maxConstraints) {
+              this.fail('too-many-constraints', this.current.start, this.current.end, {
+                limit: this.limits.maxConstraints,
+              });
+            }
+            constraints.push(this.parseConstraint());
+          }
+        } finally {
+          this.#filterDepth--;
+        }
+        const close = this.expectSymbol(']', "',' or ']' closing the filter");
+        steps.push({ kind: 'filter', constraints, range: this.range(open.start, close.end) });
+        continue;
+      }
+      return steps;
+    }
   }
 
   // op ::= '=' | '!=' | '~' | '!~' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in' | 'contains' | ...

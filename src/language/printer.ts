@@ -70,7 +70,22 @@ export function printAtom(atom: AtomNode): string {
 }
 
 export function printConstraint(constraint: ConstraintNode): string {
-  return `${constraint.variable.name} ${constraint.operator} ${printValue(constraint.value)}`;
+  return `${printSubject(constraint)} ${constraint.operator} ${printValue(constraint.value)}`;
+}
+
+/** The left side of a constraint: `x`, `results[name ~ "W"].id`, `count(xs matches /a/)`. */
+export function printSubject(constraint: Pick<ConstraintNode, 'variable' | 'subject'>): string {
+  const subject = constraint.subject;
+  if (subject === undefined) return constraint.variable.name;
+  let path = constraint.variable.name;
+  for (const step of subject.steps) {
+    path +=
+      step.kind === 'field'
+        ? `.${step.name.name}`
+        : `[${step.constraints.map(printConstraint).join(', ')}]`;
+  }
+  if (subject.matches) path += ` matches ${printValue(subject.matches)}`;
+  return subject.function === undefined ? path : `${subject.function}(${path})`;
 }
 
 export function printValue(value: ValueNode): string {

@@ -24,6 +24,20 @@ const typesBySpelling: ReadonlyMap<string, VariableType | 'enum'> = new Map<
 ]);
 
 /**
+ * `Json` and `List<Json>` (LANGUAGE.md §7): any JSON value, or a list of them, kept as
+ * JSON text whose structure paths and filters read at run time.
+ */
+const jsonTypesBySpelling: ReadonlyMap<string, VariableType> = new Map<string, VariableType>([
+  ['json', { kind: 'text' }],
+  ['list<json>', { kind: 'list', element: 'text' }],
+]);
+
+/** The type of a `Json` or `List<Json>` spelling; undefined for every other spelling. */
+export function parseJsonStateType(spelling: string): VariableType | undefined {
+  return jsonTypesBySpelling.get(spelling.toLowerCase().replace(/\s+/g, ''));
+}
+
+/**
  * The type a states file names (FORMATS.md §1), case-insensitively. `'enum'` means the
  * values come from `enum_values`; undefined means the spelling is unknown.
  */

@@ -9,7 +9,7 @@ import { abbreviate, describeValue, isRecord } from './json-input.js';
 import { childPath } from './json-path.js';
 import type { LoadContext } from './load-context.js';
 import { sanitizeName } from './names.js';
-import { parseStateType } from './state-types.js';
+import { parseJsonStateType, parseStateType } from './state-types.js';
 
 const typeHint =
   'Types are Text, Number, Boolean, Date, Time, DateTime, Enum (with enum_values), List<Text>, List<Number>.';
@@ -109,9 +109,11 @@ function readStateVariable(
   const description = readDescription(value, path, context);
   const observed = readObservedVariable(value['observed'], childPath(path, 'observed'), context);
   if (name === undefined) return undefined;
+  const json = typeof value['type'] === 'string' && parseJsonStateType(value['type']) !== undefined;
   const declaration: VariableDeclaration = {
     name,
     type: type ?? { kind: 'text' },
+    ...(json ? { jsonText: true } : {}),
     ...(description ? { description } : {}),
     ...(name === originalName ? {} : { sourcePath: [originalName] }),
     ...(observed ? { observed } : {}),
@@ -145,6 +147,8 @@ function readStateType(
     );
     return undefined;
   }
+  const json = parseJsonStateType(spelling);
+  if (json !== undefined) return json;
   const type = parseStateType(spelling);
   if (type === undefined) {
     context.bag.report('schema-unknown-type', { path: typePath }, { type: abbreviate(spelling) });

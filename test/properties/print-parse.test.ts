@@ -153,10 +153,26 @@ function noisyValue(value: ValueNode, pick: Pick): string {
   }
 }
 
+function noisySubject(constraint: ConstraintNode, pick: Pick): string {
+  const subject = constraint.subject;
+  if (subject === undefined) return constraint.variable.name;
+  let path = constraint.variable.name;
+  for (const step of subject.steps) {
+    path +=
+      step.kind === 'field'
+        ? `.${step.name.name}`
+        : `[${step.constraints.map((inner) => noisyConstraint(inner, pick)).join(pick(', ', ',', ' , '))}]`;
+  }
+  if (subject.matches)
+    path += ` ${pick('matches', 'MATCHES')} /${subject.matches.pattern}/${subject.matches.flags}`;
+  if (subject.function === undefined) return path;
+  return `${pick(subject.function, subject.function.toUpperCase())}(${pick('', ' ')}${path}${pick('', ' ')})`;
+}
+
 function noisyConstraint(constraint: ConstraintNode, pick: Pick): string {
   const operator = pick(...operatorSpellings[constraint.operator]);
   const value = noisyValue(constraint.value, pick);
-  const variable = constraint.variable.name;
+  const variable = noisySubject(constraint, pick);
   // VeriSafe's tuple form; a regex is only read right after `matches`.
   if (constraint.value.kind !== 'regex' && pick(false, true)) {
     return `${variable}${pick('=', ' = ', '==')}(${value}, ${operator})`;

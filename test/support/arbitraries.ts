@@ -12,9 +12,12 @@ import {
   type ItemNode,
   type Operator,
   operators,
+  type PathStep,
   type RuleNode,
   relativeDates,
   type SpecNode,
+  type SubjectNode,
+  subjectFunctions,
   type ValueNode,
 } from '../../src/language/ast.js';
 import { type NumberValue, readNumber } from '../../src/language/decimal.js';
@@ -194,20 +197,56 @@ function valueArbitrary(depth: number): fc.Arbitrary<ValueNode> {
 const plainOperators = operators.filter((operator) => !operator.endsWith('matches'));
 const regexOperators = operators.filter((operator) => operator.endsWith('matches'));
 
-export const constraintArbitrary: fc.Arbitrary<ConstraintNode> = fc
-  .oneof(
-    fc.tuple(fc.constantFrom(...plainOperators), valueArbitrary(4)),
-    fc.tuple(fc.constantFrom(...regexOperators), regexArbitrary),
-  )
-  .chain(([operator, value]) =>
-    identifierArbitrary.map((variable) => ({
+const operatorValueArbitrary = fc.oneof(
+  fc.tuple(fc.constantFrom(...plainOperators), valueArbitrary(4)),
+  fc.tuple(fc.constantFrom(...regexOperators), regexArbitrary),
+);
+
+/** A constraint on a variable, or on a path of it whose filters hold such constraints. */
+function constraintWithSubject(depth: number): fc.Arbitrary<ConstraintNode> {
+  const step: fc.Arbitrary<PathStep> =
+    depth === 0
+      ? identifierArbitrary.map((name) => ({ kind: 'field' as const, name }))
+      : fc.oneof(
+          identifierArbitrary.map((name) => ({ kind: 'field' as const, name })),
+          fc
+            .array(constraintWithSubject(depth - 1), { minLength: 1, maxLength: 2 })
+            .map((constraints) => ({ kind: 'filter' as const, constraints, range: nowhere })),
+        );
+  const subject: fc.Arbitrary<SubjectNode | undefined> = fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 3 },
+    {
+      arbitrary: fc
+        .record(
+          {
+            function: fc.constantFrom(...subjectFunctions),
+            steps: fc.array(step, { maxLength: 3 }),
+            matches: regexArbitrary,
+          },
+          { requiredKeys: ['steps'] },
+        )
+        .filter(
+          (candidate) =>
+            (candidate.steps.length > 0 || candidate.function !== undefined) &&
+            (candidate.matches === undefined || candidate.function === 'count'),
+        )
+        .map((candidate) => ({ ...candidate, range: nowhere }) as SubjectNode),
+      weight: 1,
+    },
+  );
+  return fc
+    .tuple(operatorValueArbitrary, identifierArbitrary, subject)
+    .map(([[operator, value], variable, written]) => ({
       kind: 'constraint' as const,
       variable,
+      ...(written ? { subject: written } : {}),
       operator: operator as Operator,
       value,
       range: nowhere,
-    })),
-  );
+    }));
+}
+
+export const constraintArbitrary: fc.Arbitrary<ConstraintNode> = constraintWithSubject(1);
 
 const atomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
   fc

@@ -156,8 +156,12 @@ export function shadowingGuard(
     if (guard.mode !== 'reject' || guard.pattern.predicate.name !== action.predicate.name)
       return false;
     return guard.pattern.constraints.every((guardConstraint) => {
+      // A path, filter or function is not reasoned about: the guard may not cover the rule.
+      if (guardConstraint.access !== undefined) return false;
       const onVariable = action.constraints.filter(
-        (constraint) => constraint.variable.name === guardConstraint.variable.name,
+        (constraint) =>
+          constraint.access === undefined &&
+          constraint.variable.name === guardConstraint.variable.name,
       );
       return implies(onVariable, guardConstraint, guardConstraint.variable.type);
     });

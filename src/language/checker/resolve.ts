@@ -4,6 +4,7 @@ import { printConstraint } from '../printer.js';
 import type { PredicateDeclaration, Schema } from '../schema-model.js';
 import { findVariable, formatType } from '../schema-model.js';
 import { didYouMean } from '../suggest.js';
+import { resolveAccess } from './access.js';
 import { allowedOperators, type TypingProblem, typeConstraintValue } from './literal.js';
 import { satisfiable } from './satisfiability.js';
 import type {
@@ -55,6 +56,7 @@ export function resolveConstraint(
     );
     return undefined;
   }
+  if (node.subject !== undefined) return resolveAccess(variable, node, scope);
   const allowed = allowedOperators(variable.type);
   if (!allowed.includes(node.operator)) {
     scope.diagnostics.report(
@@ -81,6 +83,8 @@ export function resolveConstraint(
 export function reportContradictions(pattern: CheckedPattern, scope: NameScope): boolean {
   const byVariable = new Map<string, CheckedConstraint[]>();
   for (const constraint of pattern.constraints) {
+    // Paths, filters and functions are not reasoned about: never a contradiction.
+    if (constraint.access !== undefined) continue;
     const list = byVariable.get(constraint.variable.name) ?? [];
     list.push(constraint);
     byVariable.set(constraint.variable.name, list);

@@ -6,9 +6,16 @@ import type {
   Operator,
   RuleNode,
   SpecNode,
+  SubjectFunction,
 } from '../ast.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { PredicateDeclaration, Schema, VariableDeclaration } from '../schema-model.js';
+import type { TextRegex } from '../regex.js';
+import type {
+  PredicateDeclaration,
+  Schema,
+  VariableDeclaration,
+  VariableType,
+} from '../schema-model.js';
 import type { LineIndex, SourceRange } from '../source-range.js';
 import type { Literal } from './literal.js';
 
@@ -36,6 +43,30 @@ export interface CheckedConstraint {
   readonly operator: Operator;
   readonly value: Literal;
   readonly node: ConstraintNode;
+  /** Set when the left side is a path, filter or function of the variable (LANGUAGE.md §7). */
+  readonly access?: CheckedAccess;
+}
+
+/** A checked path step: a field (projection on a list), or a filter on the elements. */
+export type CheckedStep =
+  | { readonly kind: 'field'; readonly name: string }
+  | { readonly kind: 'filter'; readonly constraints: readonly CheckedConstraint[] };
+
+/**
+ * The typed left side of a constraint: the steps from the variable's value, an optional
+ * function, and the type its result is compared as. Paths through `json` values are
+ * checked at run time: a missing field or a value of another type makes the constraint
+ * false in a rule and true in a guard.
+ */
+export interface CheckedAccess {
+  readonly steps: readonly CheckedStep[];
+  readonly function?: SubjectFunction;
+  /** `count(list matches /re/)`. */
+  readonly matches?: TextRegex;
+  /** The type the operator compares (for `any`/`each`: the type of one element). */
+  readonly compared: VariableType;
+  /** The subject as written, canonical (`results[name ~ "W"].id`), for feedback. */
+  readonly text: string;
 }
 
 export interface CheckedPattern {

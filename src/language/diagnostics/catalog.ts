@@ -189,6 +189,17 @@ export const diagnosticCatalog = {
     message: "'{operator}' is not defined for '{variable}', which is {type}.",
     hint: 'Operators for {type}: {allowed}.',
   },
+  'invalid-path': {
+    severity: 'error',
+    message: "{what} cannot be applied to '{subject}', which is {type}.",
+    hint: '{hint}',
+  },
+  'json-field-not-described': {
+    severity: 'warning',
+    message:
+      "The field '{field}' of '{variable}' is not mentioned in the schema's description of it; the constraint is checked only when a value has that field.",
+    hint: 'Check the field name against the tool documentation.',
+  },
   'enum-value-not-member': {
     severity: 'error',
     message: "{value} is not a value of '{variable}'.",

@@ -1,0 +1,221 @@
+import {
+  type CheckedAccess,
+  type CheckedConstraint,
+  type CheckedStep,
+  isDecimal,
+  normalizeText,
+  type VariableType,
+} from '../language/index.js';
+import type { SessionClock } from './clock.js';
+import {
+  type ConstraintTest,
+  compileConstraintTest,
+  type SimilaritySettings,
+} from './constraint-test.js';
+import { compileGuardTest } from './guard-constraint-test.js';
+import {
+  canonicalJson,
+  isTextValue,
+  parseValue,
+  type ScalarValue,
+  TextValue,
+  type Value,
+} from './values.js';
+
+/**
+ * Run-time paths, filters, projections and `count`/`len`/`any`/`each` (LANGUAGE.md §7).
+ * A value is walked as JSON data: a `json` variable's JSON text is read as its structure
+ * (a string that merely looks like JSON is not), plain values stay what they are. When
+ * the walk meets a missing field, a value that is not a list where one is needed, or a
+ * value the operator cannot compare, the constraint is false in a rule and true in a
+ * guard (guards err toward firing, §5.1). Filters select with the rules' reading in
+ * both: a filter is a selection, and no reading of a missing field is broader for every
+ * operator that may follow it.
+ */
+
+const missing: unique symbol = Symbol('missing');
+type Missing = typeof missing;
+
+/** Data: JSON values, plus exact decimals and the strings of enum members. */
+type Data = unknown;
+
+/** The data of each list, made once per list value (values are never mutated). */
+const listData = new WeakMap<readonly ScalarValue[], readonly Data[]>();
+
+function dataOf(value: Value): Data {
+  if (Array.isArray(value)) {
+    const list = value as readonly ScalarValue[];
+    let data = listData.get(list);
+    if (data === undefined) {
+      data = list.map((item) => (isTextValue(item) ? item.json : item));
+      listData.set(list, data);
+    }
+    return data;
+  }
+  return isTextValue(value) ? value.json : value;
+}
+
+function isObject(data: Data): data is Readonly<Record<string, Data>> {
+  return typeof data === 'object' && data !== null && !Array.isArray(data) && !isDecimal(data);
+}
+
+/** Data as text: a string is itself; anything else its canonical JSON text. */
+function textOf(data: Data): string {
+  return typeof data === 'string' ? data : canonicalJson(data);
+}
+
+const options = { json: false, foreignOffsets: 'convert' } as const;
+
+/**
+ * Data read as one value of `type`, as an observation would read it; `missing` if it
+ * cannot be. An object or array compared as text is its canonical JSON text in a rule;
+ * in a guard it does not fit (`{"to": ["mallory@x.com"]}` is not "some other text" a
+ * guard on `to` may let through: the tool may read the element).
+ */
+function convertScalar(
+  data: Data,
+  type: VariableType,
+  clock: SessionClock,
+  guard: boolean,
+): Value | Missing {
+  if (data === null || data === undefined) return missing;
+  if (type.kind === 'text') {
+    if (guard && typeof data === 'object' && !isDecimal(data)) return missing;
+    if (typeof data === 'string' || typeof data === 'object' || typeof data === 'boolean') {
+      const text = textOf(data);
+      return new TextValue(text, normalizeText(text));
+    }
+    if (typeof data === 'number' && Number.isFinite(data)) {
+      const text = String(data);
+      return new TextValue(text, normalizeText(text));
+    }
+    return missing;
+  }
+  if (isDecimal(data)) return type.kind === 'number' ? data : missing;
+  if (typeof data === 'object') return missing;
+  const parsed = parseValue(data, type, clock, options);
+  return parsed.ok ? parsed.value : missing;
+}
+
+function convert(
+  data: Data,
+  type: VariableType,
+  clock: SessionClock,
+  guard: boolean,
+): Value | Missing {
+  if (type.kind !== 'list') return convertScalar(data, type, clock, guard);
+  if (!Array.isArray(data)) return missing;
+  const element: VariableType = { kind: type.element };
+  const values: ScalarValue[] = [];
+  for (const item of data) {
+    const value = convertScalar(item, element, clock, guard);
+    if (value === missing) return missing;
+    values.push(value as ScalarValue);
+  }
+  return values;
+}
+
+type Step = (data: Data, clock: SessionClock) => Data | Missing;
+
+function compileStep(step: CheckedStep, settings: SimilaritySettings): Step {
+  if (step.kind === 'field') {
+    const name = step.name;
+    const read = (item: Data): Data | Missing =>
+      isObject(item) && Object.hasOwn(item, name) ? item[name] : missing;
+    return (data) => {
+      if (!Array.isArray(data)) return read(data);
+      // A projection: the field of every element that has it.
+      const values: Data[] = [];
+      for (const item of data) {
+        const value = read(item);
+        if (value !== missing) values.push(value);
+      }
+      return values;
+    };
+  }
+  const tests = step.constraints.map((constraint) => compileDataTest(constraint, settings, false));
+  return (data, clock) =>
+    Array.isArray(data) ? data.filter((item) => tests.every((test) => test(item, clock))) : missing;
+}
+
+type DataTest = (data: Data, clock: SessionClock) => boolean;
+
+/** The test of a constraint with an access on the data of its variable's value. */
+function compileDataTest(
+  constraint: CheckedConstraint,
+  settings: SimilaritySettings,
+  guard: boolean,
+): DataTest {
+  const access = constraint.access as CheckedAccess;
+  const steps = access.steps.map((step) => compileStep(step, settings));
+  const compared = access.compared;
+  const synthetic: CheckedConstraint = {
+    ...constraint,
+    variable: { name: access.text, type: compared },
+  };
+  const test = guard
+    ? compileGuardTest(synthetic, settings)
+    : compileConstraintTest(synthetic, settings);
+  /** One compared value: a value that cannot be compared holds in a guard only. */
+  const compare = (data: Data, clock: SessionClock): boolean => {
+    const value = convert(data, compared, clock, guard);
+    return value === missing ? guard : test(value, clock);
+  };
+  const walk = (data: Data, clock: SessionClock): Data | Missing => {
+    let current: Data | Missing = data;
+    for (const step of steps) {
+      current = step(current, clock);
+      if (current === missing) return missing;
+    }
+    return current;
+  };
+  const regex = access.matches;
+  switch (access.function) {
+    case 'count':
+      return (data, clock) => {
+        const list = walk(data, clock);
+        if (!Array.isArray(list)) return guard;
+        const count =
+          regex === undefined
+            ? list.length
+            : list.filter((item) => regex.test(normalizeText(textOf(item)))).length;
+        return test(count, clock);
+      };
+    case 'len':
+      return (data, clock) => {
+        const subject = walk(data, clock);
+        if (Array.isArray(subject)) return test(subject.length, clock);
+        // Characters as a person counts them: code points of the text as given.
+        if (typeof subject === 'string') return test([...subject].length, clock);
+        return guard;
+      };
+    case 'any':
+      return (data, clock) => {
+        const list = walk(data, clock);
+        return Array.isArray(list) ? list.some((item) => compare(item, clock)) : guard;
+      };
+    case 'each':
+      return (data, clock) => {
+        const list = walk(data, clock);
+        return Array.isArray(list) ? list.every((item) => compare(item, clock)) : guard;
+      };
+    default:
+      return (data, clock) => {
+        const subject = walk(data, clock);
+        return subject === missing ? guard : compare(subject, clock);
+      };
+  }
+}
+
+/**
+ * Compiles a constraint whose left side is a path, filter or function (its `access`);
+ * `guard` selects the guards' reading (mismatches hold, text matches broadly).
+ */
+export function compileAccessTest(
+  constraint: CheckedConstraint,
+  settings: SimilaritySettings,
+  guard: boolean,
+): ConstraintTest {
+  const test = compileDataTest(constraint, settings, guard);
+  return (value, clock) => test(dataOf(value), clock);
+}

@@ -1,0 +1,290 @@
+import type { ConstraintNode, Operator, PathStep, ValueNode } from '../ast.js';
+import { allowedOperators } from '../operators.js';
+import { printSubject } from '../printer.js';
+import { compileRegex } from '../regex.js';
+import { formatType, type VariableDeclaration, type VariableType } from '../schema-model.js';
+import { type TypingProblem, typeConstraintValue } from './literal.js';
+import type { NameScope } from './resolve.js';
+import type { CheckedAccess, CheckedConstraint, CheckedStep } from './spec.js';
+
+/**
+ * Types the left side of a constraint beyond a plain variable (LANGUAGE.md §7): paths,
+ * filters, projections, `count`/`len`/`any`/`each`. A variable whose schema declares
+ * no shape (`jsonText`: ToolEmu's plain `object`/`array`, MCP tools without an output
+ * schema) is `json` (`list<json>` for a list): its fields are checked at run time, so
+ * the checker accepts any field and types the compared value by the literal it meets.
+ */
+
+type Shape =
+  | { readonly kind: 'json' }
+  | { readonly kind: 'json-list' }
+  | { readonly kind: 'type'; readonly type: VariableType };
+
+const json: Shape = { kind: 'json' };
+const jsonList: Shape = { kind: 'json-list' };
+const numberType: VariableType = { kind: 'number' };
+
+function shapeOf(variable: VariableDeclaration): Shape {
+  if (variable.jsonText === true) return variable.type.kind === 'list' ? jsonList : json;
+  return { kind: 'type', type: variable.type };
+}
+
+function shapeName(shape: Shape): string {
+  if (shape.kind === 'json') return 'json';
+  if (shape.kind === 'json-list') return 'list<json>';
+  return formatType(shape.type);
+}
+
+/** The element of a list shape, or undefined when the shape is not a list. */
+function elementShape(shape: Shape): Shape | undefined {
+  if (shape.kind === 'json' || shape.kind === 'json-list') return json;
+  if (shape.type.kind === 'list') return { kind: 'type', type: { kind: shape.type.element } };
+  return undefined;
+}
+
+/** The type a literal suggests when the value it meets has no declared type (`json`). */
+function naturalType(node: ValueNode, operator: Operator): VariableType {
+  if (operator.endsWith('matches') || operator.endsWith('contains') || operator.endsWith('~'))
+    return { kind: 'text' };
+  switch (node.kind) {
+    case 'number':
+      return { kind: 'number' };
+    case 'boolean':
+      return { kind: 'boolean' };
+    case 'date':
+    case 'time':
+    case 'datetime':
+      return { kind: node.kind };
+    case 'relative':
+      return { kind: node.value === 'now' ? 'datetime' : 'date' };
+    case 'list': {
+      const first = node.elements[0];
+      return first === undefined ? { kind: 'text' } : naturalType(first, '=');
+    }
+    default:
+      return { kind: 'text' };
+  }
+}
+
+/** What the operator compares, from the subject's shape and the literal. */
+function comparedType(shape: Shape, node: ValueNode, operator: Operator): VariableType {
+  if (shape.kind === 'type') return shape.type;
+  const natural = naturalType(node, operator);
+  if (shape.kind === 'json') return natural;
+  return { kind: 'list', element: natural.kind === 'number' ? 'number' : 'text' };
+}
+
+interface AccessContext {
+  readonly scope: NameScope;
+  /** The schema variable the path starts from (its description names the fields). */
+  readonly root: VariableDeclaration;
+}
+
+function invalidPath(
+  context: AccessContext,
+  node: { readonly range: ConstraintNode['range'] },
+  what: string,
+  subject: string,
+  shape: Shape,
+  hint: string,
+): undefined {
+  context.scope.diagnostics.report(
+    'invalid-path',
+    { range: node.range },
+    { what, subject, type: shapeName(shape), hint },
+  );
+  return undefined;
+}
+
+/** Whether the root's description names a field (as a word); no description says nothing. */
+function describesField(root: VariableDeclaration, field: string): boolean {
+  const description = root.description;
+  if (description === undefined || description.trim() === '') return true;
+  const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^A-Za-z0-9_])${escaped}([^A-Za-z0-9_]|$)`, 'i').test(description);
+}
+
+function walk(
+  start: Shape,
+  startText: string,
+  steps: readonly PathStep[],
+  context: AccessContext,
+): { shape: Shape; steps: CheckedStep[]; text: string } | undefined {
+  let shape = start;
+  let text = startText;
+  const checked: CheckedStep[] = [];
+  for (const step of steps) {
+    if (step.kind === 'field') {
+      const field = step.name.name;
+      if (shape.kind === 'type')
+        return invalidPath(
+          context,
+          step.name,
+          `The field '.${field}'`,
+          text,
+          shape,
+          'Only json values and lists of them have fields; compare the variable itself.',
+        );
+      if (!describesField(context.root, field)) {
+        context.scope.diagnostics.report(
+          'json-field-not-described',
+          { range: step.name.range },
+          { field, variable: context.root.name },
+        );
+      }
+      checked.push({ kind: 'field', name: field });
+      text += `.${field}`;
+      // A field of a list is a projection: the list of that field of every element.
+      continue;
+    }
+    const element = elementShape(shape);
+    if (element === undefined)
+      return invalidPath(
+        context,
+        step,
+        'A filter [...]',
+        text,
+        shape,
+        'Filters select elements of a list.',
+      );
+    const constraints: CheckedConstraint[] = [];
+    let failed = false;
+    for (const inner of step.constraints) {
+      const resolved = resolveElementConstraint(element, inner, context);
+      if (resolved === undefined) failed = true;
+      else constraints.push(resolved);
+    }
+    if (failed) return undefined;
+    checked.push({ kind: 'filter', constraints });
+    text += '[…]';
+    if (shape.kind === 'json') shape = jsonList;
+  }
+  return { shape, steps: checked, text };
+}
+
+/** A constraint inside a filter: on `it` (the element), or on a field of a json element. */
+function resolveElementConstraint(
+  element: Shape,
+  node: ConstraintNode,
+  context: AccessContext,
+): CheckedConstraint | undefined {
+  const isIt = node.variable.name === 'it';
+  const steps: PathStep[] = isIt
+    ? [...(node.subject?.steps ?? [])]
+    : [{ kind: 'field', name: node.variable }, ...(node.subject?.steps ?? [])];
+  const itVariable: VariableDeclaration = {
+    name: 'it',
+    type: element.kind === 'type' ? element.type : { kind: 'text' },
+    ...(element.kind === 'type' ? {} : { jsonText: true }),
+  };
+  return typeAccess(itVariable, element, 'it', steps, node, context);
+}
+
+/** Types a constraint whose left side is a path, filter or function of `variable`. */
+export function resolveAccess(
+  variable: VariableDeclaration,
+  node: ConstraintNode,
+  scope: NameScope,
+): CheckedConstraint | undefined {
+  const context: AccessContext = { scope, root: variable };
+  return typeAccess(
+    variable,
+    shapeOf(variable),
+    variable.name,
+    node.subject?.steps ?? [],
+    node,
+    context,
+  );
+}
+
+function typeAccess(
+  variable: VariableDeclaration,
+  start: Shape,
+  startText: string,
+  pathSteps: readonly PathStep[],
+  node: ConstraintNode,
+  context: AccessContext,
+): CheckedConstraint | undefined {
+  const walked = walk(start, startText, pathSteps, context);
+  if (walked === undefined) return undefined;
+  let shape = walked.shape;
+  let text = walked.text;
+  const fn = node.subject?.function;
+  let matches: CheckedAccess['matches'];
+  if (fn !== undefined) {
+    const element = elementShape(shape);
+    const subjectNode = node.subject ?? node;
+    if (fn === 'len') {
+      if (element === undefined && !(shape.kind === 'type' && shape.type.kind === 'text'))
+        return invalidPath(
+          context,
+          subjectNode,
+          'len(…)',
+          text,
+          shape,
+          'len takes a text or a list.',
+        );
+      shape = { kind: 'type', type: numberType };
+    } else if (element === undefined) {
+      return invalidPath(context, subjectNode, `${fn}(…)`, text, shape, `${fn} takes a list.`);
+    } else if (fn === 'count') {
+      const regexNode = node.subject?.matches;
+      if (regexNode !== undefined) {
+        const textual =
+          element.kind === 'json' || (element.kind === 'type' && element.type.kind === 'text');
+        if (!textual)
+          return invalidPath(
+            context,
+            regexNode,
+            'matches',
+            text,
+            shape,
+            'Only text elements can match a regular expression.',
+          );
+        const compiled = compileRegex(regexNode.pattern, regexNode.flags);
+        // The lexer already reported a pattern that does not compile.
+        if (!compiled.ok) return undefined;
+        matches = compiled.regex;
+      }
+      shape = { kind: 'type', type: numberType };
+    } else {
+      // any/each: the operator compares one element at a time.
+      shape = element;
+    }
+  }
+  text = printSubject(node);
+  const compared = comparedType(shape, node.value, node.operator);
+  const allowed = allowedOperators(compared);
+  if (!allowed.includes(node.operator)) {
+    context.scope.diagnostics.report(
+      'operator-not-allowed',
+      { range: node.range },
+      {
+        operator: node.operator,
+        variable: text,
+        type: formatType(compared),
+        allowed: allowed.join(' '),
+      },
+    );
+    return undefined;
+  }
+  const problems: TypingProblem[] = [];
+  const value = typeConstraintValue(
+    { name: text, type: compared },
+    node.operator,
+    node.value,
+    problems,
+  );
+  for (const problem of problems) {
+    context.scope.diagnostics.report(problem.code, { range: problem.node.range }, problem.data);
+  }
+  if (value === undefined) return undefined;
+  const access: CheckedAccess = {
+    steps: walked.steps,
+    ...(fn !== undefined ? { function: fn } : {}),
+    ...(matches !== undefined ? { matches } : {}),
+    compared,
+    text,
+  };
+  return { variable, operator: node.operator, value, node, access };
+}
