@@ -150,3 +150,55 @@ describe('checking paths', () => {
     );
   });
 });
+
+describe('as coercions (LANGUAGE.md §7)', () => {
+  const set = (s: ReturnType<typeof session>, reminder_time: unknown) =>
+    s.propose({ action: { name: 'TodoistSetReminder', args: { task_id: 't1', reminder_time } } })
+      .decision;
+
+  it('reads text as a date-time; a failed reading is false in a rule', () => {
+    const spec = `
+      TodoistSetReminder(reminder_time as datetime <= 2025-03-15T06:00) -> Reminded
+      Reminded -> Done`;
+    expect(set(session(spec), '2025-03-15 05:00:00')).toBe('allow');
+    expect(set(session(spec), '2025-03-15 07:00:00')).toBe('revise');
+    expect(set(session(spec), 'an hour before the flight')).toBe('revise');
+    expect(set(session(spec), '2025-03-15T05:00:00+09:00')).toBe('revise');
+  });
+
+  it('a failed reading is true in a guard', () => {
+    const spec = `
+      reject TodoistSetReminder(reminder_time as datetime > 2025-03-20T00:00)
+      TodoistSetReminder() -> Reminded
+      Reminded -> Done`;
+    expect(set(session(spec), '2025-03-15 05:00:00')).toBe('allow');
+    expect(set(session(spec), '2025-03-21 05:00:00')).toBe('reject');
+    expect(set(session(spec), 'next week')).toBe('reject');
+  });
+
+  it('reads numbers and booleans from text fields of json values', () => {
+    const s = session(
+      'SpokeoSearchPeopleResult(count(results[age as number >= 30, adult as boolean = true]) = 1) -> Done',
+    );
+    s.observe({
+      updates: {
+        SpokeoSearchPeopleResult: {
+          results: [
+            { age: '34', adult: 'true' },
+            { age: 'thirty', adult: 'true' },
+            { age: 12, adult: false },
+            { age: '41' },
+          ],
+        },
+      },
+    });
+    expect(s.status().done).toBe(true);
+  });
+
+  it('rejects a coercion of a value that is not text', () => {
+    const codes = analyzeSpec('SpokeoSearchPeople(max_results as number > 3) -> Done', schema).map(
+      (diagnostic) => diagnostic.code,
+    );
+    expect(codes).toContain('invalid-path');
+  });
+});

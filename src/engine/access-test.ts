@@ -64,7 +64,18 @@ function textOf(data: Data): string {
   return typeof data === 'string' ? data : canonicalJson(data);
 }
 
-const options = { json: false, foreignOffsets: 'convert' } as const;
+/**
+ * An agent's argument with a foreign offset is refused as a typed argument is (the tool
+ * might read its local part): it does not fit. A tool's result is converted.
+ */
+const observedOptions = { json: false, foreignOffsets: 'convert' } as const;
+const proposedOptions = { json: false, foreignOffsets: 'refuse' } as const;
+
+/** How values are read: the guards' way (mismatches hold) or the rules', an agent's or a tool's. */
+interface Reading {
+  readonly guard: boolean;
+  readonly options: typeof observedOptions | typeof proposedOptions;
+}
 
 /**
  * Data read as one value of `type`, as an observation would read it; `missing` if it
@@ -76,11 +87,11 @@ function convertScalar(
   data: Data,
   type: VariableType,
   clock: SessionClock,
-  guard: boolean,
+  reading: Reading,
 ): Value | Missing {
   if (data === null || data === undefined) return missing;
   if (type.kind === 'text') {
-    if (guard && typeof data === 'object' && !isDecimal(data)) return missing;
+    if (reading.guard && typeof data === 'object' && !isDecimal(data)) return missing;
     if (typeof data === 'string' || typeof data === 'object' || typeof data === 'boolean') {
       const text = textOf(data);
       return new TextValue(text, normalizeText(text));
@@ -93,7 +104,7 @@ function convertScalar(
   }
   if (isDecimal(data)) return type.kind === 'number' ? data : missing;
   if (typeof data === 'object') return missing;
-  const parsed = parseValue(data, type, clock, options);
+  const parsed = parseValue(data, type, clock, reading.options);
   return parsed.ok ? parsed.value : missing;
 }
 
@@ -101,14 +112,14 @@ function convert(
   data: Data,
   type: VariableType,
   clock: SessionClock,
-  guard: boolean,
+  reading: Reading,
 ): Value | Missing {
-  if (type.kind !== 'list') return convertScalar(data, type, clock, guard);
+  if (type.kind !== 'list') return convertScalar(data, type, clock, reading);
   if (!Array.isArray(data)) return missing;
   const element: VariableType = { kind: type.element };
   const values: ScalarValue[] = [];
   for (const item of data) {
-    const value = convertScalar(item, element, clock, guard);
+    const value = convertScalar(item, element, clock, reading);
     if (value === missing) return missing;
     values.push(value as ScalarValue);
   }
@@ -117,7 +128,7 @@ function convert(
 
 type Step = (data: Data, clock: SessionClock) => Data | Missing;
 
-function compileStep(step: CheckedStep, settings: SimilaritySettings): Step {
+function compileStep(step: CheckedStep, settings: SimilaritySettings, reading: Reading): Step {
   if (step.kind === 'field') {
     const name = step.name;
     const read = (item: Data): Data | Missing =>
@@ -133,7 +144,9 @@ function compileStep(step: CheckedStep, settings: SimilaritySettings): Step {
       return values;
     };
   }
-  const tests = step.constraints.map((constraint) => compileDataTest(constraint, settings, false));
+  // Filters select with the rules' reading, in guards too.
+  const strict: Reading = { guard: false, options: reading.options };
+  const tests = step.constraints.map((constraint) => compileDataTest(constraint, settings, strict));
   return (data, clock) =>
     Array.isArray(data) ? data.filter((item) => tests.every((test) => test(item, clock))) : missing;
 }
@@ -144,10 +157,11 @@ type DataTest = (data: Data, clock: SessionClock) => boolean;
 function compileDataTest(
   constraint: CheckedConstraint,
   settings: SimilaritySettings,
-  guard: boolean,
+  reading: Reading,
 ): DataTest {
+  const guard = reading.guard;
   const access = constraint.access as CheckedAccess;
-  const steps = access.steps.map((step) => compileStep(step, settings));
+  const steps = access.steps.map((step) => compileStep(step, settings, reading));
   const compared = access.compared;
   const synthetic: CheckedConstraint = {
     ...constraint,
@@ -158,7 +172,7 @@ function compileDataTest(
     : compileConstraintTest(synthetic, settings);
   /** One compared value: a value that cannot be compared holds in a guard only. */
   const compare = (data: Data, clock: SessionClock): boolean => {
-    const value = convert(data, compared, clock, guard);
+    const value = convert(data, compared, clock, reading);
     return value === missing ? guard : test(value, clock);
   };
   const walk = (data: Data, clock: SessionClock): Data | Missing => {
@@ -215,7 +229,11 @@ export function compileAccessTest(
   constraint: CheckedConstraint,
   settings: SimilaritySettings,
   guard: boolean,
+  proposed: boolean,
 ): ConstraintTest {
-  const test = compileDataTest(constraint, settings, guard);
+  const test = compileDataTest(constraint, settings, {
+    guard,
+    options: proposed ? proposedOptions : observedOptions,
+  });
   return (value, clock) => test(dataOf(value), clock);
 }

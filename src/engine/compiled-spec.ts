@@ -165,7 +165,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
         source: constraint,
         variable: predicate.variableIndex.get(constraint.variable.name) ?? -1,
         test: constraint.access
-          ? compileAccessTest(constraint, settings, guard)
+          ? compileAccessTest(constraint, settings, guard, isAction)
           : guard
             ? compileGuardTest(constraint, settings)
             : compileConstraintTest(constraint, settings),

@@ -66,11 +66,16 @@ export type PathStep =
       readonly range: SourceRange;
     };
 
+export const coercionTypes = ['number', 'date', 'time', 'datetime', 'boolean'] as const;
+/** `x as number`: text read as another type (LANGUAGE.md §7). */
+export type CoercionType = (typeof coercionTypes)[number];
+
 export const subjectFunctions = ['count', 'len', 'any', 'each'] as const;
 export type SubjectFunction = (typeof subjectFunctions)[number];
 
 /**
  * The left side of a constraint beyond a plain variable: `results[name ~ "W"].id`,
+ * `reminder_time as datetime`,
  * `count(doctors[open = true])`, `count(files matches /pdf/)`, `len(body)`, `each(xs)`.
  * The root variable is the constraint's `variable`.
  */
@@ -79,6 +84,8 @@ export interface SubjectNode {
   readonly steps: readonly PathStep[];
   /** `count(list matches /re/)`: the elements counted. */
   readonly matches?: Extract<ValueNode, { kind: 'regex' }>;
+  /** `x as number`: the value (text) is read as this type; a failed reading does not fit. */
+  readonly as?: CoercionType;
   readonly range: SourceRange;
 }
 

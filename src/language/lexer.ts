@@ -33,16 +33,16 @@ const allSymbols: ReadonlyArray<readonly [string, SymbolText]> = [
 ];
 
 /** Single characters that stand for a symbol, including the Unicode spellings. */
-const singleSymbols: Readonly<Record<string, SymbolText>> = Object.fromEntries(
+const singleSymbols: ReadonlyMap<string, SymbolText> = new Map(
   allSymbols.filter(([spelling]) => spelling.length === 1),
 );
 
 /** Two-character symbols, tried before single ones. */
-const doubleSymbols: Readonly<Record<string, SymbolText>> = Object.fromEntries(
+const doubleSymbols: ReadonlyMap<string, SymbolText> = new Map(
   allSymbols.filter(([spelling]) => spelling.length === 2),
 );
 
-const doubleStarts = new Set(Object.keys(doubleSymbols).map((pair) => pair.charCodeAt(0)));
+const doubleStarts = new Set([...doubleSymbols.keys()].map((pair) => pair.charCodeAt(0)));
 
 /** Typographic quotes that LLMs emit, mapped to their closing partner. */
 const quotePairs: Readonly<Record<string, string>> = {
@@ -318,14 +318,14 @@ export function startLexer(
     // just to look the pair up was a measurable cost on large inputs.
     const double =
       doubleStarts.has(code) && position + 2 <= end
-        ? doubleSymbols[text.slice(position, position + 2)]
+        ? doubleSymbols.get(text.slice(position, position + 2))
         : undefined;
     if (double !== undefined) {
       push({ kind: 'symbol', text: double, start: position, end: position + 2 });
       position += 2;
       return true;
     }
-    const single = singleSymbols[character];
+    const single = singleSymbols.get(character);
     if (single !== undefined) {
       push({ kind: 'symbol', text: single, start: position, end: position + 1 });
       position++;
@@ -345,7 +345,7 @@ export function startLexer(
         isLineBreak(next) ||
         next === 32 ||
         isIdentifierPart(next) ||
-        singleSymbols[nextCharacter] !== undefined ||
+        singleSymbols.has(nextCharacter) ||
         quotePairs[nextCharacter] !== undefined ||
         nextCharacter === '#' ||
         nextCharacter === '/' ||

@@ -7,9 +7,11 @@ import {
 import {
   type AnnotationNode,
   type AtomNode,
+  type CoercionType,
   type ComparisonOperator,
   type ConfirmCategory,
   type ConstraintNode,
+  coercionTypes,
   confirmCategories,
   type GuardNode,
   type HeadNode,
@@ -653,14 +655,22 @@ class Parser {
     ) {
       this.unexpected('a value');
     }
-    const start = subject?.range.start.offset ?? variable.range.start.offset;
+    if (subject === undefined) {
+      return {
+        kind: 'constraint',
+        variable,
+        operator,
+        value,
+        range: this.range(variable.range.start.offset, this.previousEnd()),
+      };
+    }
     return {
       kind: 'constraint',
       variable,
-      ...(subject ? { subject } : {}),
+      subject,
       operator,
       value,
-      range: this.range(start, this.previousEnd()),
+      range: this.range(subject.range.start.offset, this.previousEnd()),
     };
   }
 
@@ -668,9 +678,11 @@ class Parser {
   // step    ::= '.' Name | '[' constraint (',' constraint)* ']'
   parseSubject(): { variable: Identifier; subject?: SubjectNode } {
     const token = this.current;
-    const word = token.kind === 'identifier' ? token.text.toLowerCase() : '';
-    const fn = subjectFunctions.find((name) => name === word);
-    if (fn !== undefined && this.isSymbol('(', this.peek()) && this.peek().start === token.end) {
+    // `count(` is rare: the name is lower-cased only when a parenthesis follows it.
+    const call = this.isSymbol('(', this.peek()) && this.peek().start === token.end;
+    const word = call && token.kind === 'identifier' ? token.text.toLowerCase() : '';
+    const fn = call ? subjectFunctions.find((name) => name === word) : undefined;
+    if (fn !== undefined) {
       this.advance();
       this.advance();
       const variable = this.expectIdentifier('a variable name');
@@ -701,15 +713,35 @@ class Parser {
     }
     const variable = this.expectIdentifier('a variable name');
     const steps = this.parseSteps();
-    if (steps.length === 0) return { variable };
+    const coercion = this.parseCoercion();
+    if (steps.length === 0 && coercion === undefined) return { variable };
     return {
       variable,
-      subject: { steps, range: this.range(token.start, this.previousEnd()) },
+      subject: {
+        steps,
+        ...(coercion === undefined ? {} : { as: coercion }),
+        range: this.range(token.start, this.previousEnd()),
+      },
     };
+  }
+
+  // coercion ::= 'as' ('number' | 'date' | 'time' | 'datetime' | 'boolean')
+  parseCoercion(): CoercionType | undefined {
+    if (!isKeyword(this.current, 'as')) return undefined;
+    const next = this.peek();
+    const word = next.kind === 'identifier' ? next.text.toLowerCase() : '';
+    const type = coercionTypes.find((candidate) => candidate === word);
+    if (type === undefined)
+      return this.unexpected('number, date, time, datetime or boolean after as', next);
+    this.advance();
+    this.advance();
+    return type;
   }
 
   parseSteps(): PathStep[] {
     const steps: PathStep[] = [];
+    // The common case, a plain variable followed by its operator, allocates nothing more.
+    if (!this.isSymbol('.') && !this.isSymbol('[')) return steps;
     for (;;) {
       // `a.b` is written without spaces; a `.` elsewhere still ends a rule.
       const next = this.peek();

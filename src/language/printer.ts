@@ -85,7 +85,8 @@ export function printSubject(constraint: Pick<ConstraintNode, 'variable' | 'subj
         : `[${step.constraints.map(printConstraint).join(', ')}]`;
   }
   if (subject.matches) path += ` matches ${printValue(subject.matches)}`;
-  return subject.function === undefined ? path : `${subject.function}(${path})`;
+  if (subject.function !== undefined) path = `${subject.function}(${path})`;
+  return subject.as === undefined ? path : `${path} as ${subject.as}`;
 }
 
 export function printValue(value: ValueNode): string {

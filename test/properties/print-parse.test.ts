@@ -165,6 +165,8 @@ function noisySubject(constraint: ConstraintNode, pick: Pick): string {
   }
   if (subject.matches)
     path += ` ${pick('matches', 'MATCHES')} /${subject.matches.pattern}/${subject.matches.flags}`;
+  if (subject.as !== undefined)
+    path += ` ${pick('as', 'AS')} ${pick(subject.as, subject.as.toUpperCase())}`;
   if (subject.function === undefined) return path;
   return `${pick(subject.function, subject.function.toUpperCase())}(${pick('', ' ')}${path}${pick('', ' ')})`;
 }

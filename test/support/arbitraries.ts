@@ -4,6 +4,7 @@ import {
   type AtomNode,
   type ComparisonOperator,
   type ConstraintNode,
+  coercionTypes,
   comparisonOperators,
   confirmCategories,
   type GuardNode,
@@ -222,13 +223,17 @@ function constraintWithSubject(depth: number): fc.Arbitrary<ConstraintNode> {
             function: fc.constantFrom(...subjectFunctions),
             steps: fc.array(step, { maxLength: 3 }),
             matches: regexArbitrary,
+            as: fc.constantFrom(...coercionTypes),
           },
           { requiredKeys: ['steps'] },
         )
         .filter(
           (candidate) =>
-            (candidate.steps.length > 0 || candidate.function !== undefined) &&
-            (candidate.matches === undefined || candidate.function === 'count'),
+            (candidate.steps.length > 0 ||
+              candidate.function !== undefined ||
+              candidate.as !== undefined) &&
+            (candidate.matches === undefined || candidate.function === 'count') &&
+            (candidate.as === undefined || candidate.function === undefined),
         )
         .map((candidate) => ({ ...candidate, range: nowhere }) as SubjectNode),
       weight: 1,

@@ -253,6 +253,20 @@ function typeAccess(
     }
   }
   text = printSubject(node);
+  const coercion = node.subject?.as;
+  if (coercion !== undefined) {
+    const textual = shape.kind === 'json' || (shape.kind === 'type' && shape.type.kind === 'text');
+    if (!textual)
+      return invalidPath(
+        context,
+        node.subject ?? node,
+        `'as ${coercion}'`,
+        text,
+        shape,
+        'Only text (and json values) can be read as another type.',
+      );
+    shape = { kind: 'type', type: { kind: coercion } };
+  }
   const compared = comparedType(shape, node.value, node.operator);
   const allowed = allowedOperators(compared);
   if (!allowed.includes(node.operator)) {
