@@ -169,6 +169,7 @@ describe('eval toolemu, formalizing through the loopback server', () => {
     });
     server.script('check', agree);
     const out = join(directory, 'resumed');
+    const recording = join(directory, 'resumed.jsonl');
     const flags = [
       ...formalizeFlags('0,4'),
       '--model',
@@ -177,6 +178,8 @@ describe('eval toolemu, formalizing through the loopback server', () => {
       server.url,
       '--out',
       out,
+      '--record',
+      recording,
     ];
     const failed = await run(flags, { env: testEnv, stderrIsTerminal: true });
     expect(failed.code).toBe(2);
@@ -195,6 +198,20 @@ describe('eval toolemu, formalizing through the loopback server', () => {
     // Only case 4 was formalized again.
     expect(server.of('encode').length - before).toBe(1);
     expect(outcomes(readResults(out))).toEqual({ 0: 'stopped-before', 4: 'clean' });
+    // The recording holds both cases' exchanges: the whole run replays offline.
+    await server.close();
+    const replayed = await run([
+      ...formalizeFlags('0,4'),
+      '--replay',
+      recording,
+      '--out',
+      join(directory, 'resumed-replay'),
+    ]);
+    expect(replayed.stderr).toBe('');
+    expect(outcomes(readResults(join(directory, 'resumed-replay')))).toEqual({
+      0: 'stopped-before',
+      4: 'clean',
+    });
   });
 });
 

@@ -120,6 +120,27 @@ async function formalizerFor(
   if (flags.record === undefined) return { module, model: base, name };
   const recording = new module.Recording();
   recording.add({ type: 'run', version: 1, ...header, model: base.id });
+  if (flags.resume) {
+    // A resumed run keeps the exchanges of the cases it does not run again. Failed
+    // exchanges are dropped: they are what ended the run, and their cases run again
+    // (a replay would otherwise answer the new attempt with the old failure).
+    let earlier: string | undefined;
+    try {
+      earlier = await io.readFile(flags.record);
+    } catch {
+      earlier = undefined;
+    }
+    if (earlier !== undefined) {
+      try {
+        for (const entry of module.Recording.parse(earlier).entries)
+          if (entry.type !== 'run' && entry.error === undefined) recording.add(entry);
+      } catch (error) {
+        if (module.ModelError.isInstance(error))
+          throw new CliError(`--record ${flags.record}: ${error.message}`, 2);
+        throw error;
+      }
+    }
+  }
   return { module, model: module.recordingChatModel(base, recording), name, recording };
 }
 
