@@ -149,7 +149,8 @@ export async function runModelAgent(options: ModelRunOptions): Promise<DemoRun> 
       messages.push({ role: 'user', content: `Page:\n${tree}\n\nintentguard: ${feedback}` });
       const reply = await model.generate({
         system: agentSystemPrompt,
-        messages: messages.slice(-12),
+        // The last turns, starting with a user turn (some providers require it).
+        messages: messages.slice(-11),
         temperature: 0,
         purpose: 'encode',
         sample: 0,

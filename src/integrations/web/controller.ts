@@ -238,6 +238,8 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
    */
   const undelivered: Report[] = [];
   let disposed = false;
+  /** The person's current question, if any: the next waits for it. */
+  let asking: Promise<void> = Promise.resolve();
 
   const publisher = publish(win, {
     roadmap: () => backend.roadmap(),
@@ -451,6 +453,13 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
     value: string | undefined,
   ) {
     let approved = false;
+    // One question at a time: a second action that needs an answer waits for the first.
+    const turn = asking;
+    let done: () => void = () => {};
+    asking = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    await turn;
     try {
       approved =
         (await confirm({
@@ -460,6 +469,8 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
         })) === true;
     } catch {
       approved = false;
+    } finally {
+      done();
     }
     const answer = await enqueue(async () => {
       const lost = await deliverObservations();

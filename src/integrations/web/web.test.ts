@@ -259,6 +259,30 @@ describe('triggers with a guard in the page', () => {
     expect((await web?.finish())?.status).toBe('blocked');
   });
 
+  it('asks one question at a time; a second payment waits and is refused once the first is approved', async () => {
+    let open = 0;
+    let most = 0;
+    const { guard } = setUp(async () => {
+      open += 1;
+      most = Math.max(most, open);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      open -= 1;
+      return true;
+    });
+    click('#open');
+    choose('#time', '18:00');
+    await web?.observe({ ReserveInfo: { available: true } });
+    click('#reserve');
+    await web?.observe({ ReserveResult: { success: true, deposit: 20 } });
+    const form = document.querySelector('#pay') as HTMLFormElement;
+    form.requestSubmit();
+    form.requestSubmit();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(most).toBe(1);
+    expect(ran.filter((entry) => entry === 'pay:20')).toHaveLength(1);
+    expect(guard.status().achieved).toEqual({ Reserved: 1, Paid: 1 });
+  });
+
   it('refuses a premature finish with the roadmap, and allows it once the task is done', async () => {
     setUp();
     const early = await published().finish();
@@ -381,6 +405,7 @@ describe('the confirmation dialog', () => {
     click('#reserve');
     await web?.observe({ ReserveResult: { success: true, deposit: 20 } });
     (document.querySelector('#pay') as HTMLFormElement).requestSubmit();
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const dialog = document.querySelector('[role="dialog"]') as HTMLElement;
     return { guard, dialog };
   }
