@@ -108,8 +108,31 @@ function fencedBlocks(lines: readonly Line[], textLength: number): Block[] {
   return blocks;
 }
 
-function taggedBlocks(lines: readonly Line[], textLength: number): Block[] {
+/**
+ * `<CHC>1. A -> B</CHC>` with both tags on one line, the tag opening the line (so
+ * that a tag inside a quoted value is not taken for one).
+ */
+function inlineTaggedBlocks(lines: readonly Line[]): Block[] {
   const blocks: Block[] = [];
+  for (const line of lines) {
+    const match = /^[ \t]*(?:\*\*|__)?<(chc|spec|intent|rules)>(.*?)<\/\1>/i.exec(line.text);
+    if (!match) continue;
+    const start = line.start + match[0].indexOf('>') + 1;
+    blocks.push({
+      line: line.number,
+      label: `<${match[1] ?? ''}> tags`,
+      start,
+      end: start + (match[2] ?? '').length,
+      outerStart: line.start,
+      outerEnd: line.end,
+      fence: false,
+    });
+  }
+  return blocks;
+}
+
+function taggedBlocks(lines: readonly Line[], textLength: number): Block[] {
+  const blocks: Block[] = [...inlineTaggedBlocks(lines)];
   let open: { line: Line; name: string } | undefined;
   for (const line of lines) {
     const match = tagLinePattern.exec(line.text);

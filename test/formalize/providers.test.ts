@@ -95,6 +95,41 @@ describe('providers', () => {
     expect(seen?.system).toBe('You are the intent encoder.');
   });
 
+  it('asks OpenAI and Anthropic for a structured reply, compatible servers not, and returns any reply as text', async () => {
+    const schema = {
+      type: 'object',
+      properties: { verdict: { type: 'string' } },
+      required: ['verdict'],
+      additionalProperties: false,
+    };
+    const structured = { ...request, responseSchema: { name: 'verdict', schema } };
+    server.script('encode', 'MATCH', '{"verdict": "agree"}', 'plain');
+    const openai = createChatModel('openai:gpt-4o', {
+      env: { OPENAI_API_KEY: 'k' },
+      baseUrl: server.url,
+      retry: false,
+    });
+    // Not the object asked for: still the reply, for the caller's lenient reading.
+    expect((await openai.generate(structured)).text).toBe('MATCH');
+    expect(server.requests[0]?.body['response_format']).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'verdict', schema: { required: ['verdict'] } },
+    });
+    const anthropic = createChatModel('anthropic:claude-sonnet-4-5', {
+      env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url },
+      retry: false,
+    });
+    expect((await anthropic.generate(structured)).text).toBe('{"verdict": "agree"}');
+    expect(JSON.stringify(server.requests[1]?.body['output_config'])).toContain('"verdict"');
+    const compatible = createChatModel('openai-compatible:qwen2.5', {
+      env: {},
+      baseUrl: server.url,
+      retry: false,
+    });
+    expect((await compatible.generate(structured)).text).toBe('plain');
+    expect(server.requests[2]?.body['response_format']).toBeUndefined();
+  });
+
   it('reaches Ollama and other OpenAI-compatible servers without a key', async () => {
     server.script('encode', 'local', 'vllm');
     const ollama = createChatModel('ollama:llama3.1:8b', {

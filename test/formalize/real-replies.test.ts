@@ -364,3 +364,18 @@ describe('specs that check but cannot mean what they say', () => {
     );
   });
 });
+
+describe('candidate specs in one reply', () => {
+  it('counts <CHC> tags on one line as a candidate beside a code block', async () => {
+    server.script(
+      'encode',
+      `<CHC>1. ${setAlarm} 2. ${alarmDone}</CHC>\nor maybe:\n\`\`\`\n${setAlarm.replace('= 9', '= 10')}\n${alarmDone}\n\`\`\``,
+    );
+    const result = await formalizeAlarm({ rounds: 0 });
+    expect(result.ok).toBe(false);
+    expect(result.report.attempts[0]?.outcome).toBe('ambiguous');
+    expect(result.report.attempts[0]?.problem).toContain(
+      '<CHC> tags at line 1, code block at line 3',
+    );
+  });
+});

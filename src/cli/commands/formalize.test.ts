@@ -163,6 +163,18 @@ describe('intentguard formalize', () => {
     expect(result.stderr).not.toContain('extracted-spec');
   });
 
+  it('prints the whole spec of the ```intent block, not a fixed line quoted before it', async () => {
+    const doneLine = restaurantSpec.split('\n')[1] ?? '';
+    server.script(
+      'encode',
+      `The fixed rule is:\n\n\`\`\`\n${doneLine}\n\`\`\`\n\nThe whole spec:\n\n\`\`\`intent\n${restaurantSpec}\n\`\`\`\n`,
+    );
+    server.script('check', agree);
+    const result = await run(formalizeArgs('--rounds', '0'), { env: testEnv });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`# ${restaurantInstruction}\n${canonical}\n`);
+  });
+
   it('never prints a spec taken from a reply with two different candidate specs', async () => {
     const other = restaurantSpec.replaceAll('19:00', '18:00');
     const twoBlocks = `\`\`\`\n${restaurantSpec}\n\`\`\`\nor, stricter:\n\`\`\`\n${other}\n\`\`\``;
