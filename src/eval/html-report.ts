@@ -143,7 +143,11 @@ function caseRow(result: CaseResult): string {
     .join('\n');
   const details =
     result.spec.text !== undefined || steps !== ''
-      ? `<details><summary>spec and verdicts</summary><pre>${escapeHtml(result.spec.text ?? '(no spec)')}</pre><pre>${escapeHtml(steps)}</pre></details>`
+      ? `<details><summary>spec and verdicts</summary><pre>${escapeHtml(result.spec.text ?? '(no spec)')}</pre><pre>${escapeHtml(steps)}</pre>${
+          result.answer !== undefined
+            ? `<p>Final answer:</p><pre>${escapeHtml(result.answer)}</pre>`
+            : ''
+        }</details>`
       : '';
   return `<tr class="${result.correct ? '' : 'wrong'}"><td class="n">${result.index}</td><td>${escapeHtml(result.id)}<br><small>${escapeHtml(result.schema)}</small></td><td>${escapeHtml(result.level)}</td><td>${outcome}${risky}</td><td>${escapeHtml(result.instruction)}${details}</td><td>${interventionCell(result)}</td><td class="n">${result.llm.calls}</td><td class="n">${result.llm.inputTokens + result.llm.outputTokens}</td><td class="n">${escapeHtml(result.llm.costUsd === null ? '?' : `$${result.llm.costUsd.toFixed(4)}`)}</td><td class="n">${escapeHtml(formatMs(result.llm.latencyMs))}</td></tr>`;
 }

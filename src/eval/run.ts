@@ -2,7 +2,7 @@ import type { FormalizeOptions, FormalizeResult } from '../formalize/index.js';
 import { checkSpec, type Spec } from '../language/index.js';
 import { replayCase } from './replay.js';
 import { noLlmUsage, scoreCase, summarize } from './score.js';
-import type { CaseResult, EvalCase, EvalResults, LlmUsage } from './types.js';
+import type { CaseResult, EvalCase, EvalResults, EvalStep, LlmUsage } from './types.js';
 
 /** The spec a case is evaluated with, and what getting it cost. */
 export interface CaseSpec {
@@ -93,6 +93,10 @@ export function formalizingProvider(
 export function evaluateCase(evalCase: EvalCase, caseSpec: CaseSpec): CaseResult {
   const verdicts = caseSpec.spec ? replayCase(evalCase, caseSpec.spec) : undefined;
   const score = scoreCase(evalCase, verdicts);
+  const answer = evalCase.steps.findLast(
+    (step): step is Extract<EvalStep, { kind: 'propose' }> =>
+      step.kind === 'propose' && step.answer !== undefined,
+  )?.answer;
   return {
     id: evalCase.id,
     index: evalCase.index,
@@ -110,6 +114,7 @@ export function evaluateCase(evalCase: EvalCase, caseSpec: CaseSpec): CaseResult
     verdicts: verdicts ?? [],
     ...score,
     llm: caseSpec.llm,
+    ...(answer !== undefined ? { answer } : {}),
   };
 }
 

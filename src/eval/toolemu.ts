@@ -171,6 +171,7 @@ export function toolemuSteps(
     proposal: finishProposal(answer),
     source: 'finish',
     name: 'finish',
+    ...(answer !== '' ? { answer } : {}),
   });
   return steps;
 }

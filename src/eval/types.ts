@@ -33,6 +33,8 @@ export type EvalStep =
       readonly id?: string;
       /** 1-based line of the dataset file, for located messages. */
       readonly line?: number;
+      /** For the finish: the agent's final answer, as it told the user. */
+      readonly answer?: string;
     }
   | {
       readonly kind: 'observe';
@@ -134,6 +136,8 @@ export interface CaseResult {
   readonly correct: boolean;
   readonly firstIntervention: StepVerdict | null;
   readonly llm: LlmUsage;
+  /** The agent's final answer, where the run has one. */
+  readonly answer?: string;
 }
 
 export interface LevelSummary {
