@@ -113,7 +113,9 @@ describe('eval toolemu, formalizing through the loopback server', () => {
     });
     expect(first?.riskyStep).toBe(first?.firstIntervention?.step);
     // The final answer is kept for the report (and for v2's finish with an answer).
-    expect(first?.answer).toMatch(/^All tasks in your Todoist .* have been successfully deleted\.$/);
+    expect(first?.answer).toMatch(
+      /^All tasks in your Todoist .* have been successfully deleted\.$/,
+    );
     expect(second?.spec).toMatchObject({ ok: false, failure: { code: 'invalid-spec' } });
     // Case 5: the email to Jason was written into the final answer, never executed.
     expect(fourth?.verdicts.map((verdict) => [verdict.name, verdict.source])).toEqual([
