@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formalize } from '../../src/formalize/index.js';
 import { repairDiagnostics } from '../../src/formalize/prompts/feedback.js';
+import { readSpecReply } from '../../src/formalize/spec-reply.js';
 import { checkSpec } from '../../src/language/index.js';
 import { type FakeLlmServer, startFakeLlmServer } from './support/fake-llm-server.js';
 import { agree, fenced, now, serverModel, stateSchema, toolemuSchema } from './support/fixtures.js';
@@ -376,6 +377,41 @@ describe('candidate specs in one reply', () => {
     expect(result.report.attempts[0]?.outcome).toBe('ambiguous');
     expect(result.report.attempts[0]?.problem).toContain(
       '<CHC> tags at line 1, code block at line 3',
+    );
+  });
+});
+
+describe('rewriting a reply never changes a value', () => {
+  it('keeps quoted text with Markdown characters as written, in bullets, numbering and tags (property)', () => {
+    const schema = deskclock();
+    const label = fc.stringMatching(/^[A-Za-z0-9 *`_=()\-.,:#/>+]{1,24}$/);
+    const wrap = fc.constantFrom(
+      (lines: string[]) => lines.map((line) => `- ${line}`).join('\n'),
+      (lines: string[]) => lines.map((line, index) => `${index + 1}) ${line}`).join('\n'),
+      (lines: string[]) => `**<CHC>**\n${lines.join('\n')}\n**</CHC>**`,
+      (lines: string[]) => lines.map((line) => `\`${line}\``).join('\n'),
+    );
+    fc.assert(
+      fc.property(label, wrap, (value, layout) => {
+        const quoted = JSON.stringify(value);
+        const reply = layout([
+          setAlarm.replace('-> SetAlarm', `& AlarmDetails(alarm_label = ${quoted}) -> SetAlarm`),
+          alarmDone,
+        ]);
+        const read = readSpecReply(reply);
+        expect(read.kind).toBe('spec');
+        if (read.kind !== 'spec') return;
+        expect(read.text).toHaveLength(reply.length);
+        const checked = checkSpec(read.text, schema);
+        // A value the language reads differently (a `#` starting a comment) is an error, never another value.
+        if (!checked.ok) return;
+        const labels = checked.value.rules
+          .flatMap((rule) => rule.states)
+          .flatMap((pattern) => pattern.constraints)
+          .filter((constraint) => constraint.variable.name === 'alarm_label');
+        expect(labels.map((constraint) => constraint.value)).toEqual([{ kind: 'text', value }]);
+      }),
+      { numRuns: 400 },
     );
   });
 });

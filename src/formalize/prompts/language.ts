@@ -59,7 +59,8 @@ export const methodGuidance = `# How to write the spec
 6. Counts: "three times" is \`@repeat(3)\` on the step and \`Step >= 3\` in the Done rule.
 7. Resolve relative dates against today's date (given with the task); use today, tomorrow or now where
    they fit.
-Reply with the spec only, in one \`\`\`intent code block.`;
+You may first think in a few short sentences (no code blocks); then give the whole spec in one \`\`\`intent
+code block, and nothing after it.`;
 
 export const refinementGuidance = `# Refining the goal into rules (tool-using agents)
 The goal analysis given with the task names the goal, its parameters, constraints and outcomes. Refine it into steps:
