@@ -285,6 +285,9 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
     for (const node of path) {
       if (!(node instanceof win.Element)) continue;
       if (node.hasAttribute(dialogAttribute)) return undefined;
+      // A key activates the focused element only: Enter in a field inside a guarded
+      // container is typing, not that container's action.
+      if (kind === 'keyboard' && node !== path[0]) return undefined;
       for (let index = triggers.length - 1; index >= 0; index--) {
         const trigger = triggers[index] as Trigger;
         const matches =
@@ -545,10 +548,7 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
         return;
     }
     const match = matchTrigger(event, kind);
-    if (match === undefined) {
-      // The click of a keyboard activation on an element guarded for keys only is still that activation.
-      return;
-    }
+    if (match === undefined) return;
     const { trigger, element } = match;
     if (takePass(event, element)) return;
     // The click a browser makes of a key press (trusted, no pointer: detail 0) is the

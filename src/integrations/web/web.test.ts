@@ -358,6 +358,21 @@ describe('triggers with a guard in the page', () => {
     expect(guard.status().achieved).toEqual({ Reserved: 1, Paid: 1 });
   });
 
+  it('a key is the action of the focused element only, not of a guarded container', () => {
+    const guard = pageGuard();
+    web = createWebGuard({ guard });
+    web.guardAction('main', { action: 'Reserve' });
+    const note = document.createElement('input');
+    document.querySelector('main')?.append(note);
+    note.dispatchEvent(
+      new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }),
+    );
+    expect(guard.journalLength()).toBe(0);
+    // A click inside the container is its action (delegation).
+    note.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }));
+    expect(guard.journalLength()).toBe(1);
+  });
+
   it('matches selectors at event time, for elements the app renders later', () => {
     setUp();
     const later = document.createElement('button');
