@@ -275,8 +275,9 @@ function verdictFromText(reply: string): CheckerVerdict | undefined {
   const tagged = /<(result|verdict|answer)>\s*([^<]{1,40}?)\s*<\/\1>/gi;
   let tag: RegExpExecArray | null = null;
   for (let match = tagged.exec(text); match; match = tagged.exec(text)) tag = match;
+  // Blanks within the line only: `\s` would let one match attempt run over many lines.
   const labelled =
-    /^[\s>*_#-]*verdict[\s*_]*[:=-][\s*_]*([A-Za-z][A-Za-z ]{0,30}?)[\s*_.!]*$/im.exec(text);
+    /^[ \t>*_#-]*verdict[ \t*_]*[:=-][ \t*_]*([A-Za-z][A-Za-z ]{0,30}?)[ \t*_.!]*$/im.exec(text);
   const whole = text.replace(/[*_`#>]/g, ' ').trim();
   const word =
     (tag ? verdictWord(tag[2]) : undefined) ??

@@ -222,7 +222,12 @@ function protectedMask(line: string): boolean[] {
       mask.fill(true, index);
       break;
     }
-    if (character === '/' && /\bmatches\s*(?:\[\s*)?$|[[,]\s*$/i.test(line.slice(0, index))) {
+    // Only the few characters before a slash decide whether it opens a regex: a window,
+    // so that a line of slashes stays linear.
+    if (
+      character === '/' &&
+      /\bmatches\s*(?:\[\s*)?$|[[,]\s*$/i.test(line.slice(Math.max(0, index - 24), index))
+    ) {
       let end = index + 1;
       let inClass = false;
       while (end < line.length) {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formalize } from '../../src/formalize/index.js';
 import { repairDiagnostics } from '../../src/formalize/prompts/feedback.js';
+import { parseCheckerReply } from '../../src/formalize/reply.js';
 import { readSpecReply } from '../../src/formalize/spec-reply.js';
 import { checkSpec } from '../../src/language/index.js';
 import { type FakeLlmServer, startFakeLlmServer } from './support/fake-llm-server.js';
@@ -413,5 +414,23 @@ describe('rewriting a reply never changes a value', () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('hostile replies', () => {
+  it('reads 100,000-character replies of one repeated character without choking, and finds nothing in them', () => {
+    for (const reply of [
+      '/'.repeat(100_000),
+      'x=('.repeat(33_000),
+      '"'.repeat(100_000),
+      '{'.repeat(50_000) + '}'.repeat(50_000),
+      `${'verdict '.repeat(12_000)}`,
+      `${' '.repeat(50_000)}${'\n'.repeat(50_000)}`,
+      `x matches ${'/'.repeat(99_000)}`,
+    ]) {
+      const read = readSpecReply(reply);
+      if (read.kind === 'spec') expect(read.text).toHaveLength(reply.length);
+      expect(parseCheckerReply(reply).ok).toBe(false);
+    }
   });
 });
