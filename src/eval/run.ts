@@ -1,4 +1,4 @@
-import type { FormalizeOptions, FormalizeResult } from '../formalize/index.js';
+import type { FormalizeOptions, FormalizeProgress, FormalizeResult } from '../formalize/index.js';
 import { checkSpec, type Spec } from '../language/index.js';
 import { replayCase } from './replay.js';
 import { noLlmUsage, scoreCase, summarize } from './score.js';
@@ -61,11 +61,15 @@ export function formalizationUsage(result: FormalizeResult): LlmUsage {
  */
 export function formalizingProvider(
   formalize: (options: FormalizeOptions) => Promise<FormalizeResult>,
-  options: Omit<FormalizeOptions, 'instruction' | 'schema' | 'now' | 'timeZone'>,
+  options: Omit<FormalizeOptions, 'instruction' | 'schema' | 'now' | 'timeZone' | 'onProgress'>,
+  onProgress?: (evalCase: EvalCase, event: FormalizeProgress) => void,
 ): SpecProvider {
   return async (evalCase) => {
     const result = await formalize({
       ...options,
+      ...(onProgress
+        ? { onProgress: (event: FormalizeProgress) => onProgress(evalCase, event) }
+        : {}),
       instruction: evalCase.instruction,
       schema: evalCase.schema,
       now: evalCase.now,

@@ -191,6 +191,7 @@ describe('eval toolemu, formalizing through the loopback server', () => {
     expect(failed.stderr).toContain('continue with --resume');
     // The progress display, on a terminal only.
     expect(failed.stderr).toContain('[1/2] official_0: stopped-before');
+    expect(failed.stderr).toContain('official_0: encode, sample 1, round 1');
     expect(readResults(out).cases.map((result) => result.index)).toEqual([0, 4]);
 
     server.script('encode', fenced(spec('official_4.intent')));

@@ -22,7 +22,7 @@ import {
   toolemuNow,
   toolemuTimeZone,
 } from '../../eval/index.js';
-import type { ChatModel, Recording } from '../../formalize/index.js';
+import type { ChatModel, FormalizeProgress, Recording } from '../../formalize/index.js';
 import { formalizeLimits } from '../../formalize/limits.js';
 import { wholeNumber } from '../flags.js';
 import { printJson, readInput } from '../inputs.js';
@@ -164,6 +164,19 @@ function formalizeOptionsOf(flags: EvalFlags): {
 /** Case names come from data files: no control character reaches the terminal. */
 function cleanId(id: string): string {
   return id.replace(/[\p{Cc}\p{Cf}]/gu, '?').slice(0, 80);
+}
+
+/** On a terminal, each model call of the case being formalized shows on the progress line. */
+function callProgress(
+  io: CliIo,
+): ((evalCase: EvalCase, event: FormalizeProgress) => void) | undefined {
+  if (!io.stderrIsTerminal) return undefined;
+  return (evalCase, event) => {
+    if (event.kind !== 'call') return;
+    io.stderr(
+      `\r\u001b[2K${cleanId(evalCase.id)}: ${event.stage}, sample ${event.sample + 1}, round ${event.round + 1}`,
+    );
+  };
 }
 
 /** A one-line progress display on a terminal: the line is rewritten per case. */
@@ -373,11 +386,15 @@ async function runToolemu(
       );
     }
     const { module } = formalizer;
-    specFor = (await import('../../eval/run.js')).formalizingProvider(module.formalize, {
-      model: formalizer.model,
-      checker: flags.semanticCheck ? formalizer.model : false,
-      ...options,
-    });
+    specFor = (await import('../../eval/run.js')).formalizingProvider(
+      module.formalize,
+      {
+        model: formalizer.model,
+        checker: flags.semanticCheck ? formalizer.model : false,
+        ...options,
+      },
+      callProgress(io),
+    );
     model = formalizer.name;
     if (formalizer.recording) {
       recording.value = formalizer.recording;
@@ -445,11 +462,15 @@ async function runDataset(
     );
   }
   const formalizing = formalizer
-    ? (await import('../../eval/run.js')).formalizingProvider(formalizer.module.formalize, {
-        model: formalizer.model,
-        checker: flags.semanticCheck ? formalizer.model : false,
-        ...options,
-      })
+    ? (await import('../../eval/run.js')).formalizingProvider(
+        formalizer.module.formalize,
+        {
+          model: formalizer.model,
+          checker: flags.semanticCheck ? formalizer.model : false,
+          ...options,
+        },
+        callProgress(io),
+      )
     : undefined;
   const specFor: SpecProvider = async (evalCase) =>
     evalCase.spec !== undefined && flags.formalizeAll !== true
