@@ -1,8 +1,5 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeStep, runScriptedAgent } from './agent.js';
-import { runModelAgent } from './model-agent.js';
-import { startDemoServer } from './server.js';
 
 /**
  * `npm run demo:web`: the restaurant app in real Chromium, driven by a scripted agent (or,
@@ -36,6 +33,9 @@ async function main(): Promise<number> {
     process.stdout.write(usage);
     return 0;
   }
+  // Loaded once the flags are read: --help and a wrong flag answer at once.
+  const { describeStep, runScriptedAgent } = await import('./agent.js');
+  const { startDemoServer } = await import('./server.js');
   const out = resolve(values.out ?? 'demo-web-output');
   const server = await startDemoServer();
   process.stdout.write(`intentguard web demo: the app at ${server.url}, screenshots in ${out}\n`);
@@ -46,7 +46,7 @@ async function main(): Promise<number> {
     const onStep = (step: Parameters<typeof describeStep>[0]) =>
       process.stdout.write(`${describeStep(step)}\n`);
     const run = values.model
-      ? await runModelAgent({
+      ? await (await import('./model-agent.js')).runModelAgent({
           url: server.url,
           out,
           onStep,

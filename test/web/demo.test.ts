@@ -1,11 +1,14 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStep, runScriptedAgent } from '../../examples/web/agent.js';
-// Type-checks the page's code with the project (it is only bundled, never run in Node).
+// Type-checks the page's code and the demo program with the project (the one is only
+// bundled, the other only run as a process).
 import type {} from '../../examples/web/app.js';
+import type {} from '../../examples/web/demo.js';
 import {
   agentSystemPrompt,
   readAgentAction,
@@ -17,7 +20,34 @@ import {
   type SeenRequest,
   startFakeLlmServer,
 } from '../formalize/support/fake-llm-server.js';
+import { projectRoot } from '../http/server-process.js';
 import { launchBrowser } from './support.js';
+
+/** Runs `npm run demo:web`'s program as a process; resolves with its exit code and output. */
+function runDemo(
+  args: readonly string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/web/demo.ts', ...args], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
 
 /** `npm run demo:web`: the restaurant app in Chromium, driven by the scripted agent and by an LLM. */
 
@@ -126,6 +156,41 @@ describe('the web demo', () => {
       await llm.close();
     }
   }, 60_000);
+
+  it('the demo program prints each step, saves the screenshots and exits 0', async () => {
+    const dir = join(out, 'program');
+    const run = await runDemo(['--out', dir]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout;
+    for (const expected of [
+      '[agent] picks 20:00 (the user said before 7 PM)\n    → blocked: revise (soft) [soft-deviation]',
+      '[agent] says it is done (the deposit is not paid yet)\n    → blocked: revise (hard) [premature-finish',
+      'Roadmap:',
+      '[agent] tries to pay a deposit of 50 €\n    → blocked: reject [guard-reject]',
+      '[agent] pays the deposit of 20 €\n    → asking: confirm [rule-confirm]',
+      '[person] approves the payment in the dialog\n    → approved',
+      'Done: the guard agreed the task is complete.',
+    ])
+      expect(lines).toContain(expected);
+    expect(readdirSync(dir).sort()).toEqual([
+      '01-search.png',
+      '02-wrong-time.png',
+      '03-premature-finish.png',
+      '04-larger-deposit.png',
+      '05-confirmation-dialog.png',
+      '06-finished.png',
+    ]);
+  }, 90_000);
+
+  it('the demo program answers --help, and refuses an unknown flag', async () => {
+    const help = await runDemo(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--model PROVIDER:MODEL');
+    const wrong = await runDemo(['--bogus']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("Unknown option '--bogus'");
+  }, 30_000);
 
   it('reads only well-formed actions from the model', () => {
     expect(readAgentAction('{"action":"finish"}')).toEqual({ action: 'finish' });
