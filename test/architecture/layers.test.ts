@@ -15,6 +15,7 @@ const layers = [
   'store',
   'guard',
   'integrations',
+  'eval',
   'cli',
 ] as const;
 const runtimeNeutral = new Set(['language', 'schema', 'engine', 'guard']);
