@@ -8,7 +8,12 @@ import type {
   Spec,
   VariableDeclaration,
 } from '../language/index.js';
-import { type Literal, operatorPolarity, performanceLimit } from '../language/index.js';
+import {
+  type Literal,
+  operatorPolarity,
+  performanceLimit,
+  perValueLimit,
+} from '../language/index.js';
 import { compileAccessTest } from './access-test.js';
 import {
   type ConstraintTest,
@@ -55,6 +60,8 @@ export interface CompiledPattern {
   readonly source: CheckedPattern;
   readonly predicate: CompiledPredicate;
   readonly constraints: readonly CompiledConstraint[];
+  /** `absent(arg)` (v2): indexes of arguments the action must not give. */
+  readonly absentArguments: readonly number[];
   /** The rule the pattern belongs to; undefined for a guard's pattern. */
   readonly rule: CompiledRule | undefined;
 }
@@ -66,10 +73,14 @@ export interface CompiledRule {
   readonly head: string;
   readonly isDone: boolean;
   readonly states: readonly CompiledPattern[];
+  /** `not P(...)` (v2): patterns no instance may satisfy. */
+  readonly negations: readonly CompiledPattern[];
   readonly action: CompiledPattern | undefined;
   readonly objectives: readonly ObjectiveCondition[];
   /** How often this rule may be performed: 1, n for @repeat(n), Infinity for @repeat. */
   readonly limit: number;
+  /** `@repeat(per: arg)` (v2): the action argument's index, and the budget per value. */
+  readonly per: { readonly variable: number; readonly limit: number } | undefined;
 }
 
 /**
@@ -176,6 +187,9 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
           isAction &&
           (operatorPolarity[constraint.operator].negated || constraint.access !== undefined),
       })),
+      absentArguments: (pattern.absent ?? []).map(
+        (variable) => predicate.variableIndex.get(variable.name) ?? -1,
+      ),
     };
   };
 
@@ -198,15 +212,26 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
       head: source.head,
       isDone: source.isDone,
       states: [] as CompiledPattern[],
+      negations: [] as CompiledPattern[],
       action: undefined as CompiledPattern | undefined,
       objectives: source.objectives,
       limit: performanceLimit(source),
+      per: undefined as CompiledRule['per'],
     };
     rule.states = source.states.map((pattern) => compilePattern(pattern, rule));
+    rule.negations = (source.negations ?? []).map((pattern) => compilePattern(pattern, rule));
     rule.action = source.action ? compilePattern(source.action, rule) : undefined;
+    const per = source.repeat?.per;
+    if (per && rule.action) {
+      const variable = rule.action.predicate.variableIndex.get(per.name);
+      if (variable !== undefined) rule.per = { variable, limit: perValueLimit(source) };
+    }
     rules.push(rule);
     if (rule.isDone) {
-      const predicateIndexes = new Set(rule.states.map((pattern) => pattern.predicate.index));
+      // A negated pattern changes the rule's truth as much as a positive one.
+      const predicateIndexes = new Set(
+        [...rule.states, ...rule.negations].map((pattern) => pattern.predicate.index),
+      );
       for (const index of predicateIndexes) doneRulesByPredicate[index]?.push(rule);
       for (const name of new Set(rule.objectives.map((condition) => condition.name))) {
         push(doneRulesByObjective, name, rule);

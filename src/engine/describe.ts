@@ -49,19 +49,28 @@ export function describePattern(pattern: CompiledPattern, clock: SessionClock): 
 
 /** `call BankTransfer with to equal to "Alice"` */
 export function describeAction(pattern: CompiledPattern, clock: SessionClock): string {
-  if (pattern.constraints.length === 0) return `call ${pattern.predicate.name}`;
-  return `call ${pattern.predicate.name} with ${joinWords(pattern.constraints.map((constraint) => describeConstraint(constraint.source, clock)))}`;
+  const without = pattern.absentArguments.map(
+    (variable) => `without ${pattern.predicate.variables[variable]?.name ?? variable}`,
+  );
+  if (pattern.constraints.length === 0)
+    return without.length === 0
+      ? `call ${pattern.predicate.name}`
+      : `call ${pattern.predicate.name} ${joinWords(without)}`;
+  return `call ${pattern.predicate.name} with ${joinWords([...pattern.constraints.map((constraint) => describeConstraint(constraint.source, clock)), ...without])}`;
 }
 
 /** What a rule needs, in one line: `BalanceKnown; BankCheckBalanceResult with …; then call BankTransfer …`. */
 export function describeRuleBody(rule: CompiledRule, clock: SessionClock): string {
   const parts = [
     ...rule.objectives.map((condition) =>
-      condition.operator === '>=' && condition.count === 1
-        ? condition.name
-        : `${condition.name} achieved ${condition.operator} ${condition.count} times`,
+      condition.negated
+        ? `${condition.name} not achieved`
+        : condition.operator === '>=' && condition.count === 1
+          ? condition.name
+          : `${condition.name} achieved ${condition.operator} ${condition.count} times`,
     ),
     ...rule.states.map((pattern) => describePattern(pattern, clock)),
+    ...rule.negations.map((pattern) => `no ${describePattern(pattern, clock)}`),
   ];
   const action = rule.action ? describeAction(rule.action, clock) : undefined;
   if (parts.length === 0) return action ?? 'nothing (always holds)';

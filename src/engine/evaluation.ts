@@ -72,6 +72,12 @@ export function patternHolds(
   );
 }
 
+/** `absent(arg)` (v2): none of these arguments is given. */
+function argumentsAbsent(pattern: CompiledPattern, values: Instance): boolean {
+  for (const variable of pattern.absentArguments) if (values[variable] !== undefined) return false;
+  return true;
+}
+
 export function actionMatches(
   pattern: CompiledPattern,
   action: ProposedAction | undefined,
@@ -80,7 +86,8 @@ export function actionMatches(
   return (
     action !== undefined &&
     action.predicate === pattern.predicate &&
-    instanceSatisfies(action.values, pattern.constraints, clock)
+    instanceSatisfies(action.values, pattern.constraints, clock) &&
+    (pattern.absentArguments.length === 0 || argumentsAbsent(pattern, action.values))
   );
 }
 
@@ -92,6 +99,10 @@ export function ruleFires(rule: CompiledRule, context: EvaluationContext): boole
   if (rule.action && !actionMatches(rule.action, context.action, context.clock)) return false;
   for (const pattern of rule.states) {
     if (!patternHolds(pattern, context.view, context.clock)) return false;
+  }
+  // `not P(...)` (v2): no instance satisfies the pattern; it never binds anything.
+  for (const pattern of rule.negations) {
+    if (patternHolds(pattern, context.view, context.clock)) return false;
   }
   return true;
 }
@@ -107,6 +118,15 @@ export type UnmetCondition =
     }
   /** `P()` with no constraints: P has never been observed. */
   | { readonly kind: 'unobserved'; readonly pattern: CompiledPattern }
+  /** `not P(...)`: some instance satisfies the negated pattern. */
+  | { readonly kind: 'negation'; readonly pattern: CompiledPattern }
+  /** `absent(arg)`: the action gives the argument. */
+  | {
+      readonly kind: 'present';
+      readonly pattern: CompiledPattern;
+      readonly variable: number;
+      readonly actual: Value;
+    }
   /** The rule needs an action the proposal does not carry. */
   | {
       readonly kind: 'action';
@@ -156,12 +176,21 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
   }
   for (const pattern of rule.states)
     unmet.push(...explainPattern(pattern, context.view, context.clock));
+  for (const pattern of rule.negations)
+    if (patternHolds(pattern, context.view, context.clock))
+      unmet.push({ kind: 'negation', pattern });
   const action = rule.action;
   if (action) {
     if (context.action?.predicate !== action.predicate) {
       unmet.push({ kind: 'action', pattern: action, actual: context.action?.predicate.name });
     } else {
-      unmet.push(...unmetInInstance(action, context.action.values, context.clock));
+      const values = context.action.values;
+      unmet.push(...unmetInInstance(action, values, context.clock));
+      for (const variable of action.absentArguments) {
+        const actual = values[variable];
+        if (actual !== undefined)
+          unmet.push({ kind: 'present', pattern: action, variable, actual });
+      }
     }
   }
   return unmet;

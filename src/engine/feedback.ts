@@ -53,6 +53,16 @@ export function unmetReason(
   switch (unmet.kind) {
     case 'objective': {
       const { condition, actual } = unmet;
+      if (condition.negated) {
+        return {
+          code: 'unmet-conditions',
+          rule: rule.id,
+          objective: condition.name,
+          expected: 'not achieved',
+          actual: String(actual),
+          message: `${condition.name} must not have been achieved; it has been (${actual} time${actual === 1 ? '' : 's'}).`,
+        };
+      }
       const candidates = candidateActions(spec, { objective: condition.name }, clock);
       const first = condition.operator === '>=' && condition.count === 1 && actual === 0;
       const message = first
@@ -85,6 +95,36 @@ export function unmetReason(
         actual: 'unobserved',
         ...(candidates.length > 0 ? { candidates } : {}),
         message: `${describePredicate(unmet.pattern.predicate.declaration)} must have been observed; it has not been.${candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : ''}`,
+      };
+    }
+    case 'negation': {
+      const declaration = unmet.pattern.predicate.declaration;
+      const wanted = describePattern(unmet.pattern, clock);
+      return {
+        code: 'unmet-conditions',
+        rule: rule.id,
+        predicate: declaration.name,
+        expected: `no ${declaration.name} matching`,
+        actual: 'one matches',
+        message:
+          unmet.pattern.constraints.length === 0
+            ? `${describePredicate(declaration)} must not have been observed; it has been.`
+            : `There must be no ${wanted}; there is one.`,
+      };
+    }
+    case 'present': {
+      const declaration = unmet.pattern.predicate.declaration;
+      const variable = unmet.pattern.predicate.variables[unmet.variable];
+      const name = variable?.name ?? String(unmet.variable);
+      const actual = actualText(unmet.pattern, unmet.variable, unmet.actual, maxEcho);
+      return {
+        code: 'unmet-conditions',
+        rule: rule.id,
+        predicate: declaration.name,
+        variable: name,
+        expected: 'absent',
+        actual,
+        message: `${declaration.name} must be called without ${name}; it is given as ${actual}.`,
       };
     }
     case 'action': {
@@ -138,7 +178,22 @@ export function unmetFeedback(rule: CompiledRule, reasons: readonly Reason[]): s
   return [`To ${target}:`, ...reasons.map((reason) => `- ${reason.message}`)].join('\n');
 }
 
-export function alreadyAchievedReason(rule: CompiledRule, count: number): Reason {
+export function alreadyAchievedReason(
+  rule: CompiledRule,
+  count: number,
+  perValue?: string,
+): Reason {
+  if (rule.per && perValue !== undefined) {
+    const limit = rule.per.limit;
+    return {
+      code: 'already-achieved',
+      rule: rule.id,
+      objective: rule.head,
+      expected: `< ${limit} for ${perValue}`,
+      actual: String(limit),
+      message: `${rule.head} has already been achieved for ${perValue} (${limit === 1 ? 'once' : `${limit} times`} per value is part of the task); doing it again for the same value is not.`,
+    };
+  }
   const times = count === 1 ? 'once' : `${count} times`;
   const allowance = rule.limit === 1 ? '' : ` (at most ${rule.limit} times are part of the task)`;
   return {

@@ -20,12 +20,15 @@ import { type Decision, sessionFinishedReason, type Verdict } from './verdict.js
  */
 export function canonicalSpecText(spec: Spec): string {
   const bareAtom = (atom: AtomNode): AtomNode =>
-    atom.kind === 'pattern' &&
-    atom.parenthesized &&
-    atom.constraints.length === 0 &&
-    !spec.schema.predicates.has(atom.name.name)
-      ? { ...atom, parenthesized: false }
-      : atom;
+    atom.kind === 'disjunction'
+      ? { ...atom, alternatives: atom.alternatives.map((atoms) => atoms.map(bareAtom)) }
+      : atom.kind === 'pattern' &&
+          atom.parenthesized &&
+          atom.constraints.length === 0 &&
+          (atom.absent ?? []).length === 0 &&
+          !spec.schema.predicates.has(atom.name.name)
+        ? { ...atom, parenthesized: false }
+        : atom;
   const bare: SpecNode = {
     ...spec.ast,
     items: spec.ast.items.map((item) =>

@@ -52,7 +52,7 @@ import type {
 } from './session-types.js';
 import { lexicalSimilarity, type SimilarityFunction } from './similarity.js';
 import { type Instance, Overlay, StateStore, type StateUpdate, type StateView } from './state.js';
-import { isTextValue, type Value, valueKey } from './values.js';
+import { formatValue, isTextValue, type Value, valueKey } from './values.js';
 import {
   type Decision,
   type Reason,
@@ -68,6 +68,8 @@ export { internalErrorVerdict, NoSpecSession };
 interface CommitPlan {
   readonly updates: readonly StateUpdate[];
   readonly rules: readonly CompiledRule[];
+  /** The proposal's action: what `@repeat(per: arg)` budgets count by. */
+  readonly action?: ProposedAction | undefined;
   readonly finish: boolean;
   /** Set when the plan comes from an escalation, to reset its refusal count on approval. */
   readonly escalated?: string;
@@ -95,6 +97,7 @@ interface UndoRecord {
     readonly after: Instance | undefined;
   }[];
   readonly rules: readonly CompiledRule[];
+  readonly action: ProposedAction | undefined;
 }
 
 /** Set while an approved proposal is re-checked at `resolve`: no memo changes, and approval commits. */
@@ -144,6 +147,8 @@ export class Session implements IntentSession {
   readonly #achieved = new Map<string, number>();
   /** How often each rule (by index) has been performed; sparse, so sessions stay small on large specs. */
   readonly #performances = new Map<number, number>();
+  /** `@repeat(per: arg)` rules (by index): performances per value of the argument. */
+  readonly #perValue = new Map<number, Map<string, number>>();
   readonly #doneHolding = new Set<CompiledRule>();
   readonly #softRefused: BoundedMemo<true>;
   readonly #hardRefusals: BoundedMemo<Refusals>;
@@ -481,8 +486,9 @@ export class Session implements IntentSession {
         );
         const plan = {
           updates: proposal.updates,
-          rules: performed.filter((candidate) => this.#hasBudget(candidate)),
+          rules: performed.filter((candidate) => this.#hasBudget(candidate, action)),
           finish: false,
+          action,
         };
         return this.#hardRefusal(
           proposal,
@@ -495,14 +501,18 @@ export class Session implements IntentSession {
         );
       }
       deciding =
-        firing.length === 1 && this.#hasBudget(firing[0]!)
+        firing.length === 1 && this.#hasBudget(firing[0]!, action)
           ? firing
-          : firing.filter((rule) => this.#hasBudget(rule));
+          : firing.filter((rule) => this.#hasBudget(rule, action));
       if (deciding.length === 0) {
         const reasons = uniqueByHead(firing).map((rule) =>
-          alreadyAchievedReason(rule, this.#achieved.get(rule.head) ?? 0),
+          alreadyAchievedReason(
+            rule,
+            this.#achieved.get(rule.head) ?? 0,
+            rule.per && action ? this.#perValueText(rule, action) : undefined,
+          ),
         );
-        const plan = { updates: proposal.updates, rules: firing, finish: false };
+        const plan = { updates: proposal.updates, rules: firing, finish: false, action };
         return this.#hardRefusal(
           proposal,
           recheck,
@@ -524,7 +534,7 @@ export class Session implements IntentSession {
       const asConfirm = this.#settings.unplannedCritical === 'confirm';
       unplanned = unplannedReason(action.predicate.name, asConfirm);
       if (!asConfirm) {
-        const plan = { updates: proposal.updates, rules: deciding, finish: false };
+        const plan = { updates: proposal.updates, rules: deciding, finish: false, action };
         return this.#hardRefusal(
           proposal,
           recheck,
@@ -557,7 +567,7 @@ export class Session implements IntentSession {
       }
     }
 
-    const plan: CommitPlan = { updates: proposal.updates, rules: deciding, finish: false };
+    const plan: CommitPlan = { updates: proposal.updates, rules: deciding, finish: false, action };
 
     // 7. user approval from @confirm rules, confirm guards, or unplanned critical actions.
     // A declared objective narrows what is achieved, never what is confirmed: a firing
@@ -743,7 +753,7 @@ export class Session implements IntentSession {
         rule.source.confirm !== undefined &&
         rule.head !== objective &&
         !deciding.includes(rule) &&
-        this.#hasBudget(rule) &&
+        this.#hasBudget(rule, action) &&
         ruleFires(rule, context),
     );
   }
@@ -768,7 +778,17 @@ export class Session implements IntentSession {
     return [...pinned, ...index.unindexed].sort((a, b) => a.index - b.index);
   }
 
-  #hasBudget(rule: CompiledRule): boolean {
+  /**
+   * Whether the rule may still be performed (by this action). `@repeat(per: arg)` counts
+   * per value of the argument; without an action (the soft check's liveness) some value
+   * may still be new, so such a rule is live.
+   */
+  #hasBudget(rule: CompiledRule, action?: ProposedAction): boolean {
+    if (rule.per !== undefined) {
+      if (!action) return true;
+      const key = valueKey(action.values[rule.per.variable]);
+      return (this.#perValue.get(rule.index)?.get(key) ?? 0) < rule.per.limit;
+    }
     if ((this.#achieved.get(rule.head) ?? 0) === 0) return true;
     // @repeat(n) counts this rule's own performances (LANGUAGE.md §5.2), so even
     // @repeat(1) lets the rule perform a head another rule achieved; without @repeat an
@@ -810,6 +830,18 @@ export class Session implements IntentSession {
       }
     }
     return confirm;
+  }
+
+  /** `to = "+1 555…"`: the value a `@repeat(per: …)` budget is counted for, for feedback. */
+  #perValueText(rule: CompiledRule, action: ProposedAction): string {
+    const variable = rule.per!.variable;
+    const declaration = action.predicate.variables[variable];
+    const value = action.values[variable];
+    const text =
+      value === undefined || !declaration
+        ? 'not given'
+        : formatValue(value, declaration.type, this.#settings.limits.maxEchoLength);
+    return `${declaration?.name ?? variable} = ${text}`;
   }
 
   /** Done rules are always live: once Done holds, an update must not undo it (§6 step 6). */
@@ -934,6 +966,7 @@ export class Session implements IntentSession {
         }
       }
       for (const rule of record.rules) {
+        if (rule.per && record.action) this.#countPerValue(rule, record.action, -1);
         const performed = (this.#performances.get(rule.index) ?? 1) - 1;
         if (performed > 0) this.#performances.set(rule.index, performed);
         else this.#performances.delete(rule.index);
@@ -966,6 +999,7 @@ export class Session implements IntentSession {
     this.#version++;
     for (const update of plan.updates) this.#store.apply(update);
     for (const rule of plan.rules) {
+      if (rule.per && plan.action) this.#countPerValue(rule, plan.action, 1);
       this.#performances.set(rule.index, (this.#performances.get(rule.index) ?? 0) + 1);
       this.#achieved.set(rule.head, (this.#achieved.get(rule.head) ?? 0) + 1);
     }
@@ -998,12 +1032,25 @@ export class Session implements IntentSession {
         after: this.#store.instance(entry.predicate, entry.key),
       })),
       rules: plan.rules,
+      action: plan.action,
     });
     this.#lastCommit = this.#version;
     if (undo.size > this.#settings.limits.maxHistory) {
       const oldest = undo.keys().next();
       if (!oldest.done) undo.delete(oldest.value);
     }
+  }
+
+  #countPerValue(rule: CompiledRule, action: ProposedAction, change: 1 | -1): void {
+    const key = valueKey(action.values[rule.per!.variable]);
+    let counts = this.#perValue.get(rule.index);
+    if (!counts) {
+      counts = new Map();
+      this.#perValue.set(rule.index, counts);
+    }
+    const count = (counts.get(key) ?? 0) + change;
+    if (count > 0) counts.set(key, count);
+    else counts.delete(key);
   }
 
   #refreshDone(rule: CompiledRule): void {

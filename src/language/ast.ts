@@ -99,6 +99,20 @@ export interface PatternAtom {
   /** Whether parentheses were written (`Name()` vs `Name`). */
   readonly parenthesized: boolean;
   readonly constraints: readonly ConstraintNode[];
+  /** `not Name(...)` / `not Name` (v2, LANGUAGE.md §7): no instance satisfies it / not achieved. */
+  readonly negated?: boolean;
+  /** `absent(arg)` items written inside the parentheses (v2; action patterns only). */
+  readonly absent?: readonly Identifier[];
+  readonly range: SourceRange;
+}
+
+/**
+ * `(A | B & C)` in a body (v2, LANGUAGE.md §7): one rule per alternative. Each
+ * alternative is a conjunction of atoms; `|` is only allowed inside parentheses.
+ */
+export interface DisjunctionAtom {
+  readonly kind: 'disjunction';
+  readonly alternatives: readonly (readonly AtomNode[])[];
   readonly range: SourceRange;
 }
 
@@ -111,7 +125,7 @@ export interface CountAtom {
   readonly range: SourceRange;
 }
 
-export type AtomNode = PatternAtom | CountAtom;
+export type AtomNode = PatternAtom | CountAtom | DisjunctionAtom;
 
 export const confirmCategories = ['safety', 'security', 'privacy', 'ethics', 'financial'] as const;
 export type ConfirmCategory = (typeof confirmCategories)[number];
@@ -123,7 +137,13 @@ export type AnnotationNode =
       readonly message?: string;
       readonly range: SourceRange;
     }
-  | { readonly kind: 'repeat'; readonly limit?: number; readonly range: SourceRange };
+  | {
+      readonly kind: 'repeat';
+      readonly limit?: number;
+      /** `@repeat(per: arg)`: once (or `limit` times) per distinct value of the action's argument. */
+      readonly per?: Identifier;
+      readonly range: SourceRange;
+    };
 
 export interface HeadNode {
   /** `Done` for the goal, otherwise an objective name. */
@@ -149,6 +169,8 @@ export interface GuardNode {
   readonly mode: 'reject' | 'confirm';
   readonly predicate: Identifier;
   readonly constraints: readonly ConstraintNode[];
+  /** `absent(arg)` items (v2). */
+  readonly absent?: readonly Identifier[];
   readonly reason?: string;
   readonly comments: readonly string[];
   readonly range: SourceRange;
@@ -162,6 +184,53 @@ export interface SpecNode {
   /** Comments after the last item. */
   readonly trailingComments: readonly string[];
   readonly range: SourceRange;
+}
+
+/** Letters that label the alternatives of a disjunctive rule: a…z, then aa, ab, … */
+export function alternativeSuffix(index: number): string {
+  let suffix = '';
+  let rest = index;
+  do {
+    suffix = String.fromCharCode(97 + (rest % 26)) + suffix;
+    rest = Math.floor(rest / 26) - 1;
+  } while (rest >= 0);
+  return suffix;
+}
+
+/**
+ * The bodies a rule stands for: one per combination of the alternatives of its
+ * disjunctions (LANGUAGE.md §7), each with the suffix its rule id gets (`a`, `b`, …;
+ * empty for a rule without disjunction). Nested disjunctions expand too. At most `limit`
+ * bodies are produced; `truncated` says whether there were more.
+ */
+export function expandBody(
+  body: readonly AtomNode[],
+  limit: number,
+): { readonly bodies: readonly (readonly AtomNode[])[]; readonly truncated: boolean } {
+  let bodies: AtomNode[][] = [[]];
+  let truncated = false;
+  for (const atom of body) {
+    if (atom.kind !== 'disjunction') {
+      for (const partial of bodies) partial.push(atom);
+      continue;
+    }
+    const next: AtomNode[][] = [];
+    for (const partial of bodies) {
+      for (const alternative of atom.alternatives) {
+        const inner = expandBody(alternative, limit);
+        if (inner.truncated) truncated = true;
+        for (const expanded of inner.bodies) {
+          if (next.length >= limit) {
+            truncated = true;
+            break;
+          }
+          next.push([...partial, ...expanded]);
+        }
+      }
+    }
+    bodies = next;
+  }
+  return { bodies, truncated };
 }
 
 /**

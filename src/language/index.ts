@@ -35,7 +35,7 @@ export type {
   ObjectiveCondition,
   Spec,
 } from './checker/spec.js';
-export { performanceLimit } from './checker/spec.js';
+export { performanceLimit, perValueLimit } from './checker/spec.js';
 export {
   compareNumbers,
   Decimal,

@@ -15,6 +15,8 @@ const punctuation: Readonly<Record<string, SymbolText>> = {
   ',': ',',
   '&': '&',
   '∧': '&',
+  '|': '|',
+  '∨': '|',
   '→': '->',
   '⇒': '->',
   '->': '->',

@@ -15,6 +15,8 @@ export interface Limits {
   readonly maxBodyAtoms: number;
   /** Constraints in one predicate pattern or guard. */
   readonly maxConstraints: number;
+  /** Rules one disjunctive rule stands for (`(A | B) & (C | D)` stands for 4). */
+  readonly maxAlternatives: number;
   /** Nesting of list values (`[[...]]`), the only recursive construct. */
   readonly maxNestingDepth: number;
   /** Characters in one string or regex literal. */
@@ -58,6 +60,7 @@ export const defaultLimits: Limits = Object.freeze({
   maxItems: 20_000,
   maxBodyAtoms: 64,
   maxConstraints: 64,
+  maxAlternatives: 64,
   maxNestingDepth: 8,
   maxStringLength: 4_096,
   maxIdentifierLength: 128,

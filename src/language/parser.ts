@@ -64,6 +64,9 @@ const closingQuotes: Readonly<Record<string, string>> = {
 /** Nesting the recursive descent can always take, whatever `maxNestingDepth` says. */
 const maxSupportedNesting = 1_000;
 
+/** Tokens scanned to tell an annotation's arguments from a disjunction that follows it. */
+const maxDisjunctionLookahead = 512;
+
 function isKeyword(token: Token | undefined, keyword: string): boolean {
   // The length test first spares a lower-cased copy of nearly every name.
   return (
@@ -438,8 +441,41 @@ class Parser {
     return token.kind === 'identifier' || token.kind === 'annotation' || token.kind === 'number';
   }
 
+  /**
+   * Whether the `(` at the cursor opens a disjunction of the rule body (v2) rather than
+   * an annotation's arguments: it holds a `|` or a nested `(`, or its matching `)` is
+   * followed by `&`, `,`, `and` or `|` — none of which an annotation's arguments have.
+   */
+  parenthesisStartsBody(): boolean {
+    let depth = 0;
+    // Bounded, so that hostile text full of `@confirm(` stays linear.
+    for (let offset = 0; offset < maxDisjunctionLookahead; offset++) {
+      const token = this.peek(offset);
+      if (token.kind === 'end') return false;
+      if (this.isSymbol('(', token)) {
+        if (++depth > 1) return true;
+      } else if (this.isSymbol('|', token)) return true;
+      else if (this.isSymbol(')', token) && --depth === 0) {
+        const next = this.peek(offset + 1);
+        return (
+          this.isSymbol('&', next) ||
+          this.isSymbol(',', next) ||
+          this.isSymbol('|', next) ||
+          isKeyword(next, 'and')
+        );
+      }
+    }
+    return false;
+  }
+
+  /** An annotation's `(`: on the annotation's line, and not a body's disjunction. */
+  annotationArgumentsFollow(): boolean {
+    return this.isSymbol('(') && !this.parenthesisStartsBody();
+  }
+
   parseConfirmArguments(token: Token): AnnotationNode {
-    if (!this.isSymbol('(')) return { kind: 'confirm', range: this.range(token.start, token.end) };
+    if (!this.annotationArgumentsFollow())
+      return { kind: 'confirm', range: this.range(token.start, token.end) };
     this.advance();
     let category: ConfirmCategory | undefined;
     let message: string | undefined;
@@ -469,26 +505,46 @@ class Parser {
   }
 
   parseRepeatArguments(token: Token): AnnotationNode {
-    if (!this.isSymbol('(')) return { kind: 'repeat', range: this.range(token.start, token.end) };
+    if (!this.annotationArgumentsFollow())
+      return { kind: 'repeat', range: this.range(token.start, token.end) };
     this.advance();
     if (this.isSymbol(')')) {
       const close = this.advance();
       return { kind: 'repeat', range: this.range(token.start, close.end) };
     }
+    let limit: number | undefined;
+    let valid = true;
     const count = this.current;
-    if (count.kind !== 'number') this.unexpected('a number of repetitions');
-    this.advance();
-    const close = this.expectSymbol(')');
-    const limit = count.number ?? 0;
-    if (!Number.isInteger(limit) || limit < 1) {
-      this.report('invalid-annotation', count.start, count.end, {
-        name: 'repeat',
-        reason: `${count.text} is not a positive whole number.`,
-        hint: 'Write @repeat for no limit or @repeat(n) for at most n times.',
-      });
-      return { kind: 'repeat', range: this.range(token.start, close.end) };
+    if (count.kind === 'number') {
+      this.advance();
+      limit = count.number ?? 0;
+      if (!Number.isInteger(limit) || limit < 1) {
+        this.report('invalid-annotation', count.start, count.end, {
+          name: 'repeat',
+          reason: `${count.text} is not a positive whole number.`,
+          hint: 'Write @repeat for no limit or @repeat(n) for at most n times.',
+        });
+        valid = false;
+      }
+      if (this.isSymbol(',')) this.advance();
+      else if (!this.isSymbol(')')) this.unexpected("',' or ')'");
     }
-    return { kind: 'repeat', limit, range: this.range(token.start, close.end) };
+    // `per: arg` (v2): once, or `limit` times, per distinct value of the argument.
+    let per: Identifier | undefined;
+    if (!this.isSymbol(')')) {
+      if (!isKeyword(this.current, 'per') || !this.isSymbol(':', this.peek()))
+        this.unexpected(limit === undefined ? "a number of repetitions or 'per:'" : "'per:'");
+      this.advance();
+      this.advance();
+      per = this.expectIdentifier('an argument name after per:');
+    }
+    const close = this.expectSymbol(')');
+    return {
+      kind: 'repeat',
+      ...(valid && limit !== undefined ? { limit } : {}),
+      ...(per ? { per } : {}),
+      range: this.range(token.start, close.end),
+    };
   }
 
   // guard ::= ('reject' | 'confirm') Name '(' [constraint (',' constraint)*] ')' ['because' string]
@@ -497,7 +553,8 @@ class Parser {
     const mode = keyword.text.toLowerCase() === 'reject' ? 'reject' : 'confirm';
     const predicate = this.expectIdentifier('a predicate name');
     this.expectSymbol('(', `'(' after '${predicate.name}'`);
-    const constraints = this.parseConstraintList();
+    const absent: Identifier[] = [];
+    const constraints = this.parseConstraintList(absent);
     const close = this.expectSymbol(')', "',' or ')'");
     let end = close.end;
     let reason: string | undefined;
@@ -514,6 +571,7 @@ class Parser {
       mode,
       predicate,
       constraints,
+      ...(absent.length > 0 ? { absent } : {}),
       ...(reason !== undefined ? { reason } : {}),
       comments,
       range: this.range(keyword.start, end),
@@ -571,12 +629,54 @@ class Parser {
       }
       atoms.push(this.parseAtom());
     }
+    if (this.isSymbol('|')) {
+      const bar = this.current;
+      this.fail('disjunction-outside-parentheses', bar.start, bar.end);
+    }
     return atoms;
   }
 
+  // group ::= '(' conjunction ('|' conjunction)* ')'   (v2: one rule per alternative)
+  parseDisjunction(depth: number): AtomNode {
+    const open = this.advance();
+    if (depth >= this.limits.maxNestingDepth) {
+      this.fail('nesting-too-deep', open.start, open.end, { limit: this.limits.maxNestingDepth });
+    }
+    const alternatives: AtomNode[][] = [];
+    let atoms = 0;
+    for (;;) {
+      const conjunction: AtomNode[] = [this.parseAtom(depth + 1)];
+      while (this.isSymbol('&') || this.isSymbol(',') || isKeyword(this.current, 'and')) {
+        this.advance();
+        conjunction.push(this.parseAtom(depth + 1));
+      }
+      atoms += conjunction.length;
+      if (atoms > this.limits.maxBodyAtoms) {
+        this.fail('too-many-atoms', this.current.start, this.current.end, {
+          limit: this.limits.maxBodyAtoms,
+        });
+      }
+      alternatives.push(conjunction);
+      if (!this.isSymbol('|')) break;
+      this.advance();
+    }
+    const close = this.expectSymbol(')', "'|', '&' or ')'");
+    return { kind: 'disjunction', alternatives, range: this.range(open.start, close.end) };
+  }
+
   // atom ::= Name | Name '(' ')' | Name cmp number | Name '(' constraint (',' constraint)* ')'
-  parseAtom(): AtomNode {
-    const token = this.current;
+  parseAtom(depth = 0): AtomNode {
+    if (this.isSymbol('(')) return this.parseDisjunction(depth);
+    const first = this.current;
+    let token = first;
+    // `not Name` / `not Name(...)` (v2): the objective is not achieved / no instance matches.
+    let negated = false;
+    if (isKeyword(token, 'not') && this.peek().kind === 'identifier') {
+      negated = true;
+      this.advance();
+      token = this.current;
+    }
+    const start = first.start;
     if (token.kind !== 'identifier') {
       return this.unexpected('a predicate or objective name');
     }
@@ -586,14 +686,27 @@ class Parser {
     const name = this.expectIdentifier('a name');
     if (this.isSymbol('(')) {
       this.advance();
-      const constraints = this.parseConstraintList();
+      const absent: Identifier[] = [];
+      const constraints = this.parseConstraintList(absent);
       const close = this.expectSymbol(')', "',' or ')'");
       return {
         kind: 'pattern',
         name,
         parenthesized: true,
         constraints,
-        range: this.range(token.start, close.end),
+        ...(negated ? { negated } : {}),
+        ...(absent.length > 0 ? { absent } : {}),
+        range: this.range(start, close.end),
+      };
+    }
+    if (negated) {
+      return {
+        kind: 'pattern',
+        name,
+        parenthesized: false,
+        constraints: [],
+        negated,
+        range: this.range(start, name.range.end.offset),
       };
     }
     if (this.current.kind === 'symbol' && comparisonSymbols.has(this.current.text)) {
@@ -616,18 +729,27 @@ class Parser {
     return { kind: 'pattern', name, parenthesized: false, constraints: [], range: name.range };
   }
 
-  parseConstraintList(): ConstraintNode[] {
+  /** Constraints up to `)`; `absent(arg)` items (v2) go to `absent`. */
+  parseConstraintList(absent: Identifier[]): ConstraintNode[] {
     const constraints: ConstraintNode[] = [];
     if (this.isSymbol(')')) return constraints;
-    constraints.push(this.parseConstraint());
+    const item = (): void => {
+      if (isKeyword(this.current, 'absent') && this.isSymbol('(', this.peek())) {
+        this.advance();
+        this.advance();
+        absent.push(this.expectIdentifier('an argument name'));
+        this.expectSymbol(')', "')' after the argument name");
+      } else constraints.push(this.parseConstraint());
+    };
+    item();
     while (this.isSymbol(',')) {
       this.advance();
-      if (constraints.length >= this.limits.maxConstraints) {
+      if (constraints.length + absent.length >= this.limits.maxConstraints) {
         this.fail('too-many-constraints', this.current.start, this.current.end, {
           limit: this.limits.maxConstraints,
         });
       }
-      constraints.push(this.parseConstraint());
+      item();
     }
     return constraints;
   }

@@ -49,12 +49,20 @@ export function printRule(rule: RuleNode): string {
 
 export function printGuard(guard: GuardNode): string {
   const reason = guard.reason === undefined ? '' : ` because ${printString(guard.reason)}`;
-  return `${guard.mode} ${guard.predicate.name}(${guard.constraints.map(printConstraint).join(', ')})${reason}`;
+  const items = [
+    ...guard.constraints.map(printConstraint),
+    ...(guard.absent ?? []).map(printAbsent),
+  ];
+  return `${guard.mode} ${guard.predicate.name}(${items.join(', ')})${reason}`;
 }
 
 export function printAnnotation(annotation: AnnotationNode): string {
   if (annotation.kind === 'repeat') {
-    return annotation.limit === undefined ? '@repeat' : `@repeat(${annotation.limit})`;
+    const parts = [
+      ...(annotation.limit !== undefined ? [String(annotation.limit)] : []),
+      ...(annotation.per ? [`per: ${annotation.per.name}`] : []),
+    ];
+    return parts.length === 0 ? '@repeat' : `@repeat(${parts.join(', ')})`;
   }
   const parts = [
     ...(annotation.category ? [annotation.category] : []),
@@ -65,8 +73,16 @@ export function printAnnotation(annotation: AnnotationNode): string {
 
 export function printAtom(atom: AtomNode): string {
   if (atom.kind === 'count') return `${atom.name.name} ${atom.operator} ${printNumber(atom.count)}`;
-  if (!atom.parenthesized) return atom.name.name;
-  return `${atom.name.name}(${atom.constraints.map(printConstraint).join(', ')})`;
+  if (atom.kind === 'disjunction')
+    return `(${atom.alternatives.map((atoms) => atoms.map(printAtom).join(' & ')).join(' | ')})`;
+  const not = atom.negated ? 'not ' : '';
+  if (!atom.parenthesized) return `${not}${atom.name.name}`;
+  const items = [...atom.constraints.map(printConstraint), ...(atom.absent ?? []).map(printAbsent)];
+  return `${not}${atom.name.name}(${items.join(', ')})`;
+}
+
+function printAbsent(argument: { readonly name: string }): string {
+  return `absent(${argument.name})`;
 }
 
 export function printConstraint(constraint: ConstraintNode): string {

@@ -293,6 +293,50 @@ function patternArb(
   );
 }
 
+/**
+ * A state atom with the v2 forms mixed in: `not P(...)`, and a disjunction
+ * `(P(...) | Q(...))` (LANGUAGE.md §7).
+ */
+function v2StatePatternArb(states: readonly PredicateModel[]): fc.Arbitrary<string> {
+  if (states.length === 0) return patternArb(states, 2);
+  return fc.oneof(
+    { weight: 6, arbitrary: patternArb(states, 2) },
+    { weight: 1, arbitrary: patternArb(states, 2).map((pattern) => `not ${pattern}`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(patternArb(states, 2), patternArb(states, 1))
+        .map(([first, second]) => `(${first} | ${second})`),
+    },
+  );
+}
+
+/** An action pattern, sometimes with `absent(arg)` (v2); with an argument `@repeat(per:)` may use. */
+function actionPatternArb(
+  actions: readonly PredicateModel[],
+  equality: number,
+): fc.Arbitrary<{ readonly text: string; readonly argument: string | undefined }> {
+  return fc.constantFrom(...actions).chain((action) => {
+    const argument = action.variables[0]?.name;
+    return fc
+      .tuple(
+        action.variables.length === 0
+          ? fc.constant([] as string[])
+          : fc.array(constraintArb(action.variables, equality), { maxLength: 1 }),
+        action.variables.length === 0
+          ? fc.constant(undefined)
+          : fc.option(fc.constantFrom(...action.variables.map((variable) => variable.name)), {
+              nil: undefined,
+              freq: 4,
+            }),
+      )
+      .map(([constraints, absent]) => ({
+        text: `${action.name}(${[...constraints, ...(absent === undefined ? [] : [`absent(${absent})`])].join(', ')})`,
+        argument,
+      }));
+  });
+}
+
 function objectiveReferenceArb(names: readonly string[]): fc.Arbitrary<string[]> {
   if (names.length === 0) return fc.constant([]);
   return fc.uniqueArray(fc.constantFrom(...names), { maxLength: 2 }).chain((chosen) =>
@@ -306,6 +350,8 @@ function objectiveReferenceArb(names: readonly string[]): fc.Arbitrary<string[]>
               .constantFrom('>= 2', '= 0', '< 2', '!= 1')
               .map((bound) => `${name} ${bound}`),
           },
+          // v2: not achieved
+          { weight: 1, arbitrary: fc.constant(`not ${name}`) },
         ),
       ),
     ),
@@ -346,15 +392,21 @@ function specArb(models: readonly PredicateModel[], profile: SpecProfile): fc.Ar
             { weight: 1, arbitrary: fc.constantFrom('@repeat\n', '@repeat(2)\n', '@repeat(1)\n') },
           ),
           objectives: objectiveReferenceArb(heads.slice(0, index)),
-          states: fc.array(patternArb(states, 2), { maxLength: 2 }),
-          action: fc.option(patternArb(actions, 1, profile.actionEquality), {
+          states: fc.array(v2StatePatternArb(states), { maxLength: 2 }),
+          action: fc.option(actionPatternArb(actions, profile.actionEquality), {
             nil: undefined,
             freq: profile.actionFrequency,
           }),
+          per: fc.boolean(),
         })
-        .map(({ confirm, repeat, objectives, states: patterns, action: pattern }) => {
-          const body = [...objectives, ...patterns, ...(pattern ? [pattern] : [])];
-          return `${confirm}${repeat}${body.length === 0 ? 'true' : body.join(' & ')} -> O${index}`;
+        .map(({ confirm, repeat, objectives, states: patterns, action, per }) => {
+          const body = [...objectives, ...patterns, ...(action ? [action.text] : [])];
+          // v2: @repeat(per: arg) on a rule whose action has that argument.
+          const annotation =
+            per && action?.argument !== undefined
+              ? `@repeat(${repeat === '@repeat(2)\n' ? '2, ' : ''}per: ${action.argument})\n`
+              : repeat;
+          return `${confirm}${annotation}${body.length === 0 ? 'true' : body.join(' & ')} -> O${index}`;
         });
     const objectiveRules = heads.map((_, index) =>
       fc.array(ruleArb(index), { minLength: 1, maxLength: 2 }),
@@ -362,7 +414,7 @@ function specArb(models: readonly PredicateModel[], profile: SpecProfile): fc.Ar
     const doneRule = fc
       .record({
         objectives: objectiveReferenceArb(heads),
-        states: fc.array(patternArb(states, 2), { maxLength: 1 }),
+        states: fc.array(v2StatePatternArb(states), { maxLength: 1 }),
       })
       .map(({ objectives, states: patterns }) => {
         const body = [...objectives, ...patterns];
@@ -642,6 +694,7 @@ function referenceView(verdict: ReferenceVerdict): ReferenceVerdict {
 }
 
 const statistics = {
+  v2: new Set<string>(),
   worlds: 0,
   discarded: 0,
   steps: 0,
@@ -679,6 +732,13 @@ function runWorld(world: World): void {
   }
   statistics.worlds++;
   if (hasPinnedAction(checked.value)) statistics.pinnedActions++;
+  for (const rule of checked.value.rules) {
+    if (rule.negations) statistics.v2.add('not P');
+    if (rule.objectives.some((condition) => condition.negated)) statistics.v2.add('not O');
+    if (rule.action?.absent) statistics.v2.add('absent');
+    if (rule.alternative) statistics.v2.add('disjunction');
+    if (rule.repeat?.per) statistics.v2.add('per');
+  }
   const options: ReferenceOptions = {
     now: fixedNow,
     similarity: lexicalSimilarity,
@@ -737,6 +797,8 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
     });
     // The generator must mostly produce valid specs, and every decision must occur.
     expect(statistics.worlds).toBeGreaterThan(300);
+    // Every v2 construct of rules (LANGUAGE.md §7) was exercised.
+    expect([...statistics.v2].sort()).toEqual(['absent', 'disjunction', 'not O', 'not P', 'per']);
     const codes = new Set([...statistics.decisions.keys()]);
     for (const expected of [
       'allow/',

@@ -82,6 +82,8 @@ interface Plan {
   readonly updates: readonly Update[];
   readonly rules: readonly CheckedRule[];
   readonly finish: boolean;
+  /** The action, for `@repeat(per: arg)` budgets (LANGUAGE.md §7). */
+  readonly action?: Action | undefined;
   readonly escalated?: string;
   /** The proposal and the number of observations when approval was asked (§6: re-check at resolve). */
   readonly proposal?: Proposal;
@@ -284,6 +286,7 @@ export class ReferenceSession {
   readonly #achieved: Record<string, number> = {};
   /** rule id → how often it was performed. */
   readonly #performed: Record<string, number> = {};
+  readonly #performedPer: Record<string, number> = {};
   readonly #softRefused: string[] = [];
   readonly #refusals: Record<string, number> = {};
   #pending: Plan | undefined;
@@ -501,8 +504,10 @@ export class ReferenceSession {
   }
 
   #guardMatches(pattern: CheckedPattern, instance: Instance): boolean {
-    return pattern.constraints.every((constraint) =>
-      this.#guardSatisfies(pattern, constraint, instance),
+    return (
+      pattern.constraints.every((constraint) =>
+        this.#guardSatisfies(pattern, constraint, instance),
+      ) && (pattern.absent ?? []).every((variable) => instance[variable.name] === undefined)
     );
   }
 
@@ -540,16 +545,34 @@ export class ReferenceSession {
     if (rule.action) {
       if (!action || action.predicate.name !== rule.action.predicate.name) return false;
       if (!this.#instanceSatisfies(rule.action, action.args)) return false;
+      // §7 absent(arg): the argument is not given.
+      if ((rule.action.absent ?? []).some((variable) => action.args[variable.name] !== undefined))
+        return false;
     }
+    // §7 not P(...): no instance satisfies it.
+    if ((rule.negations ?? []).some((pattern) => this.#patternHolds(pattern, state))) return false;
     return rule.states.every((pattern) => this.#patternHolds(pattern, state));
+  }
+
+  #perKey(rule: CheckedRule, action: Action): string {
+    const name = rule.repeat?.per?.name ?? '';
+    return `${rule.id}\u0000${identity(action.args[name])}`;
   }
 
   #doneHolds(state: State = this.#state): boolean {
     return this.#spec.rules.some((rule) => rule.isDone && this.#fires(rule, state, undefined));
   }
 
-  /** Not yet achieved, or @repeat allowance left for this rule. */
-  #hasBudget(rule: CheckedRule): boolean {
+  /**
+   * Not yet achieved, or @repeat allowance left for this rule. §7: `@repeat(n, per: arg)`
+   * allows n performances (default 1) for each value of the action's argument; without
+   * an action to read the value from, some value may still be new.
+   */
+  #hasBudget(rule: CheckedRule, action?: Action): boolean {
+    if (rule.repeat?.per) {
+      if (!action) return true;
+      return (this.#performedPer[this.#perKey(rule, action)] ?? 0) < (rule.repeat.limit ?? 1);
+    }
     if ((this.#achieved[rule.head] ?? 0) === 0) return true;
     // Without @repeat an achieved head is never performed again; @repeat(n) allows n performances of the rule.
     if (!rule.repeat) return false;
@@ -755,6 +778,10 @@ export class ReferenceSession {
   #commit(plan: Plan): void {
     this.#state = this.#applied(this.#state, plan.updates);
     for (const rule of plan.rules) {
+      if (rule.repeat?.per && plan.action) {
+        const key = this.#perKey(rule, plan.action);
+        this.#performedPer[key] = (this.#performedPer[key] ?? 0) + 1;
+      }
       this.#performed[rule.id] = (this.#performed[rule.id] ?? 0) + 1;
       this.#achieved[rule.head] = (this.#achieved[rule.head] ?? 0) + 1;
     }
@@ -887,17 +914,19 @@ export class ReferenceSession {
       if (firing.length === 0) {
         const plan = {
           updates: proposal.updates,
-          rules: performed.filter((rule) => this.#hasBudget(rule)),
+          rules: performed.filter((rule) => this.#hasBudget(rule, action)),
           finish: false,
+          action,
         };
         return this.#hardRefusal(proposal, key, 'unmet-conditions', performed, plan);
       }
-      deciding = firing.filter((rule) => this.#hasBudget(rule));
+      deciding = firing.filter((rule) => this.#hasBudget(rule, action));
       if (deciding.length === 0) {
         return this.#hardRefusal(proposal, key, 'already-achieved', performed, {
           updates: proposal.updates,
           rules: firing,
           finish: false,
+          action,
         });
       }
     }
@@ -913,6 +942,7 @@ export class ReferenceSession {
           updates: proposal.updates,
           rules: deciding,
           finish: false,
+          action,
         });
       }
       unplannedConfirm = true;
@@ -960,7 +990,7 @@ export class ReferenceSession {
     }
 
     // 7. approval
-    const plan: Plan = { updates: proposal.updates, rules: deciding, finish: false };
+    const plan: Plan = { updates: proposal.updates, rules: deciding, finish: false, action };
     // §5.2: a declared objective narrows what is performed; a firing @confirm rule of the
     // same action still demands approval.
     const narrowedAway = this.#spec.rules.filter(
@@ -971,7 +1001,7 @@ export class ReferenceSession {
         rule.action?.predicate.name === action.predicate.name &&
         rule.head !== proposal.objective &&
         rule.confirm !== undefined &&
-        this.#hasBudget(rule) &&
+        this.#hasBudget(rule, action) &&
         this.#fires(rule, tentative, action),
     );
     const confirmCode = [...deciding, ...narrowedAway].some((rule) => rule.confirm !== undefined)

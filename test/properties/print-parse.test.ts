@@ -193,17 +193,32 @@ function noisyAtom(atom: AtomNode, pick: Pick): string {
     const operator = pick(...(spellings[atom.operator] ?? [atom.operator]));
     return `${atom.name.name} ${operator} ${atom.count}`;
   }
-  if (!atom.parenthesized) return atom.name.name;
+  if (atom.kind === 'disjunction') {
+    const alternatives = atom.alternatives.map((atoms) =>
+      atoms.map((inner) => noisyAtom(inner, pick)).join(pick(' & ', ' ∧ ', ', ', ' and ')),
+    );
+    return `(${alternatives.join(pick(' | ', '|', ' ∨ '))})`;
+  }
+  const not = atom.negated ? `${mixCase('not', pick)} ` : '';
+  if (!atom.parenthesized) return `${not}${atom.name.name}`;
   const separator = pick(', ', ',', ',\n    ');
-  return `${atom.name.name}(${atom.constraints.map((constraint) => noisyConstraint(constraint, pick)).join(separator)})`;
+  const items = [
+    ...atom.constraints.map((constraint) => noisyConstraint(constraint, pick)),
+    ...(atom.absent ?? []).map((argument) => `${mixCase('absent', pick)}(${argument.name})`),
+  ];
+  return `${not}${atom.name.name}(${items.join(separator)})`;
 }
 
 function noisyAnnotation(annotation: AnnotationNode, pick: Pick): string {
   if (annotation.kind === 'repeat') {
     const name = `@${mixCase('repeat', pick)}`;
-    return annotation.limit === undefined
-      ? pick(name, `${name}()`)
-      : `${name}(${noisyNumber(annotation.limit, pick)})`;
+    const parts = [
+      ...(annotation.limit === undefined ? [] : [noisyNumber(annotation.limit, pick)]),
+      ...(annotation.per === undefined
+        ? []
+        : [`${mixCase('per', pick)}${pick(':', ': ', ' : ')}${annotation.per.name}`]),
+    ];
+    return parts.length === 0 ? pick(name, `${name}()`) : `${name}(${parts.join(pick(', ', ','))})`;
   }
   const parts = [
     ...(annotation.category ? [mixCase(annotation.category, pick)] : []),
@@ -222,7 +237,10 @@ function noisyItem(item: ItemNode, index: number, pick: Pick): string {
   const number = pick('', `${index + 1}. `);
   const terminator = pick('', ';', '.', ' ;');
   if (item.kind === 'guard') {
-    const constraints = item.constraints.map((constraint) => noisyConstraint(constraint, pick));
+    const constraints = [
+      ...item.constraints.map((constraint) => noisyConstraint(constraint, pick)),
+      ...(item.absent ?? []).map((argument) => `${mixCase('absent', pick)}(${argument.name})`),
+    ];
     const reason =
       item.reason === undefined
         ? ''

@@ -253,18 +253,22 @@ function constraintWithSubject(depth: number): fc.Arbitrary<ConstraintNode> {
 
 export const constraintArbitrary: fc.Arbitrary<ConstraintNode> = constraintWithSubject(1);
 
-const atomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
+const simpleAtomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
   fc
     .record({
       name: identifierArbitrary,
       parenthesized: fc.boolean(),
       constraints: fc.array(constraintArbitrary, { maxLength: 3 }),
+      negated: fc.boolean(),
+      absent: fc.array(identifierArbitrary, { maxLength: 2 }),
     })
-    .map(({ name, parenthesized, constraints }) => ({
+    .map(({ name, parenthesized, constraints, negated, absent }) => ({
       kind: 'pattern' as const,
       name,
-      parenthesized: parenthesized || constraints.length > 0,
+      parenthesized: parenthesized || constraints.length > 0 || absent.length > 0,
       constraints,
+      ...(negated ? { negated } : {}),
+      ...(absent.length > 0 ? { absent } : {}),
       range: nowhere,
     })),
   fc
@@ -274,6 +278,39 @@ const atomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
       count: fc.nat(),
     })
     .map((atom) => ({ kind: 'count' as const, ...atom, range: nowhere })),
+);
+
+/** Atoms, and v2 disjunctions `(A & B | C)` of them (nested once at most). */
+const atomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
+  { arbitrary: simpleAtomArbitrary, weight: 5 },
+  {
+    arbitrary: fc
+      .array(
+        fc.array(
+          fc.oneof(
+            { arbitrary: simpleAtomArbitrary, weight: 4 },
+            {
+              arbitrary: fc
+                .array(fc.array(simpleAtomArbitrary, { minLength: 1, maxLength: 2 }), {
+                  minLength: 2,
+                  maxLength: 2,
+                })
+                .map((alternatives) => ({
+                  kind: 'disjunction' as const,
+                  alternatives,
+                  range: nowhere,
+                })),
+              weight: 1,
+            },
+          ),
+          { minLength: 1, maxLength: 2 },
+        ),
+        // Two alternatives at least: `@confirm (A) -> B` reads `(A)` as the annotation's arguments.
+        { minLength: 2, maxLength: 3 },
+      )
+      .map((alternatives) => ({ kind: 'disjunction' as const, alternatives, range: nowhere })),
+    weight: 1,
+  },
 );
 
 const headArbitrary: fc.Arbitrary<HeadNode> = fc.oneof(
@@ -294,12 +331,16 @@ const confirmArbitrary: fc.Arbitrary<AnnotationNode> = fc
   .map((fields) => ({ kind: 'confirm' as const, ...fields, range: nowhere }));
 
 const repeatArbitrary: fc.Arbitrary<AnnotationNode> = fc
-  .option(fc.integer({ min: 1, max: 1_000_000 }), { nil: undefined })
-  .map((limit) =>
-    limit === undefined
-      ? { kind: 'repeat' as const, range: nowhere }
-      : { kind: 'repeat' as const, limit, range: nowhere },
-  );
+  .tuple(
+    fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: undefined }),
+    fc.option(identifierArbitrary, { nil: undefined }),
+  )
+  .map(([limit, per]) => ({
+    kind: 'repeat' as const,
+    ...(limit === undefined ? {} : { limit }),
+    ...(per === undefined ? {} : { per }),
+    range: nowhere,
+  }));
 
 /** At most one annotation of each kind, in either order. */
 const annotationsArbitrary: fc.Arbitrary<AnnotationNode[]> = fc
@@ -335,12 +376,14 @@ export const guardArbitrary: fc.Arbitrary<GuardNode> = fc
     mode: fc.constantFrom('reject' as const, 'confirm' as const),
     predicate: identifierArbitrary,
     constraints: fc.array(constraintArbitrary, { maxLength: 3 }),
+    absent: fc.array(identifierArbitrary, { maxLength: 2 }),
     reason: fc.option(textArbitrary, { nil: undefined }),
     comments: fc.array(commentArbitrary, { maxLength: 2 }),
   })
-  .map(({ reason, ...guard }) => ({
+  .map(({ reason, absent, ...guard }) => ({
     kind: 'guard' as const,
     ...guard,
+    ...(absent.length > 0 ? { absent } : {}),
     ...(reason === undefined ? {} : { reason }),
     range: nowhere,
   }));

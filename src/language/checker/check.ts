@@ -7,7 +7,7 @@ import {
   schemaProblem,
   sourceProblem,
 } from '../arguments.js';
-import { type RuleNode, ruleIds } from '../ast.js';
+import { type AtomNode, alternativeSuffix, expandBody, type RuleNode, ruleIds } from '../ast.js';
 import {
   type Diagnostic,
   DiagnosticBag,
@@ -22,12 +22,13 @@ import {
   parseWithDiagnostics,
 } from '../parser.js';
 import { failure, type Result, success } from '../result.js';
-import { createSchema, type Schema } from '../schema-model.js';
+import { createSchema, findVariable, type Schema } from '../schema-model.js';
 import { reportNoObservedState } from './observed-state.js';
 import { reportCycles, reportReachability } from './reachability.js';
 import { reportRecordListComparisons } from './record-lists.js';
 import {
   type NameScope,
+  type ResolvedAtom,
   reportContradictions,
   resolveAtom,
   resolvePattern,
@@ -159,65 +160,122 @@ export function checkWithDiagnostics(
   const scope: NameScope = { schema, objectives, diagnostics };
   const rules: CheckedRule[] = [];
   const contradictory = new Set<CheckedRule>();
-  ruleNodes.forEach((node, index) => {
-    const states: CheckedPattern[] = [];
-    const conditions: ObjectiveCondition[] = [];
-    let action: CheckedPattern | undefined;
-    let invalid = false;
-    for (const atom of node.body) {
-      const resolved = resolveAtom(atom, scope);
-      if (resolved.kind === 'invalid') {
+  // A disjunctive rule's alternatives share atoms: each is resolved (and reported) once.
+  const resolvedAtoms = new Map<AtomNode, ResolvedAtom>();
+  const contradictions = new Map<CheckedPattern, boolean>();
+  const resolveOnce = (atom: AtomNode): ResolvedAtom => {
+    let resolved = resolvedAtoms.get(atom);
+    if (!resolved) {
+      resolved = resolveAtom(atom, scope);
+      resolvedAtoms.set(atom, resolved);
+    }
+    return resolved;
+  };
+  const contradictsOnce = (pattern: CheckedPattern): boolean => {
+    let found = contradictions.get(pattern);
+    if (found === undefined) {
+      found = reportContradictions(pattern, scope);
+      contradictions.set(pattern, found);
+    }
+    return found;
+  };
+  ruleNodes.forEach((node, nodeIndex) => {
+    const expanded = expandBody(node.body, limits.maxAlternatives);
+    if (expanded.truncated) {
+      diagnostics.report(
+        'too-many-alternatives',
+        { range: node.range },
+        { limit: limits.maxAlternatives },
+      );
+    }
+    const baseId = ids[nodeIndex] ?? `R${nodeIndex + 1}`;
+    const disjunctive = node.body.some((atom) => atom.kind === 'disjunction');
+    let annotations: ReturnType<typeof ruleAnnotations> | undefined;
+    expanded.bodies.forEach((body, alternativeIndex) => {
+      const states: CheckedPattern[] = [];
+      const negations: CheckedPattern[] = [];
+      const conditions: ObjectiveCondition[] = [];
+      let action: CheckedPattern | undefined;
+      let invalid = expanded.truncated;
+      for (const atom of body) {
+        const resolved = resolveOnce(atom);
+        if (resolved.kind === 'invalid') {
+          invalid = true;
+        } else if (resolved.kind === 'objective') {
+          conditions.push(resolved.condition);
+        } else if (resolved.kind === 'negation') {
+          negations.push(resolved.pattern);
+        } else if (resolved.pattern.predicate.kind === 'action') {
+          if (action) {
+            diagnostics.report(
+              'multiple-action-patterns',
+              { range: atom.range },
+              {
+                first: action.predicate.name,
+                second: resolved.pattern.predicate.name,
+              },
+            );
+            invalid = true;
+          } else action = resolved.pattern;
+        } else {
+          states.push(resolved.pattern);
+        }
+      }
+      if (action && node.head.isDone) {
+        diagnostics.report(
+          'action-in-done-rule',
+          { range: action.range },
+          { name: action.predicate.name },
+        );
         invalid = true;
-      } else if (resolved.kind === 'objective') {
-        conditions.push(resolved.condition);
-      } else if (resolved.pattern.predicate.kind === 'action') {
-        if (action) {
+      }
+      annotations ??= ruleAnnotations(node, scope, action);
+      let ruleAnnotationsHere = annotations;
+      const per = annotations.repeat?.per;
+      if (per && alternativeIndex > 0) {
+        // Each alternative reads the argument from its own action.
+        const own = action ? findVariable(action.predicate, per.name) : undefined;
+        if (!own) {
           diagnostics.report(
-            'multiple-action-patterns',
-            { range: atom.range },
+            'repeat-per-without-action',
+            { range: node.range },
             {
-              first: action.predicate.name,
-              second: resolved.pattern.predicate.name,
+              name: per.name,
+              hint: 'Every alternative needs an action with that argument.',
             },
           );
           invalid = true;
-        } else action = resolved.pattern;
-      } else {
-        states.push(resolved.pattern);
+        } else
+          ruleAnnotationsHere = { ...annotations, repeat: { ...annotations.repeat, per: own } };
       }
-    }
-    if (action && node.head.isDone) {
-      diagnostics.report(
-        'action-in-done-rule',
-        { range: action.range },
-        { name: action.predicate.name },
-      );
-      invalid = true;
-    }
-    const annotations = ruleAnnotations(node, scope);
-    const rule: CheckedRule = {
-      id: ids[index] ?? `R${index + 1}`,
-      index,
-      node,
-      head: node.head.name.name,
-      isDone: node.head.isDone,
-      ...annotations,
-      states,
-      ...(action ? { action } : {}),
-      objectives: conditions,
-    };
-    let impossible = false;
-    for (const pattern of action ? [...states, action] : states) {
-      if (reportContradictions(pattern, scope)) impossible = true;
-    }
-    // A single-instance state holds one value per variable, so patterns on it combine.
-    if (!impossible) {
-      for (const merged of mergeSingleInstancePatterns(states)) {
-        if (reportContradictions(merged, scope)) impossible = true;
+      const suffix =
+        disjunctive && expanded.bodies.length > 1 ? alternativeSuffix(alternativeIndex) : '';
+      const rule: CheckedRule = {
+        id: `${baseId}${suffix}`,
+        index: rules.length,
+        node,
+        head: node.head.name.name,
+        isDone: node.head.isDone,
+        ...ruleAnnotationsHere,
+        ...(disjunctive ? { alternative: { suffix, body } } : {}),
+        states,
+        ...(negations.length > 0 ? { negations } : {}),
+        ...(action ? { action } : {}),
+        objectives: conditions,
+      };
+      let impossible = false;
+      for (const pattern of action ? [...states, action] : states) {
+        if (contradictsOnce(pattern)) impossible = true;
       }
-    }
-    if (impossible || invalid) contradictory.add(rule);
-    rules.push(rule);
+      // A single-instance state holds one value per variable, so patterns on it combine.
+      if (!impossible) {
+        for (const merged of mergeSingleInstancePatterns(states)) {
+          if (reportContradictions(merged, scope)) impossible = true;
+        }
+      }
+      if (impossible || invalid) contradictory.add(rule);
+      rules.push(rule);
+    });
   });
 
   const guards: CheckedGuard[] = [];
@@ -236,7 +294,7 @@ export function checkWithDiagnostics(
       );
       return;
     }
-    const pattern = resolvePattern(predicate, item.constraints, item.range, scope);
+    const pattern = resolvePattern(predicate, item.constraints, item.range, scope, item.absent);
     reportContradictions(pattern, scope);
     guards.push({
       index,

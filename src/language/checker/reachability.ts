@@ -21,7 +21,8 @@ export function reportCycles(
   for (const rule of rules) {
     if (rule.isDone) continue;
     const targets = edges.get(rule.head) ?? [];
-    for (const condition of rule.objectives) targets.push(condition.name);
+    // `not X` cannot make X support itself: only positive conditions are dependencies.
+    for (const condition of rule.objectives) if (!condition.negated) targets.push(condition.name);
     edges.set(rule.head, targets);
   }
   const index = new Map<string, number>();
@@ -218,7 +219,8 @@ export function reportReachability(
 
   const seen = new Map<string, CheckedRule>();
   for (const rule of rules) {
-    const { label: _label, ...unlabelled } = rule.node;
+    const { label: _label, ...labelless } = rule.node;
+    const unlabelled = rule.alternative ? { ...labelless, body: rule.alternative.body } : labelless;
     const key = [...rule.node.annotations.map(printAnnotation), printRule(unlabelled)].join('\n');
     const other = seen.get(key);
     if (other)

@@ -1,7 +1,7 @@
-import type { AtomNode, ConstraintNode, RuleNode } from '../ast.js';
+import type { AtomNode, ConstraintNode, Identifier, RuleNode } from '../ast.js';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { printConstraint } from '../printer.js';
-import type { PredicateDeclaration, Schema } from '../schema-model.js';
+import type { PredicateDeclaration, Schema, VariableDeclaration } from '../schema-model.js';
 import { findVariable, formatType } from '../schema-model.js';
 import { didYouMean } from '../suggest.js';
 import { resolveAccess } from './access.js';
@@ -114,17 +114,48 @@ export function resolvePattern(
   constraints: readonly ConstraintNode[],
   range: CheckedPattern['range'],
   scope: NameScope,
+  absentNodes: readonly Identifier[] = [],
 ): CheckedPattern {
   const checked: CheckedConstraint[] = [];
   for (const node of constraints) {
     const constraint = resolveConstraint(predicate, node, scope);
     if (constraint) checked.push(constraint);
   }
-  return { predicate, constraints: checked, range };
+  const absent: VariableDeclaration[] = [];
+  for (const node of absentNodes) {
+    if (predicate.kind !== 'action') {
+      scope.diagnostics.report(
+        'absent-outside-action',
+        { range: node.range },
+        { name: node.name, predicate: predicate.name },
+      );
+      continue;
+    }
+    const variable = findVariable(predicate, node.name);
+    if (!variable) {
+      const names = predicate.variables.map((candidate) => candidate.name);
+      scope.diagnostics.report(
+        'unknown-variable',
+        { range: node.range },
+        {
+          predicate: predicate.name,
+          name: node.name,
+          hint: didYouMean(node.name, names) || `Its variables are: ${names.join(', ')}.`,
+        },
+      );
+      continue;
+    }
+    absent.push(variable);
+  }
+  return absent.length > 0
+    ? { predicate, constraints: checked, absent, range }
+    : { predicate, constraints: checked, range };
 }
 
 export type ResolvedAtom =
   | { readonly kind: 'pattern'; readonly pattern: CheckedPattern }
+  /** `not P(...)` on a state predicate (v2). */
+  | { readonly kind: 'negation'; readonly pattern: CheckedPattern }
   | { readonly kind: 'objective'; readonly condition: ObjectiveCondition }
   | { readonly kind: 'invalid' };
 
@@ -133,6 +164,8 @@ export type ResolvedAtom =
  * objective (a rule head), or nothing — then it is an error with a suggestion.
  */
 export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
+  // Disjunctions are expanded into one rule per alternative before atoms are resolved.
+  if (atom.kind === 'disjunction') return { kind: 'invalid' };
   const name = atom.name.name;
   const predicate = scope.schema.predicates.get(name);
   // Name lists are built only when a name is wrong: building them per atom is quadratic.
@@ -167,14 +200,17 @@ export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
       condition: { name, operator: atom.operator, count: atom.count, range: atom.range },
     };
   }
+  const absent = atom.absent ?? [];
   if (predicate) {
-    return {
-      kind: 'pattern',
-      pattern: resolvePattern(predicate, atom.constraints, atom.range, scope),
-    };
+    if (atom.negated && predicate.kind === 'action') {
+      scope.diagnostics.report('negated-action', { range: atom.range }, { name });
+      return { kind: 'invalid' };
+    }
+    const pattern = resolvePattern(predicate, atom.constraints, atom.range, scope, absent);
+    return { kind: atom.negated ? 'negation' : 'pattern', pattern };
   }
   if (scope.objectives.has(name)) {
-    if (atom.constraints.length > 0) {
+    if (atom.constraints.length > 0 || absent.length > 0) {
       scope.diagnostics.report(
         'objective-with-constraints',
         { range: atom.range },
@@ -187,9 +223,15 @@ export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
       );
       return { kind: 'invalid' };
     }
-    return { kind: 'objective', condition: { name, operator: '>=', count: 1, range: atom.range } };
+    // `not Obj` (v2): not achieved, i.e. achieved = 0 times.
+    return {
+      kind: 'objective',
+      condition: atom.negated
+        ? { name, operator: '=', count: 0, negated: true, range: atom.range }
+        : { name, operator: '>=', count: 1, range: atom.range },
+    };
   }
-  if (atom.constraints.length > 0) {
+  if (atom.constraints.length > 0 || absent.length > 0) {
     scope.diagnostics.report(
       'unknown-predicate',
       { range: atom.name.range },
@@ -219,8 +261,12 @@ export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
 export function ruleAnnotations(
   rule: RuleNode,
   scope: NameScope,
-): { confirm?: ConfirmRequirement; repeat?: { limit?: number } } {
-  const result: { confirm?: ConfirmRequirement; repeat?: { limit?: number } } = {};
+  action?: CheckedPattern,
+): { confirm?: ConfirmRequirement; repeat?: { limit?: number; per?: VariableDeclaration } } {
+  const result: {
+    confirm?: ConfirmRequirement;
+    repeat?: { limit?: number; per?: VariableDeclaration };
+  } = {};
   for (const annotation of rule.annotations) {
     if (rule.head.isDone) {
       scope.diagnostics.report(
@@ -236,7 +282,29 @@ export function ruleAnnotations(
         ...(annotation.message !== undefined ? { message: annotation.message } : {}),
       };
     } else {
-      result.repeat = annotation.limit === undefined ? {} : { limit: annotation.limit };
+      const limit = annotation.limit === undefined ? {} : { limit: annotation.limit };
+      const per = annotation.per;
+      if (per === undefined) {
+        result.repeat = limit;
+        continue;
+      }
+      const variable = action ? findVariable(action.predicate, per.name) : undefined;
+      if (!action || !variable) {
+        const names = action?.predicate.variables.map((candidate) => candidate.name) ?? [];
+        scope.diagnostics.report(
+          'repeat-per-without-action',
+          { range: per.range },
+          {
+            name: per.name,
+            hint: action
+              ? didYouMean(per.name, names) ||
+                `The arguments of ${action.predicate.name} are: ${names.join(', ')}.`
+              : 'Add the action whose argument it is to the body, or write @repeat(n).',
+          },
+        );
+        continue;
+      }
+      result.repeat = { ...limit, per: variable };
     }
   }
   return result;

@@ -1,4 +1,5 @@
 import type {
+  AtomNode,
   ComparisonOperator,
   ConfirmCategory,
   ConstraintNode,
@@ -72,6 +73,8 @@ export interface CheckedAccess {
 export interface CheckedPattern {
   readonly predicate: PredicateDeclaration;
   readonly constraints: readonly CheckedConstraint[];
+  /** `absent(arg)` (v2, action patterns only): arguments the action must not give. */
+  readonly absent?: readonly VariableDeclaration[];
   readonly range: SourceRange;
 }
 
@@ -80,6 +83,8 @@ export interface ObjectiveCondition {
   readonly name: string;
   readonly operator: ComparisonOperator;
   readonly count: number;
+  /** Written `not Name` (v2): the same as `Name = 0`, said as "not achieved". */
+  readonly negated?: boolean;
   readonly range: SourceRange;
 }
 
@@ -98,9 +103,20 @@ export interface CheckedRule {
   readonly head: string;
   readonly isDone: boolean;
   readonly confirm?: ConfirmRequirement;
-  /** Present when the rule may be performed again; `limit` absent means no limit. */
-  readonly repeat?: { readonly limit?: number };
+  /**
+   * Present when the rule may be performed again; `limit` absent means no limit. With
+   * `per` (v2), the budget is per distinct value of that argument of the rule's action:
+   * `limit` (default 1) performances for each value.
+   */
+  readonly repeat?: { readonly limit?: number; readonly per?: VariableDeclaration };
+  /**
+   * For one alternative of a disjunctive rule (v2): its letter (the id ends with it) and
+   * the body it stands for, without disjunctions.
+   */
+  readonly alternative?: { readonly suffix: string; readonly body: readonly AtomNode[] };
   readonly states: readonly CheckedPattern[];
+  /** `not P(...)` atoms (v2): no instance of P may satisfy these patterns. */
+  readonly negations?: readonly CheckedPattern[];
   /** The one action pattern of the body, if any. */
   readonly action?: CheckedPattern;
   readonly objectives: readonly ObjectiveCondition[];
@@ -117,5 +133,12 @@ export interface CheckedGuard {
 /** How often a rule's head may be achieved by this rule: 1 without @repeat. */
 export function performanceLimit(rule: CheckedRule): number {
   if (!rule.repeat) return 1;
+  // Per value, the budget is unbounded over all values (each value has `limit`).
+  if (rule.repeat.per) return Number.POSITIVE_INFINITY;
   return rule.repeat.limit ?? Number.POSITIVE_INFINITY;
+}
+
+/** With `@repeat(per: arg)`: how often the rule may be performed for one value of `arg`. */
+export function perValueLimit(rule: CheckedRule): number {
+  return rule.repeat?.limit ?? 1;
 }

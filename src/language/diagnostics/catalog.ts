@@ -236,6 +236,34 @@ export const diagnosticCatalog = {
       "This body needs both '{first}' and '{second}', but a proposal carries only one action.",
     hint: 'Split it into two rules, chaining them through an objective.',
   },
+  'disjunction-outside-parentheses': {
+    severity: 'error',
+    message: "'|' separates alternatives only inside parentheses.",
+    hint: 'Write (A | B) & C: one rule per alternative.',
+  },
+  'too-many-alternatives': {
+    severity: 'error',
+    message: 'This rule stands for more than {limit} alternatives.',
+    hint: 'Split it into several rules.',
+  },
+  'negated-action': {
+    severity: 'error',
+    message:
+      "'not {name}(...)' negates an action: a rule is performed by the action it names, never by the absence of one.",
+    hint: 'Constrain the action with negated operators (!=, not in, not contains) or absent(arg).',
+  },
+  'absent-outside-action': {
+    severity: 'error',
+    message:
+      "absent({name}) applies to an argument of an action, and '{predicate}' is not an action.",
+    hint: 'Observed state that was never set makes every constraint on it false; use not {predicate}(...) instead.',
+  },
+  'repeat-per-without-action': {
+    severity: 'error',
+    message:
+      "@repeat(per: {name}) needs an action pattern with the argument '{name}' in the rule's body.",
+    hint: '{hint}',
+  },
   'missing-done': {
     severity: 'error',
     message: 'The spec has no rule with head Done, so the task could never be finished.',
