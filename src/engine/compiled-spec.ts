@@ -9,6 +9,7 @@ import type {
   VariableDeclaration,
 } from '../language/index.js';
 import {
+  answerPredicate,
   type Literal,
   operatorPolarity,
   performanceLimit,
@@ -106,6 +107,8 @@ export interface CompiledSpec {
   /** Also by a tool's own name when it differs (`get-weather`). */
   readonly predicatesBySourceName: ReadonlyMap<string, CompiledPredicate>;
   readonly predicateList: readonly CompiledPredicate[];
+  /** The built-in `Answer` when a rule uses it (and the schema has no own `Answer`). */
+  readonly answer: CompiledPredicate | undefined;
   readonly rules: readonly CompiledRule[];
   readonly doneRules: readonly CompiledRule[];
   readonly rulesByHead: ReadonlyMap<string, readonly CompiledRule[]>;
@@ -136,7 +139,20 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
   const predicates = new Map<string, CompiledPredicate>();
   const predicatesBySourceName = new Map<string, CompiledPredicate>();
   const predicateList: CompiledPredicate[] = [];
-  for (const declaration of spec.schema.predicates.values()) {
+  // The built-in Answer (LANGUAGE.md §7) is indexed like any state, but it is not in
+  // `predicates`: no proposal or observation can name it.
+  const usesAnswer =
+    !spec.schema.predicates.has(answerPredicate.name) &&
+    spec.rules.some((rule) =>
+      [...rule.states, ...(rule.negations ?? [])].some(
+        (pattern) => pattern.predicate === answerPredicate,
+      ),
+    );
+  const declarations = usesAnswer
+    ? [...spec.schema.predicates.values(), answerPredicate]
+    : spec.schema.predicates.values();
+  let answer: CompiledPredicate | undefined;
+  for (const declaration of declarations) {
     const variableIndex = new Map(
       declaration.variables.map((variable, index) => [variable.name, index]),
     );
@@ -152,6 +168,10 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
       }),
     };
     predicateList.push(compiled);
+    if (declaration === answerPredicate) {
+      answer = compiled;
+      continue;
+    }
     predicates.set(declaration.name, compiled);
     if (declaration.sourceName !== undefined)
       predicatesBySourceName.set(declaration.sourceName, compiled);
@@ -164,7 +184,8 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     rule: CompiledRule | undefined,
     guard = false,
   ): CompiledPattern => {
-    const predicate = predicates.get(pattern.predicate.name);
+    const predicate =
+      pattern.predicate === answerPredicate ? answer : predicates.get(pattern.predicate.name);
     if (!predicate)
       throw new Error(`internal: predicate ${pattern.predicate.name} is not in the schema`);
     const isAction = predicate.declaration.kind === 'action';
@@ -275,6 +296,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     predicates,
     predicatesBySourceName,
     predicateList,
+    answer,
     rules,
     doneRules: rules.filter((rule) => rule.isDone),
     rulesByHead,

@@ -16,6 +16,7 @@ import {
   joinWords,
 } from './describe.js';
 import type { UnmetCondition } from './evaluation.js';
+import type { FabricationCheck } from './fabricated-action.js';
 import type { ProposalProblem } from './proposal.js';
 import { cutText, formatValue, type Value } from './values.js';
 import type { Reason } from './verdict.js';
@@ -263,6 +264,28 @@ export function brokenDoneReason(rule: CompiledRule, unmet: readonly Reason[]): 
     ...(first?.expected !== undefined ? { expected: first.expected } : {}),
     ...(first?.actual !== undefined ? { actual: first.actual } : {}),
     message: `The task is done (rule ${rule.id}), and this update would undo it: ${lacks || 'the rule would no longer hold.'}`,
+  };
+}
+
+/** `fabricated-action`: the answer shows calls the session never committed (LANGUAGE.md §7). */
+export function fabricatedActionReason(check: FabricationCheck, maxEcho: number): Reason {
+  const shown = check.fabricated.map((call) => {
+    const input =
+      call.input === undefined ? '' : cutText(JSON.stringify(call.input) ?? '', maxEcho);
+    return input === '' ? call.predicate.name : `${call.predicate.name} ${input}`;
+  });
+  const actions = [...new Set(check.fabricated.map((call) => call.predicate.name))];
+  const listed = shown.slice(0, 10).join('; ');
+  const more = shown.length > 10 ? ` and ${shown.length - 10} more` : '';
+  const what =
+    check.fabricated.length > 0
+      ? `The answer shows actions that were never carried out: ${listed}${more}.`
+      : `The answer cannot be checked: ${check.unreadable}.`;
+  return {
+    code: 'fabricated-action',
+    actions,
+    ...(shown.length > 0 ? { actual: cutText(shown.join('; '), maxEcho) } : {}),
+    message: `${what} Report only what was done; to do more, propose each action and wait for its result.`,
   };
 }
 

@@ -123,6 +123,7 @@ export class MajoritySession implements IntentSession {
   readonly #history: HistoryEntry[] = [];
   #pending: PendingVote | undefined;
   #finished = false;
+  #asked = false;
   #proposals = 0;
 
   constructor(specs: readonly (Spec | undefined)[], options: SessionOptions = {}) {
@@ -177,7 +178,8 @@ export class MajoritySession implements IntentSession {
         ? candidate
         : best,
     );
-    const finish = field(copy, 'finish') === true;
+    // A question to the user (v2 `ask`) ends the session like a finish.
+    const finish = field(copy, 'finish') === true || typeof field(copy, 'ask') === 'string';
     const decisions = this.#members.map((member, index) => ({
       decision: verdicts[index]?.decision ?? 'reject',
       index: member.operations.length - 1,
@@ -281,6 +283,7 @@ export class MajoritySession implements IntentSession {
     return {
       done: doneWeight * 2 > total,
       finished: this.#finished,
+      ...(this.#asked ? { asked: true } : {}),
       achieved: leader ? leader.session.status().achieved : {},
       pending: this.#pending !== undefined,
       proposals: this.#proposals,
@@ -314,7 +317,10 @@ export class MajoritySession implements IntentSession {
 
   /** Brings every member in line with the outcome of a vote: applied (`commit`) or not. */
   #settle(vote: PendingVote, commit: boolean): void {
-    if (commit && vote.finish) this.#finished = true;
+    if (commit && vote.finish) {
+      this.#finished = true;
+      if (typeof field(vote.input, 'ask') === 'string') this.#asked = true;
+    }
     this.#members.forEach((member, index) => {
       const own = vote.decisions[index];
       if (!own || member.spec === undefined) return;

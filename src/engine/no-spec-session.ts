@@ -7,13 +7,15 @@ import type {
   ResolutionResult,
   SessionStatus,
 } from './session-types.js';
-import type { Verdict } from './verdict.js';
+import { sessionFinishedReason, type Verdict } from './verdict.js';
 
 /** What runs when there is no valid spec: nothing critical, no finish, nothing performed. */
 export class NoSpecSession implements IntentSession {
   readonly #history: HistoryEntry[] = [];
   readonly #historyLimit: number;
   #proposals = 0;
+  /** Asking the user is safe without a spec too (LANGUAGE.md §7); it ends the session. */
+  #asked = false;
 
   constructor(
     readonly schema?: Schema,
@@ -31,6 +33,18 @@ export class NoSpecSession implements IntentSession {
 
   propose(input: unknown): Verdict {
     this.#proposals++;
+    if (this.#asked) return this.#recorded(finishedVerdict);
+    if (isQuestion(input)) {
+      this.#asked = true;
+      return this.#recorded({
+        decision: 'allow',
+        reasons: [],
+        performs: [],
+        achieved: {},
+        done: false,
+        feedback: 'The question goes to the user; this session is over.',
+      });
+    }
     const message =
       'There is no valid spec for this task, so no action can be verified; ask the user to restate the task.';
     const verdict: Verdict = {
@@ -41,7 +55,10 @@ export class NoSpecSession implements IntentSession {
       done: false,
       feedback: message,
     };
-    void input;
+    return this.#recorded(verdict);
+  }
+
+  #recorded(verdict: Verdict): Verdict {
     appendBounded(
       this.#history,
       { kind: 'propose', label: undefined, verdict },
@@ -66,7 +83,8 @@ export class NoSpecSession implements IntentSession {
   status(): SessionStatus {
     return {
       done: false,
-      finished: false,
+      finished: this.#asked,
+      ...(this.#asked ? { asked: true } : {}),
       achieved: {},
       pending: false,
       proposals: this.#proposals,
@@ -76,4 +94,24 @@ export class NoSpecSession implements IntentSession {
   roadmap(): string {
     return 'There is no valid spec for this task.';
   }
+}
+
+const finishedVerdict: Verdict = Object.freeze({
+  decision: 'reject',
+  reasons: Object.freeze([sessionFinishedReason]),
+  performs: Object.freeze([]),
+  achieved: Object.freeze({}),
+  done: false,
+  feedback: sessionFinishedReason.message,
+}) as Verdict;
+
+/** `{"ask": "…"}` (with a label at most): a well-formed question to the user. */
+function isQuestion(input: unknown): boolean {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  const record = input as Record<string, unknown>;
+  return (
+    typeof record['ask'] === 'string' &&
+    record['ask'].length <= defaultLimits.maxValueLength &&
+    Object.keys(record).every((key) => key === 'ask' || key === 'label')
+  );
 }

@@ -646,7 +646,7 @@ describe('readProposal: strict about what it would not read (FORMATS.md §2)', (
 
   it('refuses unknown fields of the proposal and of its action', () => {
     expect(refused({ ...send({}), bogus: 1 })).toEqual([
-      "a proposal has no field 'bogus' (it takes action, updates, objective, finish, label)",
+      "a proposal has no field 'bogus' (it takes action, updates, objective, finish, answer, ask, label)",
     ]);
     expect(refused({ ...send({}), labl: 'x' })).toEqual([
       "a proposal has no field 'labl' (it takes action, updates, objective, finish, label) (did you mean 'label'?)",

@@ -25,6 +25,10 @@ export interface NormalizedProposal {
   readonly updates: readonly StateUpdate[];
   readonly objective: string | undefined;
   readonly finish: boolean;
+  /** v2: the agent's final answer, with `finish` (FORMATS.md §2). */
+  readonly answer?: string | undefined;
+  /** v2: a question to the user; the proposal carries nothing else (LANGUAGE.md §7). */
+  readonly ask?: string | undefined;
   readonly label: string | undefined;
 }
 
@@ -552,6 +556,8 @@ const proposalFields: ReadonlySet<string> = new Set([
   'updates',
   'objective',
   'finish',
+  'answer',
+  'ask',
   'label',
 ]);
 const observationFields: ReadonlySet<string> = new Set(['updates']);
@@ -687,6 +693,21 @@ function readProposalFields(
       message: 'a finishing proposal carries nothing else; propose the last step first',
     });
   }
+  const answer = readText(input, 'answer', context);
+  if (answer !== undefined && !finish) {
+    context.problems.push({
+      message: '"answer" goes with "finish": true (the final answer of a finished task)',
+    });
+  }
+  const ask = readText(input, 'ask', context);
+  if (
+    ask !== undefined &&
+    (finish || action !== undefined || updates.length > 0 || objective !== undefined)
+  ) {
+    context.problems.push({
+      message: 'a question to the user ("ask") carries nothing else; ask first, then act',
+    });
+  }
   let label: string | undefined;
   if (typeof input.label === 'string') {
     if (input.label.length > limits.maxValueLength) {
@@ -703,9 +724,44 @@ function readProposalFields(
   if (context.problems.length > 0) return { ok: false, problems: context.problems };
   return {
     ok: true,
-    value: { action, updates, objective, finish, label },
+    value:
+      answer === undefined && ask === undefined
+        ? { action, updates, objective, finish, label }
+        : {
+            action,
+            updates,
+            objective,
+            finish,
+            label,
+            ...(answer !== undefined ? { answer } : {}),
+            ...(ask !== undefined ? { ask } : {}),
+          },
     ignored: context.ignored,
   };
+}
+
+/** An optional text field of a proposal (`answer`, `ask`), bounded like every value. */
+function readText(
+  input: Record<string, unknown>,
+  field: 'answer' | 'ask',
+  context: ReadContext,
+): string | undefined {
+  const value = input[field];
+  if (!given(value)) return undefined;
+  if (typeof value !== 'string') {
+    context.problems.push({
+      message: `"${field}" must be a string`,
+      actual: quote(value, context),
+    });
+    return undefined;
+  }
+  if (value.length > context.limits.maxValueLength) {
+    context.problems.push({
+      message: `"${field}" has ${value.length} characters; at most ${context.limits.maxValueLength} are accepted`,
+    });
+    return undefined;
+  }
+  return value;
 }
 
 /**
@@ -768,6 +824,8 @@ export function proposalLabel(input: unknown, limits: Limits = defaultLimits): s
 export function proposalFingerprint(proposal: NormalizedProposal): string {
   const parts: string[] = [];
   if (proposal.finish) parts.push('finish');
+  if (proposal.answer !== undefined) parts.push(`answer:${proposal.answer}`);
+  if (proposal.ask !== undefined) parts.push(`ask:${proposal.ask}`);
   if (proposal.objective !== undefined) parts.push(`objective:${proposal.objective}`);
   if (proposal.action) {
     parts.push(

@@ -31,6 +31,8 @@ export interface SessionOptions {
 export interface SessionStatus {
   readonly done: boolean;
   readonly finished: boolean;
+  /** v2: the session ended with a question to the user (`ask`), not a finish; present only then. */
+  readonly asked?: boolean;
   /** Objectives achieved so far, with counts. */
   readonly achieved: Readonly<Record<string, number>>;
   /** Whether a `confirm` verdict awaits `resolve`. */

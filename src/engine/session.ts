@@ -17,10 +17,12 @@ import {
   type ProposedAction,
   ruleFires,
 } from './evaluation.js';
+import { type CommittedCall, checkAnswer } from './fabricated-action.js';
 import { errorMessage, internalErrorVerdict } from './fail-closed.js';
 import {
   alreadyAchievedReason,
   brokenDoneReason,
+  fabricatedActionReason,
   guardReason,
   invalidProposalReasons,
   repeatedViolationReason,
@@ -51,8 +53,15 @@ import type {
   SessionStatus,
 } from './session-types.js';
 import { lexicalSimilarity, type SimilarityFunction } from './similarity.js';
-import { type Instance, Overlay, StateStore, type StateUpdate, type StateView } from './state.js';
-import { formatValue, isTextValue, type Value, valueKey } from './values.js';
+import {
+  type Instance,
+  Overlay,
+  StateStore,
+  type StateUpdate,
+  type StateView,
+  singleKey,
+} from './state.js';
+import { formatValue, isTextValue, textValue, type Value, valueKey } from './values.js';
 import {
   type Decision,
   type Reason,
@@ -162,6 +171,10 @@ export class Session implements IntentSession {
    */
   #broken: string | undefined;
   #finished = false;
+  /** Set when the session ended by a question to the user (`ask`), not by a finish. */
+  #asked = false;
+  /** Calls committed (allowed or approved), for the fabricated-action check; bounded. */
+  readonly #committedCalls: CommittedCall[] = [];
   /** Counts commits, so that what depends only on committed state can be cached. */
   #version = 0;
   #roadmapCache: { readonly version: number; readonly text: string } | undefined;
@@ -310,6 +323,7 @@ export class Session implements IntentSession {
     return {
       done: this.#done(),
       finished: this.#finished,
+      ...(this.#asked ? { asked: true } : {}),
       achieved: Object.fromEntries(this.#achieved),
       pending: this.#pending !== undefined,
       proposals: this.#proposals,
@@ -390,14 +404,43 @@ export class Session implements IntentSession {
    * `resolve`), nothing is remembered, nothing escalates, and a confirmation commits.
    */
   #decide(proposal: NormalizedProposal, recheck: Recheck | undefined): Verdict {
+    // v2: a question to the user is always allowed, and ends the session as `asked`.
+    if (proposal.ask !== undefined) {
+      this.#commit({ updates: [], rules: [], finish: true });
+      this.#asked = true;
+      return this.#verdict(
+        'allow',
+        undefined,
+        noReasons,
+        [],
+        'The question goes to the user; this session is over.',
+      );
+    }
+
     // 1. finish
     if (proposal.finish) {
-      if (this.#done()) {
+      // v2: whatever the rules say, an answer that shows calls never made is refused.
+      if (proposal.answer !== undefined) {
+        const check = checkAnswer(proposal.answer, this.#compiled, this.#committedCalls);
+        if (check.fabricated.length > 0 || check.unreadable !== undefined) {
+          const reason = fabricatedActionReason(check, this.#settings.limits.maxEchoLength);
+          return this.#hardRefusal(
+            proposal,
+            recheck,
+            [reason],
+            [],
+            { updates: [], rules: [], finish: true },
+            reason.message,
+          );
+        }
+      }
+      const answered = this.#answerContext(proposal.answer);
+      if (answered ? this.#doneWithAnswer(answered) : this.#done()) {
         this.#commit({ updates: [], rules: [], finish: true });
         return this.#verdict('allow', undefined, [], [], 'The task is done.');
       }
       const roadmap = this.roadmap();
-      const context = this.#currentContext();
+      const context = answered ?? this.#currentContext();
       // Every way to finish is shown with what it still lacks: the closest branch alone
       // could be the "do nothing" branch and would mislead the agent.
       const branches = this.#compiled.doneRules.slice(0, maxFinishBranches).map((rule) => ({
@@ -672,6 +715,30 @@ export class Session implements IntentSession {
 
   #done(): boolean {
     return this.#broken === undefined && this.#doneHolding.size > 0;
+  }
+
+  /**
+   * The current state with the built-in `Answer(text)` holding the answer (LANGUAGE.md
+   * §7), when a Done rule reads it; undefined otherwise.
+   */
+  #answerContext(answer: string | undefined): EvaluationContext | undefined {
+    const predicate = this.#compiled.answer;
+    if (answer === undefined || !predicate) return undefined;
+    const view = this.#overlay([
+      { predicate, operation: 'set', key: singleKey, assignments: [[0, textValue(answer)]] },
+    ]);
+    return { view, action: undefined, achieved: this.#achieved, clock: this.#clock };
+  }
+
+  /** Done with the answer given: the Done rules reading Answer are judged with it. */
+  #doneWithAnswer(context: EvaluationContext): boolean {
+    if (this.#broken !== undefined) return false;
+    const readers = this.#compiled.doneRulesByPredicate[this.#compiled.answer!.index] ?? noRules;
+    for (const rule of this.#compiled.doneRules) {
+      if (readers.includes(rule) ? ruleFires(rule, context) : this.#doneHolding.has(rule))
+        return true;
+    }
+    return false;
   }
 
   #assertIntact(): void {
@@ -965,6 +1032,11 @@ export class Session implements IntentSession {
           this.#store.put(predicate, key, restored);
         }
       }
+      if (record.action) {
+        // The call failed: it no longer accounts for an answer that shows it.
+        const index = this.#committedCalls.lastIndexOf(record.action);
+        if (index >= 0) this.#committedCalls.splice(index, 1);
+      }
       for (const rule of record.rules) {
         if (rule.per && record.action) this.#countPerValue(rule, record.action, -1);
         const performed = (this.#performances.get(rule.index) ?? 1) - 1;
@@ -997,6 +1069,8 @@ export class Session implements IntentSession {
 
   #apply(plan: CommitPlan): void {
     this.#version++;
+    if (plan.action)
+      appendBounded(this.#committedCalls, plan.action, this.#settings.limits.maxHistory);
     for (const update of plan.updates) this.#store.apply(update);
     for (const rule of plan.rules) {
       if (rule.per && plan.action) this.#countPerValue(rule, plan.action, 1);

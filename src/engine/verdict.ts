@@ -18,6 +18,7 @@ export const reasonCodes = [
   'no-spec',
   'internal-error',
   'session-finished',
+  'fabricated-action',
 ] as const;
 export type ReasonCode = (typeof reasonCodes)[number];
 
@@ -35,6 +36,8 @@ export interface Reason {
   /** Actions that would establish a missing precondition (RefineAct's candidates). */
   readonly candidates?: readonly string[];
   readonly category?: ConfirmCategory;
+  /** `fabricated-action`: the actions the answer shows but the session never committed. */
+  readonly actions?: readonly string[];
   /** This reason in one sentence. */
   readonly message: string;
 }
@@ -78,4 +81,5 @@ export const reasonDecisions: Readonly<
   'no-spec': { decision: 'reject' },
   'internal-error': { decision: 'reject' },
   'session-finished': { decision: 'reject' },
+  'fabricated-action': { decision: 'revise', severity: 'hard' },
 };

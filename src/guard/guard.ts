@@ -279,7 +279,7 @@ class IntentGuard implements Guard {
     return answer;
   }
 
-  finish(): GuardDecision {
+  finish(answer?: string): GuardDecision {
     // An allowed call is provisional until its result: a task that is done only thanks to
     // a call that may still fail is not done yet.
     const running = [...this.#calls.values()].filter((record) => record.state === 'running');
@@ -293,7 +293,8 @@ class IntentGuard implements Guard {
       this.#emit({ kind: 'finish', decision });
       return decision;
     }
-    const proposal = { finish: true };
+    // A non-text answer is passed on as given: the session refuses it as invalid.
+    const proposal = answer === undefined ? { finish: true } : { finish: true, answer };
     const verdict = this.#session.propose(proposal);
     this.#journal({ propose: proposal, id: finishId, expect: { decision: verdict.decision } });
     const decision = this.#decision(finishId, verdict);
@@ -369,7 +370,8 @@ class IntentGuard implements Guard {
   #replayEvent(event: JournalEvent, next: JournalEvent | undefined): void {
     if ('propose' in event) {
       if (event.id === finishId) {
-        this.finish();
+        const answer = (event.propose as { answer?: unknown }).answer;
+        this.finish(typeof answer === 'string' ? answer : undefined);
         return;
       }
       const known = event.id === undefined ? undefined : this.#calls.get(event.id);

@@ -100,8 +100,13 @@ export interface Guard {
   call(id: string): ToolCall | undefined;
   /** The latest decision for a call id, without deciding anything; undefined for an unknown id. */
   decision(id: string): GuardDecision | undefined;
-  /** The agent says it is done: `run` (the host may end the run) only when the task is done. */
-  finish(): GuardDecision;
+  /**
+   * The agent says it is done: `run` (the host may end the run) only when the task is done.
+   * `answer`, the agent's final answer (LANGUAGE.md §7), is checked too: an answer that
+   * shows a call never made is refused (`fabricated-action`), and Done rules may read it
+   * as `Answer(text)`.
+   */
+  finish(answer?: string): GuardDecision;
   status(): GuardStatus;
   roadmap(): string;
   /** Everything that happened, in the trace format: `restoreGuard` rebuilds the guard from it. */

@@ -35,7 +35,12 @@ export type {
   ObjectiveCondition,
   Spec,
 } from './checker/spec.js';
-export { performanceLimit, perValueLimit } from './checker/spec.js';
+export {
+  answerPredicate,
+  performanceLimit,
+  perValueLimit,
+  resolvePredicate,
+} from './checker/spec.js';
 export {
   compareNumbers,
   Decimal,

@@ -811,6 +811,28 @@ describe('repeated-violation', () => {
   });
 });
 
+describe('fabricated-action', () => {
+  caseFor(
+    'fabricated-action',
+    'refuses a finish whose answer shows a transfer that was never made, even when Done holds',
+    () => {
+      const session = bankWithBalance(500);
+      expect(session.status().done).toBe(true);
+      const verdict = session.propose({
+        finish: true,
+        answer:
+          'Action: BankTransfer\nAction Input: {"to": "Alice", "amount": 500}\nObservation: {"success": true}\nFinal Answer: I sent Alice $500.',
+      });
+      expectDecidedBy(verdict, 'fabricated-action');
+      expect(verdict.reasons[0]).toMatchObject({ actions: ['BankTransfer'] });
+      expect(session.status().finished).toBe(false);
+      expect(session.propose({ finish: true, answer: 'Your balance is $500.' }).decision).toBe(
+        'allow',
+      );
+    },
+  );
+});
+
 describe('session-finished', () => {
   caseFor('session-finished', 'refuses every proposal after an allowed finish', () => {
     const session = bankWithBalance(500);
@@ -1062,6 +1084,7 @@ describe('the reason code catalog', () => {
       'no-spec',
       'internal-error',
       'session-finished',
+      'fabricated-action',
     ]);
   });
 });

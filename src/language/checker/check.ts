@@ -35,12 +35,13 @@ import {
   ruleAnnotations,
   unknownNameHint,
 } from './resolve.js';
-import type {
-  CheckedGuard,
-  CheckedPattern,
-  CheckedRule,
-  ObjectiveCondition,
-  Spec,
+import {
+  type CheckedGuard,
+  type CheckedPattern,
+  type CheckedRule,
+  type ObjectiveCondition,
+  resolvePredicate,
+  type Spec,
 } from './spec.js';
 
 export type CheckOptions = ParseOptions;
@@ -141,7 +142,7 @@ export function checkWithDiagnostics(
   const objectives = new Set<string>();
   for (const node of ruleNodes) {
     if (node.head.isDone) continue;
-    const declared = schema.predicates.get(node.head.name.name);
+    const declared = resolvePredicate(schema, node.head.name.name);
     if (declared) {
       diagnostics.report(
         'predicate-as-head',

@@ -7,11 +7,12 @@ import { didYouMean } from '../suggest.js';
 import { resolveAccess } from './access.js';
 import { allowedOperators, type TypingProblem, typeConstraintValue } from './literal.js';
 import { satisfiable } from './satisfiability.js';
-import type {
-  CheckedConstraint,
-  CheckedPattern,
-  ConfirmRequirement,
-  ObjectiveCondition,
+import {
+  type CheckedConstraint,
+  type CheckedPattern,
+  type ConfirmRequirement,
+  type ObjectiveCondition,
+  resolvePredicate,
 } from './spec.js';
 
 /** What the checker knows while resolving names: the schema and the objectives (rule heads). */
@@ -167,7 +168,7 @@ export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
   // Disjunctions are expanded into one rule per alternative before atoms are resolved.
   if (atom.kind === 'disjunction') return { kind: 'invalid' };
   const name = atom.name.name;
-  const predicate = scope.schema.predicates.get(name);
+  const predicate = resolvePredicate(scope.schema, name);
   // Name lists are built only when a name is wrong: building them per atom is quadratic.
   const predicateNames = () => [...scope.schema.predicates.keys()];
   const objectiveNames = () => [...scope.objectives];

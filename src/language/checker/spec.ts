@@ -142,3 +142,28 @@ export function performanceLimit(rule: CheckedRule): number {
 export function perValueLimit(rule: CheckedRule): number {
   return rule.repeat?.limit ?? 1;
 }
+
+/**
+ * The built-in state `Answer(text)` (LANGUAGE.md §7): the agent's final answer, holding
+ * only while its `finish` is checked, so that a Done rule can constrain what the agent
+ * tells the user. A schema that declares its own `Answer` keeps it; otherwise this one
+ * is used. Nothing can propose or observe it.
+ */
+export const answerPredicate: PredicateDeclaration = Object.freeze({
+  name: 'Answer',
+  kind: 'state',
+  description: "The agent's final answer to the user, while its finish is checked.",
+  variables: Object.freeze([
+    Object.freeze({ name: 'text', type: Object.freeze({ kind: 'text' }) }),
+  ]) as readonly VariableDeclaration[],
+  keys: Object.freeze([]) as readonly string[],
+  critical: false,
+  observed: true,
+}) as PredicateDeclaration;
+
+/** A predicate name as a spec over `schema` resolves it: the schema's, else a built-in. */
+export function resolvePredicate(schema: Schema, name: string): PredicateDeclaration | undefined {
+  return (
+    schema.predicates.get(name) ?? (name === answerPredicate.name ? answerPredicate : undefined)
+  );
+}
