@@ -649,7 +649,7 @@ describe('readProposal: strict about what it would not read (FORMATS.md §2)', (
       "a proposal has no field 'bogus' (it takes action, updates, objective, finish, answer, ask, label)",
     ]);
     expect(refused({ ...send({}), labl: 'x' })).toEqual([
-      "a proposal has no field 'labl' (it takes action, updates, objective, finish, label) (did you mean 'label'?)",
+      "a proposal has no field 'labl' (it takes action, updates, objective, finish, answer, ask, label) (did you mean 'label'?)",
     ]);
     expect(
       refused({ action: { name: 'Send', args: { to: 'A', amount: 1 }, extra: true } }),

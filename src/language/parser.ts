@@ -1060,7 +1060,8 @@ class Parser {
       range: this.range(token.start, token.end),
     };
     let end = token.end;
-    if (this.isSymbol('(')) {
+    // A disjunction that starts the next rule (v2) is not this head's parentheses.
+    if (this.isSymbol('(') && !(this.current.newlineBefore && this.parenthesisStartsBody())) {
       this.advance();
       if (!this.isSymbol(')')) {
         const from = this.current.start;

@@ -205,6 +205,13 @@ describe('(A | B) & C', () => {
     );
   });
 
+  it('a disjunction that starts the line after a head is the next rule', () => {
+    const source =
+      'SendEmail(to = "a") -> Done()\n(Blocked(address = "a") | Blocked(address = "b")) & SendSms(text = "x") -> S';
+    const spec = specOf(source, mail);
+    expect(spec.rules.map((rule) => rule.id)).toEqual(['R1', 'R2a', 'R2b']);
+  });
+
   it('annotations before a disjunction on the same line still read as annotations', () => {
     const spec = specOf(
       '@confirm("sure?") (Blocked(address = "a") | Blocked(address = "b")) & SendEmail(to = "a") -> S\nS -> Done',
