@@ -207,7 +207,7 @@ describe('(A | B) & C', () => {
 
   it('a disjunction that starts the line after a head is the next rule', () => {
     const source =
-      'SendEmail(to = "a") -> Done()\n(Blocked(address = "a") | Blocked(address = "b")) & SendSms(text = "x") -> S';
+      'S -> Done()\n(Blocked(address = "a") | Blocked(address = "b")) & SendSms(text = "x") -> S';
     const spec = specOf(source, mail);
     expect(spec.rules.map((rule) => rule.id)).toEqual(['R1', 'R2a', 'R2b']);
   });
