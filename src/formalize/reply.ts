@@ -227,11 +227,21 @@ function discrepancyOf(item: unknown): Discrepancy | undefined {
     : { issue: bound(issue.trim(), 1000) };
 }
 
-/** A verdict from one parsed JSON value: an object, one nested under `result`, or the first of an array. */
-function verdictFromJson(value: unknown, depth = 0): CheckerVerdict | undefined {
+/** Keys under which a model may wrap its whole answer (`{"result": {"verdict": …}}`). */
+const wrapperKeys = ['result', 'review', 'response', 'output', 'evaluation', 'data', 'answer'];
+
+/**
+ * A verdict from one parsed JSON value — an object, one wrapped under `result` and the
+ * like, or the first of an array — read from the first of `keys` it has.
+ */
+function verdictFromJson(
+  value: unknown,
+  keys: readonly string[],
+  depth = 0,
+): CheckerVerdict | undefined {
   if (depth > 3) return undefined;
   if (Array.isArray(value))
-    return value.length > 0 ? verdictFromJson(value[0], depth + 1) : undefined;
+    return value.length > 0 ? verdictFromJson(value[0], keys, depth + 1) : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   const record = Object.fromEntries(
     Object.entries(value as Record<string, unknown>).map(([key, entry]) => [
@@ -239,15 +249,9 @@ function verdictFromJson(value: unknown, depth = 0): CheckerVerdict | undefined 
       entry,
     ]),
   );
-  for (const key of verdictKeys) {
+  for (const key of keys) {
     if (!(key in record)) continue;
-    const entry = record[key];
-    if (typeof entry === 'object' && entry !== null) {
-      const nested = verdictFromJson(entry, depth + 1);
-      if (nested) return nested;
-      continue;
-    }
-    const agree = verdictWord(entry);
+    const agree = verdictWord(record[key]);
     if (agree === undefined) continue;
     const list = record['discrepancies'] ?? record['issues'] ?? record['differences'];
     const discrepancies = (Array.isArray(list) ? list : [])
@@ -256,11 +260,11 @@ function verdictFromJson(value: unknown, depth = 0): CheckerVerdict | undefined 
       .filter((item): item is Discrepancy => item !== undefined);
     return { agree, discrepancies };
   }
-  for (const entry of Object.values(record)) {
-    if (typeof entry === 'object' && entry !== null) {
-      const nested = verdictFromJson(entry, depth + 1);
-      if (nested) return nested;
-    }
+  for (const key of wrapperKeys) {
+    const entry = record[key];
+    if (typeof entry !== 'object' || entry === null) continue;
+    const nested = verdictFromJson(entry, keys, depth + 1);
+    if (nested) return nested;
   }
   return undefined;
 }
@@ -315,9 +319,23 @@ export function parseCheckerReply(
   | { readonly ok: true; readonly value: CheckerVerdict }
   | { readonly ok: false; readonly problem: string } {
   const { values, problem } = jsonCandidates(reply);
-  for (const value of values) {
-    const verdict = verdictFromJson(value);
-    if (verdict) return { ok: true, value: verdict };
+  // An explicit "verdict" first, synonyms only when there is none; and when objects
+  // disagree (a per-detail `{"match": true}` beside `{"verdict": "disagree"}`), the
+  // disagreement wins: a false "agree" would hand out a spec the checker rejected.
+  for (const keys of [['verdict'], verdictKeys]) {
+    const verdicts = values
+      .map((value) => verdictFromJson(value, keys))
+      .filter((verdict): verdict is CheckerVerdict => verdict !== undefined);
+    if (verdicts.length === 0) continue;
+    // The same discrepancy in a fenced block and in the bare object counts once.
+    const byIssue = new Map<string, Discrepancy>();
+    for (const item of verdicts.flatMap((verdict) => verdict.discrepancies))
+      if (!byIssue.has(item.issue)) byIssue.set(item.issue, item);
+    const discrepancies = [...byIssue.values()].slice(0, 50);
+    return {
+      ok: true,
+      value: { agree: verdicts.every((verdict) => verdict.agree), discrepancies },
+    };
   }
   const text = verdictFromText(reply);
   if (text) return { ok: true, value: text };

@@ -301,6 +301,21 @@ describe('the checker', () => {
       true,
     ],
     ['"partially agree"', '{"verdict": "partially agree", "discrepancies": ["no label"]}', false],
+    [
+      'a per-detail match beside a disagreeing verdict (never a false agree)',
+      '```json\n{"field": "alarm_time", "match": true}\n```\n```json\n{"verdict": "disagree", "discrepancies": ["no label"]}\n```',
+      false,
+    ],
+    [
+      'two verdict blocks that differ (the disagreement wins)',
+      '{"verdict": "agree"}\n\nOn second thought:\n{"verdict": "disagree", "discrepancies": ["the time is 9 PM"]}',
+      false,
+    ],
+    [
+      'a match buried in unrelated fields',
+      '{"fields": {"alarm_time": {"match": true}}}',
+      undefined,
+    ],
     ['a hedged yes is not an agreement', 'Yes, but the alarm label is missing.', undefined],
   ])('reads %s', async (_name, reply, agrees) => {
     server.script('encode', spec, spec);
