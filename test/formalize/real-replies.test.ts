@@ -449,3 +449,44 @@ describe('hostile replies', () => {
     }
   });
 });
+
+describe('the encoder prompt', () => {
+  it('teaches the points models trip over, with examples of the schema kind', async () => {
+    server.script('encode', `\`\`\`intent\n${setAlarm}\n${alarmDone}\n\`\`\``);
+    server.script('check', agree);
+    await formalizeAlarm();
+    const app = server.of('encode')[0]?.system ?? '';
+    for (const point of [
+      'times 24-hour',
+      'never `7:00 PM`',
+      'Text `=` is exact',
+      'use `~` for free text',
+      'on a list, an element',
+      'Several rules with one head mean "or"',
+      'A Done rule holds no action',
+      'keeps only its\n  latest value',
+    ])
+      expect(app).toContain(point);
+    expect(app).toContain('A typical phone task');
+    expect(app).toContain('Instruction: Reserve restaurant R');
+    expect(app).not.toContain('BankTransfer');
+
+    server.script(
+      'encode',
+      `\`\`\`intent\nTodoistSearchTasks(keywords = "Test") -> Found\nFound -> Done\n\`\`\``,
+    );
+    await formalize({
+      instruction: 'Find my Todoist tasks about Test.',
+      schema: toolemuSchema(['Todoist']),
+      model: serverModel(server),
+      checker: false,
+      mode: 'direct',
+      now,
+    });
+    const tools = server.of('encode')[1]?.system ?? '';
+    expect(tools).toContain('BankTransfer');
+    expect(tools).toContain('TerminalExecute');
+    expect(tools).not.toContain('A typical phone task');
+    expect(tools).not.toContain('ReserveInfo');
+  });
+});
