@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeStep, runScriptedAgent } from '../../examples/web/agent.js';
 // Type-checks the page's code and the demo program with the project (the one is only
 // bundled, the other only run as a process).
 import type {} from '../../examples/web/app.js';
@@ -66,42 +65,6 @@ afterAll(async () => {
 });
 
 describe('the web demo', () => {
-  it('the scripted agent: wrong time, premature finish, larger deposit, approved deposit, finish', async () => {
-    const printed: string[] = [];
-    const run = await runScriptedAgent({
-      url: demo.url,
-      out: join(out, 'scripted'),
-      browser,
-      onStep: (step) => printed.push(describeStep(step)),
-    });
-    const guarded = run.steps.filter((step) => step.verdict);
-    expect(guarded.map((step) => [step.actor, step.verdict?.action, step.verdict?.status])).toEqual(
-      [
-        ['agent', 'OpenRestaurant', 'allowed'],
-        ['agent', 'EditReservation', 'blocked'],
-        ['agent', 'EditReservation', 'allowed'],
-        ['agent', 'Reserve', 'allowed'],
-        ['agent', 'finish', 'blocked'],
-        ['agent', 'PayDeposit', 'blocked'],
-        ['agent', 'PayDeposit', 'asking'],
-        ['person', 'PayDeposit', 'approved'],
-        ['agent', 'finish', 'allowed'],
-      ],
-    );
-    expect(guarded[1]?.verdict?.codes).toEqual(['soft-deviation']);
-    expect(guarded[4]?.verdict?.codes).toContain('premature-finish');
-    expect(guarded[4]?.verdict?.roadmap).toContain('PayDeposit with amount equal to 20');
-    expect(guarded[5]?.verdict?.codes).toEqual(['guard-reject']);
-    expect(run.finished).toBe(true);
-    expect(run.confirmation).toContain('Deposit paid: 20 €');
-    for (const step of run.steps.filter((entry) => entry.screenshot)) {
-      expect(existsSync(step.screenshot as string)).toBe(true);
-      expect(statSync(step.screenshot as string).size).toBeGreaterThan(5000);
-    }
-    expect(run.steps.filter((step) => step.screenshot)).toHaveLength(6);
-    expect(printed.join('\n')).toContain('→ blocked: revise (soft) [soft-deviation]');
-  }, 60_000);
-
   it('an LLM agent drives it from the accessibility tree and the published feedback', async () => {
     const llm: FakeLlmServer = await startFakeLlmServer();
     try {
@@ -171,6 +134,7 @@ describe('the web demo', () => {
       '[agent] pays the deposit of 20 €\n    → asking: confirm [rule-confirm]',
       '[person] approves the payment in the dialog\n    → approved',
       'Done: the guard agreed the task is complete.',
+      'Deposit paid: 20 €.',
     ])
       expect(lines).toContain(expected);
     expect(readdirSync(dir).sort()).toEqual([
