@@ -35,7 +35,12 @@ import {
 } from './prompts/check.js';
 import { encoderSystemPrompt, encoderUserPrompt, type PromptExperience } from './prompts/encode.js';
 import { examplesFor, type WorkedExample } from './prompts/examples.js';
-import { type Discrepancy, repairPrompt, revisionPrompt } from './prompts/feedback.js';
+import {
+  type Discrepancy,
+  habitProblems,
+  repairPrompt,
+  revisionPrompt,
+} from './prompts/feedback.js';
 import { goalRepairPrompt, goalSystemPrompt, goalUserPrompt } from './prompts/goal.js';
 import { type PredicateSelection, type RelevanceOptions, selectPredicates } from './relevance.js';
 import { checkerReplyJsonSchema, parseCheckerReply, parseGoalReply } from './reply.js';
@@ -684,12 +689,18 @@ async function runSample(context: Context, sample: number): Promise<SampleOutcom
       // A spec that checks but cannot mean what it says goes back once per round while
       // rounds remain; after that it stands, with its warning.
       const meaningless = spec.warnings.filter((warning) => meaningWarnings.has(warning.code));
-      if (meaningless.length > 0 && round < context.rounds) {
+      const habits = habitProblems(
+        spec.rules
+          .filter((rule) => !rule.isDone)
+          .map((rule) => ({ name: rule.head, repeats: rule.repeat !== undefined })),
+      );
+      if (meaningless.length + habits.length > 0 && round < context.rounds) {
         messages.push({
           role: 'user',
           content: repairPrompt({
             reply,
             diagnostics: meaningless,
+            notes: habits,
             schema: context.schema,
             shown: context.shown,
           }),

@@ -490,3 +490,45 @@ describe('the encoder prompt', () => {
     expect(tools).not.toContain('ReserveInfo');
   });
 });
+
+describe('VeriSafe habits', () => {
+  it('sends back an objective named AddAlarmRepeat3: the count would be lost', async () => {
+    server.script(
+      'encode',
+      '<CHC>\n1. SelectedTab(selected_tab=Alarm) → AddAlarmRepeat3()\n2. AddAlarmRepeat3() → Done()\n</CHC>',
+      '```intent\n@repeat(3)\nSelectedTab(selected_tab = Alarm) -> AddAlarm\nAddAlarm >= 3 -> Done\n```',
+    );
+    server.script('check', agree);
+    const result = await formalize({
+      instruction: 'Add three alarms.',
+      schema: deskclock(),
+      model: serverModel(server),
+      now,
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value.text).toContain('AddAlarm >= 3 -> Done');
+    const repair = server.of('encode')[1]?.messages[2]?.content ?? '';
+    expect(repair).toContain("'AddAlarmRepeat3' is only a name");
+    expect(repair).toContain('put @repeat(3) on the rule');
+  });
+
+  it('hints at quoting a value that starts with #', async () => {
+    server.script(
+      'encode',
+      '```intent\nSearched(searched_content = #travelgoals) -> Search\nSearch -> Done\n```',
+      '```intent\nSearched(searched_content = "#travelgoals") -> Search\nSearch -> Done\n```',
+    );
+    server.script('check', agree);
+    const result = await formalize({
+      instruction: 'Search Reddit for #travelgoals.',
+      schema: reddit(),
+      model: serverModel(server),
+      now,
+    });
+    expect(result.ok).toBe(true);
+    expect(server.of('encode')[1]?.messages[2]?.content).toContain(
+      'An unquoted # starts a comment: write "#travelgoals".',
+    );
+  });
+});

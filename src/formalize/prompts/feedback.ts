@@ -152,8 +152,38 @@ function fixHint(reply: string, diagnostic: Diagnostic): Diagnostic {
         ...diagnostic,
         hint: `Times are 24-hour and unquoted: write ${time.time} for ${time.found}.`,
       };
+    // `tag = #travelgoals`: the unquoted # starts a comment and swallows the rest of the line.
+    // The comment ends its line, so the parser stumbles on the next one: look back a line.
+    const previousStart = reply.lastIndexOf('\n', Math.max(0, lineStart - 2)) + 1;
+    const hashtag = /(?:=|~|contains)[ \t]*(#[^\s,)"]+)/.exec(
+      reply.slice(lineStart > 0 ? previousStart : 0, lineEnd === -1 ? reply.length : lineEnd),
+    );
+    if (hashtag)
+      return {
+        ...diagnostic,
+        hint: `An unquoted # starts a comment: write ${quoteText(hashtag[1] ?? '')}.`,
+      };
   }
   return diagnostic;
+}
+
+/**
+ * Habits of VeriSafe-style output that check but lose meaning: an objective named
+ * `AddAlarmRepeat3` is only a name, so the count the user asked for is gone.
+ */
+export function habitProblems(
+  heads: readonly { readonly name: string; readonly repeats: boolean }[],
+): string[] {
+  const problems: string[] = [];
+  for (const head of heads) {
+    const match = /^(\w+?)Repeat(\d+)$/.exec(head.name);
+    if (!match || head.repeats) continue;
+    const [, base, count] = match;
+    problems.push(
+      `'${head.name}' is only a name: it repeats nothing. For "${count} times", put @repeat(${count}) on the rule, name its head ${base}, and require ${base} >= ${count} in the Done rule.`,
+    );
+  }
+  return [...new Set(problems)];
 }
 
 /**
@@ -166,8 +196,11 @@ export function repairPrompt(input: {
   readonly diagnostics: readonly Diagnostic[];
   readonly schema: Schema;
   readonly shown: ReadonlySet<string>;
+  /** Problems of a valid spec that are not diagnostics (see `habitProblems`). */
+  readonly notes?: readonly string[];
 }): string {
   const errors = repairDiagnostics(input.reply, input.diagnostics);
+  const notes = input.notes ?? [];
   const shownErrors = errors.slice(0, maxDiagnosticsInPrompt);
   const rendered = renderDiagnostics(shownErrors, input.reply, {
     fileName: 'your reply',
@@ -177,14 +210,19 @@ export function repairPrompt(input: {
     errors.length > shownErrors.length
       ? `\n(and ${errors.length - shownErrors.length} more errors)`
       : '';
+  const count = errors.length + notes.length;
   const problems = errors.every((diagnostic) => diagnostic.severity === 'warning')
-    ? errors.length === 1
+    ? count === 1
       ? 'a problem: it checks, but cannot mean what it says'
-      : `${errors.length} problems: it checks, but cannot mean what it says`
+      : `${count} problems: it checks, but cannot mean what it says`
     : errors.length === 1
       ? 'an error'
       : `${errors.length} errors`;
-  const parts = [`The spec in your reply has ${problems}:\n\n${rendered}${more}`];
+  const listed = [
+    ...(errors.length > 0 ? [`${rendered}${more}`] : []),
+    ...notes.map((note) => `- ${note}`),
+  ];
+  const parts = [`The spec in your reply has ${problems}:\n\n${listed.join('\n\n')}`];
   const extra = predicatesMentioned(shownErrors, input.schema, input.shown);
   if (extra.length > 0)
     parts.push(
