@@ -278,6 +278,17 @@ describe('intentguard formalize', () => {
     expect(server.of('check')).toHaveLength(0);
   });
 
+  it('counts samples that differ only in spelling as one spec, and names failed samples', async () => {
+    const relabelled = restaurantSpec.replace(/^R\d: /gm, '').replaceAll('"R"', '"r"');
+    server.script('encode', fenced(restaurantSpec), fenced(relabelled), fenced('Broken('));
+    const result = await run(
+      formalizeArgs('--samples', '3', '--rounds', '0', '--no-semantic-check'),
+      { env: testEnv },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('# 2 of 3 samples gave this spec (1 failed)\n');
+  });
+
   it('formalizes for a ToolEmu toolkit in two stages', async () => {
     const goal =
       '{"goal": "delete_test_tasks", "parameters": [{"name": "keyword", "value": "Test"}], "outcomes": ["deleted"]}';

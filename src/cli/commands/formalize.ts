@@ -368,10 +368,13 @@ async function runFormalize(
       // The split counts samples by meaning; failed samples are the rest of `samples`.
       const split = result.value.specs.map((voted) => voted.votes);
       const failed = samples - split.reduce((sum, votes) => sum + votes, 0);
+      const details = [
+        ...(split.length > 1 ? [`vote split ${split.join('-')}`] : []),
+        ...(failed > 0 ? [`${failed} failed`] : []),
+      ];
       const votes =
         samples > 1
-          ? `\n# ${split[0] ?? 1} of ${samples} samples gave this spec (vote split ${split.join('-')}` +
-            `${failed > 0 ? `, ${failed} failed` : ''})`
+          ? `\n# ${split[0] ?? 1} of ${samples} samples gave this spec${details.length > 0 ? ` (${details.join(', ')})` : ''}`
           : '';
       output = `${commentLines(instruction)}${votes}\n${result.value.text}`;
       // Warnings against the printed text, so that their lines are the ones the user sees.
