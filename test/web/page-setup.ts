@@ -5,6 +5,9 @@ export interface PageSetup {
   readonly url: string;
   readonly now: string;
   readonly remote?: { readonly url: string; readonly token: string; readonly timeoutMs?: number };
+  /** `'service'`: the person answers on the service's approvals page. */
+  readonly confirm?: 'service';
+  readonly approvalTimeoutMs?: number;
 }
 
 /**
@@ -28,6 +31,13 @@ export async function setUpPage(page: Page, setup: PageSetup): Promise<void> {
           states: lib.restaurantStates,
           now: options.now,
           timeZone: 'UTC',
+          ...(options.confirm
+            ? {
+                confirm: options.confirm,
+                approvalPollMs: 100,
+                approvalTimeoutMs: options.approvalTimeoutMs ?? 20_000,
+              }
+            : {}),
         })
       : lib.createWebGuard({
           guard: lib.createGuard(lib.specText, lib.restaurantStates.schema, {

@@ -228,4 +228,61 @@ describe('remote guard through the HTTP service, in Chromium', () => {
       await proxy.close();
     }
   });
+
+  it("confirm: 'service' waits for the person's answer on the approvals page, not in the page", async () => {
+    const page = await browser.newPage();
+    await setUpPage(page, {
+      url: fixture.url,
+      now,
+      remote: { url: service.url, token },
+      confirm: 'service',
+    });
+    await reachPayment(page);
+    await page.click('#pay-button');
+    expect(await verdictNumber(page, 4)).toMatchObject({ status: 'asking' });
+    // No dialog in the page: an agent at the mouse has nothing to press.
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const { approvals } = (await (
+      await fetch(`${service.url}/v1/approvals`, { headers })
+    ).json()) as {
+      approvals: { session: string; id: string; call: { name: string; args: unknown } }[];
+    };
+    const waiting = approvals.find((approval) => approval.call.name === 'PayDeposit');
+    expect(waiting?.call.args).toEqual({ amount: 20 });
+    expect(await ran(page)).not.toContain('pay:20');
+    // The person approves on the approvals page (its Approve button posts this).
+    await fetch(`${service.url}/v1/sessions/${waiting?.session}/approve`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ id: waiting?.id, approved: true }),
+    });
+    expect(await verdictNumber(page, 5)).toMatchObject({ status: 'approved' });
+    expect((await ran(page)).filter((entry) => entry === 'pay:20')).toHaveLength(1);
+    await page.close();
+  });
+
+  it("confirm: 'service' drops the action when nobody answers in time", async () => {
+    const page = await browser.newPage();
+    await setUpPage(page, {
+      url: fixture.url,
+      now,
+      remote: { url: service.url, token },
+      confirm: 'service',
+      approvalTimeoutMs: 600,
+    });
+    await reachPayment(page);
+    await page.click('#pay-button');
+    expect(await verdictNumber(page, 5)).toMatchObject({
+      status: 'blocked',
+      failure: 'guard-timeout',
+    });
+    expect(await ran(page)).not.toContain('pay:20');
+    // Withdrawn on the service too: nothing is left for someone to approve later.
+    const { approvals } = (await (
+      await fetch(`${service.url}/v1/approvals`, { headers: { Authorization: `Bearer ${token}` } })
+    ).json()) as { approvals: unknown[] };
+    expect(approvals).toEqual([]);
+    await page.close();
+  });
 });

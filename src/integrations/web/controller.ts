@@ -61,8 +61,18 @@ export interface WebGuardOptions {
   /** For `remote` without a session: the session clock and zone. */
   readonly now?: string;
   readonly timeZone?: string;
-  /** Asks the person about a `confirm` verdict (default: an accessible dialog in the page). */
-  readonly confirm?: (request: ConfirmRequest) => Promise<boolean>;
+  /**
+   * Who answers a `confirm` verdict: a function (default: an accessible dialog in the
+   * page), or `'service'` (remote guards only) — the person answers on the service's
+   * approvals page (`GET /` of `intentguard serve`) and the page waits for the answer.
+   * Use it when the agent controls the real mouse and keyboard and could press an
+   * in-page Approve itself.
+   */
+  readonly confirm?: ((request: ConfirmRequest) => Promise<boolean>) | 'service';
+  /** With `confirm: 'service'`: how often the page asks for the answer (default 1000 ms). */
+  readonly approvalPollMs?: number;
+  /** With `confirm: 'service'`: how long it waits before the action is dropped (default 10 minutes). */
+  readonly approvalTimeoutMs?: number;
   /** The window to guard (default: the global one). */
   readonly window?: Window & typeof globalThis;
 }
@@ -218,7 +228,13 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
         ...(options.now !== undefined ? { now: options.now } : {}),
         ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
       });
+  if (options.confirm === 'service' && options.remote === undefined)
+    throw new TypeError(
+      "createWebGuard: `confirm: 'service'` needs `remote`: the person answers on the service's approvals page.",
+    );
   const confirm = options.confirm ?? ((request: ConfirmRequest) => confirmWithDialog(request, doc));
+  const approvalPollMs = options.approvalPollMs ?? 1000;
+  const approvalTimeoutMs = options.approvalTimeoutMs ?? 600_000;
 
   const triggers: Trigger[] = [];
   /** Values of guarded fields as the app last accepted them, to restore after a block. */
@@ -455,6 +471,10 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
     event: Event,
     value: string | undefined,
   ) {
+    if (confirm === 'service') {
+      await awaitServiceAnswer(call, trigger, kind, element, event, value);
+      return;
+    }
     let approved = false;
     // One question at a time: a second action that needs an answer waits for the first.
     const turn = asking;
@@ -488,6 +508,51 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
     if (answer.decision.action === 'run')
       await letThrough(answer, call, trigger, kind, element, event, value, approved);
     else announce(answer, call, trigger, kind, element, approved);
+  }
+
+  /**
+   * The person answers on the service's approvals page: ask the service for the call's
+   * decision (same id, same call: it decides nothing twice) until it is no longer `ask`.
+   * No answer in time, or a service that stays unreachable, drops the action.
+   */
+  async function awaitServiceAnswer(
+    call: ToolCall,
+    trigger: Trigger,
+    kind: TriggerKind,
+    element: Element,
+    event: Event,
+    value: string | undefined,
+  ) {
+    const deadline = Date.now() + approvalTimeoutMs;
+    let answer: BackendDecision | undefined;
+    while (answer === undefined && !disposed) {
+      await new Promise((resolve) => win.setTimeout(resolve, approvalPollMs));
+      const polled = await enqueue(async () => {
+        const lost = await deliverObservations();
+        if (lost?.failure)
+          return failureDecision(
+            call.id,
+            lost.failure,
+            'An observation could not be delivered to the guard.',
+          );
+        return backend.check(call);
+      });
+      // A failed poll says nothing about the answer: ask again until the deadline.
+      if (polled.failure === undefined && polled.decision.action !== 'ask') answer = polled;
+      else if (Date.now() >= deadline) {
+        answer = failureDecision(
+          call.id,
+          'guard-timeout',
+          `No answer came from the approvals page within ${Math.round(approvalTimeoutMs / 1000)} s.`,
+        );
+        // Withdrawn, so that nobody approves later what no longer waits (best effort).
+        await enqueue(() => backend.approve(call.id, false));
+      }
+    }
+    if (answer === undefined) return;
+    if (answer.decision.action === 'run')
+      await letThrough(answer, call, trigger, kind, element, event, value, true);
+    else announce(answer, call, trigger, kind, element, answer.failure ? undefined : false);
   }
 
   /**
