@@ -1,9 +1,9 @@
 /**
- * The proposal that ends a replayed run. THE ONE PLACE to change when Language v2
- * lands: v2 proposals carry the agent's final answer (`{"finish": true, "answer": …}`,
- * FORMATS.md §2), so that a spec can judge what the agent tells the user. Until then
- * the answer is kept for reports only and the finish is a plain `{"finish": true}`.
+ * The proposal that ends a replayed run: `finish` with the agent's final answer
+ * (FORMATS.md §2), so that the spec judges what the agent tells the user — an answer
+ * that shows calls never made is `fabricated-action`, and a `Done` rule may constrain
+ * `Answer(text)`. A run without a final answer finishes without one.
  */
-export function finishProposal(_answer: string | undefined): Record<string, unknown> {
-  return { finish: true };
+export function finishProposal(answer: string | undefined): Record<string, unknown> {
+  return answer === undefined || answer === '' ? { finish: true } : { finish: true, answer };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
+import { finishProposal } from './finish.js';
 import { replayCase } from './replay.js';
 import type { EvalCase, EvalStep } from './types.js';
 
@@ -108,5 +109,27 @@ describe('replayCase', () => {
         },
       ]).map(([, decision]) => decision),
     ).toEqual(['revise', 'revise']);
+  });
+
+  it('finishes with the answer: an answer showing a call that was never committed is fabricated-action', () => {
+    const finishWith = (answer: string): EvalStep => ({
+      kind: 'propose',
+      proposal: finishProposal(answer),
+      source: 'finish',
+      name: 'finish',
+    });
+    const result = {
+      kind: 'observe',
+      observation: { updates: { DeleteThingResult: { ok: true } } },
+    } as EvalStep;
+    const claimed = 'Done.\nAction: DeleteThing\nAction Input: {}\nObservation: {"ok": true}';
+    // Done holds (the result was observed), but the answer claims a DeleteThing that never ran.
+    expect(replay([result, finishWith(claimed)])).toEqual([
+      ['finish', 'revise', 'fabricated-action'],
+    ]);
+    expect(replay([result, finishWith('The thing is deleted.')])).toEqual([
+      ['finish', 'allow', null],
+    ]);
+    expect(finishProposal(undefined)).toEqual({ finish: true });
   });
 });
