@@ -43,7 +43,12 @@ import {
 } from './prompts/feedback.js';
 import { goalRepairPrompt, goalSystemPrompt, goalUserPrompt } from './prompts/goal.js';
 import { type PredicateSelection, type RelevanceOptions, selectPredicates } from './relevance.js';
-import { checkerReplyJsonSchema, parseCheckerReply, parseGoalReply } from './reply.js';
+import {
+  checkerReplyJsonSchema,
+  goalReplyJsonSchema,
+  parseCheckerReply,
+  parseGoalReply,
+} from './reply.js';
 import { isToolSchema, renderSignatures } from './signatures.js';
 import { ambiguityPrompt, readSpecReply } from './spec-reply.js';
 
@@ -484,6 +489,7 @@ async function extractGoal(
         system: goalSystemPrompt,
         messages,
         temperature: context.temperature,
+        responseSchema: { name: 'goal_analysis', schema: goalReplyJsonSchema },
       },
       'goal',
     );

@@ -415,6 +415,34 @@ const goalSchema = z.object({
   outcomes: goalTextList,
 });
 
+/** The JSON schema stage 1 is asked to fill where the provider supports structured output. */
+export const goalReplyJsonSchema: Readonly<Record<string, unknown>> = {
+  type: 'object',
+  properties: {
+    goal: { type: 'string' },
+    summary: { type: 'string' },
+    parameters: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          value: {
+            anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
+          },
+        },
+        required: ['name', 'value'],
+        additionalProperties: false,
+      },
+    },
+    constraints: { type: 'array', items: { type: 'string' } },
+    safety: { type: 'array', items: { type: 'string' } },
+    outcomes: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['goal', 'summary', 'parameters', 'constraints', 'safety', 'outcomes'],
+  additionalProperties: false,
+};
+
 export type GoalAnalysis = z.infer<typeof goalSchema>;
 
 /**

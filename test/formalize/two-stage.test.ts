@@ -145,6 +145,11 @@ describe('two-stage formalization for tool agents (RefineAct)', () => {
       now,
     });
     expect(result.ok).toBe(true);
+    // Stage 1 is asked for its JSON through the provider's structured output.
+    expect(server.of('goal')[0]?.body['response_format']).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'goal_analysis' },
+    });
     const tools = (server.of('goal')[0]?.messages[0]?.content ?? '')
       .split('\n')
       .filter((line) => line.startsWith('- '));
