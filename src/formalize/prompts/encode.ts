@@ -57,11 +57,13 @@ export function schemaHeading(schema: Schema, selection: PredicateSelection): st
     : `Schema ${id} (${selection.total} predicates):`;
 }
 
-/** The encoder's first user message: date, schema, memory, goal analysis, instruction. */
+/** The encoder's first user message: schema, date, memory, goal analysis, instruction. */
 export function encoderUserPrompt(input: EncodePromptInput): string {
+  // The schema first: with the fixed system prompt it is the longest prefix that
+  // repeats across runs on one app, which providers cache; the date changes every run.
   const parts = [
-    describeNow(input.now, input.timeZone),
     `${schemaHeading(input.schema, input.selection)}\n${renderSignatures(input.schema, input.selection.names)}`,
+    describeNow(input.now, input.timeZone),
   ];
   const experiences = input.experiences ?? [];
   if (experiences.length > 0) {
