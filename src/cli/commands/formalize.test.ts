@@ -441,6 +441,58 @@ describe('intentguard formalize', () => {
     expect(searched.stdout.split('\n')[0]).toMatch(/^3\tpending\tstates\tReserve restaurant R/);
   });
 
+  it('recalls remembered specs by embedding similarity with --memory-embeddings', async () => {
+    const database = join(directory, 'memory.db');
+    server.script('encode', fenced(restaurantSpec), fenced(restaurantSpec));
+    server.script('check', agree, agree);
+    expect((await run(formalizeArgs('--memory', database), { env: testEnv })).code).toBe(0);
+    expect((await run(['memory', 'record', '1', 'success', '--memory', database])).code).toBe(0);
+    // A request sharing no word with the remembered one; the fake model embeds both alike.
+    server.embed = (text) => (/reserve|book|table/i.test(text) ? [1, 0] : [0, 1]);
+    const result = await run(
+      [
+        'formalize',
+        'Book me a table tonight',
+        '--states',
+        states,
+        ...model(),
+        '--now',
+        '2025-03-14T12:00',
+        '--memory',
+        database,
+        '--memory-embeddings',
+        'openai:text-embedding-3-small',
+        '--json',
+      ],
+      { env: testEnv },
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).prompt.experiences).toEqual([1]);
+    expect(server.requests.some((request) => request.path.endsWith('/embeddings'))).toBe(true);
+    // Without embeddings, no shared word and no shared stem: nothing is recalled.
+    server.script('encode', fenced(restaurantSpec));
+    server.script('check', agree);
+    const lexical = await run(
+      [
+        'formalize',
+        'Book me a table tonight',
+        '--states',
+        states,
+        ...model(),
+        '--now',
+        '2025-03-14T12:00',
+        '--memory',
+        database,
+        '--json',
+      ],
+      { env: testEnv },
+    );
+    expect(JSON.parse(lexical.stdout).prompt.experiences).toEqual([]);
+    const bad = await run(formalizeArgs('--memory-embeddings', 'nonsense'), { env: testEnv });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--memory-embeddings');
+  });
+
   it('adds hand-written specs to memory only when they check', async () => {
     const database = join(directory, 'memory.db');
     const spec = join(directory, 'spec.intent');
