@@ -388,6 +388,15 @@ describe('triggers with a guard in the page', () => {
     expect(published().last?.action).toBe('Reserve');
   });
 
+  it('after dispose, nothing is intercepted and window.intentguard has no guard to finish', async () => {
+    const { guard } = setUp();
+    web?.dispose();
+    click('#reserve');
+    expect(ran).toEqual(['reserve-click']);
+    expect(guard.journalLength()).toBe(0);
+    await expect(published().finish()).rejects.toThrow(/no guard is active/);
+  });
+
   it('keeps window.intentguard read-only', () => {
     setUp();
     const win = window as unknown as Record<string, unknown>;
