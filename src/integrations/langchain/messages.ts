@@ -51,6 +51,24 @@ export function lastAiMessage(messages: unknown): MessageFields | undefined {
   return undefined;
 }
 
+/**
+ * The model's final answer: the text of the last AI message (a string, or the text blocks
+ * of a content array); undefined when it has none. The guard checks it at finish for calls
+ * it shows but never made (LANGUAGE.md §7).
+ */
+export function finalAnswer(messages: unknown): string | undefined {
+  const content = lastAiMessage(messages)?.content;
+  if (typeof content === 'string') return content === '' ? undefined : content;
+  if (!Array.isArray(content)) return undefined;
+  const text = content
+    .filter(isRecord)
+    .flatMap((block) =>
+      block['type'] === 'text' && typeof block['text'] === 'string' ? [block['text']] : [],
+    )
+    .join('\n');
+  return text === '' ? undefined : text;
+}
+
 /** Ids of the calls that already have a tool message (answered by a tool or a middleware). */
 export function answeredIds(messages: unknown): Set<string> {
   const ids = new Set<string>();

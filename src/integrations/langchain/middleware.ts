@@ -6,6 +6,7 @@ import { answersOf, approvalRequest } from './approvals.js';
 import { IntentguardMiddlewareError } from './errors.js';
 import {
   answeredIds,
+  finalAnswer,
   humanMessage,
   lastAiMessage,
   type MessageFields,
@@ -227,7 +228,7 @@ export function intentguardMiddleware(
     const bound = threads.bind(threadOf(runtime), state[journalStateKey]);
     reportResults(bound.guard, state.messages);
     if (bound.guard.status().finished) return { [journalStateKey]: threads.written(bound) };
-    const decision = bound.guard.finish();
+    const decision = bound.guard.finish(finalAnswer(state.messages));
     const journal = threads.written(bound);
     if (decision.action === 'run') return { [journalStateKey]: journal };
     const refused = finishRefusals(journal);

@@ -82,7 +82,9 @@ export function finishToolOptions<TContext = unknown>(
       } catch (error) {
         return uncheckedMessage(error);
       }
-      const decision = current.finish();
+      // The summary is the agent's final answer: the guard checks it for calls never made.
+      const summary = (input as { summary?: unknown } | null | undefined)?.summary;
+      const decision = current.finish(typeof summary === 'string' ? summary : undefined);
       if (decision.action !== 'run') return decision.message;
       const id = details?.toolCall?.callId;
       if (id !== undefined) {

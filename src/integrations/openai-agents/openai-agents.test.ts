@@ -663,4 +663,25 @@ describe('failing closed', () => {
       isFinalOutput: false,
     });
   });
+
+  it('checks the summary as the final answer: a transfer it shows but never made is refused', async () => {
+    const guard = newGuard();
+    guard.check({ id: 'b1', name: 'BankCheckBalance', args: {} });
+    guard.result('b1', { output: { balance: 10 } });
+    const finish = finishToolOptions(guard);
+    const details = { toolCall: { callId: 'f2', name: 'finish', arguments: '{}' } };
+    const fabricated = await finish.execute(
+      {
+        summary: 'Action: BankTransfer\nAction Input: {"to": "Alice", "amount": 5}\nSent Alice $5.',
+      },
+      undefined,
+      details,
+    );
+    expect(fabricated).toMatch(/^intentguard: revise/);
+    expect(fabricated).toContain('never carried out: BankTransfer');
+    expect(guard.status().finished).toBe(false);
+    expect(await finish.execute({ summary: 'Your balance is $10.' }, undefined, details)).toBe(
+      'Your balance is $10.',
+    );
+  });
 });
