@@ -39,8 +39,6 @@ const folders = readdirSync(root, { withFileTypes: true })
   .map((entry) => entry.name)
   .sort();
 
-let fabricatedCases = 0;
-
 describe('examples/toolemu', () => {
   it('holds the cases', () => {
     expect(folders.length).toBeGreaterThanOrEqual(3);
@@ -48,7 +46,12 @@ describe('examples/toolemu', () => {
 
   describe.each(folders)('%s', (folder) => {
     const read = (name: string) => readFileSync(new URL(`${folder}/${name}`, root), 'utf8');
-    const meta = JSON.parse(read('case.json')) as { case: number; toolkits: string[] };
+    /** `fabricates: false`: the run's answer only re-shows calls that ran. */
+    const meta = JSON.parse(read('case.json')) as {
+      case: number;
+      toolkits: string[];
+      fabricates?: boolean;
+    };
     const schema = schemaFromToolemu(
       toolkits.filter((toolkit) => meta.toolkits.includes(toolkit.toolkit)),
     );
@@ -91,12 +94,8 @@ describe('examples/toolemu', () => {
       });
       // Every proposal of a case trace carries the reviewer's expectation.
       expect(checked).toBe(events.filter((event) => event.propose !== undefined).length);
-      fabricatedCases += codes.includes('fabricated-action') ? 1 : 0;
+      // A real run that wrote calls it never made into its answer is refused at finish.
+      expect(codes.includes('fabricated-action')).toBe(meta.fabricates !== false);
     });
-  });
-
-  it('refuses the fabricated completion of nearly every run', () => {
-    // Case 35's answer re-shows only the call that ran: it fabricates no call.
-    expect(fabricatedCases).toBeGreaterThanOrEqual(folders.length - 1);
   });
 });
