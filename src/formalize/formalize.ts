@@ -5,14 +5,6 @@ import type { Experience, ExperienceSource } from './experience.js';
 import type { FormalizeFailure, FormalizeFailureCode } from './failures.js';
 import { formalizeLimits } from './limits.js';
 import { meaningKey } from './meaning.js';
-import { rankByMeaning } from './recall.js';
-
-/** Warnings of specs that check but cannot mean what they say: sent back like errors. */
-const meaningWarnings: ReadonlySet<string> = new Set(['record-list-compared-with-text']);
-
-/** Recent remembered entries ranked by meaning besides the store's word matches. */
-const recentExperiences = 200;
-
 import {
   addUsage,
   type ChatMessage,
@@ -42,6 +34,7 @@ import {
   revisionPrompt,
 } from './prompts/feedback.js';
 import { goalRepairPrompt, goalSystemPrompt, goalUserPrompt } from './prompts/goal.js';
+import { rankByMeaning } from './recall.js';
 import { type PredicateSelection, type RelevanceOptions, selectPredicates } from './relevance.js';
 import {
   checkerReplyJsonSchema,
@@ -51,6 +44,12 @@ import {
 } from './reply.js';
 import { isToolSchema, renderSignatures } from './signatures.js';
 import { ambiguityPrompt, readSpecReply } from './spec-reply.js';
+
+/** Warnings of specs that check but cannot mean what they say: sent back like errors. */
+const meaningWarnings: ReadonlySet<string> = new Set(['record-list-compared-with-text']);
+
+/** Recent remembered entries ranked by meaning besides the store's word matches. */
+const recentExperiences = 200;
 
 export type FormalizeMode = 'auto' | 'direct' | 'two-stage';
 
@@ -155,7 +154,7 @@ export interface SampleOutcome {
   readonly goalProblem?: string;
 }
 
-/** A distinct spec among the samples, with its votes. */
+/** One group of the vote: samples whose specs mean the same (`meaningKey`), shown as the earliest. */
 export interface VotedSpec {
   readonly text: string;
   readonly spec: Spec;
