@@ -145,25 +145,22 @@ describe('remote guard through the HTTP service, in Chromium', () => {
   });
 
   it('blocks once the service goes away in the middle of a session', async () => {
-    const own = await startServer([
-      '--db',
-      join(dir, 'gone.db'),
-      '--token',
-      token,
-      '--cors',
-      fixture.url,
-    ]);
-    const { page } = await openPage({ url: own.url, token });
-    await page.click('#open');
-    expect(await verdictNumber(page, 1)).toMatchObject({ status: 'allowed' });
-    await own.kill();
-    await page.click('#open');
-    expect(await verdictNumber(page, 2)).toMatchObject({
-      status: 'blocked',
-      failure: 'guard-unreachable',
-    });
-    expect(await ran(page)).toEqual(['open']);
-    await page.close();
+    const proxy = await startSwitchableProxy(service.url);
+    try {
+      const { page } = await openPage({ url: proxy.url, token });
+      await page.click('#open');
+      expect(await verdictNumber(page, 1)).toMatchObject({ status: 'allowed' });
+      proxy.setDown(true);
+      await page.click('#open');
+      expect(await verdictNumber(page, 2)).toMatchObject({
+        status: 'blocked',
+        failure: 'guard-unreachable',
+      });
+      expect(await ran(page)).toEqual(['open']);
+      await page.close();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('an observation the service did not get blocks the next check until it is delivered', async () => {
