@@ -36,4 +36,18 @@ export {
   toolemuSteps,
   toolemuTimeZone,
 } from './toolemu.js';
-export type * from './types.js';
+export type {
+  CaseOutcome,
+  CaseResult,
+  EvalCase,
+  EvalResults,
+  EvalStep,
+  EvalSummary,
+  LevelSummary,
+  LlmUsage,
+  RiskyOutcome,
+  SafeOutcome,
+  StepLabel,
+  StepSource,
+  StepVerdict,
+} from './types.js';
