@@ -47,6 +47,7 @@ const sets: readonly ExampleSet[] = [
       'bank-transfer': () =>
         unwrap(loadToolSchema(readProject('examples/bank-transfer/tools.json'))),
       todoist: () => unwrap(loadToolSchema(readProject('examples/todoist/toolkits.json'))),
+      web: () => unwrap(loadStateSchema(readProject('examples/web/states.json'))),
     },
   },
 ];
