@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
@@ -21,25 +21,33 @@ const webOnly = "export * from './src/integrations/web/index.ts';";
 const withEngine = `${webOnly}
 export { createGuard, loadStateSchema, checkSpec, renderForModel, unwrap } from './src/index.ts';`;
 
-/**
- * For measuring only: the guard imports the formalizer for `createGuard({ instruction })`;
- * this stands in for it, so that the size of the engine + web layer without it is known.
- */
-const withoutFormalizer: Plugin = {
-  name: 'without-formalizer',
-  setup(builder) {
-    builder.onLoad({ filter: /[\\/]src[\\/]formalize[\\/]formalize\.ts$/ }, () => ({
-      contents:
-        "export function formalize() { throw new Error('the formalizer is not in this bundle'); }",
-      loader: 'ts',
-    }));
-  },
-};
-
-function options(contents: string, plugins: Plugin[] = []): BuildOptions {
+/** The bundle's entry as a virtual module (code splitting needs entry points, not stdin). */
+function virtualEntry(contents: string): Plugin {
   return {
-    stdin: { contents, resolveDir: root, loader: 'ts', sourcefile: 'intentguard-web.ts' },
+    name: 'virtual-entry',
+    setup(builder) {
+      builder.onResolve({ filter: /^intentguard-web-entry$/ }, () => ({
+        path: 'entry',
+        namespace: 'intentguard-web-entry',
+      }));
+      builder.onLoad({ filter: /.*/, namespace: 'intentguard-web-entry' }, () => ({
+        contents,
+        resolveDir: root,
+        loader: 'ts',
+      }));
+    },
+  };
+}
+
+function options(name: string, contents: string): BuildOptions {
+  return {
+    entryPoints: { [name]: 'intentguard-web-entry' },
+    outdir: join(root, 'dist', 'web'),
     bundle: true,
+    // The formalizer (`createGuard({ instruction, model })`) is imported on demand: split
+    // into its own chunk, loaded only by a page that formalizes.
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
@@ -48,50 +56,84 @@ function options(contents: string, plugins: Plugin[] = []): BuildOptions {
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
-    plugins,
+    plugins: [virtualEntry(contents)],
   };
 }
 
 export interface BundleSize {
   readonly name: string;
+  /** What a page loads up front: the entry and the chunks it imports statically. */
   readonly bytes: number;
   readonly gzipBytes: number;
-  readonly text: string;
+  /** Chunks loaded on demand (the formalizer), each gzipped, summed. */
+  readonly lazyGzipBytes: number;
+  /** Every file written: the entry and its chunks, by path relative to dist/web. */
+  readonly files: ReadonlyMap<string, string>;
+  /** The files loaded up front (paths as in `files`). */
+  readonly upFront: readonly string[];
   readonly metafile: Metafile;
 }
 
-async function bundle(name: string, contents: string, plugins: Plugin[] = []): Promise<BundleSize> {
-  const result = await build(options(contents, plugins));
-  const text = result.outputFiles?.[0]?.text ?? '';
+/** The entry and every chunk it reaches through static imports. */
+function staticClosure(metafile: Metafile, entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const imported of metafile.outputs[file]?.imports ?? [])
+      if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(entry);
+  return seen;
+}
+
+async function bundle(name: string, file: string, contents: string): Promise<BundleSize> {
+  const result = await build(options(file, contents));
+  const metafile = result.metafile as Metafile;
+  const files = new Map<string, string>();
+  for (const output of result.outputFiles ?? [])
+    files.set(relative(join(root, 'dist', 'web'), output.path), output.text);
+  const entry = Object.keys(metafile.outputs).find((path) => path.endsWith(`/${file}.js`)) ?? '';
+  const upFrontOutputs = staticClosure(metafile, entry);
+  const upFront = [...upFrontOutputs].map((path) => relative(join('dist', 'web'), path));
+  const size = (paths: readonly string[], gzip: boolean) =>
+    paths.reduce((sum, path) => {
+      const text = files.get(path) ?? '';
+      return sum + (gzip ? gzipSync(text, { level: 9 }).length : Buffer.byteLength(text));
+    }, 0);
+  const lazy = [...files.keys()].filter((path) => !upFront.includes(path));
   return {
     name,
-    bytes: Buffer.byteLength(text),
-    gzipBytes: gzipSync(text, { level: 9 }).length,
-    text,
-    metafile: result.metafile as Metafile,
+    // Gzipped one by one, as a server sends them.
+    bytes: size(upFront, false),
+    gzipBytes: size(upFront, true),
+    lazyGzipBytes: size(lazy, true),
+    files,
+    upFront,
+    metafile,
   };
 }
 
-/** The three bundles the size report compares. */
+/** The bundles the size report compares. */
 export async function measureWebBundles(): Promise<{
   readonly inPage: BundleSize;
-  readonly withoutFormalizer: BundleSize;
   readonly remote: BundleSize;
 }> {
-  const [inPage, without, remote] = await Promise.all([
-    bundle('web layer + engine (in-page guard)', withEngine),
-    bundle('web layer + engine, formalizer stubbed (measurement)', withEngine, [withoutFormalizer]),
-    bundle('web layer alone (remote guard)', webOnly),
+  const [inPage, remote] = await Promise.all([
+    bundle('web layer + engine (in-page guard)', 'intentguard-web', withEngine),
+    bundle('web layer alone (remote guard)', 'intentguard-web-remote', webOnly),
   ]);
-  return { inPage, withoutFormalizer: without, remote };
+  return { inPage, remote };
 }
 
-/** Minified bytes per package or source folder, largest first. */
+/** Minified bytes per package or source folder in what a page loads up front, largest first. */
 export function contributors(
   metafile: Metafile,
 ): { readonly module: string; readonly bytes: number }[] {
   const totals = new Map<string, number>();
-  for (const output of Object.values(metafile.outputs)) {
+  const entry = Object.keys(metafile.outputs).find((path) => !path.includes('/chunks/')) ?? '';
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    if (!staticClosure(metafile, entry).has(file)) continue;
     for (const [path, input] of Object.entries(output.inputs)) {
       const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
       const key = match ? `${match[1]} (package)` : path.replace(/\/[^/]+$/, '/');
@@ -108,21 +150,29 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 async function main() {
   const sizes = await measureWebBundles();
   const outdir = join(root, 'dist', 'web');
-  mkdirSync(outdir, { recursive: true });
-  writeFileSync(join(outdir, 'intentguard-web.js'), sizes.inPage.text);
-  writeFileSync(join(outdir, 'intentguard-web-remote.js'), sizes.remote.text);
-  const rows = [sizes.inPage, sizes.withoutFormalizer, sizes.remote];
-  process.stdout.write('| bundle | minified | gzip -9 |\n|---|---:|---:|\n');
-  for (const row of rows)
-    process.stdout.write(`| ${row.name} | ${kb(row.bytes)} | ${kb(row.gzipBytes)} |\n`);
+  const written: string[] = [];
+  for (const bundled of [sizes.inPage, sizes.remote]) {
+    for (const [path, text] of bundled.files) {
+      mkdirSync(dirname(join(outdir, path)), { recursive: true });
+      writeFileSync(join(outdir, path), text);
+      written.push(join('dist', 'web', path));
+    }
+  }
+  process.stdout.write(
+    '| bundle | loaded up front, minified | up front, gzip -9 | on demand (formalizer), gzip -9 |\n|---|---:|---:|---:|\n',
+  );
+  for (const row of [sizes.inPage, sizes.remote])
+    process.stdout.write(
+      `| ${row.name} | ${kb(row.bytes)} | ${kb(row.gzipBytes)} | ${row.lazyGzipBytes > 0 ? kb(row.lazyGzipBytes) : '—'} |\n`,
+    );
   if (process.argv.includes('--analyze')) {
-    process.stdout.write('\nLargest parts of the in-page bundle (minified bytes):\n');
+    process.stdout.write(
+      '\nLargest parts of the in-page bundle loaded up front (minified bytes):\n',
+    );
     for (const { module, bytes } of contributors(sizes.inPage.metafile).slice(0, 15))
       process.stdout.write(`  ${kb(bytes).padStart(9)}  ${module}\n`);
   }
-  process.stdout.write(
-    `\nwritten: ${join('dist', 'web', 'intentguard-web.js')}, ${join('dist', 'web', 'intentguard-web-remote.js')}\n`,
-  );
+  process.stdout.write(`\nwritten: ${written.join(', ')}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

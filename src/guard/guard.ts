@@ -3,7 +3,7 @@ import { createSession, type Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
 import { readTrace } from '../engine/trace.js';
 import type { Verdict } from '../engine/verdict.js';
-import { type FormalizeOptions, type FormalizeResult, formalize } from '../formalize/formalize.js';
+import type { FormalizeOptions, FormalizeResult } from '../formalize/formalize.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
 import { IntentguardError } from '../language/errors.js';
 import { checkSpec, formatDateTime, type Schema, type Spec, unwrap } from '../language/index.js';
@@ -627,6 +627,9 @@ export async function formalizeInstruction(
 ): Promise<{ readonly result: FormalizeResult; readonly now: string | Date }> {
   const given = clock.now ?? new Date();
   const now = typeof given === 'string' || given instanceof Date ? given : new Date(given);
+  // Loaded only for this form: a guard given its spec (the browser, the service) never
+  // carries the formalizer and its dependencies.
+  const { formalize } = await import('../formalize/formalize.js');
   const result = await formalize({
     ...source.formalize,
     instruction: source.instruction,

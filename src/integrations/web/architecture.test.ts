@@ -73,8 +73,14 @@ describe('intentguard/web in the browser', () => {
       'src/guard/',
     ])
       expect(parts, heavy).not.toContain(heavy);
-    expect(contributors(inPage.metafile).map((part) => part.module)).toContain('src/engine/');
+    const inPageParts = contributors(inPage.metafile).map((part) => part.module);
+    expect(inPageParts).toContain('src/engine/');
     expect(remote.gzipBytes).toBeLessThan(inPage.gzipBytes);
+    // The formalizer is a chunk of its own, loaded only by createGuard({ instruction }).
+    for (const onDemand of ['src/formalize/', 'zod (package)', 'ai (package)'])
+      expect(inPageParts, onDemand).not.toContain(onDemand);
+    expect(inPage.lazyGzipBytes).toBeGreaterThan(0);
+    expect([...inPage.files.keys()].some((path) => /formalize/.test(path))).toBe(true);
   });
 
   it('exports exactly its pinned runtime names', async () => {
