@@ -1,6 +1,15 @@
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bank, examples, fixedNow, readText, restaurant, restaurantStates } from './examples.js';
+import {
+  bank,
+  examples,
+  examplesRoot,
+  fixedNow,
+  readText,
+  restaurant,
+  restaurantStates,
+  sharedRoot,
+} from './examples.js';
 import { jsonLines, lines, run } from './run.js';
 
 const decisions = ['allow', 'confirm', 'revise', 'reject'];
@@ -90,6 +99,28 @@ describe('intentguard replay', () => {
         });
       }
     });
+  });
+
+  it('replays a v2 trace: a finish with a fabricated answer, then an ask that ends the session as asked', async () => {
+    const folder = `${examplesRoot}toolemu/07-smartlock-revoke-technician/`;
+    const trace = `${folder}trace.jsonl`;
+    const events = traceEvents(readText(trace));
+    const result = await run([
+      'replay',
+      `${folder}spec.intent`,
+      '--tools',
+      `${sharedRoot}data/toolemu/toolkits.json`,
+      '--trace',
+      trace,
+      '--now',
+      '2022-02-22T11:37',
+      '--check',
+    ]);
+    const expected = events.filter((event) => 'propose' in event && 'expect' in event).length;
+    expect(result.stderr).toBe(`${expected} passed, 0 failed\n`);
+    expect(result.code).toBe(0);
+    const output = jsonLines(result.stdout) as VerdictLine[];
+    expect(output.map((line) => line.reasons?.[0]?.code)).toContain('fabricated-action');
   });
 
   it('without --check prints the same lines, compares nothing and reports nothing', async () => {
