@@ -20,6 +20,7 @@ import {
 } from './measure.js';
 import { securityBench } from './security.js';
 import { serversBench } from './servers.js';
+import { v2RulesBench } from './v2-rules.js';
 
 /**
  * `npm run bench`: decision latency per proposal and memory per session for specs of
@@ -194,6 +195,7 @@ async function main(): Promise<void> {
   console.log('\nParse + check (median of 7 runs)');
   console.log(table(['rules', 'spec KiB', 'ms'], checkRows));
   securityBench(Number(process.env.BENCH_REFUSALS ?? 1_000_000));
+  v2RulesBench(proposalsPerKind);
   guardBench(proposalsPerKind);
   await adapterBench();
   await serversBench();
