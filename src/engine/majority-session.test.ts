@@ -104,6 +104,27 @@ describe('MajoritySession', () => {
     expect(verdict.performs).toEqual(['Reserve']);
   });
 
+  it('allows a question to the user by every member, a spec-less one too, and ends as asked', () => {
+    const session = new MajoritySession([reserveBefore('19:00'), undefined], { now });
+    const verdict = session.propose({ ask: 'Which restaurant do you mean?' });
+    expect(verdict.decision).toBe('allow');
+    expect(verdict.votes).toEqual({ allow: 2, confirm: 0, revise: 0, reject: 0 });
+    expect(session.status()).toMatchObject({ finished: true, asked: true, done: false });
+    expect(session.propose(reserveAt('18:30')).reasons[0]?.code).toBe('session-finished');
+  });
+
+  it('refuses a finish whose answer shows a call no member saw run', () => {
+    const transfer = spec('BankTransfer(to = "Alice") -> Sent\ntrue -> Done', bank);
+    const session = new MajoritySession([transfer, transfer], { now });
+    const verdict = session.propose({
+      finish: true,
+      answer: 'Action: BankTransfer\nAction Input: {"to": "Alice", "amount": 5}',
+    });
+    expect(verdict.decision).toBe('revise');
+    expect(verdict.reasons[0]?.code).toBe('fabricated-action');
+    expect(session.status().finished).toBe(false);
+  });
+
   it('breaks ties conservatively', () => {
     const session = new MajoritySession([reserveBefore('19:00'), reserveBefore('18:00')], { now });
     const verdict = session.propose(reserveAt('18:30'));
