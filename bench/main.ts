@@ -10,6 +10,7 @@ import {
   rulesPerAction,
 } from './generate.js';
 import { guardBench } from './guard.js';
+import { languageV2Bench } from './language-v2.js';
 import {
   collectGarbage,
   formatMicros,
@@ -197,6 +198,7 @@ async function main(): Promise<void> {
   securityBench(Number(process.env.BENCH_REFUSALS ?? 1_000_000));
   v2RulesBench(proposalsPerKind);
   guardBench(proposalsPerKind);
+  languageV2Bench(proposalsPerKind);
   await adapterBench();
   await serversBench();
 }

@@ -133,7 +133,7 @@ function compileStep(step: CheckedStep, settings: SimilaritySettings, reading: R
     const name = step.name;
     const read = (item: Data): Data | Missing =>
       isObject(item) && Object.hasOwn(item, name) ? item[name] : missing;
-    return (data) => {
+    return memoizedOnLists((data) => {
       if (!Array.isArray(data)) return read(data);
       // A projection: the field of every element that has it.
       const values: Data[] = [];
@@ -142,13 +142,31 @@ function compileStep(step: CheckedStep, settings: SimilaritySettings, reading: R
         if (value !== missing) values.push(value);
       }
       return values;
-    };
+    });
   }
   // Filters select with the rules' reading, in guards too.
   const strict: Reading = { guard: false, options: reading.options };
   const tests = step.constraints.map((constraint) => compileDataTest(constraint, settings, strict));
-  return (data, clock) =>
-    Array.isArray(data) ? data.filter((item) => tests.every((test) => test(item, clock))) : missing;
+  return memoizedOnLists((data, clock) =>
+    Array.isArray(data) ? data.filter((item) => tests.every((test) => test(item, clock))) : missing,
+  );
+}
+
+/**
+ * A step over a list, remembered per list and clock: data never changes once read (a
+ * value is replaced, never mutated), and a session's clock is fixed, so re-deciding a
+ * proposal against the same result list costs a lookup rather than a walk of the list.
+ */
+function memoizedOnLists(step: Step): Step {
+  const memo = new WeakMap<object, { clock: SessionClock; result: Data | Missing }>();
+  return (data, clock) => {
+    if (!Array.isArray(data)) return step(data, clock);
+    const known = memo.get(data);
+    if (known !== undefined && known.clock === clock) return known.result;
+    const result = step(data, clock);
+    memo.set(data, { clock, result });
+    return result;
+  };
 }
 
 type DataTest = (data: Data, clock: SessionClock) => boolean;
@@ -236,4 +254,44 @@ export function compileAccessTest(
     options: proposed ? proposedOptions : observedOptions,
   });
   return (value, clock) => test(dataOf(value), clock);
+}
+
+/**
+ * The value a binding constraint's left side reads (LANGUAGE.md §7): the walk of its path
+ * and function, as data; `undefined` when it does not fit. Lists stay lists (a projection
+ * binds each element in turn).
+ */
+export function compileAccessValue(
+  constraint: CheckedConstraint,
+  settings: SimilaritySettings,
+  proposed: boolean,
+): (value: Value, clock: SessionClock) => unknown {
+  const access = constraint.access as CheckedAccess;
+  const reading: Reading = { guard: false, options: proposed ? proposedOptions : observedOptions };
+  const steps = access.steps.map((step) => compileStep(step, settings, reading));
+  const regex = access.matches;
+  return (value, clock) => {
+    let current: Data | Missing = dataOf(value);
+    for (const step of steps) {
+      current = step(current, clock);
+      if (current === missing) return undefined;
+    }
+    switch (access.function) {
+      case 'count':
+        if (!Array.isArray(current)) return undefined;
+        return regex === undefined
+          ? current.length
+          : current.filter((item) => regex.test(normalizeText(textOf(item)))).length;
+      case 'len':
+        if (Array.isArray(current)) return current.length;
+        return typeof current === 'string' ? [...current].length : undefined;
+      default:
+        return current;
+    }
+  };
+}
+
+/** The data of a runtime value: a json variable's structure, anything else as it is. */
+export function bindingData(value: Value): unknown {
+  return dataOf(value);
 }

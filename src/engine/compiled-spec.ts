@@ -10,6 +10,7 @@ import type {
 } from '../language/index.js';
 import {
   answerPredicate,
+  defaultLimits,
   type Literal,
   operatorPolarity,
   performanceLimit,
@@ -23,7 +24,44 @@ import {
   scalarKey,
 } from './constraint-test.js';
 import { compileGuardTest } from './guard-constraint-test.js';
+import { type Binder, type CompiledBinding, compileBinding, type JoinPlan } from './join.js';
 import type { Value } from './values.js';
+
+const alwaysHolds = () => true;
+
+/** A join over patterns in body order, with where each binding gets its value. */
+function joinPlan(
+  patterns: readonly CompiledPattern[],
+  slots: ReadonlyMap<string, number>,
+): JoinPlan {
+  const ordered = [...patterns].sort(
+    (a, b) => a.source.range.start.offset - b.source.range.start.offset,
+  );
+  const binders: Binder[] = [...slots.keys()].map((name) => ({
+    name,
+    text: `$${name}`,
+    predicate: '',
+  }));
+  for (const pattern of ordered) {
+    for (const constraint of pattern.constraints) {
+      const binding = constraint.binding;
+      if (binding === undefined || !binding.binds) continue;
+      binders[binding.slot] = {
+        name: binding.name,
+        text: constraint.source.access?.text ?? constraint.source.variable.name,
+        predicate: pattern.predicate.name,
+      };
+    }
+  }
+  return {
+    patterns: ordered,
+    bindingConstraints: ordered.map((pattern) =>
+      pattern.constraints.filter((constraint) => constraint.binding !== undefined),
+    ),
+    binders,
+    limit: defaultLimits.maxJoinWork,
+  };
+}
 
 /** The value of an absent list argument, shared: values are never mutated. */
 const noElements: Value = Object.freeze([]);
@@ -55,6 +93,8 @@ export interface CompiledConstraint {
   readonly absent: Value | undefined;
   /** Whether the constraint holds on an unobserved value: a negative one in a guard on an action. */
   readonly holdsWhenAbsent: boolean;
+  /** A constraint with a binding `$x` (its `test` always holds; the join decides). */
+  readonly binding?: CompiledBinding;
 }
 
 export interface CompiledPattern {
@@ -65,6 +105,8 @@ export interface CompiledPattern {
   readonly absentArguments: readonly number[];
   /** The rule the pattern belongs to; undefined for a guard's pattern. */
   readonly rule: CompiledRule | undefined;
+  /** A guard's pattern with bindings: matched by a join over its one action. */
+  readonly join?: JoinPlan;
 }
 
 export interface CompiledRule {
@@ -82,6 +124,8 @@ export interface CompiledRule {
   readonly limit: number;
   /** `@repeat(per: arg)` (v2): the action argument's index, and the budget per value. */
   readonly per: { readonly variable: number; readonly limit: number } | undefined;
+  /** Set when the rule has bindings: it fires by a join (LANGUAGE.md §7). */
+  readonly join?: JoinPlan;
 }
 
 /**
@@ -183,24 +227,43 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     pattern: CheckedPattern,
     rule: CompiledRule | undefined,
     guard = false,
+    slots: Map<string, number> = new Map(),
   ): CompiledPattern => {
     const predicate =
       pattern.predicate === answerPredicate ? answer : predicates.get(pattern.predicate.name);
     if (!predicate)
       throw new Error(`internal: predicate ${pattern.predicate.name} is not in the schema`);
     const isAction = predicate.declaration.kind === 'action';
+    const slotOf = (name: string) => {
+      const known = slots.get(name);
+      if (known !== undefined) return known;
+      slots.set(name, slots.size);
+      return slots.size - 1;
+    };
     return {
       source: pattern,
       predicate,
       rule,
       constraints: pattern.constraints.map((constraint) => ({
+        ...(constraint.binding
+          ? {
+              binding: compileBinding(
+                constraint,
+                slotOf(constraint.binding.name),
+                settings,
+                isAction,
+              ),
+            }
+          : {}),
         source: constraint,
         variable: predicate.variableIndex.get(constraint.variable.name) ?? -1,
-        test: constraint.access
-          ? compileAccessTest(constraint, settings, guard, isAction)
-          : guard
-            ? compileGuardTest(constraint, settings)
-            : compileConstraintTest(constraint, settings),
+        test: constraint.binding
+          ? alwaysHolds
+          : constraint.access
+            ? compileAccessTest(constraint, settings, guard, isAction)
+            : guard
+              ? compileGuardTest(constraint, settings)
+              : compileConstraintTest(constraint, settings),
         absent: isAction && constraint.variable.type.kind === 'list' ? noElements : undefined,
         // A path into an argument that is not given is a missing field (LANGUAGE.md §7).
         holdsWhenAbsent:
@@ -238,10 +301,14 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
       objectives: source.objectives,
       limit: performanceLimit(source),
       per: undefined as CompiledRule['per'],
+      join: undefined as JoinPlan | undefined,
     };
-    rule.states = source.states.map((pattern) => compilePattern(pattern, rule));
+    const slots = new Map<string, number>();
+    rule.states = source.states.map((pattern) => compilePattern(pattern, rule, false, slots));
     rule.negations = (source.negations ?? []).map((pattern) => compilePattern(pattern, rule));
-    rule.action = source.action ? compilePattern(source.action, rule) : undefined;
+    rule.action = source.action ? compilePattern(source.action, rule, false, slots) : undefined;
+    if (slots.size > 0)
+      rule.join = joinPlan(rule.action ? [...rule.states, rule.action] : rule.states, slots);
     const per = source.repeat?.per;
     if (per && rule.action) {
       const variable = rule.action.predicate.variableIndex.get(per.name);
@@ -274,9 +341,11 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
 
   const guardsByPredicate = new Map<string, CompiledGuard[]>();
   for (const guard of spec.guards) {
+    const slots = new Map<string, number>();
+    const pattern = compilePattern(guard.pattern, undefined, true, slots);
     push(guardsByPredicate, guard.pattern.predicate.name, {
       source: guard,
-      pattern: compilePattern(guard.pattern, undefined, true),
+      pattern: slots.size > 0 ? { ...pattern, join: joinPlan([pattern], slots) } : pattern,
     });
   }
 
@@ -324,6 +393,7 @@ function pinnedKey(rule: CompiledRule, variable: number): string | number | bool
     (candidate) =>
       candidate.variable === variable &&
       candidate.source.access === undefined &&
+      candidate.source.binding === undefined &&
       candidate.source.operator === '=' &&
       indexKey(candidate.source.value) !== undefined,
   );
@@ -339,6 +409,7 @@ function buildArgumentIndex(rules: readonly CompiledRule[]): ArgumentIndex | und
       if (
         constraint.source.operator !== '=' ||
         constraint.source.access !== undefined ||
+        constraint.source.binding !== undefined ||
         indexKey(constraint.source.value) === undefined ||
         seen.has(constraint.variable)
       )

@@ -235,5 +235,6 @@ export function describeLiteral(literal: Literal, clock: SessionClock): string {
 
 /** `< 19:00`: the expected side of a constraint, as verdict reasons carry it. */
 export function describeExpectation(constraint: CheckedConstraint, clock: SessionClock): string {
+  if (constraint.binding) return `${constraint.operator} $${constraint.binding.name}`;
   return `${constraint.operator} ${describeLiteral(constraint.value, clock)}`;
 }

@@ -16,7 +16,10 @@ import { describeLiteral } from './constraint-test.js';
 export function describeConstraint(constraint: CheckedConstraint, clock: SessionClock): string {
   const subject = constraint.access?.text ?? constraint.variable.name;
   const type = constraint.access?.compared ?? constraint.variable.type;
-  return `${subject} ${operatorPhrase(constraint.operator, type)} ${describeLiteral(constraint.value, clock)}`;
+  const value = constraint.binding
+    ? `$${constraint.binding.name}`
+    : describeLiteral(constraint.value, clock);
+  return `${subject} ${operatorPhrase(constraint.operator, type)} ${value}`;
 }
 
 const maxDescription = 60;

@@ -6,6 +6,7 @@ import type {
   CompiledPredicate,
   CompiledRule,
 } from './compiled-spec.js';
+import { type JoinFailure, joinHolds } from './join.js';
 import { type Instance, type StateView, singleKey } from './state.js';
 import type { Value } from './values.js';
 
@@ -83,6 +84,13 @@ export function actionMatches(
   action: ProposedAction | undefined,
   clock: SessionClock,
 ): boolean {
+  // A guard with bindings: some assignment over its one action (LANGUAGE.md §7).
+  if (pattern.join)
+    return (
+      (pattern.absentArguments.length === 0 ||
+        (action !== undefined && argumentsAbsent(pattern, action.values))) &&
+      joinHolds(pattern.join, { view: undefined, action, clock }, true)
+    );
   return (
     action !== undefined &&
     action.predicate === pattern.predicate &&
@@ -96,13 +104,23 @@ export function ruleFires(rule: CompiledRule, context: EvaluationContext): boole
   for (const condition of rule.objectives) {
     if (!compareCount(context.achieved.get(condition.name) ?? 0, condition)) return false;
   }
-  if (rule.action && !actionMatches(rule.action, context.action, context.clock)) return false;
-  for (const pattern of rule.states) {
-    if (!patternHolds(pattern, context.view, context.clock)) return false;
-  }
   // `not P(...)` (v2): no instance satisfies the pattern; it never binds anything.
   for (const pattern of rule.negations) {
     if (patternHolds(pattern, context.view, context.clock)) return false;
+  }
+  if (rule.join) {
+    const action = rule.action;
+    if (
+      action !== undefined &&
+      action.absentArguments.length > 0 &&
+      (context.action === undefined || !argumentsAbsent(action, context.action.values))
+    )
+      return false;
+    return joinHolds(rule.join, context, false);
+  }
+  if (rule.action && !actionMatches(rule.action, context.action, context.clock)) return false;
+  for (const pattern of rule.states) {
+    if (!patternHolds(pattern, context.view, context.clock)) return false;
   }
   return true;
 }
@@ -115,6 +133,8 @@ export type UnmetCondition =
       readonly pattern: CompiledPattern;
       readonly constraint: CompiledConstraint;
       readonly actual: Value | undefined;
+      /** A binding's use: the values it was compared with, and where they came from. */
+      readonly bound?: Pick<JoinFailure, 'bound' | 'binder' | 'exhausted'>;
     }
   /** `P()` with no constraints: P has never been observed. */
   | { readonly kind: 'unobserved'; readonly pattern: CompiledPattern }
@@ -191,6 +211,21 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
         if (actual !== undefined)
           unmet.push({ kind: 'present', pattern: action, variable, actual });
       }
+    }
+  }
+  if (unmet.length === 0 && rule.join) {
+    // Every atom holds on its own; no assignment of the bindings satisfies them together.
+    const failure: { current?: JoinFailure } = {};
+    if (!joinHolds(rule.join, context, false, failure)) {
+      const found = failure.current;
+      if (found !== undefined)
+        unmet.push({
+          kind: 'constraint',
+          pattern: found.pattern,
+          constraint: found.constraint,
+          actual: found.actual,
+          bound: { bound: found.bound, binder: found.binder, exhausted: found.exhausted },
+        });
     }
   }
   return unmet;

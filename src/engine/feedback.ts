@@ -1,4 +1,4 @@
-import { defaultLimits } from '../language/index.js';
+import { defaultLimits, isDecimal } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type {
   CompiledGuard,
@@ -17,6 +17,7 @@ import {
 } from './describe.js';
 import type { UnmetCondition } from './evaluation.js';
 import type { FabricationCheck } from './fabricated-action.js';
+import type { Key } from './join.js';
 import type { ProposalProblem } from './proposal.js';
 import { cutText, formatValue, type Value } from './values.js';
 import type { Reason } from './verdict.js';
@@ -160,6 +161,7 @@ export function unmetReason(
           : `it ${verb} ${actual}`;
       const extra = candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : '';
       const description = constraint.source.variable.description;
+      const bound = unmet.bound === undefined ? '' : describeBound(unmet.bound, maxEcho);
       return {
         code: 'unmet-conditions',
         rule: rule.id,
@@ -168,7 +170,7 @@ export function unmetReason(
         expected: describeExpectation(constraint.source, clock),
         actual,
         ...(candidates.length > 0 ? { candidates } : {}),
-        message: `${subject} ${describeConstraint(constraint.source, clock)}${description ? ` (${constraint.source.variable.name}: ${description.replace(/\.$/, '')})` : ''}; ${found}.${extra}`,
+        message: `${subject} ${describeConstraint(constraint.source, clock)}${bound}${description ? ` (${constraint.source.variable.name}: ${description.replace(/\.$/, '')})` : ''}; ${found}.${extra}`,
       };
     }
   }
@@ -362,4 +364,24 @@ export function invalidProposalReasons(problems: readonly ProposalProblem[]): Re
     });
   }
   return reasons;
+}
+
+/** `, the one results[name = "Mike Johnson"].unique_id of SpokeoSearchPeopleResult gave ("a1b2")` */
+function describeBound(
+  bound: NonNullable<Extract<UnmetCondition, { kind: 'constraint' }>['bound']>,
+  maxEcho: number,
+): string {
+  if (bound.exhausted) return ' (the search for values of its bindings took too many steps)';
+  const values = bound.bound.map((value) => cutText(boundText(value), maxEcho));
+  const binder = bound.binder;
+  const source = binder === undefined ? '' : ` — the ${binder.text} of ${binder.predicate}`;
+  return `${source} (${joinWords(values, 'or')})`;
+}
+
+function boundText(value: unknown): string {
+  const key = value as Key | undefined;
+  if (key === undefined) return 'nothing';
+  if (key.kind === 'text') return JSON.stringify(key.raw);
+  if (key.kind === 'number') return isDecimal(key.value) ? key.value.toString() : String(key.value);
+  return String(key.value);
 }

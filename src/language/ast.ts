@@ -37,6 +37,8 @@ export type ValueNode =
   /** A bare name: an enum member (or, for a text variable, that text). */
   | { readonly kind: 'name'; readonly value: string; readonly range: SourceRange }
   | { readonly kind: 'list'; readonly elements: readonly ValueNode[]; readonly range: SourceRange }
+  /** `$x`: a binding (LANGUAGE.md §7); the name is without the `$`. */
+  | { readonly kind: 'binding'; readonly name: string; readonly range: SourceRange }
   | {
       readonly kind: 'regex';
       /** The pattern as written between the slashes (escapes kept). */

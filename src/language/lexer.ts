@@ -24,6 +24,7 @@ const punctuation: Readonly<Record<string, SymbolText>> = {
   '.': '.',
   ';': ';',
   ':': ':',
+  $: '$',
 };
 
 const allSymbols: ReadonlyArray<readonly [string, SymbolText]> = [
@@ -328,7 +329,8 @@ export function startLexer(
       return true;
     }
     const single = singleSymbols.get(character);
-    if (single !== undefined) {
+    // `$` starts a binding `$x` only: `$500` is a currency sign, an unexpected character.
+    if (single !== undefined && (single !== '$' || /[A-Za-z_]/.test(text[position + 1] ?? ''))) {
       push({ kind: 'symbol', text: single, start: position, end: position + 1 });
       position++;
       return true;

@@ -53,6 +53,11 @@ export interface Limits {
   readonly maxRefusalMemoCharacters: number;
   /** History entries kept per session; older ones are dropped. */
   readonly maxHistory: number;
+  /**
+   * Steps one evaluation of a rule or guard with bindings may take (instances and list
+   * elements tried, values compared); beyond it the join fails closed (LANGUAGE.md §7).
+   */
+  readonly maxJoinWork: number;
 }
 
 export const defaultLimits: Limits = Object.freeze({
@@ -79,6 +84,7 @@ export const defaultLimits: Limits = Object.freeze({
   maxRefusalMemo: 1_024,
   maxRefusalMemoCharacters: 4_000_000,
   maxHistory: 10_000,
+  maxJoinWork: 100_000,
 });
 
 /** Merges overrides into the defaults; the result is frozen. */

@@ -971,6 +971,14 @@ class Parser {
       default:
         break;
     }
+    if (this.isSymbol('$') && !inList) {
+      const name = this.peek();
+      if (name.kind !== 'identifier' || name.start !== token.end)
+        return this.unexpected('a binding name right after $', name);
+      this.advance();
+      this.advance();
+      return { kind: 'binding', name: name.text, range: this.range(token.start, name.end) };
+    }
     if (this.isSymbol('[')) {
       // Lists are the only recursion; a configured limit beyond what the stack can take
       // would turn hostile input into a RangeError, so it is capped.

@@ -123,6 +123,8 @@ export function printValue(value: ValueNode): string {
       return `[${value.elements.map(printValue).join(', ')}]`;
     case 'regex':
       return `/${value.pattern}/${value.flags}`;
+    case 'binding':
+      return `$${value.name}`;
   }
 }
 

@@ -35,7 +35,9 @@ export type SymbolText =
   | 'not in'
   | '.'
   | ';'
-  | ':';
+  | ':'
+  /** `$x`: a binding (LANGUAGE.md §7). */
+  | '$';
 
 export interface Token {
   readonly kind: TokenKind;

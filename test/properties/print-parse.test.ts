@@ -148,6 +148,8 @@ function noisyValue(value: ValueNode, pick: Pick): string {
       return value.value;
     case 'list':
       return `[${value.elements.map((element) => noisyValue(element, pick)).join(pick(', ', ',', ' , '))}]`;
+    case 'binding':
+      return `$${value.name}`;
     case 'regex':
       return `/${value.pattern}/${value.flags}`;
   }

@@ -198,8 +198,15 @@ function valueArbitrary(depth: number): fc.Arbitrary<ValueNode> {
 const plainOperators = operators.filter((operator) => !operator.endsWith('matches'));
 const regexOperators = operators.filter((operator) => operator.endsWith('matches'));
 
+const bindingArbitrary: fc.Arbitrary<ValueNode> = nameArbitrary.map((name) => ({
+  kind: 'binding' as const,
+  name,
+  range: nowhere,
+}));
+
 const operatorValueArbitrary = fc.oneof(
   fc.tuple(fc.constantFrom(...plainOperators), valueArbitrary(4)),
+  fc.tuple(fc.constantFrom(...plainOperators), bindingArbitrary),
   fc.tuple(fc.constantFrom(...regexOperators), regexArbitrary),
 );
 

@@ -78,6 +78,159 @@ interface AccessContext {
   readonly scope: NameScope;
   /** The schema variable the path starts from (its description names the fields). */
   readonly root: VariableDeclaration;
+  /** Inside a filter, where bindings are not read (each element is tested on its own). */
+  readonly inFilter?: boolean;
+}
+
+/** A shape as a declared type; json is carried as text (its run-time data decides). */
+function shapeType(shape: Shape): VariableType {
+  if (shape.kind === 'type') return shape.type;
+  return shape.kind === 'json' ? { kind: 'text' } : { kind: 'list', element: 'text' };
+}
+
+/** Operators a binding may be compared with (LANGUAGE.md §7). */
+const bindingOperators: readonly Operator[] = [
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'contains',
+  'not contains',
+];
+const orderOperators = new Set<Operator>(['<', '<=', '>', '>=']);
+
+/** The kind a binding's values have, for type agreement: json is known only at run time. */
+function bindingKind(shape: Shape): string | undefined {
+  if (shape.kind !== 'type') return undefined;
+  const type = shape.type;
+  if (type.kind === 'enum') return 'text';
+  return type.kind === 'list' ? type.element : type.kind;
+}
+
+/**
+ * `field = $x` binds `$x` the first time (a projection binds each element in turn);
+ * every later use compares with it. Uses before the binder are `unbound-variable`; a use
+ * whose type differs from the binder's is `binding-type-mismatch`.
+ */
+function resolveBinding(
+  variable: VariableDeclaration,
+  node: ConstraintNode,
+  value: Extract<ValueNode, { kind: 'binding' }>,
+  shape: Shape,
+  access: CheckedAccess | undefined,
+  text: string,
+  context: AccessContext,
+): CheckedConstraint | undefined {
+  const bindings = context.scope.bindings;
+  if (context.inFilter || bindings === undefined) {
+    context.scope.diagnostics.report(
+      'binding-in-filter',
+      { range: value.range },
+      { binding: `$${value.name}` },
+    );
+    return undefined;
+  }
+  if (!bindingOperators.includes(node.operator)) {
+    context.scope.diagnostics.report(
+      'operator-not-allowed',
+      { range: node.range },
+      {
+        operator: node.operator,
+        variable: text,
+        type: `a binding ($${value.name})`,
+        allowed: bindingOperators.join(' '),
+      },
+    );
+    return undefined;
+  }
+  const isList =
+    shape.kind === 'json-list' || (shape.kind === 'type' && shape.type.kind === 'list');
+  const elementKind = isList ? bindingKind(elementShape(shape) ?? json) : bindingKind(shape);
+  const known = bindings.get(value.name);
+  const placeholder = { kind: 'text', value: `$${value.name}` } as const;
+  if (known === undefined) {
+    if (node.operator !== '=') {
+      context.scope.diagnostics.report(
+        'unbound-variable',
+        { range: value.range },
+        {
+          binding: `$${value.name}`,
+          hint: `Bind it first with a positive equality: field = $${value.name}.`,
+        },
+      );
+      return undefined;
+    }
+    bindings.set(value.name, { kind: elementKind, text, range: value.range });
+    return {
+      variable,
+      operator: node.operator,
+      value: placeholder,
+      node,
+      ...(access ? { access } : {}),
+      binding: {
+        name: value.name,
+        binds: true,
+        each: isList,
+        ...(elementKind ? { kind: elementKind } : {}),
+      },
+    };
+  }
+  const useKind = node.operator.endsWith('contains')
+    ? isList
+      ? elementKind
+      : bindingKind(shape) === 'text' || shape.kind === 'json'
+        ? (known.kind ?? 'text')
+        : bindingKind(shape)
+    : isList
+      ? elementKind
+      : bindingKind(shape);
+  if (known.kind !== undefined && useKind !== undefined && known.kind !== useKind) {
+    context.scope.diagnostics.report(
+      'binding-type-mismatch',
+      { range: node.range },
+      {
+        binding: `$${value.name}`,
+        bound: known.kind,
+        binder: known.text,
+        subject: text,
+        type: useKind,
+      },
+    );
+    return undefined;
+  }
+  const kind = known.kind ?? useKind;
+  if (
+    orderOperators.has(node.operator) &&
+    kind !== undefined &&
+    !['number', 'date', 'time', 'datetime'].includes(kind)
+  ) {
+    context.scope.diagnostics.report(
+      'operator-not-allowed',
+      { range: node.range },
+      {
+        operator: node.operator,
+        variable: text,
+        type: kind,
+        allowed: '= != contains not contains',
+      },
+    );
+    return undefined;
+  }
+  return {
+    variable,
+    operator: node.operator,
+    value: placeholder,
+    node,
+    ...(access ? { access } : {}),
+    binding: {
+      name: value.name,
+      binds: false,
+      each: isList && !node.operator.endsWith('contains'),
+      ...(kind ? { kind } : {}),
+    },
+  };
 }
 
 function invalidPath(
@@ -177,7 +330,7 @@ function resolveElementConstraint(
     type: element.kind === 'type' ? element.type : { kind: 'text' },
     ...(element.kind === 'type' ? {} : { jsonText: true }),
   };
-  return typeAccess(itVariable, element, 'it', steps, node, context);
+  return typeAccess(itVariable, element, 'it', steps, node, { ...context, inFilter: true });
 }
 
 /** Types a constraint whose left side is a path, filter or function of `variable`. */
@@ -266,6 +419,19 @@ function typeAccess(
         'Only text (and json values) can be read as another type.',
       );
     shape = { kind: 'type', type: { kind: coercion } };
+  }
+  if (node.value.kind === 'binding') {
+    const access: CheckedAccess | undefined =
+      node.subject === undefined
+        ? undefined
+        : {
+            steps: walked.steps,
+            ...(fn !== undefined ? { function: fn } : {}),
+            ...(matches !== undefined ? { matches } : {}),
+            compared: shapeType(shape),
+            text,
+          };
+    return resolveBinding(variable, node, node.value, shape, access, text, context);
   }
   const compared = comparedType(shape, node.value, node.operator);
   const allowed = allowedOperators(compared);

@@ -164,10 +164,10 @@ export function checkWithDiagnostics(
   // A disjunctive rule's alternatives share atoms: each is resolved (and reported) once.
   const resolvedAtoms = new Map<AtomNode, ResolvedAtom>();
   const contradictions = new Map<CheckedPattern, boolean>();
-  const resolveOnce = (atom: AtomNode): ResolvedAtom => {
+  const resolveOnce = (atom: AtomNode, ruleScope: NameScope): ResolvedAtom => {
     let resolved = resolvedAtoms.get(atom);
     if (!resolved) {
-      resolved = resolveAtom(atom, scope);
+      resolved = resolveAtom(atom, ruleScope);
       resolvedAtoms.set(atom, resolved);
     }
     return resolved;
@@ -190,6 +190,8 @@ export function checkWithDiagnostics(
       );
     }
     const baseId = ids[nodeIndex] ?? `R${nodeIndex + 1}`;
+    // Bindings (`$x`) are scoped to one rule, bound in body order (LANGUAGE.md §7).
+    const ruleScope: NameScope = { ...scope, bindings: new Map() };
     const disjunctive = node.body.some((atom) => atom.kind === 'disjunction');
     let annotations: ReturnType<typeof ruleAnnotations> | undefined;
     expanded.bodies.forEach((body, alternativeIndex) => {
@@ -199,7 +201,7 @@ export function checkWithDiagnostics(
       let action: CheckedPattern | undefined;
       let invalid = expanded.truncated;
       for (const atom of body) {
-        const resolved = resolveOnce(atom);
+        const resolved = resolveOnce(atom, ruleScope);
         if (resolved.kind === 'invalid') {
           invalid = true;
         } else if (resolved.kind === 'objective') {
@@ -295,7 +297,13 @@ export function checkWithDiagnostics(
       );
       return;
     }
-    const pattern = resolvePattern(predicate, item.constraints, item.range, scope, item.absent);
+    const pattern = resolvePattern(
+      predicate,
+      item.constraints,
+      item.range,
+      { ...scope, bindings: new Map() },
+      item.absent,
+    );
     reportContradictions(pattern, scope);
     guards.push({
       index,

@@ -65,6 +65,7 @@ const valueKindNames: Readonly<Record<ValueNode['kind'], string>> = {
   name: 'a bare name',
   list: 'a list',
   regex: 'a regular expression',
+  binding: 'a binding',
 };
 
 type ScalarType = Exclude<VariableType, { kind: 'list' }>;

@@ -158,10 +158,12 @@ export function shadowingGuard(
       return false;
     return guard.pattern.constraints.every((guardConstraint) => {
       // A path, filter or function is not reasoned about: the guard may not cover the rule.
-      if (guardConstraint.access !== undefined) return false;
+      if (guardConstraint.access !== undefined || guardConstraint.binding !== undefined)
+        return false;
       const onVariable = action.constraints.filter(
         (constraint) =>
           constraint.access === undefined &&
+          constraint.binding === undefined &&
           constraint.variable.name === guardConstraint.variable.name,
       );
       return implies(onVariable, guardConstraint, guardConstraint.variable.type);

@@ -61,6 +61,8 @@ export function reportRecordListComparisons(
   ];
   for (const pattern of patterns) {
     for (const constraint of pattern.constraints) {
+      // A path or filter already reads the records' fields.
+      if (constraint.access !== undefined || constraint.binding !== undefined) continue;
       if (!wholeElementOperators.has(constraint.operator)) continue;
       if (!holdsRecords(constraint.variable)) continue;
       const [text] = plainTexts(constraint);

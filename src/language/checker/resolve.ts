@@ -3,6 +3,7 @@ import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { printConstraint } from '../printer.js';
 import type { PredicateDeclaration, Schema, VariableDeclaration } from '../schema-model.js';
 import { findVariable, formatType } from '../schema-model.js';
+import type { SourceRange } from '../source-range.js';
 import { didYouMean } from '../suggest.js';
 import { resolveAccess } from './access.js';
 import { allowedOperators, type TypingProblem, typeConstraintValue } from './literal.js';
@@ -20,6 +21,15 @@ export interface NameScope {
   readonly schema: Schema;
   readonly objectives: ReadonlySet<string>;
   readonly diagnostics: DiagnosticBag;
+  /** The bindings of the rule or guard being checked, by name (LANGUAGE.md §7). */
+  readonly bindings?: Map<string, BindingInfo>;
+}
+
+/** What the checker knows of a bound `$x`: its value kind (absent: json) and its binder. */
+export interface BindingInfo {
+  readonly kind: string | undefined;
+  readonly text: string;
+  readonly range: SourceRange;
 }
 
 export function unknownNameHint(
@@ -57,7 +67,8 @@ export function resolveConstraint(
     );
     return undefined;
   }
-  if (node.subject !== undefined) return resolveAccess(variable, node, scope);
+  if (node.subject !== undefined || node.value.kind === 'binding')
+    return resolveAccess(variable, node, scope);
   const allowed = allowedOperators(variable.type);
   if (!allowed.includes(node.operator)) {
     scope.diagnostics.report(
@@ -84,8 +95,8 @@ export function resolveConstraint(
 export function reportContradictions(pattern: CheckedPattern, scope: NameScope): boolean {
   const byVariable = new Map<string, CheckedConstraint[]>();
   for (const constraint of pattern.constraints) {
-    // Paths, filters and functions are not reasoned about: never a contradiction.
-    if (constraint.access !== undefined) continue;
+    // Paths, filters, functions and bindings are not reasoned about: never a contradiction.
+    if (constraint.access !== undefined || constraint.binding !== undefined) continue;
     const list = byVariable.get(constraint.variable.name) ?? [];
     list.push(constraint);
     byVariable.set(constraint.variable.name, list);

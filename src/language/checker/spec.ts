@@ -46,6 +46,21 @@ export interface CheckedConstraint {
   readonly node: ConstraintNode;
   /** Set when the left side is a path, filter or function of the variable (LANGUAGE.md §7). */
   readonly access?: CheckedAccess;
+  /** Set when the value is a binding `$x`; `value` is then only a placeholder. */
+  readonly binding?: CheckedBinding;
+}
+
+/**
+ * `$x` in a constraint (LANGUAGE.md §7). The binder (`binds`) takes the constrained value
+ * (`each`: every element of a projection in turn); a use compares with it (`each`: some
+ * element). `kind` is the binder's value kind (`text`, `number`, `date`, …); absent for
+ * json values, whose kind only the run-time data tells.
+ */
+export interface CheckedBinding {
+  readonly name: string;
+  readonly binds: boolean;
+  readonly each: boolean;
+  readonly kind?: string;
 }
 
 /** A checked path step: a field (projection on a list), or a filter on the elements. */

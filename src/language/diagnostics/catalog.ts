@@ -194,6 +194,22 @@ export const diagnosticCatalog = {
     message: "{what} cannot be applied to '{subject}', which is {type}.",
     hint: '{hint}',
   },
+  'unbound-variable': {
+    severity: 'error',
+    message: "'{binding}' is used before anything binds it.",
+    hint: '{hint}',
+  },
+  'binding-type-mismatch': {
+    severity: 'error',
+    message:
+      "'{binding}' holds {bound} values (bound by {binder}), but '{subject}' is compared with it as {type}.",
+    hint: 'Compare a binding only with values of the type it was bound to.',
+  },
+  'binding-in-filter': {
+    severity: 'error',
+    message: "The binding '{binding}' cannot be used inside a filter [...].",
+    hint: 'Bind or compare it outside the filter: results[...].field = {binding}.',
+  },
   'json-field-not-described': {
     severity: 'warning',
     message:
