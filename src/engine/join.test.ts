@@ -81,6 +81,15 @@ describe('bindings with join semantics (LANGUAGE.md §7)', () => {
     expect(send('111-2222', '333-4444')).toBe('allow');
   });
 
+  it('binds in whichever alternative of a disjunction fires', () => {
+    const s = session(`
+      (SpokeoSearchPeopleResult(results[name = "Nobody"].unique_id = $id) | SpokeoSearchPeopleResult(results[location = "Boston"].unique_id = $id)) & SpokeoBackgroundCheck(unique_id = $id) -> Checked
+      Checked -> Done`);
+    s.observe({ updates: { SpokeoSearchPeopleResult: { results: people } } });
+    expect(s.propose(check('a1b2')).decision).toBe('revise');
+    expect(s.propose(check('c3d4')).decision).toBe('allow');
+  });
+
   it('reports unbound uses, type mismatches and bindings inside filters', () => {
     const codes = (text: string) => analyzeSpec(text, schema).map((diagnostic) => diagnostic.code);
     expect(codes('SpokeoBackgroundCheck(unique_id = $id) -> X\nX -> Done')).toEqual([]);

@@ -228,7 +228,12 @@ export function joinHolds(
     const binding = constraint.binding as CompiledBinding;
     const raw = instance[constraint.variable] ?? constraint.absent;
     const values = raw === undefined ? undefined : binding.values(raw, context.clock);
-    if (binding.binds) {
+    // A use whose binder is in another alternative of a disjunction (`(A(x = $a) | B(y =
+    // $a)) & C(z = $a)`): its positive equality binds, as the first one would.
+    const binds =
+      binding.binds ||
+      (env[binding.slot] === unbound && binding.positive === '=' && !binding.negated);
+    if (binds) {
       if (values === undefined) {
         if (!guard) return false;
         env[binding.slot] = absentValue;
@@ -246,6 +251,8 @@ export function joinHolds(
     }
     const bound = env[binding.slot];
     if (bound === absentValue) return bindFrom(index, pattern, instance, constraints, position + 1);
+    if (bound === unbound)
+      return guard && bindFrom(index, pattern, instance, constraints, position + 1);
     if (values === undefined) {
       if (guard) return bindFrom(index, pattern, instance, constraints, position + 1);
       record(index * 1_000 + position, pattern, constraint, raw, bound);
