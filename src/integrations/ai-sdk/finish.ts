@@ -21,18 +21,34 @@ function stillRunningMessage(ids: readonly string[]): string {
   return `intentguard: not yet. The calls ${shown}${ids.length > 5 ? ', …' : ''} have not returned their results; call this again once they have.`;
 }
 
-/** An input schema for "no arguments", as a Standard Schema both SDK lines read. */
+/** The finish tool's input: the final answer, optional (LANGUAGE.md §7). */
+const answerProperties = {
+  answer: {
+    type: 'string',
+    description: 'Your final answer to the user: what was done, as you will tell them.',
+  },
+} as const;
+
+/**
+ * The input schema, as a Standard Schema both SDK lines read: an object with an optional
+ * `answer` text. The guard checks the answer at finish (a call it shows but never made
+ * is refused); anything else in the object is ignored.
+ */
 const noInput = {
   '~standard': {
     version: 1,
     vendor: 'intentguard',
-    validate: (value: unknown) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { value: {} }
-        : { issues: [{ message: 'expected an object' }] },
+    validate: (value: unknown) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return { issues: [{ message: 'expected an object' }] };
+      const answer = (value as { answer?: unknown }).answer;
+      if (answer !== undefined && typeof answer !== 'string')
+        return { issues: [{ message: 'answer must be text' }] };
+      return { value: answer === undefined ? {} : { answer } };
+    },
     jsonSchema: {
-      input: () => ({ type: 'object', properties: {}, additionalProperties: false }),
-      output: () => ({ type: 'object', properties: {}, additionalProperties: false }),
+      input: () => ({ type: 'object', properties: answerProperties, additionalProperties: false }),
+      output: () => ({ type: 'object', properties: answerProperties, additionalProperties: false }),
     },
   },
 } as const;
@@ -67,12 +83,13 @@ export function finishTool(guard: Guard, options: FinishToolOptions = {}): Finis
       options.description ??
       'Call this when the whole task is done. If something is still missing, the result says what to do next.',
     inputSchema: noInput,
-    execute: () => {
+    execute: (input: unknown) => {
       // A call still running may yet fail and be rolled back: the task is not done
       // until every allowed call has its result.
       const { runningIds } = guard.status();
       if (runningIds.length > 0) return stillRunningMessage(runningIds);
-      const decision = guard.finish();
+      const answer = (input as { answer?: unknown } | null | undefined)?.answer;
+      const decision = guard.finish(typeof answer === 'string' ? answer : undefined);
       return decision.action === 'run' ? finishedMessage : decision.message;
     },
   };
