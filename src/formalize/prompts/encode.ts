@@ -41,9 +41,7 @@ export function encoderSystemPrompt(
   mode: 'direct' | 'refine',
   examples: readonly WorkedExample[] = workedExamples,
 ): string {
-  const parts = [role, languageSummary];
-  if (languageV2Summary !== '') parts.push(languageV2Summary);
-  parts.push(methodGuidance);
+  const parts = [role, languageSummary, languageV2Summary, methodGuidance];
   if (mode === 'refine') parts.push(refinementGuidance);
   parts.push(renderExamples(examples));
   return parts.join('\n\n');

@@ -1,11 +1,6 @@
-import {
-  createSchema,
-  type PredicateDeclaration,
-  type Schema,
-  type VariableDeclaration,
-  type VariableType,
-} from '../../language/index.js';
+import { createSchema, type Schema } from '../../language/index.js';
 import { renderSignatures } from '../signatures.js';
+import { boolean, number, state, text, tool, variable } from './example-schema.js';
 import { workedExamplesV2 } from './language-v2.js';
 
 /** A worked example for the encoder prompt; a test checks each spec against its schema. */
@@ -16,52 +11,6 @@ export interface WorkedExample {
   readonly instruction: string;
   readonly schema: Schema;
   readonly spec: string;
-}
-
-const text: VariableType = { kind: 'text' };
-const number: VariableType = { kind: 'number' };
-const boolean: VariableType = { kind: 'boolean' };
-
-function variable(name: string, type: VariableType, description?: string): VariableDeclaration {
-  return description === undefined ? { name, type } : { name, type, description };
-}
-
-function state(
-  name: string,
-  description: string,
-  variables: VariableDeclaration[],
-): PredicateDeclaration {
-  return { name, kind: 'state', description, variables, keys: [], critical: false };
-}
-
-/** A tool as the tool-schema loaders make it: an action and its result predicate. */
-function tool(
-  name: string,
-  description: string,
-  parameters: VariableDeclaration[],
-  returns: VariableDeclaration[],
-  critical: boolean,
-): PredicateDeclaration[] {
-  return [
-    {
-      name,
-      kind: 'action',
-      description,
-      variables: parameters,
-      keys: [],
-      critical,
-      resultPredicate: `${name}Result`,
-    },
-    {
-      name: `${name}Result`,
-      kind: 'state',
-      description: `The result of the last ${name} call.`,
-      variables: returns,
-      keys: [],
-      critical: false,
-      resultOf: name,
-    },
-  ];
 }
 
 export const workedExamples: readonly WorkedExample[] = [

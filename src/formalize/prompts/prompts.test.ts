@@ -10,6 +10,7 @@ import { encoderSystemPrompt, encoderUserPrompt } from './encode.js';
 import { renderExamples, workedExamples } from './examples.js';
 import { repairPrompt, revisionPrompt } from './feedback.js';
 import { goalUserPrompt } from './goal.js';
+import { languageV2Summary, workedExamplesV2 } from './language-v2.js';
 
 const deskclock = (() => {
   const path = sharedUrl('data/verisafe/predicates/com.google.android.deskclock.json');
@@ -19,15 +20,14 @@ const deskclock = (() => {
 })();
 
 describe('worked examples', () => {
-  it.each(workedExamples.map((example) => [example.title, example] as const))(
-    '%s: the spec checks against its schema',
-    (_, example) => {
-      const result = checkSpec(example.spec, example.schema);
-      expect(result.diagnostics.map((diagnostic) => diagnostic.message)).toEqual([]);
-      expect(result.ok).toBe(true);
-      if (result.ok) expect(print(result.value.ast).trim()).toBe(example.spec);
-    },
-  );
+  it.each(
+    [...workedExamples, ...workedExamplesV2].map((example) => [example.title, example] as const),
+  )('%s: the spec checks against its schema', (_, example) => {
+    const result = checkSpec(example.spec, example.schema);
+    expect(result.diagnostics.map((diagnostic) => diagnostic.message)).toEqual([]);
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(print(result.value.ast).trim()).toBe(example.spec);
+  });
 
   it('cover branching, "do nothing", counts, guards and confirmations', () => {
     const all = workedExamples.map((example) => example.spec).join('\n');
@@ -176,5 +176,36 @@ describe('feedback prompts', () => {
     expect(check).toContain('<reading>\nSteps: ...\n</reading>');
     const goal = goalUserPrompt({ ...input, selection: { names: [], total: 0, filtered: false } });
     expect(goal).toContain('- (none listed)');
+  });
+});
+
+describe('Language v2 in the prompt', () => {
+  it('is in every encoder prompt, and its examples show a filter with count and a binding', () => {
+    for (const mode of ['direct', 'refine'] as const)
+      expect(encoderSystemPrompt(mode)).toContain(languageV2Summary);
+    const specs = workedExamplesV2.map((example) => example.spec).join('\n');
+    expect(specs).toMatch(/count\([a-z_]+\[/);
+    expect(specs).toMatch(/= \$[a-z]+\)/);
+    expect(specs).toContain('@repeat(per:');
+  });
+
+  it('teaches only syntax the checker accepts: every construct the summary shows checks', () => {
+    const schema = workedExamplesV2[0]?.schema;
+    if (!schema) throw new Error('no v2 example');
+    const snippets = [
+      'SpokeoSearchPeopleResult(count(results[name = "Ann"]) = 1) -> A\nA -> Done',
+      'SpokeoSearchPeopleResult(any(results.location) = "Austin") -> A\nA -> Done',
+      'SpokeoSearchPeopleResult(results[name = "Ann"].unique_id = $id) & SpokeoBackgroundCheck(unique_id = $id) -> A\nA -> Done',
+      'not A & SpokeoBackgroundCheck(absent(unique_id)) -> A\nA -> Done',
+      '(SpokeoSearchPeople(search_term = "a") | SpokeoSearchPeople(search_term = "b")) -> A\nA -> Done',
+      '@repeat(per: unique_id)\nSpokeoBackgroundCheck() -> A\nA & Answer(text contains "Ann") -> Done',
+    ];
+    for (const snippet of snippets) {
+      const result = checkSpec(snippet, schema);
+      expect(
+        result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message),
+        snippet,
+      ).toEqual([]);
+    }
   });
 });
