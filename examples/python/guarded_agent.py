@@ -112,7 +112,9 @@ def main():
             reason = decision["verdict"]["reasons"][0]["code"] if decision["verdict"]["reasons"] else ""
             print(f"{call_id} {name} {json.dumps(args)}: refuse ({decision['verdict']['decision']}, {reason})")
 
-    finish = guard.request("POST", sid + "/finish")
+    # The final answer goes with the finish: an answer that shows calls never made is refused.
+    answer = f"Transfers made: {json.dumps(transfers)}."
+    finish = guard.request("POST", sid + "/finish", {"answer": answer})
     print(f"finish: {finish['action']}")
     status = guard.request("GET", sid)
     print(f"transfers: {json.dumps(transfers)}")

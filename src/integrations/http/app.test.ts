@@ -509,3 +509,26 @@ describe('batches and group commit', () => {
     expect(verifyAuditFile(dbPath)).toMatchObject({ ok: true });
   });
 });
+
+describe('finish with the answer', () => {
+  it("judges the agent's final answer: calls it shows but never made are refused", async () => {
+    const service = app();
+    const id = await bankSession(service);
+    const finish = async (body?: unknown) =>
+      (await (await call(service, 'POST', `/v1/sessions/${id}/finish`, body)).json()) as {
+        action: string;
+        verdict: { reasons: { code: string }[] };
+      };
+    const fabricated = await finish({
+      answer:
+        'Done!\nAction: BankTransfer\nAction Input: {"to": "Alice", "amount": 500}\nObservation: {"ok": true}',
+    });
+    expect(fabricated.action).toBe('refuse');
+    expect(fabricated.verdict.reasons.map((reason) => reason.code)).toContain('fabricated-action');
+    const plain = await finish({ answer: 'I could not transfer yet.' });
+    expect(plain.action).toBe('refuse');
+    expect(plain.verdict.reasons[0]?.code).toBe('premature-finish');
+    const bad = await call(service, 'POST', `/v1/sessions/${id}/finish`, { answer: 42 });
+    expect(bad.status).toBe(400);
+  });
+});

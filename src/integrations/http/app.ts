@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ChatModel } from '../../formalize/index.js';
 import { openApiDocument } from './openapi.js';
 import { approvalsPage } from './page.js';
@@ -11,6 +11,7 @@ import {
   checkBody,
   checkManyBody,
   createSessionBody,
+  finishBody,
   observeBody,
   resultBody,
 } from './schemas.js';
@@ -238,8 +239,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
 
   app.post('/v1/sessions/:id/finish', async (c) => {
     const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
-    await body(c, z.object({}).strict(), true);
-    return c.json(await sessions.finish(live));
+    const { answer } = await body(c, finishBody, true);
+    return c.json(await sessions.finish(live, answer));
   });
 
   app.get('/v1/sessions', (c) => c.json({ sessions: sessions.list(c.get('tokenHash')) }));

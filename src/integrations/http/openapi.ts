@@ -4,6 +4,7 @@ import {
   checkBody,
   checkManyBody,
   createSessionBody,
+  finishBody,
   observeBody,
   resultBody,
 } from './schemas.js';
@@ -64,7 +65,8 @@ function post(
       ...(bodySchema
         ? {
             requestBody: {
-              required: true,
+              // A finish may come without a body (no answer to judge).
+              required: bodySchema !== 'Finish',
               content: {
                 'application/json': { schema: { $ref: `#/components/schemas/${bodySchema}` } },
               },
@@ -147,8 +149,8 @@ export const openApiDocument = {
       'Observation',
     ),
     '/v1/sessions/{id}/finish': post(
-      'The agent says it is done; run only when the task is done',
-      undefined,
+      'The agent says it is done (optionally with its final answer); run only when the task is done and the answer shows no call that was never made',
+      'Finish',
       'Decision',
     ),
     '/v1/approvals': {
@@ -224,6 +226,7 @@ export const openApiDocument = {
       Approve: schemaOf(approveBody),
       Result: schemaOf(resultBody),
       Observe: schemaOf(observeBody),
+      Finish: schemaOf(finishBody),
     },
   },
 } as const;

@@ -59,4 +59,7 @@ export const resultBody = z
     message: 'give either `output` (the tool succeeded) or `error` (it failed)',
   });
 
+/** The agent's final answer, judged with the finish (fabricated calls, `Answer(text)` in Done rules). */
+export const finishBody = z.object({ answer: z.string().max(100_000).optional() }).strict();
+
 export const observeBody = z.object({ updates: json }).strict();

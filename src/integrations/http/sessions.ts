@@ -460,10 +460,10 @@ export class Sessions {
     return this.#mutate(live, (guard) => guard.observe(updates));
   }
 
-  finish(live: LiveSession): Promise<GuardDecision> {
+  finish(live: LiveSession, answer?: string): Promise<GuardDecision> {
     return this.#mutate(
       live,
-      (guard) => guard.finish(),
+      (guard) => guard.finish(answer),
       (decision) => decision.action === 'run',
     );
   }
