@@ -285,8 +285,14 @@ export function compileAccessValue(
       case 'len':
         if (Array.isArray(current)) return current.length;
         return typeof current === 'string' ? [...current].length : undefined;
-      default:
-        return current;
+      default: {
+        // `x as datetime = $d`: the coerced value is what the binding takes or compares.
+        const compared = access.compared;
+        if (compared.kind === 'text' || compared.kind === 'list' || compared.kind === 'enum')
+          return current;
+        const value = convertScalar(current, compared, clock, reading);
+        return value === missing ? undefined : value;
+      }
     }
   };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sharedUrl } from '../../test/support/shared.js';
 import { analyzeSpec } from '../language/analyze.js';
-import { checkSpec } from '../language/index.js';
+import { checkSpec, createSchema } from '../language/index.js';
 import type { Schema } from '../language/schema-model.js';
 import { schemaFromToolemu } from '../schema/from-toolemu.js';
 import { createSession } from './session.js';
@@ -107,5 +107,95 @@ describe('bindings with join semantics (LANGUAGE.md §7)', () => {
     expect(codes('SpokeoSearchPeopleResult(results[name = $n] != []) -> X\nX -> Done')).toContain(
       'binding-in-filter',
     );
+  });
+});
+
+describe('arithmetic and durations on bindings (LANGUAGE.md §7)', () => {
+  const local = createSchema('arithmetic', [
+    {
+      name: 'Flight',
+      kind: 'state',
+      description: 'The booked flight.',
+      variables: [
+        { name: 'departure', type: { kind: 'datetime' } },
+        { name: 'departure_text', type: { kind: 'text' } },
+      ],
+      keys: [],
+      critical: false,
+      observed: true,
+    },
+    {
+      name: 'Balance',
+      kind: 'state',
+      description: 'The account balance.',
+      variables: [{ name: 'amount', type: { kind: 'number' } }],
+      keys: [],
+      critical: false,
+      observed: true,
+    },
+    {
+      name: 'SetReminder',
+      kind: 'action',
+      description: 'Sets a reminder.',
+      variables: [{ name: 'reminder_time', type: { kind: 'text' }, required: true }],
+      keys: [],
+      critical: false,
+    },
+    {
+      name: 'Transfer',
+      kind: 'action',
+      description: 'Moves money.',
+      variables: [{ name: 'amount', type: { kind: 'number' }, required: true }],
+      keys: [],
+      critical: true,
+    },
+  ]);
+  const localSession = (text: string) => {
+    const checked = checkSpec(text, local);
+    if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics, null, 1));
+    const s = createSession(checked.value, { now });
+    s.observe({
+      updates: {
+        Flight: { departure: '2025-03-15T09:00', departure_text: '2025-03-15 09:00:00' },
+        Balance: { amount: '1000.00000000000000001' },
+      },
+    });
+    return s;
+  };
+
+  it('a reminder at least 3 hours before the departure', () => {
+    for (const spec of [
+      'Flight(departure = $d) & SetReminder(reminder_time as datetime <= $d - 3h) -> R\nR -> Done',
+      'Flight(departure_text as datetime = $d) & SetReminder(reminder_time as datetime <= $d - 3h) -> R\nR -> Done',
+    ]) {
+      const remind = (time: string) =>
+        localSession(spec).propose({
+          action: { name: 'SetReminder', args: { reminder_time: time } },
+        }).decision;
+      expect(remind('2025-03-15 06:00:00')).toBe('allow');
+      expect(remind('2025-03-15 06:00:01')).toBe('revise');
+      expect(remind('the day before')).toBe('revise');
+    }
+  });
+
+  it('at most half the balance, exactly', () => {
+    const s = localSession('Balance(amount = $b) & Transfer(amount <= $b * 0.5) -> T\nT -> Done');
+    const send = (amount: string) =>
+      localSession('Balance(amount = $b) & Transfer(amount <= $b * 0.5) -> T\nT -> Done').propose({
+        action: { name: 'Transfer', args: { amount } },
+      }).decision;
+    expect(send('500.000000000000000005')).toBe('allow');
+    expect(send('500.000000000000000006')).toBe('revise');
+    expect(s.propose({ action: { name: 'Transfer', args: { amount: 499 } } }).decision).toBe(
+      'allow',
+    );
+  });
+
+  it('reports a duration on a number and a fraction of a day on a date', () => {
+    const codes = (text: string) => analyzeSpec(text, local).map((diagnostic) => diagnostic.code);
+    expect(codes('Balance(amount = $b) & Transfer(amount <= $b - 3h) -> T\nT -> Done')).toContain(
+      'binding-type-mismatch',
+    );
+    expect(codes('Transfer(amount <= $b * 2) -> T\nT -> Done')).toContain('unbound-variable');
   });
 });

@@ -1,3 +1,4 @@
+import { computeNumber } from '../language/arithmetic.js';
 import {
   type CheckedConstraint,
   compareNumbers,
@@ -36,6 +37,8 @@ export interface CompiledBinding {
    * does not fit. An element that cannot be compared (a list) is an undefined key.
    */
   readonly values: (value: Value, clock: SessionClock) => readonly (Key | undefined)[] | undefined;
+  /** `$b * 0.5`, `$t - 3h`: the bound value computed on before comparing; undefined: no fit. */
+  readonly adjust?: (bound: Key | undefined) => Key | undefined;
 }
 
 /** Where a binding got its value, for feedback: `results[…].unique_id of SpokeoSearchPeopleResult`. */
@@ -84,7 +87,17 @@ export function compileBinding(
     : (value: Value) => bindingData(value);
   const each = binding.each;
   const info = operatorTable[constraint.operator];
+  const arithmetic = binding.arithmetic;
   return {
+    ...(arithmetic
+      ? {
+          adjust: (bound: Key | undefined): Key | undefined => {
+            if (bound?.kind !== 'number') return undefined;
+            const value = computeNumber(bound.value, arithmetic.operator, arithmetic.amount);
+            return value === undefined ? undefined : { kind: 'number', value };
+          },
+        }
+      : {}),
     slot,
     name: binding.name,
     binds: binding.binds,
@@ -261,8 +274,11 @@ export function joinHolds(
     step(values.length);
     let some = false;
     let fits = true;
+    const target = binding.adjust
+      ? binding.adjust(bound as Key | undefined)
+      : (bound as Key | undefined);
     for (const value of values) {
-      const result = comparePositive(binding.positive, value, bound as Key | undefined);
+      const result = comparePositive(binding.positive, value, target);
       if (result === undefined) fits = false;
       else if (result) some = true;
     }

@@ -19,6 +19,9 @@ export type ComparisonOperator = (typeof comparisonOperators)[number];
 
 export { type Operator, operatorPolarity, operators } from './operators.js';
 
+export const arithmeticOperators = ['+', '-', '*', '/'] as const;
+export type ArithmeticOperator = (typeof arithmeticOperators)[number];
+
 export const relativeDates = ['today', 'tomorrow', 'yesterday', 'now'] as const;
 export type RelativeDate = (typeof relativeDates)[number];
 
@@ -39,6 +42,22 @@ export type ValueNode =
   | { readonly kind: 'list'; readonly elements: readonly ValueNode[]; readonly range: SourceRange }
   /** `$x`: a binding (LANGUAGE.md §7); the name is without the `$`. */
   | { readonly kind: 'binding'; readonly name: string; readonly range: SourceRange }
+  /** `90s`, `30m`, `3h`, `2d` (LANGUAGE.md §7); only on the right of arithmetic. */
+  | { readonly kind: 'duration'; readonly value: string; readonly range: SourceRange }
+  /** `$b * 0.5`, `$departure - 3h`: a binding's value computed on (LANGUAGE.md §7). */
+  | {
+      readonly kind: 'arithmetic';
+      readonly left: {
+        readonly kind: 'binding';
+        readonly name: string;
+        readonly range: SourceRange;
+      };
+      readonly operator: ArithmeticOperator;
+      readonly right:
+        | { readonly kind: 'number'; readonly value: NumberValue; readonly range: SourceRange }
+        | { readonly kind: 'duration'; readonly value: string; readonly range: SourceRange };
+      readonly range: SourceRange;
+    }
   | {
       readonly kind: 'regex';
       /** The pattern as written between the slashes (escapes kept). */

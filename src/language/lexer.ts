@@ -25,6 +25,10 @@ const punctuation: Readonly<Record<string, SymbolText>> = {
   ';': ';',
   ':': ':',
   $: '$',
+  '+': '+',
+  '-': '-',
+  '*': '*',
+  '/': '/',
 };
 
 const allSymbols: ReadonlyArray<readonly [string, SymbolText]> = [
@@ -206,6 +210,7 @@ export function startLexer(
   let tokens: Token[] = [];
   let base = 0;
   let last: Token | undefined;
+  let beforeLast: Token | undefined;
   const comments: Comment[] = [];
   let position = start;
   let newlineBefore = true;
@@ -214,6 +219,7 @@ export function startLexer(
   const push = (token: Omit<Token, 'newlineBefore'>) => {
     // Every token gets the same shape, in the same property order: spreading objects of
     // varying shapes made lexing megamorphic and several times slower on large inputs.
+    beforeLast = last;
     last = {
       kind: token.kind,
       text: token.text,
@@ -229,6 +235,9 @@ export function startLexer(
   };
   const previousIsMatches = () =>
     last?.kind === 'identifier' && last.text.toLowerCase() === 'matches';
+  /** Arithmetic (`+ - * /`) is read only right after a binding `$x` (LANGUAGE.md §7). */
+  const previousIsBinding = () =>
+    last?.kind === 'identifier' && beforeLast?.kind === 'symbol' && beforeLast.text === '$';
 
   /** One token, comment, blank or diagnostic; false once nothing is left to lex. */
   function step(): boolean {
@@ -330,7 +339,13 @@ export function startLexer(
     }
     const single = singleSymbols.get(character);
     // `$` starts a binding `$x` only: `$500` is a currency sign, an unexpected character.
-    if (single !== undefined && (single !== '$' || /[A-Za-z_]/.test(text[position + 1] ?? ''))) {
+    const readable =
+      single === '$'
+        ? /[A-Za-z_]/.test(text[position + 1] ?? '')
+        : single === '+' || single === '-' || single === '*' || single === '/'
+          ? previousIsBinding()
+          : single !== undefined;
+    if (single !== undefined && readable) {
       push({ kind: 'symbol', text: single, start: position, end: position + 1 });
       position++;
       return true;
@@ -429,6 +444,11 @@ export function startLexer(
     let glued = to;
     while (glued < end && isIdentifierPart(text.charCodeAt(glued))) glued++;
     const source = text.slice(from, glued);
+    // A duration (LANGUAGE.md §7): whole digits and one unit, `90s`, `30m`, `3h`, `2d`.
+    if (glued === to + 1 && !negative && /^\d+$/.test(matched) && /[smhd]/.test(text[to] ?? '')) {
+      push({ kind: 'duration', text: source, start: from, end: glued });
+      return glued;
+    }
     const cleaned = matched.replace(/_/g, '');
     const underscoresValid = !/(^|[^\d])_|_($|[^\d])|__/.test(matched);
     // Read exactly (LANGUAGE.md §5.1): a literal is never rounded to another value, to

@@ -6,7 +6,9 @@ import {
 } from './arguments.js';
 import {
   type AnnotationNode,
+  type ArithmeticOperator,
   type AtomNode,
+  arithmeticOperators,
   type CoercionType,
   type ComparisonOperator,
   type ConfirmCategory,
@@ -66,6 +68,10 @@ const maxSupportedNesting = 1_000;
 
 /** Tokens scanned to tell an annotation's arguments from a disjunction that follows it. */
 const maxDisjunctionLookahead = 512;
+
+function isArithmetic(text: string): text is ArithmeticOperator {
+  return (arithmeticOperators as readonly string[]).includes(text);
+}
 
 function isKeyword(token: Token | undefined, keyword: string): boolean {
   // The length test first spares a lower-cased copy of nearly every name.
@@ -977,7 +983,41 @@ class Parser {
         return this.unexpected('a binding name right after $', name);
       this.advance();
       this.advance();
-      return { kind: 'binding', name: name.text, range: this.range(token.start, name.end) };
+      const binding = {
+        kind: 'binding' as const,
+        name: name.text,
+        range: this.range(token.start, name.end),
+      };
+      const operator = this.current;
+      if (operator.kind !== 'symbol' || !isArithmetic(operator.text)) return binding;
+      this.advance();
+      const right = this.current;
+      const rightRange = this.range(right.start, right.end);
+      if (right.kind === 'duration' && (operator.text === '+' || operator.text === '-')) {
+        this.advance();
+        return {
+          kind: 'arithmetic',
+          left: binding,
+          operator: operator.text,
+          right: { kind: 'duration', value: right.text, range: rightRange },
+          range: this.range(token.start, right.end),
+        };
+      }
+      if (right.kind !== 'number')
+        return this.unexpected(
+          operator.text === '+' || operator.text === '-'
+            ? 'a number or a duration (90s, 30m, 3h, 2d)'
+            : 'a number',
+          right,
+        );
+      this.advance();
+      return {
+        kind: 'arithmetic',
+        left: binding,
+        operator: operator.text,
+        right: { kind: 'number', value: right.decimal ?? right.number ?? 0, range: rightRange },
+        range: this.range(token.start, right.end),
+      };
     }
     if (this.isSymbol('[')) {
       // Lists are the only recursion; a configured limit beyond what the stack can take

@@ -125,6 +125,10 @@ export function printValue(value: ValueNode): string {
       return `/${value.pattern}/${value.flags}`;
     case 'binding':
       return `$${value.name}`;
+    case 'duration':
+      return value.value;
+    case 'arithmetic':
+      return `${printValue(value.left)} ${value.operator} ${printValue(value.right)}`;
   }
 }
 

@@ -9,6 +9,8 @@ export type TokenKind =
   | 'time'
   | 'datetime'
   | 'regex'
+  /** `90s`, `30m`, `3h`, `2d` (LANGUAGE.md §7). */
+  | 'duration'
   | 'annotation'
   | 'symbol'
   | 'end';
@@ -37,7 +39,12 @@ export type SymbolText =
   | ';'
   | ':'
   /** `$x`: a binding (LANGUAGE.md §7). */
-  | '$';
+  | '$'
+  /** Arithmetic on a binding: `$b * 0.5`, `$departure - 3h`. */
+  | '+'
+  | '-'
+  | '*'
+  | '/';
 
 export interface Token {
   readonly kind: TokenKind;

@@ -150,6 +150,10 @@ function noisyValue(value: ValueNode, pick: Pick): string {
       return `[${value.elements.map((element) => noisyValue(element, pick)).join(pick(', ', ',', ' , '))}]`;
     case 'binding':
       return `$${value.name}`;
+    case 'duration':
+      return value.value;
+    case 'arithmetic':
+      return `$${value.left.name}${pick(' ', '  ')}${value.operator}${pick(' ', '  ')}${noisyValue(value.right, pick)}`;
     case 'regex':
       return `/${value.pattern}/${value.flags}`;
   }

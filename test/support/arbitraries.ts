@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import {
   type AnnotationNode,
   type AtomNode,
+  arithmeticOperators,
   type ComparisonOperator,
   type ConstraintNode,
   coercionTypes,
@@ -198,11 +199,33 @@ function valueArbitrary(depth: number): fc.Arbitrary<ValueNode> {
 const plainOperators = operators.filter((operator) => !operator.endsWith('matches'));
 const regexOperators = operators.filter((operator) => operator.endsWith('matches'));
 
-const bindingArbitrary: fc.Arbitrary<ValueNode> = nameArbitrary.map((name) => ({
+const plainBindingArbitrary = nameArbitrary.map((name) => ({
   kind: 'binding' as const,
   name,
   range: nowhere,
 }));
+
+const bindingArbitrary: fc.Arbitrary<ValueNode> = fc.oneof(
+  plainBindingArbitrary,
+  fc
+    .tuple(
+      plainBindingArbitrary,
+      fc.constantFrom(...arithmeticOperators),
+      numberArbitrary,
+      fc.tuple(fc.nat({ max: 1000 }), fc.constantFrom('s', 'm', 'h', 'd')),
+      fc.boolean(),
+    )
+    .map(([left, operator, number, [amount, unit], duration]) => ({
+      kind: 'arithmetic' as const,
+      left,
+      operator,
+      right:
+        duration && (operator === '+' || operator === '-')
+          ? { kind: 'duration' as const, value: `${amount}${unit}`, range: nowhere }
+          : { kind: 'number' as const, value: number, range: nowhere },
+      range: nowhere,
+    })),
+);
 
 const operatorValueArbitrary = fc.oneof(
   fc.tuple(fc.constantFrom(...plainOperators), valueArbitrary(4)),

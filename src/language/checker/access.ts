@@ -1,11 +1,12 @@
+import { durationSeconds } from '../arithmetic.js';
 import type { ConstraintNode, Operator, PathStep, ValueNode } from '../ast.js';
 import { allowedOperators } from '../operators.js';
-import { printSubject } from '../printer.js';
+import { printSubject, printValue } from '../printer.js';
 import { compileRegex } from '../regex.js';
 import { formatType, type VariableDeclaration, type VariableType } from '../schema-model.js';
 import { type TypingProblem, typeConstraintValue } from './literal.js';
 import type { NameScope } from './resolve.js';
-import type { CheckedAccess, CheckedConstraint, CheckedStep } from './spec.js';
+import type { CheckedAccess, CheckedBinding, CheckedConstraint, CheckedStep } from './spec.js';
 
 /**
  * Types the left side of a constraint beyond a plain variable (LANGUAGE.md §7): paths,
@@ -118,6 +119,7 @@ function resolveBinding(
   variable: VariableDeclaration,
   node: ConstraintNode,
   value: Extract<ValueNode, { kind: 'binding' }>,
+  arithmetic: Extract<ValueNode, { kind: 'arithmetic' }> | undefined,
   shape: Shape,
   access: CheckedAccess | undefined,
   text: string,
@@ -151,7 +153,7 @@ function resolveBinding(
   const known = bindings.get(value.name);
   const placeholder = { kind: 'text', value: `$${value.name}` } as const;
   if (known === undefined) {
-    if (node.operator !== '=') {
+    if (node.operator !== '=' || arithmetic !== undefined) {
       context.scope.diagnostics.report(
         'unbound-variable',
         { range: value.range },
@@ -218,6 +220,43 @@ function resolveBinding(
     );
     return undefined;
   }
+  let computed: CheckedBinding['arithmetic'];
+  if (arithmetic !== undefined) {
+    const right = arithmetic.right;
+    const temporal = kind === 'date' || kind === 'time' || kind === 'datetime';
+    const seconds = right.kind === 'duration' ? durationSeconds(right.value) : undefined;
+    const fits =
+      right.kind === 'duration'
+        ? temporal && seconds !== undefined && (kind !== 'date' || seconds % 86_400 === 0)
+        : kind === 'number' || kind === undefined;
+    if (!fits) {
+      context.scope.diagnostics.report(
+        'binding-type-mismatch',
+        { range: arithmetic.range },
+        {
+          binding: `$${value.name}`,
+          bound: kind ?? 'json',
+          binder: known.text,
+          subject: printValue(arithmetic),
+          type:
+            right.kind === 'duration'
+              ? kind === 'date'
+                ? 'a duration of whole days (2d)'
+                : 'a duration'
+              : 'a number',
+        },
+      );
+      return undefined;
+    }
+    computed =
+      right.kind === 'duration'
+        ? {
+            operator: arithmetic.operator,
+            // Dates count days, times and date-times seconds (language/temporal.ts).
+            amount: kind === 'date' ? (seconds ?? 0) / 86_400 : (seconds ?? 0),
+          }
+        : { operator: arithmetic.operator, amount: right.value };
+  }
   return {
     variable,
     operator: node.operator,
@@ -225,6 +264,7 @@ function resolveBinding(
     node,
     ...(access ? { access } : {}),
     binding: {
+      ...(computed ? { arithmetic: computed } : {}),
       name: value.name,
       binds: false,
       each: isList && !node.operator.endsWith('contains'),
@@ -420,7 +460,7 @@ function typeAccess(
       );
     shape = { kind: 'type', type: { kind: coercion } };
   }
-  if (node.value.kind === 'binding') {
+  if (node.value.kind === 'binding' || node.value.kind === 'arithmetic') {
     const access: CheckedAccess | undefined =
       node.subject === undefined
         ? undefined
@@ -431,7 +471,9 @@ function typeAccess(
             compared: shapeType(shape),
             text,
           };
-    return resolveBinding(variable, node, node.value, shape, access, text, context);
+    const value = node.value.kind === 'arithmetic' ? node.value.left : node.value;
+    const arithmetic = node.value.kind === 'arithmetic' ? node.value : undefined;
+    return resolveBinding(variable, node, value, arithmetic, shape, access, text, context);
   }
   const compared = comparedType(shape, node.value, node.operator);
   const allowed = allowedOperators(compared);

@@ -66,6 +66,8 @@ const valueKindNames: Readonly<Record<ValueNode['kind'], string>> = {
   list: 'a list',
   regex: 'a regular expression',
   binding: 'a binding',
+  duration: 'a duration',
+  arithmetic: 'a computed value',
 };
 
 type ScalarType = Exclude<VariableType, { kind: 'list' }>;

@@ -67,7 +67,11 @@ export function resolveConstraint(
     );
     return undefined;
   }
-  if (node.subject !== undefined || node.value.kind === 'binding')
+  if (
+    node.subject !== undefined ||
+    node.value.kind === 'binding' ||
+    node.value.kind === 'arithmetic'
+  )
     return resolveAccess(variable, node, scope);
   const allowed = allowedOperators(variable.type);
   if (!allowed.includes(node.operator)) {

@@ -1,4 +1,5 @@
 import type {
+  ArithmeticOperator,
   AtomNode,
   ComparisonOperator,
   ConfirmCategory,
@@ -9,6 +10,7 @@ import type {
   SpecNode,
   SubjectFunction,
 } from '../ast.js';
+import type { NumberValue } from '../decimal.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { TextRegex } from '../regex.js';
 import type {
@@ -61,6 +63,11 @@ export interface CheckedBinding {
   readonly binds: boolean;
   readonly each: boolean;
   readonly kind?: string;
+  /**
+   * A use compared with the bound value computed on: `$b * 0.5`, `$departure - 3h`
+   * (`amount` in the binding's units: days for dates, seconds for times and date-times).
+   */
+  readonly arithmetic?: { readonly operator: ArithmeticOperator; readonly amount: NumberValue };
 }
 
 /** A checked path step: a field (projection on a list), or a filter on the elements. */
