@@ -18,18 +18,32 @@ export interface SessionClock {
 /** What a caller may give as the session's "now". */
 export type ClockInput = Date | string | number | undefined;
 
+/** One formatter per time zone: building an `Intl.DateTimeFormat` costs more than a check. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    // Zones are few (IANA names); a bound keeps hostile input from growing the cache.
+    if (formatters.size >= 64) formatters.clear();
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
 /** Wall-clock parts of an instant in an IANA time zone, through Intl (available in every runtime). */
 export function wallClock(instant: Date, timeZone: string): { days: number; seconds: number } {
-  const formatter = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  });
+  const formatter = formatterFor(timeZone);
   const parts: Record<string, number> = {};
   for (const part of formatter.formatToParts(instant)) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
