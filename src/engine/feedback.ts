@@ -295,7 +295,11 @@ export const softFeedbackTail =
   'If this is an intermediate step on the way to the right value, propose the same step again and it will be accepted.';
 
 export function guardReason(guard: CompiledGuard, clock: SessionClock): Reason {
-  const target = describePattern(guard.pattern, clock);
+  // A guard on every call of a tool (no constraints) names the calls, not an observation.
+  const target =
+    guard.pattern.constraints.length === 0 && guard.pattern.absentArguments.length === 0
+      ? `every ${guard.pattern.predicate.name} call`
+      : describePattern(guard.pattern, clock);
   const reject = guard.source.mode === 'reject';
   const because = guard.source.reason === undefined ? '' : `: ${guard.source.reason}`;
   return {
