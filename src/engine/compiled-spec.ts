@@ -94,7 +94,7 @@ export interface CompiledConstraint {
   /** Whether the constraint holds on an unobserved value: a negative one in a guard on an action. */
   readonly holdsWhenAbsent: boolean;
   /** A constraint with a binding `$x` (its `test` always holds; the join decides). */
-  readonly binding?: CompiledBinding;
+  readonly binding: CompiledBinding | undefined;
 }
 
 export interface CompiledPattern {
@@ -245,16 +245,6 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
       predicate,
       rule,
       constraints: pattern.constraints.map((constraint) => ({
-        ...(constraint.binding
-          ? {
-              binding: compileBinding(
-                constraint,
-                slotOf(constraint.binding.name),
-                settings,
-                isAction,
-              ),
-            }
-          : {}),
         source: constraint,
         variable: predicate.variableIndex.get(constraint.variable.name) ?? -1,
         test: constraint.binding
@@ -270,6 +260,10 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
           guard &&
           isAction &&
           (operatorPolarity[constraint.operator].negated || constraint.access !== undefined),
+        // Every compiled constraint has the same shape (one hidden class on the hot path).
+        binding: constraint.binding
+          ? compileBinding(constraint, slotOf(constraint.binding.name), settings, isAction)
+          : undefined,
       })),
       absentArguments: (pattern.absent ?? []).map(
         (variable) => predicate.variableIndex.get(variable.name) ?? -1,
