@@ -33,6 +33,7 @@ const alwaysHolds = () => true;
 function joinPlan(
   patterns: readonly CompiledPattern[],
   slots: ReadonlyMap<string, number>,
+  negations: readonly CompiledPattern[] = [],
 ): JoinPlan {
   const ordered = [...patterns].sort(
     (a, b) => a.source.range.start.offset - b.source.range.start.offset,
@@ -59,6 +60,10 @@ function joinPlan(
       pattern.constraints.filter((constraint) => constraint.binding !== undefined),
     ),
     binders,
+    // `not P(x = $a)`: judged for each assignment, after every positive atom bound it.
+    negations: negations.filter((pattern) =>
+      pattern.constraints.some((constraint) => constraint.binding !== undefined),
+    ),
     limit: defaultLimits.maxJoinWork,
   };
 }
@@ -299,10 +304,16 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     };
     const slots = new Map<string, number>();
     rule.states = source.states.map((pattern) => compilePattern(pattern, rule, false, slots));
-    rule.negations = (source.negations ?? []).map((pattern) => compilePattern(pattern, rule));
+    rule.negations = (source.negations ?? []).map((pattern) =>
+      compilePattern(pattern, rule, false, slots),
+    );
     rule.action = source.action ? compilePattern(source.action, rule, false, slots) : undefined;
     if (slots.size > 0)
-      rule.join = joinPlan(rule.action ? [...rule.states, rule.action] : rule.states, slots);
+      rule.join = joinPlan(
+        rule.action ? [...rule.states, rule.action] : rule.states,
+        slots,
+        rule.negations,
+      );
     const per = source.repeat?.per;
     if (per && rule.action) {
       const variable = rule.action.predicate.variableIndex.get(per.name);

@@ -104,8 +104,10 @@ export function ruleFires(rule: CompiledRule, context: EvaluationContext): boole
   for (const condition of rule.objectives) {
     if (!compareCount(context.achieved.get(condition.name) ?? 0, condition)) return false;
   }
-  // `not P(...)` (v2): no instance satisfies the pattern; it never binds anything.
+  // `not P(...)` (v2): no instance satisfies the pattern; it never binds anything. One
+  // that uses bindings is judged inside the join, for each assignment.
   for (const pattern of rule.negations) {
+    if (rule.join?.negations.includes(pattern)) continue;
     if (patternHolds(pattern, context.view, context.clock)) return false;
   }
   if (rule.join) {
@@ -197,7 +199,10 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
   for (const pattern of rule.states)
     unmet.push(...explainPattern(pattern, context.view, context.clock));
   for (const pattern of rule.negations)
-    if (patternHolds(pattern, context.view, context.clock))
+    if (
+      !rule.join?.negations.includes(pattern) &&
+      patternHolds(pattern, context.view, context.clock)
+    )
       unmet.push({ kind: 'negation', pattern });
   const action = rule.action;
   if (action) {
@@ -218,6 +223,9 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
     const failure: { current?: JoinFailure } = {};
     if (!joinHolds(rule.join, context, false, failure)) {
       const found = failure.current;
+      const negation = rule.join.negations[0];
+      if (found === undefined && negation !== undefined)
+        unmet.push({ kind: 'negation', pattern: negation });
       if (found !== undefined)
         unmet.push({
           kind: 'constraint',

@@ -125,6 +125,15 @@ describe('arithmetic and durations on bindings (LANGUAGE.md §7)', () => {
       observed: true,
     },
     {
+      name: 'Blocked',
+      kind: 'state',
+      description: 'Texts that are blocked.',
+      variables: [{ name: 'who', type: { kind: 'text' } }],
+      keys: ['who'],
+      critical: false,
+      observed: true,
+    },
+    {
       name: 'Balance',
       kind: 'state',
       description: 'The account balance.',
@@ -189,6 +198,22 @@ describe('arithmetic and durations on bindings (LANGUAGE.md §7)', () => {
     expect(s.propose({ action: { name: 'Transfer', args: { amount: 499 } } }).decision).toBe(
       'allow',
     );
+  });
+
+  it('not P(x = $a) is judged for the bound value; not never binds', () => {
+    const spec =
+      'Flight(departure_text = $t) & not Blocked(who = $t) & SetReminder() -> R\nR -> Done';
+    const remind = (blocked: string) => {
+      const s = localSession(spec);
+      s.observe({ updates: [{ predicate: 'Blocked', op: 'add', values: { who: blocked } }] });
+      return s.propose({ action: { name: 'SetReminder', args: { reminder_time: 'x' } } }).decision;
+    };
+    expect(remind('someone else')).toBe('allow');
+    expect(remind('2025-03-15 09:00:00')).toBe('revise');
+    const codes = analyzeSpec('not Blocked(who = $t) & SetReminder() -> R\nR -> Done', local).map(
+      (diagnostic) => diagnostic.code,
+    );
+    expect(codes).toContain('unbound-variable');
   });
 
   it('reports a duration on a number and a fraction of a day on a date', () => {

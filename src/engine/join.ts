@@ -54,6 +54,8 @@ export interface JoinPlan {
   /** Per pattern, its constraints with bindings, in order. */
   readonly bindingConstraints: readonly (readonly CompiledConstraint[])[];
   readonly binders: readonly Binder[];
+  /** Negated patterns that use bindings: no instance may match under the assignment. */
+  readonly negations: readonly CompiledPattern[];
   readonly limit: number;
 }
 
@@ -304,9 +306,53 @@ export function joinHolds(
     return bindFrom(index, pattern, instance, bindingConstraints[index] ?? [], 0);
   };
 
+  /** Whether an instance matches a negated pattern under the current assignment. */
+  const matchesUnder = (pattern: CompiledPattern, instance: Instance): boolean => {
+    step();
+    for (const constraint of pattern.constraints) {
+      const value = instance[constraint.variable] ?? constraint.absent;
+      if (value === undefined) return false;
+      const binding = constraint.binding;
+      if (binding === undefined) {
+        if (!constraint.test(value, context.clock)) return false;
+        continue;
+      }
+      const bound = env[binding.slot];
+      const values = binding.values(value, context.clock);
+      const target = binding.adjust
+        ? binding.adjust(bound as Key | undefined)
+        : (bound as Key | undefined);
+      if (values === undefined || bound === unbound || bound === absentValue) return false;
+      let some = false;
+      for (const candidate of values) {
+        const result = comparePositive(binding.positive, candidate, target);
+        if (result === undefined) return false;
+        if (result) some = true;
+      }
+      if (some === binding.negated) return false;
+    }
+    return true;
+  };
+
+  const negationsHold = (): boolean => {
+    const view = context.view;
+    for (const pattern of plan.negations) {
+      if (view === undefined) continue;
+      const found =
+        pattern.predicate.keyIndexes.length === 0
+          ? (() => {
+              const instance = view.instance(pattern.predicate, singleKey);
+              return instance !== undefined && matchesUnder(pattern, instance);
+            })()
+          : view.someInstance(pattern.predicate, (instance) => matchesUnder(pattern, instance));
+      if (found) return false;
+    }
+    return true;
+  };
+
   const holdsFrom = (index: number): boolean => {
     const pattern = plan.patterns[index];
-    if (pattern === undefined) return true;
+    if (pattern === undefined) return negationsHold();
     if (pattern.predicate.declaration.kind === 'action') {
       const action = context.action;
       return (

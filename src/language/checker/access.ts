@@ -153,13 +153,13 @@ function resolveBinding(
   const known = bindings.get(value.name);
   const placeholder = { kind: 'text', value: `$${value.name}` } as const;
   if (known === undefined) {
-    if (node.operator !== '=' || arithmetic !== undefined) {
+    if (node.operator !== '=' || arithmetic !== undefined || context.scope.negated === true) {
       context.scope.diagnostics.report(
         'unbound-variable',
         { range: value.range },
         {
           binding: `$${value.name}`,
-          hint: `Bind it first with a positive equality: field = $${value.name}.`,
+          hint: `Bind it first with a positive equality outside not: field = $${value.name}.`,
         },
       );
       return undefined;

@@ -23,6 +23,8 @@ export interface NameScope {
   readonly diagnostics: DiagnosticBag;
   /** The bindings of the rule or guard being checked, by name (LANGUAGE.md §7). */
   readonly bindings?: Map<string, BindingInfo>;
+  /** Inside `not P(...)`, which never binds. */
+  readonly negated?: boolean;
 }
 
 /** What the checker knows of a bound `$x`: its value kind (absent: json) and its binder. */
@@ -222,7 +224,9 @@ export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
       scope.diagnostics.report('negated-action', { range: atom.range }, { name });
       return { kind: 'invalid' };
     }
-    const pattern = resolvePattern(predicate, atom.constraints, atom.range, scope, absent);
+    // `not P(...)` never binds: its bindings must be bound by an atom before it.
+    const patternScope = atom.negated ? { ...scope, negated: true } : scope;
+    const pattern = resolvePattern(predicate, atom.constraints, atom.range, patternScope, absent);
     return { kind: atom.negated ? 'negation' : 'pattern', pattern };
   }
   if (scope.objectives.has(name)) {
