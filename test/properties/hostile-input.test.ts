@@ -305,6 +305,13 @@ describe('mutated valid specs', () => {
 });
 
 describe('large and deep input', () => {
+  /**
+   * A megabyte reads in a few hundred milliseconds; anything worse than linear would
+   * take minutes. The budget is generous so that a loaded machine never fails it,
+   * while a quadratic path still does.
+   */
+  const linearBudgetMs = 5000;
+
   function timed<T>(run: () => T): { result: T; milliseconds: number } {
     const started = performance.now();
     const result = run();
@@ -320,7 +327,7 @@ describe('large and deep input', () => {
       },
     );
     const { result, milliseconds } = timed(() => parseWithDiagnostics(text ?? ''));
-    expect(milliseconds).toBeLessThan(1000);
+    expect(milliseconds).toBeLessThan(linearBudgetMs);
     checkInvariants(text ?? '', {}, result);
     expect(result.diagnostics.length).toBeGreaterThan(0);
   });
@@ -336,7 +343,7 @@ describe('large and deep input', () => {
     const text = applyEdits(base.slice(0, 1_000_000), edits ?? []);
     const { result, milliseconds } = timed(() => parseWithDiagnostics(text));
     expect(text.length).toBeGreaterThan(990_000);
-    expect(milliseconds).toBeLessThan(1000);
+    expect(milliseconds).toBeLessThan(linearBudgetMs);
     checkInvariants(text, {}, result);
   });
 
@@ -347,7 +354,7 @@ describe('large and deep input', () => {
       `"${'\\u{'.repeat(300_000)}"`,
     ]) {
       const { milliseconds } = timed(() => parseWithDiagnostics(text));
-      expect(milliseconds).toBeLessThan(1000);
+      expect(milliseconds).toBeLessThan(linearBudgetMs);
     }
   });
 
@@ -373,7 +380,7 @@ describe('large and deep input', () => {
     ['A & ', `${'A & '.repeat(50_000)}B -> Done`],
   ])('reports one error for a long run of %j', (_name, text) => {
     const { result, milliseconds } = timed(() => parseWithDiagnostics(text));
-    expect(milliseconds).toBeLessThan(1000);
+    expect(milliseconds).toBeLessThan(linearBudgetMs);
     checkInvariants(text, {}, result);
     expect(result.diagnostics).toHaveLength(1);
   });
@@ -384,7 +391,7 @@ describe('large and deep input', () => {
       (_, index) => `A${index}(x = ${index}) -> B${index}`,
     ).join('\n');
     const { result, milliseconds } = timed(() => parseWithDiagnostics(text));
-    expect(milliseconds).toBeLessThan(1000);
+    expect(milliseconds).toBeLessThan(linearBudgetMs);
     checkInvariants(text, {}, result);
     expect(codes(result.diagnostics)).toEqual(['too-many-items']);
     expect(result.diagnostics[0]?.range?.start.line).toBe(defaultLimits.maxItems + 1);
