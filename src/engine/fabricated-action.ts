@@ -311,7 +311,7 @@ export function shownCalls(
       if (inputLine.test(skeleton)) {
         const rest = lines.slice(next).join('\n');
         const colon = rest.search(/[:=：]/);
-        const object = balancedObject(rest, colon < 0 ? 0 : colon);
+        const object = balancedObject(rest, Math.max(colon, 0));
         const parsed = object === undefined ? undefined : parseObjectText(object, budget);
         if (isRecord(parsed)) input = parsed;
         break;

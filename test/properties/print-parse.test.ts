@@ -265,9 +265,7 @@ function noisyItem(item: ItemNode, index: number, pick: Pick): string {
   // A label alone on its line (`R1:` then `-> Done` below) reads as a heading before the
   // spec, which the extractor drops (`extracted-spec`): the continuation arrow needs a body.
   const arrow =
-    label !== '' && body === ''
-      ? pick('-> ', '→ ', '=> ')
-      : pick('-> ', '→ ', '=> ', '\n  -> ');
+    label !== '' && body === '' ? pick('-> ', '→ ', '=> ') : pick('-> ', '→ ', '=> ', '\n  -> ');
   const head = item.head.isDone
     ? pick('Done', 'DONE', 'done', 'Done()')
     : pick(item.head.name.name, `${item.head.name.name}()`);

@@ -22,8 +22,8 @@ import {
   ListRootsRequestSchema,
   ListToolsRequestSchema,
   type ListToolsResult,
-  ReadResourceRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   ReadResourceResultSchema,
   RootsListChangedNotificationSchema,
   type ServerCapabilities,
@@ -356,10 +356,9 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     ).createMessage(request.params, { signal: extra.signal }),
   );
   upstream.setRequestHandler(ListRootsRequestSchema, (request, extra) =>
-    clientFor('roots requests', (server) => Boolean(server.getClientCapabilities()?.roots)).listRoots(
-      request.params,
-      { signal: extra.signal },
-    ),
+    clientFor('roots requests', (server) =>
+      Boolean(server.getClientCapabilities()?.roots),
+    ).listRoots(request.params, { signal: extra.signal }),
   );
 
   const upstreamDown = (): CallToolResult =>
