@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../cli/run.js';
+import { launchChromium } from '../support/chromium.js';
 import { sharedPath } from '../support/shared.js';
 
 /*
@@ -30,18 +31,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => bait.listen(0, '127.0.0.1', done));
   baitUrl = `http://127.0.0.1:${(bait.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    timeout: 30_000,
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

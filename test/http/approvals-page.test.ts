@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium.js';
 import { killAll, projectRoot, startServer } from './server-process.js';
 
 const token = 'page-token-0123456789abcdef';
@@ -16,18 +17,7 @@ let browser: Browser | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'intentguard-page-'));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    timeout: 30_000,
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterEach(killAll);
 afterAll(async () => {

@@ -1,23 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
-import { type Browser, chromium } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 
 /** Chromium (Debian's), headless, for the web layer's tests. */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    timeout: 30_000,
-  });
-}
+export const launchBrowser = launchChromium;
 
 /** The test page: one element per trigger kind; the app's handlers are installed by each test. */
 export const fixtureHtml = `<!doctype html>
