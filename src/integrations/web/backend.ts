@@ -42,7 +42,7 @@ export interface Backend {
   check(call: ToolCall): BackendDecision | Promise<BackendDecision>;
   approve(id: string, approved: boolean): BackendDecision | Promise<BackendDecision>;
   observe(updates: unknown): ObserveOutcome | Promise<ObserveOutcome>;
-  finish(): BackendDecision | Promise<BackendDecision>;
+  finish(answer?: string): BackendDecision | Promise<BackendDecision>;
   /** An allowed call that was not performed after all: the guard rolls it back. */
   fail(id: string, reason: string): ObserveOutcome | Promise<ObserveOutcome>;
   /** The task's roadmap when the backend can tell it (a page guard can, the service does in its verdicts). */
@@ -105,9 +105,9 @@ export function localBackend(guard: Guard): Backend {
         return { ok: false, problems: [{ message: describe(error) }], failure: 'guard-error' };
       }
     },
-    finish() {
+    finish(answer) {
       try {
-        return { decision: guard.finish() };
+        return { decision: guard.finish(answer) };
       } catch (error) {
         return failureDecision(
           '#finish',
@@ -273,7 +273,7 @@ export function remoteBackend(options: RemoteOptions, input: RemoteSessionInput)
     synchronous: false,
     check: (call) => decide(call.id, '/check', call),
     approve: (id, approved) => decide(id, '/approve', { id, approved }),
-    finish: () => decide('#finish', '/finish'),
+    finish: (answer) => decide('#finish', '/finish', answer === undefined ? undefined : { answer }),
     observe: (updates) => report('/observe', { updates }),
     fail: (id, reason) => report('/result', { id, error: reason }),
     roadmap: () => lastRoadmap,

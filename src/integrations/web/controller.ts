@@ -83,8 +83,11 @@ export interface WebGuard {
   guardAction(target: Element | string, options: GuardActionOptions): () => void;
   /** Facts the app's own data code reports (availability, results). Observations reach the guard in order, before any later check. */
   observe(updates: unknown): Promise<ObserveOutcome>;
-  /** The agent (or the app) says the task is done: allowed only when it is. */
-  finish(): Promise<PublishedVerdict>;
+  /**
+   * The agent (or the app) says the task is done: allowed only when it is. With the
+   * agent's final answer, an answer that shows actions never taken is refused too.
+   */
+  finish(answer?: string): Promise<PublishedVerdict>;
   /** The latest verdict, or undefined before the first. */
   readonly last: PublishedVerdict | undefined;
   readonly roadmap: string;
@@ -259,7 +262,7 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
 
   const publisher = publish(win, {
     roadmap: () => backend.roadmap(),
-    finish: () => finish(),
+    finish: (answer?: string) => finish(answer),
     pending: () => queued,
   });
 
@@ -700,7 +703,7 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
   for (const type of types) win.addEventListener(type, intercept, true);
   win.addEventListener('focusin', remember, true);
 
-  async function finish(): Promise<PublishedVerdict> {
+  async function finish(answer?: string): Promise<PublishedVerdict> {
     const result = await enqueue(async () => {
       const lost = await deliverObservations();
       if (lost?.failure)
@@ -709,7 +712,7 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
           lost.failure,
           'An observation could not be delivered to the guard.',
         );
-      return backend.finish();
+      return backend.finish(answer);
     });
     return announce(result, undefined, undefined, 'finish', undefined);
   }

@@ -51,8 +51,11 @@ export interface PublishedState {
   readonly verdicts: readonly PublishedVerdict[];
   /** Checks and observations still on their way to a remote guard. */
   readonly pending: number;
-  /** Says the task is done; resolves with the verdict (`status: 'allowed'` only when it is). */
-  finish(): Promise<PublishedVerdict>;
+  /**
+   * Says the task is done, optionally with the agent's final answer; resolves with the
+   * verdict (`status: 'allowed'` only when it is, and the answer shows no action never taken).
+   */
+  finish(answer?: string): Promise<PublishedVerdict>;
 }
 
 /** The DOM event every verdict is dispatched as (bubbles, composed; `detail` is the verdict). */
@@ -60,7 +63,7 @@ export const verdictEventName = 'intentguard:verdict';
 
 interface Source {
   roadmap(): string | undefined;
-  finish(): Promise<PublishedVerdict>;
+  finish(answer?: string): Promise<PublishedVerdict>;
   pending(): number;
 }
 
@@ -109,11 +112,12 @@ export function publish(win: Window & typeof globalThis, source: Source) {
       get pending() {
         return created.source?.pending() ?? 0;
       },
-      finish() {
+      finish(answer?: unknown) {
         const current = created.source;
         if (current === undefined)
           return Promise.reject(new Error('intentguard: no guard is active on this page.'));
-        return current.finish();
+        // A page script passes anything: only text is an answer.
+        return current.finish(typeof answer === 'string' ? answer : undefined);
       },
     });
     Object.defineProperty(win, 'intentguard', {

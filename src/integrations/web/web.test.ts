@@ -292,6 +292,15 @@ describe('triggers with a guard in the page', () => {
     expect(published().roadmap).toContain('PayDeposit with amount equal to 20');
   });
 
+  it("judges the agent's final answer: one that shows an action never taken is refused", async () => {
+    setUp();
+    const claimed = await published().finish(
+      'All done.\nAction: PayDeposit\nAction Input: {"amount": 20}\nObservation: paid',
+    );
+    expect(claimed).toMatchObject({ kind: 'finish', status: 'blocked' });
+    expect(claimed.codes).toContain('fabricated-action');
+  });
+
   it('checks every synthetic event an agent dispatches, but not the replay it causes', async () => {
     const { guard } = setUp(async () => true);
     click('#open');
