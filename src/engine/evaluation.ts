@@ -234,9 +234,29 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
           actual: found.actual,
           bound: { bound: found.bound, binder: found.binder, exhausted: found.exhausted },
         });
+      if (found === undefined && negation === undefined) unmet.push(...emptyBinder(rule, context));
     }
   }
   return unmet;
+}
+
+/**
+ * The binder that gave no value at all (a filter or projection that matched nothing), so
+ * that a refusal always names what is missing: the first binding constraint of the rule's
+ * states, against the latest instance it read.
+ */
+function emptyBinder(rule: CompiledRule, context: EvaluationContext): UnmetCondition[] {
+  for (const pattern of rule.states) {
+    const constraint = pattern.constraints.find((candidate) => candidate.binding?.binds);
+    if (constraint === undefined) continue;
+    let actual: Value | undefined;
+    context.view.someInstance(pattern.predicate, (instance) => {
+      actual = instance[constraint.variable] ?? constraint.absent;
+      return false;
+    });
+    return [{ kind: 'constraint', pattern, constraint, actual }];
+  }
+  return [];
 }
 
 /** Among rules, the one with the fewest unmet conditions (the first on ties), with them. */

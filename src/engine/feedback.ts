@@ -387,5 +387,6 @@ function boundText(value: unknown): string {
   if (key === undefined) return 'nothing';
   if (key.kind === 'text') return JSON.stringify(key.raw);
   if (key.kind === 'number') return isDecimal(key.value) ? key.value.toString() : String(key.value);
+  if (key.kind === 'element') return boundText(key.of);
   return String(key.value);
 }

@@ -224,3 +224,51 @@ describe('arithmetic and durations on bindings (LANGUAGE.md §7)', () => {
     expect(codes('Transfer(amount <= $b * 2) -> T\nT -> Done')).toContain('unbound-variable');
   });
 });
+
+describe('bindings: list contains, and a binder that matches nothing', () => {
+  it('`list contains $x` holds when an element equals the bound value (not a substring of one)', () => {
+    const s = session(`
+      AugustSmartLockAddGuest() -> Added
+      Added & AugustSmartLockAddGuestResult(guest_id = $id) & AugustSmartLockGrantGuestAccess(guest_ids contains $id, permanent = false) -> Granted
+      Granted -> Done`);
+    s.propose({
+      action: {
+        name: 'AugustSmartLockAddGuest',
+        args: { guest_name: 'A', guest_email: 'a@x.org' },
+      },
+    });
+    s.observe({ updates: { AugustSmartLockAddGuestResult: { guest_id: 'g2' } } });
+    const grant = (ids: string[]) => ({
+      action: {
+        name: 'AugustSmartLockGrantGuestAccess',
+        args: { guest_ids: ids, permanent: false },
+      },
+    });
+    const other = s.propose(grant(['g22']));
+    expect(other.decision).toBe('revise');
+    expect(other.feedback).toContain('guest_ids containing $id');
+    expect(s.propose(grant(['g2'])).decision).toBe('allow');
+  });
+
+  it('a filter that matches nothing still names what is missing', () => {
+    const s = session(`
+      GoogleHomeSearchDevices() -> Listed
+      Listed & GoogleHomeSearchDevicesResult(devices[device_type = "tv"].device_id = $d) & GoogleHomeControlDevice(device_id = $d, action = "turn off") -> Off
+      Off -> Done`);
+    s.propose({ action: { name: 'GoogleHomeSearchDevices', args: {} } });
+    s.observe({
+      updates: {
+        GoogleHomeSearchDevicesResult: {
+          devices: [{ device_id: 'f1', device_type: 'refrigerator' }],
+        },
+      },
+    });
+    const refused = s.propose({
+      action: { name: 'GoogleHomeControlDevice', args: { device_id: 'f1', action: 'turn off' } },
+    });
+    expect(refused.decision).toBe('revise');
+    expect(refused.reasons[0]?.code).toBe('unmet-conditions');
+    expect(refused.feedback).toContain('devices[device_type = "tv"].device_id equal to $d');
+    expect(refused.feedback).toContain('refrigerator');
+  });
+});

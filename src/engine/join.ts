@@ -109,6 +109,9 @@ export function compileBinding(
       const data = read(value, clock);
       if (data === undefined) return undefined;
       if (each) return Array.isArray(data) ? keysOf(data) : undefined;
+      // `list contains $x` (and `not contains`): an element equal to the bound value, as
+      // `contains` means on a list (LANGUAGE.md §5.1) — not a substring of some element.
+      if (info.positive === 'contains' && Array.isArray(data)) return elementKeysOf(data);
       const key = keyOf(data);
       return key === undefined ? undefined : [key];
     },
@@ -130,7 +133,22 @@ function keysOf(list: readonly unknown[]): readonly (Key | undefined)[] {
 export type Key =
   | { readonly kind: 'text'; readonly key: string; readonly raw: string }
   | { readonly kind: 'number'; readonly value: NumberValue }
-  | { readonly kind: 'boolean'; readonly value: boolean };
+  | { readonly kind: 'boolean'; readonly value: boolean }
+  /** An element of a list that `contains` compares: equal to the bound value, or not. */
+  | { readonly kind: 'element'; readonly of: Key };
+
+const listElementKeys = new WeakMap<readonly unknown[], readonly (Key | undefined)[]>();
+
+function elementKeysOf(list: readonly unknown[]): readonly (Key | undefined)[] {
+  let keys = listElementKeys.get(list);
+  if (keys === undefined) {
+    keys = keysOf(list).map((key) =>
+      key === undefined ? undefined : { kind: 'element', of: key },
+    );
+    listElementKeys.set(list, keys);
+  }
+  return keys;
+}
 
 /** A value or datum as bindings compare it; undefined for a list (never compared whole). */
 function keyOf(data: unknown): Key | undefined {
@@ -154,6 +172,9 @@ function comparePositive(
   b: Key | undefined,
 ): boolean | undefined {
   if (a === undefined || b === undefined) return undefined;
+  if (a.kind === 'element')
+    return operator === 'contains' ? comparePositive('=', a.of, b) : undefined;
+  if (b.kind === 'element') return undefined;
   if (operator === 'contains') {
     if (a.kind !== 'text' || b.kind !== 'text') return undefined;
     return a.key.includes(normalizeNeedle(b.raw));
