@@ -35,7 +35,8 @@ const typeNames = [
   'list<text>',
   'list<number>',
 ] as const;
-type TypeName = (typeof typeNames)[number];
+/** `list<json>` (LANGUAGE.md §7) is given only to a tool result's `items`, never drawn at random. */
+type TypeName = (typeof typeNames)[number] | 'list<json>';
 
 const typeSpelling: Readonly<Record<TypeName, string>> = {
   number: 'number',
@@ -47,6 +48,7 @@ const typeSpelling: Readonly<Record<TypeName, string>> = {
   datetime: 'datetime',
   'list<text>': 'list<text>',
   'list<number>': 'list<number>',
+  'list<json>': 'list<text>',
 };
 
 interface VariableModel {
@@ -140,7 +142,8 @@ const schemaModelArb: fc.Arbitrary<PredicateModel[]> = fc
       predicates.push({
         name: 'TResult',
         kind: 'state',
-        variables: tool.results,
+        // Small records the tool returns as JSON: `items[n >= 1].s`, `count(items)` (§7).
+        variables: [...tool.results, { name: 'items', type: 'list<json>' }],
         keyed: false,
         critical: false,
         resultOf: 'T',
@@ -156,7 +159,9 @@ function schemaFrom(models: readonly PredicateModel[]): Schema {
         variable.name,
         variable.observed === true
           ? { type: typeSpelling[variable.type], observed: true }
-          : typeSpelling[variable.type],
+          : variable.type === 'list<json>'
+            ? { type: typeSpelling[variable.type], jsonText: true }
+            : typeSpelling[variable.type],
       ]),
     );
     if (model.kind === 'action') {
@@ -231,7 +236,51 @@ const operatorsByType: Readonly<Record<TypeName, readonly string[]>> = {
     '!~',
   ],
   'list<number>': ['=', '!=', 'in', 'not in', 'contains', 'not contains'],
+  'list<json>': [],
 };
+
+/**
+ * A constraint on `items`, a `list<json>` of `{n, s}` records (LANGUAGE.md §7): counts of
+ * filters, `any`/`each` over projections, a projection's `contains`.
+ */
+function jsonConstraintArb(name: string): fc.Arbitrary<string> {
+  const count = fc.constantFrom('=', '!=', '<', '<=', '>', '>=');
+  const small = fc.integer({ min: 0, max: 3 });
+  const filter = fc
+    .uniqueArray(
+      fc.oneof(
+        fc
+          .tuple(fc.constantFrom('<', '<=', '>', '>=', '=', '!=', 'in'), small)
+          .map(
+            ([operator, bound]) =>
+              `n ${operator} ${operator === 'in' ? `[${bound}, ${bound + 1}]` : bound}`,
+          ),
+        fc
+          .tuple(fc.constantFrom('=', '!=', 'matches', 'contains'), fc.constantFrom('a', 'B'))
+          .map(
+            ([operator, text]) =>
+              `s ${operator} ${operator === 'matches' ? `/^${text}/` : `"${text}"`}`,
+          ),
+      ),
+      { minLength: 1, maxLength: 2, selector: (text) => text.slice(0, 2) },
+    )
+    .map((constraints) => `[${constraints.join(', ')}]`);
+  return fc.oneof(
+    fc.tuple(count, small).map(([operator, bound]) => `count(${name}) ${operator} ${bound}`),
+    fc
+      .tuple(filter, count, small)
+      .map(([kept, operator, bound]) => `count(${name}${kept}) ${operator} ${bound}`),
+    fc
+      .tuple(fc.constantFrom('any', 'each'), fc.constantFrom('<', '<=', '>', '>=', '='), small)
+      .map(([quantifier, operator, bound]) => `${quantifier}(${name}.n) ${operator} ${bound}`),
+    fc
+      .tuple(fc.constantFrom('any', 'each'), fc.constantFrom('"a"', '"b"'))
+      .map(([quantifier, text]) => `${quantifier}(${name}.s) = ${text}`),
+    fc
+      .tuple(filter, fc.constantFrom('contains', 'not contains'), small)
+      .map(([kept, operator, bound]) => `${name}${kept}.n ${operator} ${bound}`),
+  );
+}
 
 function literalArb(type: TypeName, operator: string): fc.Arbitrary<string> {
   const positive = operator.replace(/^not /, '').replace('!~', '~').replace('!=', '=');
@@ -245,6 +294,7 @@ function literalArb(type: TypeName, operator: string): fc.Arbitrary<string> {
     if (positive === 'contains') return fc.constantFrom(...scalarLiterals.number);
     return fc.constantFrom(...numberLists);
   }
+  if (type === 'list<json>') throw new Error('items is constrained by jsonConstraintArb');
   if (type === 'text' && positive === 'contains') return fc.constantFrom(...textNeedles);
   if (type === 'text' && positive === '~') return fc.constantFrom(...similarTargets);
   const pool = scalarLiterals[type];
@@ -263,16 +313,18 @@ function constraintArb(
   return fc
     .constantFrom(...variables)
     .chain((variable) =>
-      fc
-        .oneof(
-          { weight: equality, arbitrary: fc.constant('=') },
-          { weight: 1, arbitrary: fc.constantFrom(...operatorsByType[variable.type]) },
-        )
-        .chain((operator) =>
-          literalArb(variable.type, operator).map(
-            (literal) => `${variable.name} ${operator} ${literal}`,
-          ),
-        ),
+      variable.type === 'list<json>'
+        ? jsonConstraintArb(variable.name)
+        : fc
+            .oneof(
+              { weight: equality, arbitrary: fc.constant('=') },
+              { weight: 1, arbitrary: fc.constantFrom(...operatorsByType[variable.type]) },
+            )
+            .chain((operator) =>
+              literalArb(variable.type, operator).map(
+                (literal) => `${variable.name} ${operator} ${literal}`,
+              ),
+            ),
     );
 }
 
@@ -448,6 +500,22 @@ const inputValues: Readonly<Record<TypeName, readonly unknown[]>> = {
   datetime: ['2025-03-14T09:00', '2025-03-14T12:00', '2025-03-15T00:00', 'now'],
   'list<text>': [[], ['a'], ['a', 'b'], ['Alice'], ['b', 'Bob Smith']],
   'list<number>': [[], [1], [1, 2], [5]],
+  // Records as a tool returns them: a number given as a string, a field missing.
+  'list<json>': [
+    [],
+    [{ n: 1, s: 'a' }],
+    [
+      { n: 0, s: 'A' },
+      { n: 3, s: 'b' },
+    ],
+    [
+      { n: 2, s: 'ab' },
+      { n: '1', s: 'b' },
+      { n: 3, s: 'a' },
+    ],
+    [{ n: 2 }, { n: 1, s: 'a' }],
+    [{ s: 'b', n: 2, extra: [1] }],
+  ],
 };
 const invalidValues: Readonly<Record<TypeName, unknown>> = {
   number: 'abc',
@@ -459,6 +527,7 @@ const invalidValues: Readonly<Record<TypeName, unknown>> = {
   datetime: 'soon',
   'list<text>': [null],
   'list<number>': ['x'],
+  'list<json>': [null],
 };
 
 function valueArb(type: TypeName, allowNull: boolean): fc.Arbitrary<unknown> {
@@ -695,6 +764,10 @@ function referenceView(verdict: ReferenceVerdict): ReferenceVerdict {
 
 const statistics = {
   v2: new Set<string>(),
+  /** The §7 forms of the left side that rules used: count, any, each, filter, projection. */
+  access: new Set<string>(),
+  /** Worlds whose rules read `items` and whose trace gives `items` some records. */
+  jsonWorlds: 0,
   worlds: 0,
   discarded: 0,
   steps: 0,
@@ -739,6 +812,16 @@ function runWorld(world: World): void {
     if (rule.alternative) statistics.v2.add('disjunction');
     if (rule.repeat?.per) statistics.v2.add('per');
   }
+  const accesses = checked.value.rules.flatMap((rule) =>
+    rule.states.flatMap((pattern) => pattern.constraints.flatMap((c) => c.access ?? [])),
+  );
+  for (const access of accesses) {
+    if (access.function) statistics.access.add(access.function);
+    for (const step of access.steps)
+      statistics.access.add(step.kind === 'filter' ? 'filter' : 'projection');
+  }
+  if (accesses.length > 0 && /"items":\[\{/.test(JSON.stringify(world.trace)))
+    statistics.jsonWorlds++;
   const options: ReferenceOptions = {
     now: fixedNow,
     similarity: lexicalSimilarity,
@@ -799,6 +882,9 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
     expect(statistics.worlds).toBeGreaterThan(300);
     // Every v2 construct of rules (LANGUAGE.md §7) was exercised.
     expect([...statistics.v2].sort()).toEqual(['absent', 'disjunction', 'not O', 'not P', 'per']);
+    // …and so was every form of structured access the generator writes, on real records.
+    expect([...statistics.access].sort()).toEqual(['any', 'count', 'each', 'filter', 'projection']);
+    expect(statistics.jsonWorlds).toBeGreaterThan(10);
     const codes = new Set([...statistics.decisions.keys()]);
     for (const expected of [
       'allow/',

@@ -4,6 +4,7 @@ import type {
   CheckedConstraint,
   CheckedPattern,
   CheckedRule,
+  CheckedStep,
   Literal,
   PredicateDeclaration,
   Spec,
@@ -25,7 +26,29 @@ import { confusableSkeletons } from '../../src/language/unicode/skeleton.js';
  */
 
 type Scalar = string | number | boolean;
-type RefValue = Scalar | readonly Scalar[];
+/**
+ * A `json` or `list<json>` variable's value (LANGUAGE.md §7): the JSON data as the tool
+ * returned it (a `list<json>` holds the array), walked by paths at evaluation time.
+ */
+interface JsonBox {
+  readonly json: unknown;
+}
+type RefValue = Scalar | readonly Scalar[] | JsonBox;
+
+function isJsonBox(value: unknown): value is JsonBox {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'json' in value;
+}
+
+/** JSON text with object keys in order: how a json value is compared whole (§7). */
+function canonical(data: unknown): string {
+  if (Array.isArray(data)) return `[${data.map(canonical).join(',')}]`;
+  if (typeof data === 'object' && data !== null)
+    return `{${Object.keys(data)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((data as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  return JSON.stringify(data);
+}
 /** variable name → value; a missing name is unobserved. */
 type Instance = Record<string, RefValue>;
 /** predicate name → instance key → instance. */
@@ -91,6 +114,8 @@ interface Plan {
 }
 
 class Invalid extends Error {}
+
+const missing: unique symbol = Symbol('missing');
 
 // ---- values ---------------------------------------------------------------------------
 
@@ -218,7 +243,13 @@ function readScalar(
   }
 }
 
-function readValue(input: unknown, type: VariableType, clock: Clock): RefValue {
+function readValue(input: unknown, type: VariableType, clock: Clock, json: boolean): RefValue {
+  if (json) {
+    if (type.kind !== 'list') return { json: input };
+    const elements = Array.isArray(input) ? input : [input];
+    if (elements.some((element) => element === null)) throw new Invalid('a null element');
+    return { json: elements };
+  }
   if (type.kind !== 'list') return readScalar(input, type, clock);
   const elements = Array.isArray(input) ? input : [input];
   return elements.map((element) => readScalar(element, { kind: type.element }, clock));
@@ -227,6 +258,7 @@ function readValue(input: unknown, type: VariableType, clock: Clock): RefValue {
 /** The same value, as `=` sees it. */
 function identity(value: RefValue | null | undefined): string {
   if (value === undefined || value === null) return 'unset';
+  if (isJsonBox(value)) return `j:${canonical(value.json)}`;
   if (Array.isArray(value)) return `[${value.map((element) => identity(element)).join(',')}]`;
   return typeof value === 'string' ? `s:${normalize(value)}` : `${typeof value}:${String(value)}`;
 }
@@ -361,9 +393,142 @@ export class ReferenceSession {
     }
   }
 
+  // ---- §7: paths, filters, projections, count/any/each over JSON data ------------------
+
+  /**
+   * A constraint whose left side is more than its variable, on the variable's value:
+   * true or false, or `undefined` when the value does not fit (a missing field, not a
+   * list where one is needed, a value the literal's type cannot read). Rules read
+   * `undefined` as false, guards as true (§7).
+   */
+  #access(constraint: CheckedConstraint, value: RefValue): boolean | undefined {
+    const data: unknown = isJsonBox(value) ? value.json : value;
+    return this.#accessOn(constraint, data);
+  }
+
+  #accessOn(constraint: CheckedConstraint, data: unknown): boolean | undefined {
+    const access = constraint.access;
+    let current: unknown = data;
+    for (const step of access?.steps ?? []) {
+      current = this.#step(current, step);
+      if (current === missing) return undefined;
+    }
+    switch (access?.function) {
+      case undefined:
+        return this.#compare(constraint, current);
+      case 'count':
+        if (access.matches !== undefined) throw new Error('count(… matches …) is not modelled');
+        if (!Array.isArray(current)) return undefined;
+        return this.#compare(constraint, current.length);
+      case 'any':
+      case 'each': {
+        if (!Array.isArray(current)) return undefined;
+        const results = current.map((element) => this.#compare(constraint, element));
+        if (access.function === 'any') {
+          if (results.includes(true)) return true;
+          return results.includes(undefined) ? undefined : false;
+        }
+        if (results.includes(false)) return false;
+        return results.includes(undefined) ? undefined : true;
+      }
+      default:
+        throw new Error(`${String(access?.function)} is not modelled`);
+    }
+  }
+
+  #step(data: unknown, step: CheckedStep): unknown {
+    const isRecord = (item: unknown): item is Record<string, unknown> =>
+      typeof item === 'object' && item !== null && !Array.isArray(item);
+    if (step.kind === 'field') {
+      const field = (item: unknown) =>
+        isRecord(item) && Object.hasOwn(item, step.name) ? item[step.name] : missing;
+      if (!Array.isArray(data)) return field(data);
+      // A projection: the field of every element; one without it does not fit.
+      const projected = data.map(field);
+      return projected.includes(missing) ? missing : projected;
+    }
+    if (!Array.isArray(data)) return missing;
+    // A filter selects with the rules' reading: an element that does not fit is not kept.
+    return data.filter((element) =>
+      step.constraints.every((inner) => {
+        const name = inner.variable.name;
+        const subject =
+          name === 'it'
+            ? element
+            : isRecord(element) && Object.hasOwn(element, name)
+              ? element[name]
+              : missing;
+        return subject !== missing && this.#accessOn(inner, subject) === true;
+      }),
+    );
+  }
+
+  /** The data read as the type of the literal it meets (§7), then compared as §5.1 says. */
+  #compare(constraint: CheckedConstraint, data: unknown): boolean | undefined {
+    const literal = constraint.value;
+    const coercion = constraint.node.subject?.as;
+    const kindOf = (item: Literal): Exclude<VariableType, { kind: 'list' | 'enum' }>['kind'] => {
+      if (coercion !== undefined) return coercion;
+      switch (item.kind) {
+        case 'number':
+        case 'text':
+        case 'boolean':
+        case 'date':
+        case 'time':
+        case 'datetime':
+          return item.kind;
+        case 'relative':
+          return item.as;
+        case 'regex':
+          return 'text';
+        case 'list':
+          return item.elements[0] ? kindOf(item.elements[0]) : 'text';
+        default:
+          throw new Error(`a ${item.kind} literal is not modelled`);
+      }
+    };
+    const kind = kindOf(literal);
+    const read = (item: unknown): Scalar | undefined => {
+      if (kind === 'text') return typeof item === 'string' ? item : undefined;
+      if (typeof item === 'object' || item === null) return undefined;
+      if (kind === 'number' && typeof item === 'boolean') return undefined;
+      if (kind === 'boolean' && typeof item === 'number') return undefined;
+      try {
+        return readScalar(item, { kind }, this.#clock);
+      } catch (error) {
+        if (error instanceof Invalid) return undefined;
+        throw error;
+      }
+    };
+    let value: RefValue;
+    let type: VariableType;
+    if (Array.isArray(data)) {
+      if (kind !== 'text' && kind !== 'number') return undefined;
+      const elements = data.map(read);
+      if (elements.includes(undefined)) return undefined;
+      value = elements as Scalar[];
+      type = { kind: 'list', element: kind };
+    } else {
+      const scalar = read(data);
+      if (scalar === undefined) return undefined;
+      value = scalar;
+      type = { kind };
+    }
+    const typed: CheckedConstraint = {
+      variable: { ...constraint.variable, type },
+      operator: constraint.operator,
+      value: literal,
+      node: constraint.node,
+    };
+    return this.#satisfies(typed, value);
+  }
+
   /** §5.1: false on an unobserved variable; a negated operator is the negation of its positive form. */
   #satisfies(constraint: CheckedConstraint, value: RefValue | undefined): boolean {
     if (value === undefined) return false;
+    if (constraint.binding !== undefined) throw new Error('bindings are not modelled');
+    if (constraint.access !== undefined) return this.#access(constraint, value) === true;
+    if (isJsonBox(value)) throw new Error('a json value compared whole is not modelled');
     const negated: Record<string, string> = {
       '!=': '=',
       '!~': '~',
@@ -469,6 +634,8 @@ export class ReferenceSession {
     const positive = negations[constraint.operator];
     // A negative constraint on an action's absent argument holds.
     if (value === undefined) return positive !== undefined && pattern.predicate.kind === 'action';
+    // §7: a value that does not fit a path, filter or function makes a guard fire.
+    if (constraint.access !== undefined) return this.#access(constraint, value) ?? true;
     const type = constraint.variable.type;
     const literal = constraint.value;
     if (type.kind === 'text' && typeof value === 'string') {
@@ -604,7 +771,7 @@ export class ReferenceSession {
         if (clearing) values[name] = null;
         continue;
       }
-      values[name] = readValue(raw, variable.type, this.#clock);
+      values[name] = readValue(raw, variable.type, this.#clock, variable.jsonText === true);
     }
     return values;
   }
