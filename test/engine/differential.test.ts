@@ -261,6 +261,9 @@ function jsonConstraintArb(name: string): fc.Arbitrary<string> {
             ([operator, text]) =>
               `s ${operator} ${operator === 'matches' ? `/^${text}/` : `"${text}"`}`,
           ),
+        fc
+          .tuple(fc.constantFrom('<', '>='), small)
+          .map(([operator, bound]) => `s as number ${operator} ${bound}`),
       ),
       { minLength: 1, maxLength: 2, selector: (text) => text.slice(0, 2) },
     )
@@ -515,6 +518,10 @@ const inputValues: Readonly<Record<TypeName, readonly unknown[]>> = {
     ],
     [{ n: 2 }, { n: 1, s: 'a' }],
     [{ s: 'b', n: 2, extra: [1] }],
+    [
+      { n: 1, s: '2' },
+      { n: 2, s: 'x' },
+    ],
   ],
 };
 const invalidValues: Readonly<Record<TypeName, unknown>> = {
@@ -817,8 +824,11 @@ function runWorld(world: World): void {
   );
   for (const access of accesses) {
     if (access.function) statistics.access.add(access.function);
-    for (const step of access.steps)
+    for (const step of access.steps) {
       statistics.access.add(step.kind === 'filter' ? 'filter' : 'projection');
+      if (step.kind === 'filter' && step.constraints.some((c) => c.node.subject?.as))
+        statistics.access.add('as');
+    }
   }
   if (accesses.length > 0 && /"items":\[\{/.test(JSON.stringify(world.trace)))
     statistics.jsonWorlds++;
@@ -883,7 +893,14 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
     // Every v2 construct of rules (LANGUAGE.md §7) was exercised.
     expect([...statistics.v2].sort()).toEqual(['absent', 'disjunction', 'not O', 'not P', 'per']);
     // …and so was every form of structured access the generator writes, on real records.
-    expect([...statistics.access].sort()).toEqual(['any', 'count', 'each', 'filter', 'projection']);
+    expect([...statistics.access].sort()).toEqual([
+      'any',
+      'as',
+      'count',
+      'each',
+      'filter',
+      'projection',
+    ]);
     expect(statistics.jsonWorlds).toBeGreaterThan(10);
     const codes = new Set([...statistics.decisions.keys()]);
     for (const expected of [
