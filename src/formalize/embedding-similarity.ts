@@ -34,7 +34,8 @@ export interface EmbeddingSimilarity {
   has(text: string): boolean;
 }
 
-function cosine(left: readonly number[], right: readonly number[]): number {
+/** Cosine similarity of two embeddings; NaN when it is undefined (unequal or zero vectors). */
+export function cosine(left: readonly number[], right: readonly number[]): number {
   if (left.length !== right.length || left.length === 0) return Number.NaN;
   let dot = 0;
   let normLeft = 0;

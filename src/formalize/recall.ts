@@ -1,3 +1,4 @@
+import { cosine } from './embedding-similarity.js';
 import type { Experience } from './experience.js';
 import type { EmbeddingModel } from './model.js';
 
@@ -67,21 +68,6 @@ export function lexicalRecallSimilarity(left: string, right: string): number {
   return (2 * shared) / (a.size + b.size);
 }
 
-function cosine(left: readonly number[], right: readonly number[]): number {
-  if (left.length !== right.length || left.length === 0) return 0;
-  let dot = 0;
-  let normLeft = 0;
-  let normRight = 0;
-  for (let index = 0; index < left.length; index++) {
-    const a = left[index] ?? 0;
-    const b = right[index] ?? 0;
-    dot += a * b;
-    normLeft += a * a;
-    normRight += b * b;
-  }
-  return normLeft === 0 || normRight === 0 ? 0 : dot / Math.sqrt(normLeft * normRight);
-}
-
 /** Below these, a remembered instruction is not similar enough to prime the prompt. */
 export const recallThresholds = Object.freeze({ lexical: 0.34, embedding: 0.6 });
 
@@ -111,7 +97,11 @@ export async function rankByMeaning(
       const { embeddings } = await options.embeddings.embed(texts, options.signal);
       const query = embeddings[0];
       if (query && embeddings.length === texts.length) {
-        scores = unique.map((_, index) => cosine(query, embeddings[index + 1] ?? []));
+        scores = unique.map((_, index) => {
+          const score = cosine(query, embeddings[index + 1] ?? []);
+          // Unequal or zero vectors say nothing: below any threshold.
+          return Number.isNaN(score) ? 0 : score;
+        });
         threshold = recallThresholds.embedding;
       }
     } catch {
