@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ProcessRun, runProcess } from '../support/run-process.js';
 import { killAll, projectRoot, startServer } from './server-process.js';
 
 const token = 'python-token-0123456789abcdef';
@@ -16,29 +16,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function python(
-  args: readonly string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['examples/python/guarded_agent.py', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, INTENTGUARD_TOKEN: token },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+function python(args: readonly string[]): Promise<ProcessRun> {
+  return runProcess('python3', ['examples/python/guarded_agent.py', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, INTENTGUARD_TOKEN: token },
+    timeoutMs: 20_000,
   });
 }
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,31 +19,14 @@ import {
   startFakeLlmServer,
 } from '../formalize/support/fake-llm-server.js';
 import { projectRoot } from '../http/server-process.js';
+import { type ProcessRun, runProcess } from '../support/run-process.js';
 import { launchBrowser } from './support.js';
 
 /** Runs `npm run demo:web`'s program as a process; resolves with its exit code and output. */
-function runDemo(
-  args: readonly string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/web/demo.ts', ...args], {
-      cwd: projectRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+function runDemo(args: readonly string[]): Promise<ProcessRun> {
+  return runProcess(process.execPath, ['--import', 'tsx', 'examples/web/demo.ts', ...args], {
+    cwd: projectRoot,
+    timeoutMs: 90_000,
   });
 }
 
