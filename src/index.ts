@@ -75,6 +75,7 @@ export {
   type GuardOptions,
   type GuardStatus,
   type JournalEvent,
+  loadCompiledGuard,
   renderForModel,
   renderForPerson,
   restoreGuard,
@@ -82,6 +83,11 @@ export {
   type ToolOutcome,
   toolResultObservation,
 } from './guard/index.js';
+// Compiled specs (FORMATS.md §8): a checked spec shipped as data.
+export {
+  type CompiledSpecDocument,
+  CompiledSpecError,
+} from './language/compiled-spec-format.js';
 // The syntax tree `parse` returns and `Spec.ast` holds (types only).
 export type {
   AnnotationNode,
@@ -158,6 +164,8 @@ export {
   type VariableDeclaration,
   type VariableType,
 } from './language/index.js';
+export { readCompiledSpec } from './language/read-compiled-spec.js';
+export { writeCompiledSpec } from './language/write-compiled-spec.js';
 export {
   defaultSchemaLimits,
   detectToolSchemaFormat,

@@ -1,551 +1,14 @@
-import type { NoSpecSession } from '../engine/no-spec-session.js';
-import { createSession, type Session } from '../engine/session.js';
-import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
 import { readTrace } from '../engine/trace.js';
-import type { Verdict } from '../engine/verdict.js';
 import type { FormalizeOptions, FormalizeResult } from '../formalize/formalize.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
-import { IntentguardError } from '../language/errors.js';
-import { checkSpec, formatDateTime, type Schema, type Spec, unwrap } from '../language/index.js';
-import { renderForModel, renderForPerson } from './render.js';
-import { toolResultObservation } from './tool-results.js';
-import type {
-  Guard,
-  GuardAction,
-  GuardDecision,
-  GuardEvent,
-  GuardJournal,
-  GuardOptions,
-  GuardStatus,
-  JournalEvent,
-  ToolCall,
-  ToolOutcome,
-} from './types.js';
+import { type CompiledSpecDocument, compiledSpecFormat } from '../language/compiled-spec-format.js';
+import { checkSpec, type Schema, type Spec, unwrap } from '../language/index.js';
+import { readCompiledSpec } from '../language/read-compiled-spec.js';
+import { compileRegex } from '../language/regex.js';
+import { checkGuardOptions, GuardJournalError, IntentGuard } from './guard-core.js';
+import type { Guard, GuardJournal, GuardOptions } from './types.js';
 
-/** Where a call stands. */
-type CallState = 'asked' | 'running' | 'done' | 'refused' | 'denied' | 'failed';
-
-interface CallRecord {
-  readonly call: ToolCall;
-  readonly proposal: Record<string, unknown>;
-  /** The call as identity: a framework that reuses an id for another call is refused. */
-  readonly fingerprint: string;
-  decision: GuardDecision;
-  state: CallState;
-  /** The session commit of the allowed call, to roll back if the tool fails. */
-  commit: number | undefined;
-  /** The answer to `result`, so that reporting twice gives the same answer. */
-  outcome: ObservationResult | undefined;
-}
-
-const finishId = '#finish';
-const maxIdLength = 256;
-
-/** JSON text of a value, or undefined when it has none (cycles, BigInt, a throwing toJSON). */
-function jsonOf(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A copy the host cannot change afterwards; values that have no JSON stay as given (the session refuses them). */
-function copyOf(value: unknown): unknown {
-  const text = jsonOf(value);
-  return text === undefined ? value : (JSON.parse(text) as unknown);
-}
-
-const guardOptionNames = new Set(['mode', 'render', 'onEvent', 'finishWaitsForResults']);
-
-function sessionOptionsOf(options: GuardOptions): SessionOptions {
-  const session: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(options)) {
-    if (!guardOptionNames.has(name)) session[name] = value;
-  }
-  return session as SessionOptions;
-}
-
-function checkGuardOptions(options: unknown): GuardOptions {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options))
-    throw argumentError('createGuard', {
-      parameter: 'options',
-      expected: 'an options object or undefined',
-      actual: describeArgument(options),
-    });
-  const given = options as GuardOptions;
-  if (given.mode !== undefined && given.mode !== 'enforce' && given.mode !== 'shadow')
-    throw argumentError('createGuard', {
-      parameter: 'options.mode',
-      expected: "'enforce' or 'shadow'",
-      actual: describeArgument(given.mode),
-    });
-  if (given.finishWaitsForResults !== undefined && typeof given.finishWaitsForResults !== 'boolean')
-    throw argumentError('createGuard', {
-      parameter: 'options.finishWaitsForResults',
-      expected: 'true, false or undefined',
-      actual: describeArgument(given.finishWaitsForResults),
-    });
-  for (const name of ['render', 'onEvent'] as const) {
-    if (given[name] !== undefined && typeof given[name] !== 'function')
-      throw argumentError('createGuard', {
-        parameter: `options.${name}`,
-        expected: 'a function',
-        actual: describeArgument(given[name]),
-      });
-  }
-  return given;
-}
-
-/**
- * The host-facing core over a session (ARCHITECTURE.md layer 6): tool calls with ids,
- * several pending approvals, results and failures, and a journal to persist and restore.
- */
-class IntentGuard implements Guard {
-  readonly #session: Session | NoSpecSession;
-  readonly #schema: Schema | undefined;
-  readonly #mode: 'enforce' | 'shadow';
-  readonly #render: (verdict: Verdict) => string;
-  readonly #onEvent: ((event: GuardEvent) => void) | undefined;
-  readonly #waitForResults: boolean;
-  readonly #calls = new Map<string, CallRecord>();
-  readonly #events: JournalEvent[] = [];
-  readonly #now: string;
-  readonly #timeZone: string;
-  /** Set while a journal is replayed: no events reach the host again. */
-  #restoring = false;
-
-  constructor(spec: Spec | undefined, options: GuardOptions) {
-    this.#mode = options.mode ?? 'enforce';
-    this.#render = options.render ?? renderForModel;
-    this.#onEvent = options.onEvent;
-    this.#waitForResults = options.finishWaitsForResults !== false;
-    this.#schema = spec?.schema;
-    const sessionOptions = { ...sessionOptionsOf(options), rollback: true };
-    this.#session =
-      spec === undefined
-        ? createSession(undefined, sessionOptionsOf(options))
-        : createSession(spec, sessionOptions);
-    // The clock is fixed once, so that a restored guard decides exactly as this one.
-    if ('clock' in this.#session) {
-      this.#now = formatDateTime(this.#session.clock.dateTime);
-      this.#timeZone = this.#session.clock.timeZone;
-    } else {
-      const given = options.now;
-      this.#now =
-        typeof given === 'string'
-          ? given
-          : new Date(
-              given instanceof Date || typeof given === 'number' ? given : Date.now(),
-            ).toISOString();
-      this.#timeZone = options.timeZone ?? 'UTC';
-    }
-  }
-
-  check(call: ToolCall): GuardDecision {
-    const { id, name } = checkCall(call);
-    const proposal: Record<string, unknown> = {
-      action: { name, args: copyOf(call.args ?? {}) },
-      ...(call.updates !== undefined ? { updates: copyOf(call.updates) } : {}),
-      ...(call.objective !== undefined ? { objective: call.objective } : {}),
-    };
-    const text = jsonOf(proposal);
-    const fingerprint = text ?? `unreadable:${id}`;
-    const known = this.#calls.get(id);
-    if (known) {
-      if (known.fingerprint === fingerprint) return known.decision;
-      return this.#decision(
-        id,
-        invalidVerdict(
-          `The call id '${id}' was already used for another call; every call needs its own id.`,
-        ),
-      );
-    }
-    const verdict = this.#session.propose(proposal);
-    // Arguments with no JSON (a BigInt, a cycle) are refused; the journal keeps a stand-in
-    // the session refuses the same way, so that the journal stays JSON and replays.
-    const journaled =
-      text === undefined ? { action: { name, args: 'arguments that are not JSON' } } : proposal;
-    this.#journal({ propose: journaled, id, expect: { decision: verdict.decision } });
-    const record: CallRecord = {
-      call: {
-        id,
-        name,
-        args: (proposal.action as { args: unknown }).args,
-        ...(call.updates !== undefined ? { updates: proposal.updates } : {}),
-        ...(call.objective !== undefined ? { objective: call.objective } : {}),
-      },
-      proposal,
-      fingerprint,
-      decision: this.#decision(id, verdict, undefined, {
-        name,
-        args: (proposal.action as { args: unknown }).args,
-      }),
-      state: stateOf(verdict),
-      commit: this.#commitOf(verdict),
-      outcome: undefined,
-    };
-    this.#calls.set(id, record);
-    if (this.#mode === 'shadow' && verdict.decision === 'confirm') this.#resolve(record, true);
-    this.#emit({ kind: 'decision', call, decision: record.decision });
-    return record.decision;
-  }
-
-  approve(id: string, approved: boolean): GuardDecision {
-    const record = this.#record(id, 'approve');
-    if (record.state !== 'asked') return record.decision;
-    if (approved !== true) {
-      record.state = 'denied';
-      this.#journal({ resolve: { approved: false }, id });
-      record.decision = {
-        ...record.decision,
-        action: 'refuse',
-        message: `intentguard: the user declined this call. ${record.decision.verdict.feedback} Do not make it again; ask the user how to go on, or continue with the rest of the task.`,
-      };
-    } else {
-      // Several calls may wait for approval at once, and the session holds one pending
-      // proposal: the call is proposed again now, against the state of this moment.
-      const verdict = this.#session.propose(record.proposal);
-      this.#journal({
-        propose: record.proposal,
-        id,
-        expect: { decision: verdict.decision },
-      });
-      if (verdict.decision === 'confirm') this.#resolve(record, true);
-      else {
-        record.decision = this.#decision(id, verdict);
-        record.state = stateOf(verdict);
-        record.commit = this.#commitOf(verdict);
-      }
-    }
-    this.#emit({ kind: 'approval', id, approved: approved === true, decision: record.decision });
-    return record.decision;
-  }
-
-  result(id: string, outcome: ToolOutcome): ObservationResult {
-    const record = this.#record(id, 'result');
-    if (record.outcome) return record.outcome;
-    if (
-      typeof outcome !== 'object' ||
-      outcome === null ||
-      !('output' in outcome || 'error' in outcome)
-    )
-      throw argumentError('Guard.result', {
-        parameter: 'outcome',
-        expected: '{ output } or { error }',
-        actual: describeArgument(outcome),
-      });
-    if (record.state !== 'running') {
-      // A refused or unanswered call did not run as far as the guard knows: nothing to observe.
-      return {
-        ok: false,
-        problems: [{ message: `the call '${id}' was not allowed to run (${record.state})` }],
-        ignored: [],
-        status: this.#session.status(),
-      };
-    }
-    let answer: ObservationResult;
-    if ('error' in outcome) {
-      record.state = 'failed';
-      const rolledBack =
-        record.commit !== undefined && 'rollback' in this.#session
-          ? this.#session.rollback(record.commit)
-          : false;
-      this.#journal({ fail: { id } });
-      answer = { ok: true, problems: [], ignored: [], status: this.#session.status() };
-      this.#emit({ kind: 'result', id, ok: false, rolledBack });
-    } else {
-      record.state = 'done';
-      const observation =
-        this.#schema === undefined
-          ? undefined
-          : toolResultObservation(this.#schema, record.call.name, outcome.output);
-      if (observation) {
-        answer = this.#session.observe(observation);
-        this.#journal({ observe: observation, id });
-      } else answer = { ok: true, problems: [], ignored: [], status: this.#session.status() };
-      this.#emit({ kind: 'result', id, ok: true, rolledBack: false });
-    }
-    record.outcome = answer;
-    return answer;
-  }
-
-  observe(updates: unknown): ObservationResult {
-    const observation = { updates: copyOf(updates) };
-    const answer = this.#session.observe(observation);
-    this.#journal({ observe: observation });
-    this.#emit({ kind: 'observation', ok: answer.ok });
-    return answer;
-  }
-
-  finish(answer?: string): GuardDecision {
-    // An allowed call is provisional until its result: a task that is done only thanks to
-    // a call that may still fail is not done yet.
-    const running = [...this.#calls.values()].filter((record) => record.state === 'running');
-    if (this.#waitForResults && running.length > 0) {
-      const names = running.map((record) => `${record.call.name} (${record.call.id})`).join(', ');
-      const message = `The results of ${names} have not come yet; finish when they have.`;
-      const decision = this.#decision(finishId, {
-        ...invalidVerdict(message),
-        reasons: [{ code: 'premature-finish', message }],
-      });
-      this.#emit({ kind: 'finish', decision });
-      return decision;
-    }
-    // A non-text answer is passed on as given: the session refuses it as invalid.
-    const proposal = answer === undefined ? { finish: true } : { finish: true, answer };
-    const verdict = this.#session.propose(proposal);
-    this.#journal({ propose: proposal, id: finishId, expect: { decision: verdict.decision } });
-    const decision = this.#decision(finishId, verdict);
-    this.#emit({ kind: 'finish', decision });
-    return decision;
-  }
-
-  call(id: string): ToolCall | undefined {
-    const call = typeof id === 'string' ? this.#calls.get(id)?.call : undefined;
-    return call === undefined ? undefined : (copyOf(call) as ToolCall);
-  }
-
-  decision(id: string): GuardDecision | undefined {
-    return typeof id === 'string' ? this.#calls.get(id)?.decision : undefined;
-  }
-
-  status(): GuardStatus {
-    const pendingIds: string[] = [];
-    const runningIds: string[] = [];
-    for (const [id, record] of this.#calls) {
-      if (record.state === 'asked') pendingIds.push(id);
-      else if (record.state === 'running') runningIds.push(id);
-    }
-    return { ...this.#session.status(), pendingIds, runningIds };
-  }
-
-  roadmap(): string {
-    return this.#session.roadmap();
-  }
-
-  journal(): GuardJournal {
-    return {
-      version: 1,
-      now: this.#now,
-      timeZone: this.#timeZone,
-      events: this.journalSince(0),
-    };
-  }
-
-  journalSince(from: number): readonly JournalEvent[] {
-    const start = Number.isSafeInteger(from) && from > 0 ? from : 0;
-    return this.#events.slice(start).map((event) => copyOf(event) as JournalEvent);
-  }
-
-  journalLength(): number {
-    return this.#events.length;
-  }
-
-  /** Replays a journal (restoreGuard): every event through the same methods, checked line by line. */
-  replay(journal: GuardJournal): void {
-    this.#restoring = true;
-    try {
-      const { events } = journal;
-      for (let index = 0; index < events.length; index++) {
-        const event = events[index]!;
-        const before = this.#events.length;
-        this.#replayEvent(event, events[index + 1]);
-        const produced = this.#events.slice(before);
-        const expected = events.slice(index, index + produced.length);
-        if (produced.length === 0 || jsonOf(produced) !== jsonOf(expected)) {
-          throw new GuardJournalError(
-            'journal-mismatch',
-            `journal event ${index + 1} does not replay as recorded (${jsonOf(event)?.slice(0, 200)}): the spec, schema or options differ from the run that wrote it`,
-          );
-        }
-        index += produced.length - 1;
-      }
-    } finally {
-      this.#restoring = false;
-    }
-  }
-
-  #replayEvent(event: JournalEvent, next: JournalEvent | undefined): void {
-    if ('propose' in event) {
-      if (event.id === finishId) {
-        const answer = (event.propose as { answer?: unknown }).answer;
-        this.finish(typeof answer === 'string' ? answer : undefined);
-        return;
-      }
-      const known = event.id === undefined ? undefined : this.#calls.get(event.id);
-      if (known?.state === 'asked') {
-        void next;
-        this.approve(known.call.id, true);
-        return;
-      }
-      const action = event.propose.action as { name?: unknown; args?: unknown } | undefined;
-      this.check({
-        id: event.id ?? '',
-        name: typeof action?.name === 'string' ? action.name : '',
-        args: action?.args,
-        ...(event.propose.updates !== undefined ? { updates: event.propose.updates } : {}),
-        ...(typeof event.propose.objective === 'string'
-          ? { objective: event.propose.objective }
-          : {}),
-      });
-      return;
-    }
-    if ('resolve' in event) {
-      this.approve(event.id, event.resolve.approved);
-      return;
-    }
-    if ('fail' in event) {
-      this.result(event.fail.id, { error: 'restored from the journal' });
-      return;
-    }
-    if (event.id !== undefined) {
-      const record = this.#record(event.id, 'result');
-      const resultName = this.#schema?.predicates.get(record.call.name)?.resultPredicate;
-      const updates = event.observe.updates as Record<string, unknown> | undefined;
-      this.result(event.id, { output: resultName === undefined ? {} : updates?.[resultName] });
-      return;
-    }
-    this.observe(event.observe.updates);
-  }
-
-  #resolve(record: CallRecord, approved: boolean): void {
-    const resolution = this.#session.resolve(approved);
-    this.#journal({ resolve: { approved }, id: record.call.id });
-    if (resolution.committed) {
-      record.state = 'running';
-      record.commit = 'lastCommit' in this.#session ? this.#session.lastCommit() : undefined;
-      record.decision = {
-        ...record.decision,
-        action: 'run',
-        message: 'intentguard: approved by the user.',
-      };
-    } else {
-      const verdict = resolution.verdict ?? record.decision.verdict;
-      record.state = 'refused';
-      record.decision = this.#decision(record.call.id, verdict, 'refuse');
-    }
-  }
-
-  #record(id: string, method: string): CallRecord {
-    const record = typeof id === 'string' ? this.#calls.get(id) : undefined;
-    if (!record)
-      throw argumentError(`Guard.${method}`, {
-        parameter: 'id',
-        expected: 'the id of a call the guard has checked',
-        actual:
-          typeof id === 'string' ? `the unknown id '${id.slice(0, 80)}'` : describeArgument(id),
-      });
-    return record;
-  }
-
-  #commitOf(verdict: Verdict): number | undefined {
-    return verdict.decision === 'allow' && 'lastCommit' in this.#session
-      ? this.#session.lastCommit()
-      : undefined;
-  }
-
-  #decision(
-    id: string,
-    verdict: Verdict,
-    forced?: GuardAction,
-    call: Pick<ToolCall, 'name' | 'args'> | undefined = this.#calls.get(id)?.call,
-  ): GuardDecision {
-    const action: GuardAction =
-      forced ??
-      (this.#mode === 'shadow'
-        ? 'run'
-        : verdict.decision === 'allow'
-          ? 'run'
-          : verdict.decision === 'confirm'
-            ? 'ask'
-            : 'refuse');
-    return {
-      id,
-      action,
-      verdict,
-      message: verdict.decision === 'allow' ? 'intentguard: allowed.' : this.#render(verdict),
-      prompt:
-        verdict.decision === 'confirm'
-          ? renderForPerson(call?.name ?? id, call?.args, verdict)
-          : '',
-    };
-  }
-
-  #journal(event: JournalEvent): void {
-    this.#events.push(event);
-  }
-
-  #emit(event: GuardEvent): void {
-    if (this.#restoring || !this.#onEvent) return;
-    try {
-      this.#onEvent(event);
-    } catch {
-      // An audit hook that fails must not change a decision.
-    }
-  }
-}
-
-function stateOf(verdict: Verdict): CallState {
-  if (verdict.decision === 'allow') return 'running';
-  if (verdict.decision === 'confirm') return 'asked';
-  return 'refused';
-}
-
-/** A verdict for a call the guard refuses before the engine sees it. */
-function invalidVerdict(message: string): Verdict {
-  return {
-    decision: 'revise',
-    severity: 'hard',
-    reasons: [{ code: 'invalid-proposal', message }],
-    performs: [],
-    achieved: {},
-    done: false,
-    feedback: message,
-  };
-}
-
-function checkCall(call: unknown): { id: string; name: string } {
-  const candidate = call as Partial<ToolCall> | null;
-  if (typeof candidate !== 'object' || candidate === null)
-    throw argumentError('Guard.check', {
-      parameter: 'call',
-      expected: 'a tool call { id, name, args }',
-      actual: describeArgument(call),
-    });
-  if (typeof candidate.id !== 'string' || candidate.id === '' || candidate.id.length > maxIdLength)
-    throw argumentError('Guard.check', {
-      parameter: 'call.id',
-      expected: `a non-empty string of at most ${maxIdLength} characters`,
-      actual: describeArgument(candidate.id),
-    });
-  if (candidate.id === finishId)
-    throw argumentError('Guard.check', {
-      parameter: 'call.id',
-      expected: `an id other than '${finishId}' (reserved for finish)`,
-      actual: `'${finishId}'`,
-    });
-  if (typeof candidate.name !== 'string' || candidate.name === '')
-    throw argumentError('Guard.check', {
-      parameter: 'call.name',
-      expected: 'the tool name (a non-empty string)',
-      actual: describeArgument(candidate.name),
-    });
-  return { id: candidate.id, name: candidate.name };
-}
-
-/**
- * A journal that cannot be restored: it is not a journal (`invalid-journal`), or it does
- * not replay as recorded (`journal-mismatch`: another spec, schema or options) — then
- * restoring it would decide differently, so nothing is restored.
- */
-export class GuardJournalError extends IntentguardError {
-  constructor(code: 'invalid-journal' | 'journal-mismatch', message: string) {
-    super({ code, message });
-    this.name = 'GuardJournalError';
-  }
-}
+export { GuardJournalError };
 
 /** What `createGuard` formalizes when it starts from the user's words (LANGUAGE.md, FORMALIZE). */
 export interface GuardInstruction {
@@ -570,7 +33,9 @@ function isInstruction(source: unknown): source is GuardInstruction {
 
 /**
  * Starts a guard over one agent run. `spec` is a checked spec, or spec text checked
- * against `schema` (an invalid text throws `IntentguardDiagnosticsError`); `undefined`
+ * against `schema` (an invalid text throws `IntentguardDiagnosticsError`), or a compiled
+ * spec (`writeCompiledSpec`, FORMATS.md §8; a malformed one throws `CompiledSpecError`,
+ * and `schema` is not needed); `undefined`
  * gives a guard that refuses everything (`no-spec`: fail closed). Given the user's
  * `{ instruction, model }` instead, it formalizes the instruction once (asynchronously)
  * and guards with the spec — or, when no valid spec comes out, fails closed the same way.
@@ -581,7 +46,7 @@ function isInstruction(source: unknown): source is GuardInstruction {
  * if (decision.action === 'run') guard.result('call-1', { output: await transfer() });
  */
 export function createGuard(
-  spec: Spec | string | undefined,
+  spec: Spec | CompiledSpecDocument | string | undefined,
   schema?: Schema,
   options?: GuardOptions,
 ): Guard;
@@ -591,7 +56,7 @@ export function createGuard(
   options?: GuardOptions,
 ): Promise<Guard>;
 export function createGuard(
-  source: Spec | string | undefined | GuardInstruction,
+  source: Spec | CompiledSpecDocument | string | undefined | GuardInstruction,
   schema?: Schema,
   options?: GuardOptions,
 ): Guard | Promise<Guard> {
@@ -641,11 +106,23 @@ export async function formalizeInstruction(
   return { result, now };
 }
 
+function isCompiledSpec(value: unknown): value is CompiledSpecDocument {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'format' in value &&
+    value.format === compiledSpecFormat
+  );
+}
+
 function buildGuard(
-  spec: Spec | string | undefined,
+  spec: Spec | CompiledSpecDocument | string | undefined,
   schema: Schema | undefined,
   options: GuardOptions,
 ): IntentGuard {
+  // A compiled spec carries its schema (`schema` is not used): read and checked as data.
+  if (isCompiledSpec(spec))
+    return new IntentGuard(readCompiledSpec(spec, { regex: compileRegex }), options);
   if (typeof spec === 'string') {
     if (schema === undefined)
       throw argumentError('createGuard', {
@@ -691,7 +168,7 @@ function checkJournal(journal: unknown): GuardJournal {
  * replayed decision must equal the recorded one; otherwise `GuardJournalError`.
  */
 export function restoreGuard(
-  spec: Spec | string | undefined,
+  spec: Spec | CompiledSpecDocument | string | undefined,
   schema: Schema | undefined,
   journal: GuardJournal,
   options?: GuardOptions,

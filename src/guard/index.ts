@@ -3,6 +3,8 @@
  * layer 6) — tool calls with ids, several pending approvals, results and failures with
  * rollback, and a journal to persist and restore.
  */
+
+export { loadCompiledGuard } from './compiled-guard.js';
 export {
   createGuard,
   formalizeInstruction,

@@ -10,6 +10,9 @@ import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 export interface TextRegex {
   /** Whether the regex matches somewhere in the (normalized) text. */
   test(text: string): boolean;
+  /** The regex as written, so that a compiled spec can carry it (compiled-spec-format.ts). */
+  readonly pattern: string;
+  readonly flags: string;
 }
 
 export type RegexCompilation =
@@ -97,7 +100,7 @@ export function compileRegex(pattern: string, flags: string): RegexCompilation {
   if (flags.includes('s')) options |= RE2JS.DOTALL;
   try {
     const compiled = RE2JS.compile(translateUnicodeEscapes(pattern), options);
-    return { ok: true, regex: { test: (text) => compiled.test(text) } };
+    return { ok: true, regex: { test: (text) => compiled.test(text), pattern, flags } };
   } catch (error) {
     if (error instanceof RE2JSSyntaxException) {
       // re2js reads flags as a `(?i)` prefix, which the quoted fragment may include.

@@ -24,6 +24,7 @@ const pinned: Readonly<Record<string, Surface>> = {
   intentguard: {
     source: 'src/index.ts',
     values: [
+      'CompiledSpecError',
       'Decimal',
       'GuardJournalError',
       'IntentguardDiagnosticsError',
@@ -54,12 +55,14 @@ const pinned: Readonly<Record<string, Surface>> = {
       'isDecimal',
       'isObserved',
       'lexicalSimilarity',
+      'loadCompiledGuard',
       'loadStateSchema',
       'loadToolSchema',
       'parse',
       'parseTrace',
       'parseWithDiagnostics',
       'print',
+      'readCompiledSpec',
       'readTrace',
       'reasonCodes',
       'reasonDecisions',
@@ -75,6 +78,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'traceProblemCodes',
       'unwrap',
       'variablesFromJsonSchema',
+      'writeCompiledSpec',
     ],
     types: [
       'AnnotationNode',
@@ -86,6 +90,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'CheckedRule',
       'ClockInput',
       'ComparisonOperator',
+      'CompiledSpecDocument',
       'ConfirmCategory',
       'ConfirmRequirement',
       'ConstraintNode',

@@ -1,0 +1,361 @@
+import type { CheckedRule, Spec } from './checker/spec.js';
+import {
+  answerPredicate,
+  CompiledSpecError,
+  compiledSpecFormat,
+  compiledSpecVersion,
+  documentFields,
+  documentLimits,
+  type RegexCompiler,
+  readNumberValue,
+  shapes,
+} from './compiled-spec-format.js';
+import type { PredicateDeclaration, Schema } from './schema-model.js';
+import { LineIndex } from './source-range.js';
+
+/**
+ * Reads a compiled spec (compiled-spec-format.ts) into the `Spec` the checker produced,
+ * without the lexer, parser, checker or diagnostics. The document is untrusted: anything
+ * that is not exactly what a writer produces is a `CompiledSpecError` naming where.
+ */
+
+export interface ReadCompiledSpecOptions {
+  /**
+   * The linear-time regex engine (`compileRegex` of regex.ts), for a spec with regexes.
+   * Without it, such a spec is refused: a regex constraint is never taken as true.
+   */
+  readonly regex?: RegexCompiler;
+}
+
+interface Context {
+  readonly source: string;
+  readonly lines: LineIndex;
+  readonly predicates: Map<string, PredicateDeclaration>;
+  readonly regex: RegexCompiler | undefined;
+  values: number;
+}
+
+type Json = unknown;
+
+function isRecord(value: Json): value is Record<string, Json> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function describe(value: Json): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return 'a string';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+function own(value: Record<string, Json>, key: string): Json {
+  return Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
+function readField(
+  value: Json,
+  field: string,
+  path: string,
+  context: Context,
+  depth: number,
+): Json {
+  if (depth > documentLimits.maxDepth)
+    throw new CompiledSpecError(path, `nested deeper than ${documentLimits.maxDepth}`);
+  context.values += 1;
+  if (context.values > documentLimits.maxValues)
+    throw new CompiledSpecError(path, `more than ${documentLimits.maxValues} values`);
+  if (field.endsWith('[]')) {
+    if (!Array.isArray(value))
+      throw new CompiledSpecError(path, `expected a list, found ${describe(value)}`);
+    if (value.length > documentLimits.maxListLength)
+      throw new CompiledSpecError(
+        path,
+        `a list of more than ${documentLimits.maxListLength} elements`,
+      );
+    const element = field.slice(0, -2);
+    return Object.freeze(
+      value.map((item, index) => readField(item, element, `${path}[${index}]`, context, depth + 1)),
+    );
+  }
+  switch (field) {
+    case 'str':
+      if (typeof value !== 'string')
+        throw new CompiledSpecError(path, `expected a string, found ${describe(value)}`);
+      if (value.length > documentLimits.maxStringLength)
+        throw new CompiledSpecError(path, `a string longer than ${documentLimits.maxStringLength}`);
+      return value;
+    case 'bool':
+      if (typeof value !== 'boolean')
+        throw new CompiledSpecError(path, `expected true or false, found ${describe(value)}`);
+      return value;
+    case 'int':
+      if (!Number.isSafeInteger(value))
+        throw new CompiledSpecError(path, `expected a whole number, found ${describe(value)}`);
+      return value;
+    case 'num': {
+      const number = readNumberValue(value);
+      if (number === undefined)
+        throw new CompiledSpecError(
+          path,
+          `expected a number or {"$decimal": text}, found ${describe(value)}`,
+        );
+      return number;
+    }
+    case 'range':
+      return readRange(value, path, context);
+    case 'pred':
+      return readPredicate(value, path, context);
+    case 'var':
+      return readVariable(value, path, context, depth);
+    case 'regex':
+      return readRegex(value, path, context);
+    default:
+      return readShape(value, field, path, context, depth);
+  }
+}
+
+function readRange(value: Json, path: string, context: Context): Json {
+  const [start, end] = Array.isArray(value) ? value : [];
+  if (
+    !Array.isArray(value) ||
+    value.length !== 2 ||
+    !Number.isSafeInteger(start) ||
+    !Number.isSafeInteger(end) ||
+    (start as number) < 0 ||
+    (start as number) > (end as number) ||
+    (end as number) > context.source.length
+  )
+    throw new CompiledSpecError(
+      path,
+      `expected [start, end] offsets within the source, found ${describe(value)}`,
+    );
+  return Object.freeze({
+    start: context.lines.position(start as number),
+    end: context.lines.position(end as number),
+  });
+}
+
+function findPredicate(name: Json, context: Context): PredicateDeclaration | undefined {
+  if (typeof name !== 'string') return undefined;
+  return (
+    context.predicates.get(name) ?? (name === answerPredicate.name ? answerPredicate : undefined)
+  );
+}
+
+function readPredicate(value: Json, path: string, context: Context): PredicateDeclaration {
+  const predicate = findPredicate(value, context);
+  if (predicate === undefined)
+    throw new CompiledSpecError(
+      path,
+      `expected the name of a predicate of the schema, found ${describe(value)}`,
+    );
+  return predicate;
+}
+
+/** `[predicate, index]` for a variable of the schema; an object for one the checker made (a filter's `it`). */
+function readVariable(value: Json, path: string, context: Context, depth: number): Json {
+  if (!Array.isArray(value)) return readShape(value, 'variable', path, context, depth);
+  const predicate = value.length === 2 ? findPredicate(value[0], context) : undefined;
+  const index = value[1];
+  const variable =
+    predicate !== undefined && Number.isSafeInteger(index)
+      ? predicate.variables[index as number]
+      : undefined;
+  if (variable === undefined)
+    throw new CompiledSpecError(path, 'expected [predicate, index] of a declared variable');
+  return variable;
+}
+
+function readRegex(value: Json, path: string, context: Context): Json {
+  const [pattern, flags] = Array.isArray(value) ? value : [];
+  if (
+    !Array.isArray(value) ||
+    value.length !== 2 ||
+    typeof pattern !== 'string' ||
+    typeof flags !== 'string'
+  )
+    throw new CompiledSpecError(path, 'expected [pattern, flags]');
+  if (context.regex === undefined)
+    throw new CompiledSpecError(
+      path,
+      'the spec has a regex, and no regex engine was given to read it',
+    );
+  const compiled = context.regex(pattern, flags);
+  if (!compiled.ok)
+    throw new CompiledSpecError(path, `the regex does not compile: ${compiled.reason}`);
+  return compiled.regex;
+}
+
+function readShape(value: Json, name: string, path: string, context: Context, depth: number): Json {
+  const shape = Object.hasOwn(shapes, name) ? shapes[name] : undefined;
+  if (shape === undefined) throw new CompiledSpecError(path, `unknown shape ${name}`);
+  if ('oneOf' in shape) {
+    if (typeof value !== 'string' || !shape.oneOf.includes(value))
+      throw new CompiledSpecError(
+        path,
+        `expected one of ${shape.oneOf.join(', ')}, found ${describe(value)}`,
+      );
+    return value;
+  }
+  if (!isRecord(value))
+    throw new CompiledSpecError(path, `expected an object, found ${describe(value)}`);
+  if ('fields' in shape) return readObject(value, shape.fields, undefined, path, context, depth);
+  const kind = own(value, 'kind');
+  if (typeof kind !== 'string' || !Object.hasOwn(shape.kinds, kind))
+    throw new CompiledSpecError(
+      `${path}.kind`,
+      `expected one of ${Object.keys(shape.kinds).join(', ')}, found ${describe(kind)}`,
+    );
+  return readObject(value, shape.kinds[kind] ?? {}, kind, path, context, depth);
+}
+
+function readObject(
+  value: Record<string, Json>,
+  fields: Readonly<Record<string, string>>,
+  kind: string | undefined,
+  path: string,
+  context: Context,
+  depth: number,
+): Json {
+  for (const key of Object.keys(value)) {
+    if (!(key === 'kind' && kind !== undefined) && !Object.hasOwn(fields, key))
+      throw new CompiledSpecError(`${path}`, `unknown field ${JSON.stringify(key)}`);
+  }
+  const result: Record<string, Json> = {};
+  if (kind !== undefined) result.kind = kind;
+  for (const [key, field] of Object.entries(fields)) {
+    const optional = field.startsWith('?');
+    if (!Object.hasOwn(value, key)) {
+      if (optional) continue;
+      throw new CompiledSpecError(path, `missing field ${JSON.stringify(key)}`);
+    }
+    result[key] = readField(
+      value[key],
+      optional ? field.slice(1) : field,
+      `${path}.${key}`,
+      context,
+      depth + 1,
+    );
+  }
+  return Object.freeze(result);
+}
+
+function readSchema(value: Json, context: Context): Schema {
+  const schema = readShape(value, 'schemaDocument', '$.schema', context, 1) as {
+    id: string;
+    predicates: readonly PredicateDeclaration[];
+  };
+  schema.predicates.forEach((predicate, index) => {
+    const at = `$.schema.predicates[${index}]`;
+    if (context.predicates.has(predicate.name))
+      throw new CompiledSpecError(`${at}.name`, `${predicate.name} is declared twice`);
+    const names = new Set(predicate.variables.map((variable) => variable.name));
+    if (names.size !== predicate.variables.length)
+      throw new CompiledSpecError(`${at}.variables`, 'a variable is declared twice');
+    predicate.keys.forEach((key, keyIndex) => {
+      if (!names.has(key))
+        throw new CompiledSpecError(
+          `${at}.keys[${keyIndex}]`,
+          `${key} is not a variable of ${predicate.name}`,
+        );
+    });
+    context.predicates.set(predicate.name, predicate);
+  });
+  return { id: schema.id, predicates: context.predicates };
+}
+
+/** Reads a compiled spec; throws `CompiledSpecError` at the first thing that is not one. */
+export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOptions = {}): Spec {
+  if (!isRecord(document))
+    throw new CompiledSpecError('$', `expected an object, found ${describe(document)}`);
+  if (own(document, 'format') !== compiledSpecFormat)
+    throw new CompiledSpecError('$.format', `expected "${compiledSpecFormat}"`);
+  if (own(document, 'version') !== compiledSpecVersion)
+    throw new CompiledSpecError(
+      '$.version',
+      `expected ${compiledSpecVersion}, found ${describe(own(document, 'version'))} (compile the spec again with this version of intentguard)`,
+    );
+  for (const key of Object.keys(document)) {
+    if (key !== 'format' && key !== 'version' && !Object.hasOwn(documentFields, key))
+      throw new CompiledSpecError('$', `unknown field ${JSON.stringify(key)}`);
+  }
+  const source = readField(
+    own(document, 'source'),
+    'str',
+    '$.source',
+    {
+      values: 0,
+    } as Context,
+    1,
+  ) as string;
+  const context: Context = {
+    source,
+    lines: new LineIndex(source),
+    predicates: new Map(),
+    regex: options.regex,
+    values: 0,
+  };
+  const schema = readSchema(own(document, 'schema'), context);
+  const ast = readField(own(document, 'ast'), 'specNode', '$.ast', context, 1) as Spec['ast'];
+  const rules = readField(
+    own(document, 'rules'),
+    'rule[]',
+    '$.rules',
+    context,
+    1,
+  ) as readonly CheckedRule[];
+  const guards = readField(
+    own(document, 'guards'),
+    'guard[]',
+    '$.guards',
+    context,
+    1,
+  ) as Spec['guards'];
+  const ids = new Set<string>();
+  rules.forEach((rule, index) => {
+    const at = `$.rules[${index}]`;
+    if (rule.index !== index) throw new CompiledSpecError(`${at}.index`, `expected ${index}`);
+    if (ids.has(rule.id)) throw new CompiledSpecError(`${at}.id`, `${rule.id} is used twice`);
+    ids.add(rule.id);
+    if (rule.isDone !== (rule.head === 'Done'))
+      throw new CompiledSpecError(`${at}.isDone`, 'must be true exactly when the head is Done');
+    if (rule.action !== undefined && rule.action.predicate.kind !== 'action')
+      throw new CompiledSpecError(`${at}.action.predicate`, 'expected an action predicate');
+    rule.states.forEach((pattern, patternIndex) => {
+      if (pattern.predicate.kind !== 'state')
+        throw new CompiledSpecError(
+          `${at}.states[${patternIndex}].predicate`,
+          'expected a state predicate',
+        );
+    });
+  });
+  guards.forEach((guard, index) => {
+    // A guard's index is its position among the items of the spec.
+    if (guard.index < 0 || guard.index >= ast.items.length)
+      throw new CompiledSpecError(
+        `$.guards[${index}].index`,
+        'expected the position of an item of the spec',
+      );
+  });
+  // Derived as the checker derives them (checker/check.ts).
+  const objectives = new Map<string, CheckedRule[]>();
+  for (const rule of rules) {
+    if (rule.isDone) continue;
+    const list = objectives.get(rule.head) ?? [];
+    list.push(rule);
+    objectives.set(rule.head, list);
+  }
+  return {
+    source,
+    lines: context.lines,
+    ast,
+    schema,
+    rules,
+    guards,
+    objectives,
+    doneRules: rules.filter((rule) => rule.isDone),
+    warnings: [],
+  };
+}
