@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAudit } from './commands/audit.js';
 import { registerCheck } from './commands/check.js';
+import { registerCompile } from './commands/compile.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEval } from './commands/eval.js';
 import { registerExplain } from './commands/explain.js';
@@ -22,6 +23,7 @@ export type CommandRegistration = (
 
 const registrations: CommandRegistration[] = [
   registerCheck,
+  registerCompile,
   registerFmt,
   registerExplain,
   registerReplay,

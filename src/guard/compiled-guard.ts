@@ -1,13 +1,31 @@
+import type { CheckedConstraint, Spec } from '../language/checker/spec.js';
 import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
+import { loadConfusables } from '../language/unicode/skeleton.js';
 import { checkGuardOptions, IntentGuard } from './guard-core.js';
 import type { Guard, GuardOptions } from './types.js';
 
 /**
  * A guard from a compiled spec (`intentguard compile`, FORMATS.md §8), for pages and
  * services that enforce specs checked elsewhere: it carries no lexer, parser, checker or
- * diagnostics, and loads the regex engine (re2js) only when the spec has a regex.
+ * diagnostics, and loads the regex engine (re2js) only when the spec has a regex, and the
+ * confusables table only when a guard compares text (or, later, when a final answer is
+ * checked: `prepareAnswer`).
  */
+
+/** Whether a constraint compares text, itself or in a filter of its path: a guard's test then uses skeletons. */
+function comparesText(constraint: CheckedConstraint): boolean {
+  const type = constraint.variable.type;
+  if (type.kind === 'text' || (type.kind === 'list' && type.element === 'text')) return true;
+  return (constraint.access?.steps ?? []).some(
+    (step) => step.kind === 'filter' && step.constraints.some(comparesText),
+  );
+}
+
+/** Whether deciding a check may compute confusable skeletons (guard-constraint-test.ts). */
+export function guardsCompareText(spec: Spec): boolean {
+  return spec.guards.some((guard) => guard.pattern.constraints.some(comparesText));
+}
 
 /** Whether a (possibly hostile) document holds a regex anywhere, looked for without trusting its shape. */
 export function compiledSpecHasRegex(document: unknown): boolean {
@@ -42,5 +60,7 @@ export async function loadCompiledGuard(document: unknown, options?: GuardOption
   let regex: RegexCompiler | undefined;
   // Loaded on demand: a page whose spec has no regex never downloads the engine.
   if (compiledSpecHasRegex(document)) regex = (await import('../language/regex.js')).compileRegex;
-  return new IntentGuard(readCompiledSpec(document, regex ? { regex } : {}), checked);
+  const spec = readCompiledSpec(document, regex ? { regex } : {});
+  if (guardsCompareText(spec)) await loadConfusables();
+  return new IntentGuard(spec, checked);
 }

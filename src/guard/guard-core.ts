@@ -7,6 +7,7 @@ import type { Spec } from '../language/checker/spec.js';
 import { IntentguardError } from '../language/errors.js';
 import type { Schema } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
+import { loadConfusables } from '../language/unicode/skeleton.js';
 import { renderForModel, renderForPerson } from './render.js';
 import { toolResultObservation } from './tool-results.js';
 import type {
@@ -277,6 +278,10 @@ export class IntentGuard implements Guard {
     this.#journal({ observe: observation });
     this.#emit({ kind: 'observation', ok: answer.ok });
     return answer;
+  }
+
+  prepareAnswer(): Promise<void> {
+    return loadConfusables();
   }
 
   finish(answer?: string): GuardDecision {

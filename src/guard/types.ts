@@ -107,6 +107,13 @@ export interface Guard {
    * as `Answer(text)`.
    */
   finish(answer?: string): GuardDecision;
+  /**
+   * Loads what checking a final answer needs when the guard started without it: a page's
+   * `loadCompiledGuard` loads the confusables table (look-alike names in the answer) on
+   * demand. Resolves at once where it is loaded (everywhere the checker is). Until then,
+   * `finish(answer)` refuses (`internal-error`, fail closed).
+   */
+  prepareAnswer?(): Promise<void>;
   status(): GuardStatus;
   roadmap(): string;
   /** Everything that happened, in the trace format: `restoreGuard` rebuilds the guard from it. */

@@ -158,6 +158,19 @@ describe('compiled specs decide like their source (the spec corpus)', () => {
   });
 });
 
+describe("the web demo's compiled spec (examples/web/spec.compiled.json)", () => {
+  it('is what `intentguard compile spec.intent --states states.json` writes', () => {
+    const schema = unwrap(
+      loadStateSchema(readProject('examples/web/states.json'), { id: 'states' }),
+    );
+    const spec = specOf(readProject('examples/web/spec.intent'), schema);
+    // When this fails: npx tsx src/cli/main.ts compile examples/web/spec.intent --states examples/web/states.json -o examples/web/spec.compiled.json
+    expect(readProject('examples/web/spec.compiled.json')).toBe(
+      `${JSON.stringify(writeCompiledSpec(spec))}\n`,
+    );
+  });
+});
+
 describe('a spec with regexes, decimals, bindings and filters', () => {
   const schema = unwrap(
     loadToolSchema(

@@ -106,15 +106,28 @@ export function localBackend(guard: Guard): Backend {
       }
     },
     finish(answer) {
-      try {
-        return { decision: guard.finish(answer) };
-      } catch (error) {
-        return failureDecision(
-          '#finish',
-          'guard-error',
-          `The finish could not be checked: ${describe(error)}.`,
+      const decide = (): BackendDecision => {
+        try {
+          return { decision: guard.finish(answer) };
+        } catch (error) {
+          return failureDecision(
+            '#finish',
+            'guard-error',
+            `The finish could not be checked: ${describe(error)}.`,
+          );
+        }
+      };
+      // A guard loaded from a compiled spec loads what checking an answer needs on demand.
+      if (answer === undefined || guard.prepareAnswer === undefined) return decide();
+      return guard
+        .prepareAnswer()
+        .then(decide, (error: unknown) =>
+          failureDecision(
+            '#finish',
+            'guard-error',
+            `The finish could not be checked: ${describe(error)}.`,
+          ),
         );
-      }
     },
     fail(id, reason) {
       try {

@@ -1,6 +1,21 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { type ConfusableSkeletons, confusableSkeletons } from './skeleton.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ConfusableSkeletons,
+  confusableSkeletons,
+  confusablesLoaded,
+  loadConfusables,
+} from './skeleton.js';
+
+// Runs first: nothing in this file loaded the table yet (the checker loads it at once).
+it('refuses a skeleton before the confusables table is loaded (fail closed), then loads it on demand', async () => {
+  expect(confusablesLoaded()).toBe(false);
+  expect(() => confusableSkeletons('Mallory')).toThrow(/confusables table/);
+  expect(() => confusableSkeletons('Маllory')).toThrow(/confusables table/);
+  await loadConfusables();
+  expect(confusablesLoaded()).toBe(true);
+  expect(confusableSkeletons('Маllory').cased).toBe(confusableSkeletons('mallory').cased);
+});
 
 /** Whether two texts look alike: either skeleton equal. */
 function lookAlike(left: string, right: string): boolean {
@@ -10,6 +25,8 @@ function lookAlike(left: string, right: string): boolean {
 }
 
 describe('confusable skeletons (UTS #39, case-insensitive)', () => {
+  beforeAll(loadConfusables);
+
   it.each([
     ['Маllory', 'Mallory', 'a Cyrillic capital М'],
     ['МАLLORY', 'mallory', 'Cyrillic capitals in capitals'],

@@ -1,5 +1,5 @@
 import { caseFold } from 'unicode-case-folding';
-import { confusablePrototypes } from './confusables.js';
+import { IntentguardError } from '../errors.js';
 
 /**
  * Unicode confusable skeletons (UTS #39 §4), as guards compare text by them
@@ -8,12 +8,42 @@ import { confusablePrototypes } from './confusables.js';
  */
 
 let prototypes: Map<number, string> | undefined;
+/** The table (confusables.ts), once provided: at once where the checker is (confusables-eager.ts), on demand in pages. */
+let prototypeTable: string | undefined;
+
+/** Provides the confusables table (confusables.ts); the first one provided stays. */
+export function provideConfusablePrototypes(table: string): void {
+  prototypeTable ??= table;
+}
+
+/** Whether skeletons can be computed now. */
+export function confusablesLoaded(): boolean {
+  return prototypeTable !== undefined;
+}
+
+/**
+ * Loads the confusables table (about 26 KB gzipped) where it was not loaded with the
+ * checker: a page's guard awaits it before deciding when its guards compare text, and
+ * before it checks a final answer (fabricated-action.ts).
+ */
+export async function loadConfusables(): Promise<void> {
+  if (prototypeTable !== undefined) return;
+  provideConfusablePrototypes((await import('./confusables.js')).confusablePrototypes);
+}
 
 /** Parsed on first use: only sessions whose guards compare text need it. */
 function prototypeMap(): Map<number, string> {
   if (prototypes) return prototypes;
+  // Never a skeleton without the table: that would let a look-alike past a guard. The
+  // session turns this into an `internal-error` refusal (fail closed).
+  if (prototypeTable === undefined)
+    throw new IntentguardError({
+      code: 'missing-part',
+      message:
+        'Confusable skeletons need the confusables table, which is not loaded (loadConfusables).',
+    });
   const map = new Map<number, string>();
-  for (const line of confusablePrototypes.split('\n')) {
+  for (const line of prototypeTable.split('\n')) {
     const colon = line.indexOf(':');
     if (colon < 0) continue;
     const prototype = String.fromCodePoint(
