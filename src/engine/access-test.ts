@@ -33,7 +33,7 @@ import {
  * operator that may follow it.
  */
 
-const missing: unique symbol = Symbol('missing');
+export const missing: unique symbol = Symbol('missing');
 type Missing = typeof missing;
 
 /** Data: JSON values, plus exact decimals and the strings of enum members. */
@@ -285,6 +285,18 @@ export function compileAccessValue(
       case 'len':
         if (Array.isArray(current)) return current.length;
         return typeof current === 'string' ? [...current].length : undefined;
+      case 'any':
+      case 'each': {
+        // The elements, each read as the compared type (one that does not read: no fit).
+        if (!Array.isArray(current)) return undefined;
+        const compared = access.compared;
+        if (compared.kind === 'text' || compared.kind === 'list' || compared.kind === 'enum')
+          return current;
+        return current.map((item) => {
+          const value = convertScalar(item, compared, clock, reading);
+          return value === missing ? undefined : value;
+        });
+      }
       default: {
         // `x as datetime = $d`: the coerced value is what the binding takes or compares.
         const compared = access.compared;
@@ -295,6 +307,33 @@ export function compileAccessValue(
       }
     }
   };
+}
+
+/**
+ * One step of a path (a field, or a filter without bindings) on data, for the join's
+ * walk of a path whose other filters bind or use bindings (LANGUAGE.md §7).
+ */
+export function compileDataStep(
+  step: CheckedStep,
+  settings: SimilaritySettings,
+  proposed: boolean,
+): (data: unknown, clock: SessionClock) => unknown {
+  return compileStep(step, settings, {
+    guard: false,
+    options: proposed ? proposedOptions : observedOptions,
+  });
+}
+
+/** A filter's constraint without bindings on one element, with the rules' reading. */
+export function compileElementTest(
+  constraint: CheckedConstraint,
+  settings: SimilaritySettings,
+  proposed: boolean,
+): (data: unknown, clock: SessionClock) => boolean {
+  return compileDataTest(constraint, settings, {
+    guard: false,
+    options: proposed ? proposedOptions : observedOptions,
+  });
 }
 
 /** The data of a runtime value: a json variable's structure, anything else as it is. */

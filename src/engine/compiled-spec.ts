@@ -46,6 +46,12 @@ function joinPlan(
   for (const pattern of ordered) {
     for (const constraint of pattern.constraints) {
       const binding = constraint.binding;
+      for (const inner of binding?.filter?.binders ?? [])
+        binders[inner.slot] = {
+          name: inner.name,
+          text: inner.text,
+          predicate: pattern.predicate.name,
+        };
       if (binding === undefined || !binding.binds) continue;
       binders[binding.slot] = {
         name: binding.name,
@@ -252,13 +258,14 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
       constraints: pattern.constraints.map((constraint) => ({
         source: constraint,
         variable: predicate.variableIndex.get(constraint.variable.name) ?? -1,
-        test: constraint.binding
-          ? alwaysHolds
-          : constraint.access
-            ? compileAccessTest(constraint, settings, guard, isAction)
-            : guard
-              ? compileGuardTest(constraint, settings)
-              : compileConstraintTest(constraint, settings),
+        test:
+          constraint.binding || constraint.access?.joins
+            ? alwaysHolds
+            : constraint.access
+              ? compileAccessTest(constraint, settings, guard, isAction)
+              : guard
+                ? compileGuardTest(constraint, settings)
+                : compileConstraintTest(constraint, settings),
         absent: isAction && constraint.variable.type.kind === 'list' ? noElements : undefined,
         // A path into an argument that is not given is a missing field (LANGUAGE.md §7).
         holdsWhenAbsent:
@@ -266,9 +273,17 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
           isAction &&
           (operatorPolarity[constraint.operator].negated || constraint.access !== undefined),
         // Every compiled constraint has the same shape (one hidden class on the hot path).
-        binding: constraint.binding
-          ? compileBinding(constraint, slotOf(constraint.binding.name), settings, isAction)
-          : undefined,
+        binding:
+          constraint.binding || constraint.access?.joins
+            ? compileBinding(
+                constraint,
+                constraint.binding ? slotOf(constraint.binding.name) : -1,
+                settings,
+                isAction,
+                slotOf,
+                guard,
+              )
+            : undefined,
       })),
       absentArguments: (pattern.absent ?? []).map(
         (variable) => predicate.variableIndex.get(variable.name) ?? -1,

@@ -2,6 +2,7 @@ import {
   type CheckedConstraint,
   operatorPhrase,
   type PredicateDeclaration,
+  printValue,
 } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
@@ -16,8 +17,10 @@ import { describeLiteral } from './constraint-test.js';
 export function describeConstraint(constraint: CheckedConstraint, clock: SessionClock): string {
   const subject = constraint.access?.text ?? constraint.variable.name;
   const type = constraint.access?.compared ?? constraint.variable.type;
+  // `products[name ~ "x", id = $id]` alone: some element satisfies the filter.
+  if (constraint.node.subject?.exists) return `some element of ${subject}`;
   const value = constraint.binding
-    ? `$${constraint.binding.name}`
+    ? printValue(constraint.node.value)
     : describeLiteral(constraint.value, clock);
   return `${subject} ${operatorPhrase(constraint.operator, type)} ${value}`;
 }

@@ -136,7 +136,7 @@ export type UnmetCondition =
       readonly constraint: CompiledConstraint;
       readonly actual: Value | undefined;
       /** A binding's use: the values it was compared with, and where they came from. */
-      readonly bound?: Pick<JoinFailure, 'bound' | 'binder' | 'exhausted'>;
+      readonly bound?: Pick<JoinFailure, 'bound' | 'binder' | 'exhausted' | 'computed' | 'others'>;
     }
   /** `P()` with no constraints: P has never been observed. */
   | { readonly kind: 'unobserved'; readonly pattern: CompiledPattern }
@@ -232,7 +232,13 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
           pattern: found.pattern,
           constraint: found.constraint,
           actual: found.actual,
-          bound: { bound: found.bound, binder: found.binder, exhausted: found.exhausted },
+          bound: {
+            bound: found.bound,
+            binder: found.binder,
+            exhausted: found.exhausted,
+            ...('computed' in found ? { computed: found.computed } : {}),
+            ...(found.others !== undefined ? { others: found.others } : {}),
+          },
         });
       if (found === undefined && negation === undefined) unmet.push(...emptyBinder(rule, context));
     }

@@ -378,8 +378,24 @@ function describeBound(
   if (bound.exhausted) return ' (the search for values of its bindings took too many steps)';
   const values = bound.bound.map((value) => cutText(boundText(value), maxEcho));
   const binder = bound.binder;
+  const others =
+    bound.others === undefined || bound.others.length === 0
+      ? ''
+      : `, with ${joinWords(bound.others.map((other) => `$${other.name} = ${cutText(boundText(other.value), maxEcho)}`))}`;
+  if ('computed' in bound) {
+    // `$p * 0.5 + 10 = 35 — $p is the products[…].price of ProductsResult (50)`
+    const source =
+      binder === undefined
+        ? ''
+        : ` — $${binder.name} is the ${binder.text} of ${binder.predicate} (${joinWords(values, 'or')})`;
+    const value =
+      bound.computed === undefined
+        ? 'no value (the computation does not fit: a division by zero or a value of another type)'
+        : boundText(bound.computed);
+    return ` = ${value}${source}${others}`;
+  }
   const source = binder === undefined ? '' : ` — the ${binder.text} of ${binder.predicate}`;
-  return `${source} (${joinWords(values, 'or')})`;
+  return `${source} (${joinWords(values, 'or')})${others}`;
 }
 
 function boundText(value: unknown): string {

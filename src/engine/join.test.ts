@@ -104,9 +104,9 @@ describe('bindings with join semantics (LANGUAGE.md §7)', () => {
     expect(
       codes('SpokeoSearchPeople(max_results = $n, search_term = $n) -> X\nX -> Done'),
     ).toContain('binding-type-mismatch');
-    expect(codes('SpokeoSearchPeopleResult(results[name = $n] != []) -> X\nX -> Done')).toContain(
-      'binding-in-filter',
-    );
+    expect(
+      codes('SpokeoSearchPeopleResult(count(results[name = $n]) = 1) -> X\nX -> Done'),
+    ).toContain('binding-in-filter');
   });
 });
 

@@ -1,5 +1,6 @@
 import { computeNumber } from '../language/arithmetic.js';
 import {
+  type CheckedArithmetic,
   type CheckedConstraint,
   compareNumbers,
   defaultLimits,
@@ -10,7 +11,14 @@ import {
   type PositiveOperator,
 } from '../language/index.js';
 import { normalizeNeedle } from '../language/text.js';
-import { bindingData, compileAccessValue } from './access-test.js';
+import {
+  bindingData,
+  compileAccessTest,
+  compileAccessValue,
+  compileDataStep,
+  compileElementTest,
+  missing,
+} from './access-test.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledConstraint, CompiledPattern } from './compiled-spec.js';
 import type { SimilaritySettings } from './constraint-test.js';
@@ -37,9 +45,45 @@ export interface CompiledBinding {
    * does not fit. An element that cannot be compared (a list) is an undefined key.
    */
   readonly values: (value: Value, clock: SessionClock) => readonly (Key | undefined)[] | undefined;
-  /** `$b * 0.5`, `$t - 3h`: the bound value computed on before comparing; undefined: no fit. */
-  readonly adjust?: (bound: Key | undefined) => Key | undefined;
+  /**
+   * `$b * 0.5 + 10`, `$a + $b`, `$t - 3h`: the bound values computed on before comparing
+   * (`env` holds every binding's value by slot); undefined: it does not fit.
+   */
+  readonly adjust?: (bound: Key | undefined, env: readonly unknown[]) => Key | undefined;
+  /** `each(xs) op $x`: every element must compare (true on `[]`), not some. */
+  readonly every?: boolean;
+  /** Set when the constraint's filters bind or use bindings: its walk under the assignment. */
+  readonly filter?: FilterProgram;
 }
+
+/**
+ * A constraint whose path has filters that bind or use bindings (LANGUAGE.md §7):
+ * `products[name ~ "x", id = $id, price = $p]`, `count(files[owner != $me]) = 0`. The
+ * join walks it under the current assignment; a filter that binds stands for each of
+ * its elements in turn (the rest of the path sees that one element).
+ */
+export interface FilterProgram {
+  readonly stages: readonly FilterStage[];
+  /** The comparison with a literal after the path (absent when the binding decides). */
+  readonly test?: (data: unknown, clock: SessionClock) => boolean;
+  /** Where the filters' binders take their values, for feedback. */
+  readonly binders: readonly {
+    readonly slot: number;
+    readonly name: string;
+    readonly text: string;
+  }[];
+}
+
+export type FilterStage =
+  | { readonly kind: 'step'; readonly step: (data: unknown, clock: SessionClock) => unknown }
+  | {
+      readonly kind: 'filter';
+      /** The constraints without bindings, on one element. */
+      readonly tests: readonly ((data: unknown, clock: SessionClock) => boolean)[];
+      /** The constraints with bindings, in order (binders, then the uses after them). */
+      readonly bindings: readonly CompiledBinding[];
+      readonly binds: boolean;
+    };
 
 /** Where a binding got its value, for feedback: `results[…].unique_id of SpokeoSearchPeopleResult`. */
 export interface Binder {
@@ -74,32 +118,90 @@ export interface JoinFailure {
   readonly bound: readonly unknown[];
   readonly binder: Binder | undefined;
   readonly exhausted: boolean;
+  /** Arithmetic on the bindings (`$p * 0.5 + 10`): its value under the first assignment. */
+  readonly computed?: unknown;
+  /** The other bindings' values in that assignment (`$id = "x12"`), for feedback. */
+  readonly others?: readonly { readonly name: string; readonly value: unknown }[];
 }
 
+/** The value of typed arithmetic under an assignment; undefined: it does not fit. */
+function compute(
+  expression: CheckedArithmetic,
+  env: readonly unknown[],
+  slotOf: (name: string) => number,
+): NumberValue | undefined {
+  switch (expression.kind) {
+    case 'binding': {
+      const key = env[slotOf(expression.name)] as Key | undefined;
+      return typeof key === 'object' && key !== null && key.kind === 'number'
+        ? key.value
+        : undefined;
+    }
+    case 'number':
+      return expression.value;
+    case 'duration':
+      return expression.seconds;
+    case 'operation': {
+      const left = compute(expression.left, env, slotOf);
+      if (left === undefined) return undefined;
+      const right = compute(expression.right, env, slotOf);
+      if (right === undefined) return undefined;
+      return computeNumber(left, expression.operator, right);
+    }
+  }
+}
+
+/**
+ * A constraint with a binding, or with filters that bind or use bindings, compiled for
+ * the join. `slot` is its own binding's (-1 when its value is a literal); `slotOf` gives
+ * the slots of the other bindings it reads or binds.
+ */
 export function compileBinding(
   constraint: CheckedConstraint,
   slot: number,
   settings: SimilaritySettings,
   proposed: boolean,
+  slotOf: (name: string) => number = () => slot,
+  guard = false,
 ): CompiledBinding {
+  const access = constraint.access;
+  if (access?.joins === true) {
+    const filter = compileFilterProgram(constraint, settings, proposed, slotOf, guard);
+    const { joins: _joins, ...rest } = access;
+    const tail: CheckedConstraint = { ...constraint, access: { ...rest, steps: [] } };
+    const info = operatorTable[constraint.operator];
+    return constraint.binding === undefined
+      ? {
+          slot: -1,
+          name: '',
+          binds: false,
+          positive: info.positive,
+          negated: info.negated,
+          values: () => undefined,
+          filter,
+        }
+      : { ...compileBinding(tail, slot, settings, proposed, slotOf), filter };
+  }
   const binding = constraint.binding;
   if (binding === undefined) throw new Error('internal: not a binding constraint');
   const read = constraint.access
     ? compileAccessValue(constraint, settings, proposed)
     : (value: Value) => bindingData(value);
-  const each = binding.each;
+  // `any(xs) = $x` / `each(xs) <= $x`: the elements are compared one by one.
+  const quantified = access?.function === 'any' || access?.function === 'each';
+  const each = binding.each || quantified;
   const info = operatorTable[constraint.operator];
   const arithmetic = binding.arithmetic;
   return {
     ...(arithmetic
       ? {
-          adjust: (bound: Key | undefined): Key | undefined => {
-            if (bound?.kind !== 'number') return undefined;
-            const value = computeNumber(bound.value, arithmetic.operator, arithmetic.amount);
+          adjust: (_bound: Key | undefined, env: readonly unknown[]): Key | undefined => {
+            const value = compute(arithmetic, env, slotOf);
             return value === undefined ? undefined : { kind: 'number', value };
           },
         }
       : {}),
+    ...(access?.function === 'each' ? { every: true } : {}),
     slot,
     name: binding.name,
     binds: binding.binds,
@@ -116,6 +218,58 @@ export function compileBinding(
       return key === undefined ? undefined : [key];
     },
   };
+}
+
+function compileFilterProgram(
+  constraint: CheckedConstraint,
+  settings: SimilaritySettings,
+  proposed: boolean,
+  slotOf: (name: string) => number,
+  guard: boolean,
+): FilterProgram {
+  const access = constraint.access;
+  if (access === undefined) throw new Error('internal: not a path');
+  const stages: FilterStage[] = [];
+  const binders: { slot: number; name: string; text: string }[] = [];
+  let path = constraint.variable.name;
+  for (const step of access.steps) {
+    if (step.kind === 'field') path += `.${step.name}`;
+    else path += '[…]';
+    if (step.kind !== 'filter' || step.joins !== true) {
+      stages.push({ kind: 'step', step: compileDataStep(step, settings, proposed) });
+      continue;
+    }
+    const tests: ((data: unknown, clock: SessionClock) => boolean)[] = [];
+    const bindings: CompiledBinding[] = [];
+    for (const inner of step.constraints) {
+      const binding = inner.binding;
+      if (binding === undefined) {
+        tests.push(compileElementTest(inner, settings, proposed));
+        continue;
+      }
+      const innerSlot = slotOf(binding.name);
+      if (binding.binds) {
+        const field = inner.access?.text ?? inner.variable.name;
+        binders.push({
+          slot: innerSlot,
+          name: binding.name,
+          text: field === 'it' ? path : `${path}.${field}`,
+        });
+      }
+      bindings.push(compileBinding(inner, innerSlot, settings, proposed, slotOf));
+    }
+    stages.push({
+      kind: 'filter',
+      tests,
+      bindings,
+      binds: bindings.some((binding) => binding.binds),
+    });
+  }
+  if (constraint.binding !== undefined) return { stages, binders };
+  const { joins: _joins, ...rest } = access;
+  const tail: CheckedConstraint = { ...constraint, access: { ...rest, steps: [] } };
+  const test = compileAccessTest(tail, settings, guard, proposed);
+  return { stages, binders, test: (data, clock) => test(data as Value, clock) };
 }
 
 /** The keys of a list's elements, made once per list (lists are never mutated). */
@@ -237,6 +391,12 @@ export function joinHolds(
     const previous = failure.current;
     if (at > depth || previous === undefined || previous.constraint !== constraint) {
       depth = at;
+      const others: { name: string; value: unknown }[] = [];
+      env.forEach((value, slot) => {
+        const name = plan.binders[slot]?.name;
+        if (slot === binding.slot || name === undefined || others.length >= 3) return;
+        if (value !== unbound && value !== absentValue) others.push({ name, value });
+      });
       failure.current = {
         pattern,
         constraint,
@@ -244,6 +404,8 @@ export function joinHolds(
         bound: [bound],
         binder: plan.binders[binding.slot],
         exhausted: false,
+        ...(binding.adjust ? { computed: binding.adjust(bound as Key | undefined, env) } : {}),
+        ...(others.length > 0 ? { others } : {}),
       };
     } else if (previous.bound.length < 3 && !previous.bound.includes(bound)) {
       failure.current = { ...previous, bound: [...previous.bound, bound] };
@@ -251,6 +413,143 @@ export function joinHolds(
   };
 
   const bindingConstraints = plan.bindingConstraints;
+
+  /**
+   * A binding constraint met with the values its left side offers: a binder tries each,
+   * a use compares; then `next`. `lenient`: the guards' reading (a value that does not
+   * fit holds); filters select with the rules' reading, in guards too.
+   */
+  const settle = (
+    binding: CompiledBinding,
+    values: readonly (Key | undefined)[] | undefined,
+    lenient: boolean,
+    failed: ((bound: unknown) => void) | undefined,
+    next: () => boolean,
+  ): boolean => {
+    // A use whose binder is in another alternative of a disjunction (`(A(x = $a) | B(y =
+    // $a)) & C(z = $a)`): its positive equality binds, as the first one would.
+    const binds =
+      binding.binds ||
+      (env[binding.slot] === unbound && binding.positive === '=' && !binding.negated);
+    if (binds) {
+      if (values === undefined) {
+        if (!lenient) return false;
+        env[binding.slot] = absentValue;
+        const holds = next();
+        env[binding.slot] = unbound;
+        return holds;
+      }
+      for (const value of values) {
+        step();
+        env[binding.slot] = value;
+        if (next()) {
+          env[binding.slot] = unbound;
+          return true;
+        }
+      }
+      env[binding.slot] = unbound;
+      return false;
+    }
+    const bound = env[binding.slot];
+    if (bound === absentValue) return next();
+    if (bound === unbound) return lenient && next();
+    if (values === undefined) {
+      if (lenient) return next();
+      failed?.(bound);
+      return false;
+    }
+    step(values.length);
+    let some = false;
+    let all = true;
+    let fits = true;
+    const target = binding.adjust
+      ? binding.adjust(bound as Key | undefined, env)
+      : (bound as Key | undefined);
+    for (const value of values) {
+      const result = comparePositive(binding.positive, value, target);
+      if (result === undefined) fits = false;
+      else if (result) some = true;
+      else all = false;
+    }
+    const holds = fits
+      ? binding.every
+        ? binding.negated
+          ? !some
+          : all
+        : some !== binding.negated
+      : lenient;
+    if (!holds) {
+      failed?.(bound);
+      return false;
+    }
+    return next();
+  };
+
+  /** A filter's binding constraints on one element, in order, then `next`. */
+  const bindElement = (
+    bindings: readonly CompiledBinding[],
+    position: number,
+    element: unknown,
+    next: () => boolean,
+  ): boolean => {
+    const binding = bindings[position];
+    if (binding === undefined) return next();
+    return settle(binding, binding.values(element as Value, context.clock), false, undefined, () =>
+      bindElement(bindings, position + 1, element, next),
+    );
+  };
+
+  /**
+   * The walk of a path whose filters bind or use bindings, from stage `at` on `data`:
+   * a filter that binds tries each element (the rest of the path sees that one element);
+   * one that only uses bindings selects under the assignment. Then the comparison.
+   */
+  const walkProgram = (
+    binding: CompiledBinding,
+    program: FilterProgram,
+    at: number,
+    data: unknown,
+    lenient: boolean,
+    failed: ((bound: unknown) => void) | undefined,
+    next: () => boolean,
+  ): boolean => {
+    const stage = program.stages[at];
+    if (stage === undefined) {
+      if (program.test !== undefined) {
+        step();
+        return program.test(data, context.clock) && next();
+      }
+      return settle(binding, binding.values(data as Value, context.clock), lenient, failed, next);
+    }
+    if (stage.kind === 'step') {
+      const after = stage.step(data, context.clock);
+      if (after === missing) return lenient && next();
+      return walkProgram(binding, program, at + 1, after, lenient, failed, next);
+    }
+    if (!Array.isArray(data)) return lenient && next();
+    const passes = (element: unknown): boolean => {
+      step();
+      for (const test of stage.tests) if (!test(element, context.clock)) return false;
+      return true;
+    };
+    if (!stage.binds) {
+      const selected = data.filter(
+        (element) => passes(element) && bindElement(stage.bindings, 0, element, () => true),
+      );
+      return walkProgram(binding, program, at + 1, selected, lenient, failed, next);
+    }
+    for (const element of data) {
+      if (!passes(element)) continue;
+      const one = [element];
+      if (
+        bindElement(stage.bindings, 0, element, () =>
+          walkProgram(binding, program, at + 1, one, lenient, failed, next),
+        )
+      )
+        return true;
+    }
+    return false;
+  };
 
   const bindFrom = (
     index: number,
@@ -263,54 +562,16 @@ export function joinHolds(
     if (constraint === undefined) return holdsFrom(index + 1);
     const binding = constraint.binding as CompiledBinding;
     const raw = instance[constraint.variable] ?? constraint.absent;
+    const next = () => bindFrom(index, pattern, instance, constraints, position + 1);
+    const failed = (bound: unknown) =>
+      record(index * 1_000 + position, pattern, constraint, raw, bound);
+    const program = binding.filter;
+    if (program !== undefined) {
+      if (raw === undefined) return guard && next();
+      return walkProgram(binding, program, 0, bindingData(raw), guard, failed, next);
+    }
     const values = raw === undefined ? undefined : binding.values(raw, context.clock);
-    // A use whose binder is in another alternative of a disjunction (`(A(x = $a) | B(y =
-    // $a)) & C(z = $a)`): its positive equality binds, as the first one would.
-    const binds =
-      binding.binds ||
-      (env[binding.slot] === unbound && binding.positive === '=' && !binding.negated);
-    if (binds) {
-      if (values === undefined) {
-        if (!guard) return false;
-        env[binding.slot] = absentValue;
-        const holds = bindFrom(index, pattern, instance, constraints, position + 1);
-        env[binding.slot] = unbound;
-        return holds;
-      }
-      for (const value of values) {
-        step();
-        env[binding.slot] = value;
-        if (bindFrom(index, pattern, instance, constraints, position + 1)) return true;
-      }
-      env[binding.slot] = unbound;
-      return false;
-    }
-    const bound = env[binding.slot];
-    if (bound === absentValue) return bindFrom(index, pattern, instance, constraints, position + 1);
-    if (bound === unbound)
-      return guard && bindFrom(index, pattern, instance, constraints, position + 1);
-    if (values === undefined) {
-      if (guard) return bindFrom(index, pattern, instance, constraints, position + 1);
-      record(index * 1_000 + position, pattern, constraint, raw, bound);
-      return false;
-    }
-    step(values.length);
-    let some = false;
-    let fits = true;
-    const target = binding.adjust
-      ? binding.adjust(bound as Key | undefined)
-      : (bound as Key | undefined);
-    for (const value of values) {
-      const result = comparePositive(binding.positive, value, target);
-      if (result === undefined) fits = false;
-      else if (result) some = true;
-    }
-    const holds = fits ? some !== binding.negated : guard;
-    if (!holds) {
-      record(index * 1_000 + position, pattern, constraint, raw, bound);
-      return false;
-    }
-    return bindFrom(index, pattern, instance, constraints, position + 1);
+    return settle(binding, values, guard, failed, next);
   };
 
   const tryInstance = (index: number, pattern: CompiledPattern, instance: Instance): boolean => {
@@ -338,10 +599,16 @@ export function joinHolds(
         if (!constraint.test(value, context.clock)) return false;
         continue;
       }
+      if (binding.filter !== undefined) {
+        const data = bindingData(value);
+        if (!walkProgram(binding, binding.filter, 0, data, false, undefined, () => true))
+          return false;
+        continue;
+      }
       const bound = env[binding.slot];
       const values = binding.values(value, context.clock);
       const target = binding.adjust
-        ? binding.adjust(bound as Key | undefined)
+        ? binding.adjust(bound as Key | undefined, env)
         : (bound as Key | undefined);
       if (values === undefined || bound === unbound || bound === absentValue) return false;
       let some = false;

@@ -44,20 +44,12 @@ export type ValueNode =
   | { readonly kind: 'binding'; readonly name: string; readonly range: SourceRange }
   /** `90s`, `30m`, `3h`, `2d` (LANGUAGE.md §7); only on the right of arithmetic. */
   | { readonly kind: 'duration'; readonly value: string; readonly range: SourceRange }
-  /** `$b * 0.5`, `$departure - 3h`: a binding's value computed on (LANGUAGE.md §7). */
-  | {
-      readonly kind: 'arithmetic';
-      readonly left: {
-        readonly kind: 'binding';
-        readonly name: string;
-        readonly range: SourceRange;
-      };
-      readonly operator: ArithmeticOperator;
-      readonly right:
-        | { readonly kind: 'number'; readonly value: NumberValue; readonly range: SourceRange }
-        | { readonly kind: 'duration'; readonly value: string; readonly range: SourceRange };
-      readonly range: SourceRange;
-    }
+  /**
+   * `$b * 0.5 + 10`, `$a + $b`, `$departure - 3h - 30m`: bound values computed on
+   * (LANGUAGE.md §7). The tree is canonical: parentheses are not kept, the printer writes
+   * them where precedence (`* /` before `+ -`, left to right) needs them.
+   */
+  | ArithmeticNode
   | {
       readonly kind: 'regex';
       /** The pattern as written between the slashes (escapes kept). */
@@ -65,6 +57,26 @@ export type ValueNode =
       readonly flags: string;
       readonly range: SourceRange;
     };
+
+/** An operand of arithmetic: a binding, a number, a duration, or arithmetic itself. */
+export type ArithmeticOperand =
+  | { readonly kind: 'binding'; readonly name: string; readonly range: SourceRange }
+  | { readonly kind: 'number'; readonly value: NumberValue; readonly range: SourceRange }
+  | { readonly kind: 'duration'; readonly value: string; readonly range: SourceRange }
+  | ArithmeticNode;
+
+export interface ArithmeticNode {
+  readonly kind: 'arithmetic';
+  readonly left: ArithmeticOperand;
+  readonly operator: ArithmeticOperator;
+  readonly right: ArithmeticOperand;
+  readonly range: SourceRange;
+}
+
+/** `* /` bind tighter than `+ -`; operators of one level group left to right. */
+export function arithmeticPrecedence(operator: ArithmeticOperator): number {
+  return operator === '*' || operator === '/' ? 2 : 1;
+}
 
 export interface ConstraintNode {
   readonly kind: 'constraint';
@@ -107,6 +119,13 @@ export interface SubjectNode {
   readonly matches?: Extract<ValueNode, { kind: 'regex' }>;
   /** `x as number`: the value (text) is read as this type; a failed reading does not fit. */
   readonly as?: CoercionType;
+  /**
+   * A filtered list written alone as a constraint, `products[name ~ "x", id = $id]`:
+   * some element satisfies the filter (LANGUAGE.md §7). It is stored as what it means
+   * without bindings, `count(list[…]) >= 1` (`function` is `count`), so that a reader
+   * that does not know the flag still reads it rightly; the printer writes the bare form.
+   */
+  readonly exists?: true;
   readonly range: SourceRange;
 }
 

@@ -26,6 +26,7 @@ export type { Literal } from './checker/literal.js';
 export { implies, literalKey, satisfiable } from './checker/satisfiability.js';
 export type {
   CheckedAccess,
+  CheckedArithmetic,
   CheckedConstraint,
   CheckedGuard,
   CheckedPattern,

@@ -214,6 +214,11 @@ export function startLexer(
   const comments: Comment[] = [];
   let position = start;
   let newlineBefore = true;
+  /**
+   * Inside arithmetic (after its first operator): operands (`$x`, numbers, durations,
+   * parentheses) keep it going; any other token ends it.
+   */
+  let arithmetic = false;
 
   const range = (from: number, to: number) => ({ range: lines.range(from, to) });
   const push = (token: Omit<Token, 'newlineBefore'>) => {
@@ -232,12 +237,34 @@ export function startLexer(
     };
     tokens.push(last);
     newlineBefore = false;
+    if (arithmetic || token.kind === 'symbol') {
+      const text = token.kind === 'symbol' ? token.text : '';
+      if (text === '+' || text === '-' || text === '*' || text === '/') arithmetic = true;
+      else if (
+        !(
+          token.kind === 'number' ||
+          token.kind === 'duration' ||
+          text === '(' ||
+          text === ')' ||
+          text === '$' ||
+          (token.kind === 'identifier' && beforeLast?.kind === 'symbol' && beforeLast.text === '$')
+        )
+      )
+        arithmetic = false;
+    }
   };
   const previousIsMatches = () =>
     last?.kind === 'identifier' && last.text.toLowerCase() === 'matches';
-  /** Arithmetic (`+ - * /`) is read only right after a binding `$x` (LANGUAGE.md §7). */
+  /**
+   * Arithmetic (`+ - * /`) is read only right after a binding `$x`, or after an operand of
+   * arithmetic already begun (a number, a duration, a closing parenthesis) (LANGUAGE.md §7).
+   */
   const previousIsBinding = () =>
-    last?.kind === 'identifier' && beforeLast?.kind === 'symbol' && beforeLast.text === '$';
+    (last?.kind === 'identifier' && beforeLast?.kind === 'symbol' && beforeLast.text === '$') ||
+    (arithmetic &&
+      (last?.kind === 'number' ||
+        last?.kind === 'duration' ||
+        (last?.kind === 'symbol' && last.text === ')')));
 
   /** One token, comment, blank or diagnostic; false once nothing is left to lex. */
   function step(): boolean {

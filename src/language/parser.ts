@@ -6,9 +6,10 @@ import {
 } from './arguments.js';
 import {
   type AnnotationNode,
+  type ArithmeticNode,
+  type ArithmeticOperand,
   type ArithmeticOperator,
   type AtomNode,
-  arithmeticOperators,
   type CoercionType,
   type ComparisonOperator,
   type ConfirmCategory,
@@ -69,8 +70,10 @@ const maxSupportedNesting = 1_000;
 /** Tokens scanned to tell an annotation's arguments from a disjunction that follows it. */
 const maxDisjunctionLookahead = 512;
 
-function isArithmetic(text: string): text is ArithmeticOperator {
-  return (arithmeticOperators as readonly string[]).includes(text);
+/** Whether a value computes on a binding (`$a`, `$a * 2`, `(1 + $a)`). */
+function hasBinding(value: ValueNode): boolean {
+  if (value.kind === 'binding') return true;
+  return value.kind === 'arithmetic' && (hasBinding(value.left) || hasBinding(value.right));
 }
 
 function isKeyword(token: Token | undefined, keyword: string): boolean {
@@ -763,6 +766,22 @@ class Parser {
   // constraint ::= var op value | var '=' '(' value ',' op ')'
   parseConstraint(): ConstraintNode {
     const { variable, subject } = this.parseSubject();
+    // `products[name ~ "x", id = $id]` alone: some element satisfies the filter (§7).
+    if (
+      subject !== undefined &&
+      subject.function === undefined &&
+      subject.as === undefined &&
+      subject.steps[subject.steps.length - 1]?.kind === 'filter' &&
+      (this.isSymbol(',') || this.isSymbol(')') || this.isSymbol(']'))
+    )
+      return {
+        kind: 'constraint',
+        variable,
+        subject: { ...subject, function: 'count', exists: true },
+        operator: '>=',
+        value: { kind: 'number', value: 1, range: subject.range },
+        range: subject.range,
+      };
     const operatorToken = this.current;
     let operator = this.parseOperator();
     let value: ValueNode;
@@ -770,6 +789,12 @@ class Parser {
       // VeriSafe's tuple form `x = (5, >)` means `x > 5`.
       this.advance();
       value = this.parseValue(0, false);
+      if (this.isSymbol(')') && hasBinding(value)) {
+        // `x = ($a + $b) * 2`: a parenthesized computation, not a (value, operator) pair.
+        this.advance();
+        value = this.parseArithmetic(1, this.parseTerm(1, value as ArithmeticOperand));
+        return this.constraintNode(variable, subject, operator, value);
+      }
       this.expectSymbol(',', "',' and an operator");
       operator = this.parseOperator();
       this.expectSymbol(')', "')' closing the (value, operator) pair");
@@ -783,6 +808,15 @@ class Parser {
     ) {
       this.unexpected('a value');
     }
+    return this.constraintNode(variable, subject, operator, value);
+  }
+
+  constraintNode(
+    variable: Identifier,
+    subject: SubjectNode | undefined,
+    operator: Operator,
+    value: ValueNode,
+  ): ConstraintNode {
     if (subject === undefined) {
       return {
         kind: 'constraint',
@@ -977,47 +1011,16 @@ class Parser {
       default:
         break;
     }
-    if (this.isSymbol('$') && !inList) {
-      const name = this.peek();
-      if (name.kind !== 'identifier' || name.start !== token.end)
-        return this.unexpected('a binding name right after $', name);
-      this.advance();
-      this.advance();
-      const binding = {
-        kind: 'binding' as const,
-        name: name.text,
-        range: this.range(token.start, name.end),
-      };
-      const operator = this.current;
-      if (operator.kind !== 'symbol' || !isArithmetic(operator.text)) return binding;
-      this.advance();
-      const right = this.current;
-      const rightRange = this.range(right.start, right.end);
-      if (right.kind === 'duration' && (operator.text === '+' || operator.text === '-')) {
-        this.advance();
-        return {
-          kind: 'arithmetic',
-          left: binding,
-          operator: operator.text,
-          right: { kind: 'duration', value: right.text, range: rightRange },
-          range: this.range(token.start, right.end),
-        };
-      }
-      if (right.kind !== 'number')
-        return this.unexpected(
-          operator.text === '+' || operator.text === '-'
-            ? 'a number or a duration (90s, 30m, 3h, 2d)'
-            : 'a number',
-          right,
-        );
-      this.advance();
-      return {
-        kind: 'arithmetic',
-        left: binding,
-        operator: operator.text,
-        right: { kind: 'number', value: right.decimal ?? right.number ?? 0, range: rightRange },
-        range: this.range(token.start, right.end),
-      };
+    if (this.isSymbol('$') && !inList) return this.parseArithmetic(depth);
+    if (this.isSymbol('(') && !inList) {
+      // `($a + $b) * 2`: arithmetic computes on bindings; without one it is no value.
+      const computed = this.parseArithmetic(depth);
+      if (!hasBinding(computed))
+        this.fail('unexpected-token', token.start, this.previousEnd(), {
+          expected: 'a binding ($x) in the computation',
+          found: '(',
+        });
+      return computed;
     }
     if (this.isSymbol('[')) {
       // Lists are the only recursion; a configured limit beyond what the stack can take
@@ -1042,6 +1045,75 @@ class Parser {
       return { kind: 'list', elements, range: this.range(token.start, close.end) };
     }
     return this.unexpected('a value');
+  }
+
+  // arithmetic ::= term (('+' | '-') term)*       (LANGUAGE.md §7; starts with a binding
+  // term       ::= factor (('*' | '/') factor)*    or a parenthesis)
+  // factor     ::= '$' Name | number | duration | '(' arithmetic ')'
+  parseArithmetic(depth: number, first?: ArithmeticOperand): ValueNode {
+    let left = first ?? this.parseTerm(depth);
+    for (;;) {
+      const operator = this.current;
+      if (!this.isSymbol('+') && !this.isSymbol('-')) return left;
+      this.advance();
+      const right = this.parseTerm(depth);
+      left = this.arithmetic(left, operator.text as ArithmeticOperator, right);
+    }
+  }
+
+  parseTerm(depth: number, first?: ArithmeticOperand): ArithmeticOperand {
+    let left = first ?? this.parseFactor(depth);
+    for (;;) {
+      const operator = this.current;
+      if (!this.isSymbol('*') && !this.isSymbol('/')) return left;
+      this.advance();
+      const right = this.parseFactor(depth);
+      left = this.arithmetic(left, operator.text as ArithmeticOperator, right);
+    }
+  }
+
+  parseFactor(depth: number): ArithmeticOperand {
+    const token = this.current;
+    const range = this.range(token.start, token.end);
+    if (this.isSymbol('$')) {
+      const name = this.peek();
+      if (name.kind !== 'identifier' || name.start !== token.end)
+        return this.unexpected('a binding name right after $', name);
+      this.advance();
+      this.advance();
+      return { kind: 'binding', name: name.text, range: this.range(token.start, name.end) };
+    }
+    if (token.kind === 'number') {
+      this.advance();
+      return { kind: 'number', value: token.decimal ?? token.number ?? 0, range };
+    }
+    if (token.kind === 'duration') {
+      this.advance();
+      return { kind: 'duration', value: token.text, range };
+    }
+    if (this.isSymbol('(')) {
+      const limit = Math.min(this.limits.maxNestingDepth, maxSupportedNesting);
+      if (depth >= limit) this.fail('nesting-too-deep', token.start, token.end, { limit });
+      this.advance();
+      const inner = this.parseArithmetic(depth + 1);
+      this.expectSymbol(')', "')' closing the parenthesis");
+      return inner as ArithmeticOperand;
+    }
+    return this.unexpected('a binding ($x), a number, a duration (90s, 30m, 3h, 2d) or (');
+  }
+
+  arithmetic(
+    left: ArithmeticOperand,
+    operator: ArithmeticOperator,
+    right: ArithmeticOperand,
+  ): ArithmeticNode {
+    return {
+      kind: 'arithmetic',
+      left,
+      operator,
+      right,
+      range: this.range(left.range.start.offset, this.previousEnd()),
+    };
   }
 
   /** `1,000` outside a list: a thousands separator, not two constraints. */

@@ -1,12 +1,14 @@
-import type {
-  AnnotationNode,
-  AtomNode,
-  ConstraintNode,
-  GuardNode,
-  ItemNode,
-  RuleNode,
-  SpecNode,
-  ValueNode,
+import {
+  type AnnotationNode,
+  type ArithmeticOperand,
+  type AtomNode,
+  arithmeticPrecedence,
+  type ConstraintNode,
+  type GuardNode,
+  type ItemNode,
+  type RuleNode,
+  type SpecNode,
+  type ValueNode,
 } from './ast.js';
 import { type NumberValue, numberText } from './decimal.js';
 
@@ -86,6 +88,7 @@ function printAbsent(argument: { readonly name: string }): string {
 }
 
 export function printConstraint(constraint: ConstraintNode): string {
+  if (constraint.subject?.exists) return printSubject(constraint);
   return `${printSubject(constraint)} ${constraint.operator} ${printValue(constraint.value)}`;
 }
 
@@ -101,7 +104,7 @@ export function printSubject(constraint: Pick<ConstraintNode, 'variable' | 'subj
         : `[${step.constraints.map(printConstraint).join(', ')}]`;
   }
   if (subject.matches) path += ` matches ${printValue(subject.matches)}`;
-  if (subject.function !== undefined) path = `${subject.function}(${path})`;
+  if (subject.function !== undefined && !subject.exists) path = `${subject.function}(${path})`;
   return subject.as === undefined ? path : `${path} as ${subject.as}`;
 }
 
@@ -128,8 +131,19 @@ export function printValue(value: ValueNode): string {
     case 'duration':
       return value.value;
     case 'arithmetic':
-      return `${printValue(value.left)} ${value.operator} ${printValue(value.right)}`;
+      return printArithmetic(value, 0, false);
   }
+}
+
+/**
+ * Arithmetic with the parentheses precedence needs: an operand of a lower level, or on
+ * the right of its own level (operators group left to right), is parenthesized.
+ */
+function printArithmetic(value: ArithmeticOperand, outer: number, right: boolean): string {
+  if (value.kind !== 'arithmetic') return printValue(value);
+  const level = arithmeticPrecedence(value.operator);
+  const text = `${printArithmetic(value.left, level, false)} ${value.operator} ${printArithmetic(value.right, level, true)}`;
+  return level < outer || (right && level === outer) ? `(${text})` : text;
 }
 
 /**

@@ -2,14 +2,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type {
-  AnnotationNode,
-  AtomNode,
-  ConstraintNode,
-  ItemNode,
-  Operator,
-  SpecNode,
-  ValueNode,
+import {
+  type AnnotationNode,
+  type ArithmeticOperand,
+  type AtomNode,
+  arithmeticPrecedence,
+  type ConstraintNode,
+  type ItemNode,
+  type Operator,
+  type SpecNode,
+  type ValueNode,
 } from '../../src/language/ast.js';
 import type { NumberValue } from '../../src/language/decimal.js';
 import { parseWithDiagnostics } from '../../src/language/parser.js';
@@ -153,10 +155,24 @@ function noisyValue(value: ValueNode, pick: Pick): string {
     case 'duration':
       return value.value;
     case 'arithmetic':
-      return `$${value.left.name}${pick(' ', '  ')}${value.operator}${pick(' ', '  ')}${noisyValue(value.right, pick)}`;
+      return noisyArithmetic(value, 0, false, pick);
     case 'regex':
       return `/${value.pattern}/${value.flags}`;
   }
+}
+
+/** Arithmetic with the parentheses its precedence needs, and sometimes more. */
+function noisyArithmetic(
+  value: ArithmeticOperand,
+  outer: number,
+  right: boolean,
+  pick: Pick,
+): string {
+  if (value.kind !== 'arithmetic') return noisyValue(value, pick);
+  const level = arithmeticPrecedence(value.operator);
+  const text = `${noisyArithmetic(value.left, level, false, pick)}${pick(' ', '  ')}${value.operator}${pick(' ', '  ')}${noisyArithmetic(value.right, level, true, pick)}`;
+  const needed = level < outer || (right && level === outer);
+  return needed ? `(${text})` : pick(text, `(${pick(' ', '')}${text})`);
 }
 
 function noisySubject(constraint: ConstraintNode, pick: Pick): string {
@@ -173,11 +189,12 @@ function noisySubject(constraint: ConstraintNode, pick: Pick): string {
     path += ` ${pick('matches', 'MATCHES')} /${subject.matches.pattern}/${subject.matches.flags}`;
   if (subject.as !== undefined)
     path += ` ${pick('as', 'AS')} ${pick(subject.as, subject.as.toUpperCase())}`;
-  if (subject.function === undefined) return path;
+  if (subject.function === undefined || subject.exists) return path;
   return `${pick(subject.function, subject.function.toUpperCase())}(${pick('', ' ')}${path}${pick('', ' ')})`;
 }
 
 function noisyConstraint(constraint: ConstraintNode, pick: Pick): string {
+  if (constraint.subject?.exists) return noisySubject(constraint, pick);
   const operator = pick(...operatorSpellings[constraint.operator]);
   const value = noisyValue(constraint.value, pick);
   const variable = noisySubject(constraint, pick);

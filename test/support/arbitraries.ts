@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import {
   type AnnotationNode,
+  type ArithmeticOperand,
   type AtomNode,
   arithmeticOperators,
   type ComparisonOperator,
@@ -205,26 +206,59 @@ const plainBindingArbitrary = nameArbitrary.map((name) => ({
   range: nowhere,
 }));
 
+const durationArbitrary = fc
+  .tuple(fc.nat({ max: 1000 }), fc.constantFrom('s', 'm', 'h', 'd'))
+  .map(([amount, unit]) => ({
+    kind: 'duration' as const,
+    value: `${amount}${unit}`,
+    range: nowhere,
+  }));
+
+/** Arithmetic chains (`$b * 0.5 + 10`, `$a - ($b - 3h)`): a binding leftmost, any shape. */
+function arithmeticArbitrary(depth: number): fc.Arbitrary<ArithmeticOperand> {
+  const leaf: fc.Arbitrary<ArithmeticOperand> = fc.oneof(
+    plainBindingArbitrary,
+    numberArbitrary.map((value) => ({ kind: 'number' as const, value, range: nowhere })),
+    durationArbitrary,
+  );
+  if (depth === 0) return leaf;
+  return fc.oneof(
+    { arbitrary: leaf, weight: 2 },
+    {
+      arbitrary: fc
+        .tuple(
+          arithmeticArbitrary(depth - 1),
+          fc.constantFrom(...arithmeticOperators),
+          arithmeticArbitrary(depth - 1),
+        )
+        .map(([left, operator, right]) => ({
+          kind: 'arithmetic' as const,
+          left,
+          operator,
+          right,
+          range: nowhere,
+        })),
+      weight: 1,
+    },
+  );
+}
+
+/** The leftmost operand made a binding: the parser reads arithmetic from a `$`. */
+function startWithBinding(node: ArithmeticOperand, name: string): ArithmeticOperand {
+  if (node.kind === 'arithmetic') return { ...node, left: startWithBinding(node.left, name) };
+  return { kind: 'binding', name, range: nowhere };
+}
+
 const bindingArbitrary: fc.Arbitrary<ValueNode> = fc.oneof(
   plainBindingArbitrary,
   fc
-    .tuple(
-      plainBindingArbitrary,
-      fc.constantFrom(...arithmeticOperators),
-      numberArbitrary,
-      fc.tuple(fc.nat({ max: 1000 }), fc.constantFrom('s', 'm', 'h', 'd')),
-      fc.boolean(),
-    )
-    .map(([left, operator, number, [amount, unit], duration]) => ({
-      kind: 'arithmetic' as const,
-      left,
-      operator,
-      right:
-        duration && (operator === '+' || operator === '-')
-          ? { kind: 'duration' as const, value: `${amount}${unit}`, range: nowhere }
-          : { kind: 'number' as const, value: number, range: nowhere },
-      range: nowhere,
-    })),
+    .tuple(plainBindingArbitrary, fc.constantFrom(...arithmeticOperators), arithmeticArbitrary(2))
+    .map(([left, operator, right]) =>
+      startWithBinding(
+        { kind: 'arithmetic' as const, left, operator, right, range: nowhere },
+        left.name,
+      ),
+    ),
 );
 
 const operatorValueArbitrary = fc.oneof(
@@ -270,15 +304,34 @@ function constraintWithSubject(depth: number): fc.Arbitrary<ConstraintNode> {
     },
   );
   return fc
-    .tuple(operatorValueArbitrary, identifierArbitrary, subject)
-    .map(([[operator, value], variable, written]) => ({
-      kind: 'constraint' as const,
-      variable,
-      ...(written ? { subject: written } : {}),
-      operator: operator as Operator,
-      value,
-      range: nowhere,
-    }));
+    .tuple(operatorValueArbitrary, identifierArbitrary, subject, fc.boolean())
+    .map(([[operator, value], variable, written, bare]): ConstraintNode => {
+      // A filtered list alone (`list[…]`): some element satisfies the filter.
+      if (
+        bare &&
+        written !== undefined &&
+        written.function === undefined &&
+        written.as === undefined &&
+        written.matches === undefined &&
+        written.steps[written.steps.length - 1]?.kind === 'filter'
+      )
+        return {
+          kind: 'constraint',
+          variable,
+          subject: { ...written, function: 'count', exists: true },
+          operator: '>=',
+          value: { kind: 'number', value: 1, range: nowhere },
+          range: nowhere,
+        };
+      return {
+        kind: 'constraint' as const,
+        variable,
+        ...(written ? { subject: written } : {}),
+        operator: operator as Operator,
+        value,
+        range: nowhere,
+      };
+    });
 }
 
 export const constraintArbitrary: fc.Arbitrary<ConstraintNode> = constraintWithSubject(1);

@@ -1,12 +1,19 @@
 import { durationSeconds } from '../arithmetic.js';
-import type { ConstraintNode, Operator, PathStep, ValueNode } from '../ast.js';
+import type {
+  ArithmeticOperand,
+  ArithmeticOperator,
+  ConstraintNode,
+  Operator,
+  PathStep,
+  ValueNode,
+} from '../ast.js';
 import { allowedOperators } from '../operators.js';
 import { printSubject, printValue } from '../printer.js';
 import { compileRegex } from '../regex.js';
 import { formatType, type VariableDeclaration, type VariableType } from '../schema-model.js';
 import { type TypingProblem, typeConstraintValue } from './literal.js';
-import type { NameScope } from './resolve.js';
-import type { CheckedAccess, CheckedBinding, CheckedConstraint, CheckedStep } from './spec.js';
+import type { BindingInfo, NameScope } from './resolve.js';
+import type { CheckedAccess, CheckedArithmetic, CheckedConstraint, CheckedStep } from './spec.js';
 
 /**
  * Types the left side of a constraint beyond a plain variable (LANGUAGE.md §7): paths,
@@ -79,8 +86,28 @@ interface AccessContext {
   readonly scope: NameScope;
   /** The schema variable the path starts from (its description names the fields). */
   readonly root: VariableDeclaration;
-  /** Inside a filter, where bindings are not read (each element is tested on its own). */
-  readonly inFilter?: boolean;
+  /**
+   * Inside a filter (LANGUAGE.md §7): its constraints may use bindings; they bind only
+   * when `binds` (not under `count`/`len`/`each`/`not`, not in a filter of a filter).
+   */
+  readonly filter?: { readonly binds: boolean; readonly where: string; readonly path: string };
+  /** The function of the constraint the path belongs to (a filter under it cannot bind). */
+  readonly function?: string;
+  /** A filter nested in another filter. */
+  readonly nested?: boolean;
+  /** The bare filtered list `list[…]` (some element satisfies the filter). */
+  readonly exists?: boolean;
+  /** The predicate of the pattern, for locating messages. */
+  readonly predicate?: string;
+}
+
+/** The leftmost binding of arithmetic: the one the constraint is filed under. */
+function firstBinding(
+  node: ArithmeticOperand,
+): Extract<ValueNode, { kind: 'binding' }> | undefined {
+  if (node.kind === 'binding') return node;
+  if (node.kind !== 'arithmetic') return undefined;
+  return firstBinding(node.left) ?? firstBinding(node.right);
 }
 
 /** A shape as a declared type; json is carried as text (its run-time data decides). */
@@ -126,11 +153,11 @@ function resolveBinding(
   context: AccessContext,
 ): CheckedConstraint | undefined {
   const bindings = context.scope.bindings;
-  if (context.inFilter || bindings === undefined) {
+  if (bindings === undefined || context.nested === true) {
     context.scope.diagnostics.report(
       'binding-in-filter',
       { range: value.range },
-      { binding: `$${value.name}` },
+      { binding: `$${value.name}`, where: 'a filter inside another filter' },
     );
     return undefined;
   }
@@ -153,6 +180,20 @@ function resolveBinding(
   const known = bindings.get(value.name);
   const placeholder = { kind: 'text', value: `$${value.name}` } as const;
   if (known === undefined) {
+    const filter = context.filter;
+    if (
+      filter !== undefined &&
+      !filter.binds &&
+      node.operator === '=' &&
+      arithmetic === undefined
+    ) {
+      context.scope.diagnostics.report(
+        'binding-in-filter',
+        { range: value.range },
+        { binding: `$${value.name}`, where: filter.where },
+      );
+      return undefined;
+    }
     if (node.operator !== '=' || arithmetic !== undefined || context.scope.negated === true) {
       context.scope.diagnostics.report(
         'unbound-variable',
@@ -164,7 +205,9 @@ function resolveBinding(
       );
       return undefined;
     }
-    bindings.set(value.name, { kind: elementKind, text, range: value.range });
+    const binderText =
+      filter === undefined ? text : text === 'it' ? filter.path : `${filter.path}.${text}`;
+    bindings.set(value.name, { kind: elementKind, text: binderText, range: value.range });
     return {
       variable,
       operator: node.operator,
@@ -188,7 +231,42 @@ function resolveBinding(
     : isList
       ? elementKind
       : bindingKind(shape);
-  if (known.kind !== undefined && useKind !== undefined && known.kind !== useKind) {
+  let kind = known.kind ?? useKind;
+  let computed: CheckedArithmetic | undefined;
+  if (arithmetic !== undefined) {
+    const typed = typeArithmetic(arithmetic, bindings, context);
+    if (typed === undefined) return undefined;
+    if (typed.kind !== undefined && useKind !== undefined && typed.kind !== useKind) {
+      context.scope.diagnostics.report(
+        'binding-type-mismatch',
+        { range: node.range },
+        {
+          binding: printValue(arithmetic),
+          bound: typed.kind,
+          binder: known.text,
+          subject: text,
+          type: useKind,
+        },
+      );
+      return undefined;
+    }
+    kind = typed.kind ?? useKind;
+    computed = typed.kind === 'date' ? inDays(typed.expression) : typed.expression;
+    if (computed === undefined) {
+      context.scope.diagnostics.report(
+        'binding-type-mismatch',
+        { range: arithmetic.range },
+        {
+          binding: printValue(arithmetic),
+          bound: 'date',
+          binder: known.text,
+          subject: printValue(arithmetic),
+          type: 'a duration of whole days (2d)',
+        },
+      );
+      return undefined;
+    }
+  } else if (known.kind !== undefined && useKind !== undefined && known.kind !== useKind) {
     context.scope.diagnostics.report(
       'binding-type-mismatch',
       { range: node.range },
@@ -202,7 +280,6 @@ function resolveBinding(
     );
     return undefined;
   }
-  const kind = known.kind ?? useKind;
   if (
     orderOperators.has(node.operator) &&
     kind !== undefined &&
@@ -220,43 +297,6 @@ function resolveBinding(
     );
     return undefined;
   }
-  let computed: CheckedBinding['arithmetic'];
-  if (arithmetic !== undefined) {
-    const right = arithmetic.right;
-    const temporal = kind === 'date' || kind === 'time' || kind === 'datetime';
-    const seconds = right.kind === 'duration' ? durationSeconds(right.value) : undefined;
-    const fits =
-      right.kind === 'duration'
-        ? temporal && seconds !== undefined && (kind !== 'date' || seconds % 86_400 === 0)
-        : kind === 'number' || kind === undefined;
-    if (!fits) {
-      context.scope.diagnostics.report(
-        'binding-type-mismatch',
-        { range: arithmetic.range },
-        {
-          binding: `$${value.name}`,
-          bound: kind ?? 'json',
-          binder: known.text,
-          subject: printValue(arithmetic),
-          type:
-            right.kind === 'duration'
-              ? kind === 'date'
-                ? 'a duration of whole days (2d)'
-                : 'a duration'
-              : 'a number',
-        },
-      );
-      return undefined;
-    }
-    computed =
-      right.kind === 'duration'
-        ? {
-            operator: arithmetic.operator,
-            // Dates count days, times and date-times seconds (language/temporal.ts).
-            amount: kind === 'date' ? (seconds ?? 0) / 86_400 : (seconds ?? 0),
-          }
-        : { operator: arithmetic.operator, amount: right.value };
-  }
   return {
     variable,
     operator: node.operator,
@@ -271,6 +311,120 @@ function resolveBinding(
       ...(kind ? { kind } : {}),
     },
   };
+}
+
+const temporalKinds = new Set(['date', 'time', 'datetime']);
+
+/**
+ * Types arithmetic per operator (LANGUAGE.md §7): `* /` on numbers; `+ -` on numbers, or
+ * a duration added to (or subtracted from) a date, time or date-time, or durations
+ * together. `kind` undefined: json, known only at run time (numbers only). Durations are
+ * in seconds here (`inDays` converts them for dates).
+ */
+function typeArithmetic(
+  node: ArithmeticOperand,
+  bindings: ReadonlyMap<string, BindingInfo>,
+  context: AccessContext,
+): { readonly kind: string | undefined; readonly expression: CheckedArithmetic } | undefined {
+  switch (node.kind) {
+    case 'binding': {
+      const known = bindings.get(node.name);
+      if (known === undefined) {
+        context.scope.diagnostics.report(
+          'unbound-variable',
+          { range: node.range },
+          {
+            binding: `$${node.name}`,
+            hint: `Bind it first with a positive equality before this use: field = $${node.name}.`,
+          },
+        );
+        return undefined;
+      }
+      return { kind: known.kind, expression: { kind: 'binding', name: node.name } };
+    }
+    case 'number':
+      return { kind: 'number', expression: { kind: 'number', value: node.value } };
+    case 'duration': {
+      const seconds = durationSeconds(node.value);
+      if (seconds === undefined) return mismatch(node, 'a duration', undefined, context);
+      return { kind: 'duration', expression: { kind: 'duration', seconds } };
+    }
+    case 'arithmetic': {
+      const left = typeArithmetic(node.left, bindings, context);
+      const right = typeArithmetic(node.right, bindings, context);
+      if (left === undefined || right === undefined) return undefined;
+      const kind = resultKind(left.kind, node.operator, right.kind);
+      if (kind === false)
+        return mismatch(node, describeOperands(left.kind, right.kind), left.kind, context);
+      return {
+        kind,
+        expression: {
+          kind: 'operation',
+          operator: node.operator,
+          left: left.expression,
+          right: right.expression,
+        },
+      };
+    }
+  }
+}
+
+/** The kind an operator gives its operands' kinds; false: they do not go together. */
+function resultKind(
+  left: string | undefined,
+  operator: ArithmeticOperator,
+  right: string | undefined,
+): string | undefined | false {
+  const numeric = (kind: string | undefined) => kind === undefined || kind === 'number';
+  if (numeric(left) && numeric(right))
+    return left === undefined || right === undefined ? undefined : 'number';
+  if (operator === '*' || operator === '/') return false;
+  if (left !== undefined && temporalKinds.has(left) && right === 'duration') return left;
+  if (operator === '+' && left === 'duration' && right !== undefined && temporalKinds.has(right))
+    return right;
+  if (left === 'duration' && right === 'duration') return 'duration';
+  return false;
+}
+
+function describeOperands(left: string | undefined, right: string | undefined): string {
+  return `${left ?? 'json'} and ${right ?? 'json'}`;
+}
+
+function mismatch(
+  node: ArithmeticOperand,
+  type: string,
+  bound: string | undefined,
+  context: AccessContext,
+): undefined {
+  context.scope.diagnostics.report(
+    'binding-type-mismatch',
+    { range: node.range },
+    {
+      binding: printValue(node),
+      bound: bound ?? 'json',
+      binder: 'its operands',
+      subject: printValue(node),
+      type: `arithmetic on ${type} (numbers with numbers; durations on dates, times and date-times)`,
+    },
+  );
+  return undefined;
+}
+
+/** Durations counted in days, for arithmetic on dates; undefined if one is not whole days. */
+function inDays(expression: CheckedArithmetic): CheckedArithmetic | undefined {
+  switch (expression.kind) {
+    case 'duration':
+      return expression.seconds % 86_400 === 0
+        ? { kind: 'duration', seconds: expression.seconds / 86_400 }
+        : undefined;
+    case 'operation': {
+      const left = inDays(expression.left);
+      const right = inDays(expression.right);
+      return left === undefined || right === undefined ? undefined : { ...expression, left, right };
+    }
+    default:
+      return expression;
+  }
 }
 
 function invalidPath(
@@ -342,13 +496,34 @@ function walk(
       );
     const constraints: CheckedConstraint[] = [];
     let failed = false;
+    // Only a filter that stands for some element binds (LANGUAGE.md §7): one under
+    // count/len/each or not compares with bindings bound before it.
+    const fn = context.function;
+    const where =
+      context.scope.negated === true
+        ? `not ${context.predicate ?? 'P'}(…)`
+        : fn !== undefined && fn !== 'any' && context.exists !== true
+          ? `${fn}(…)`
+          : undefined;
+    const filterContext: AccessContext = {
+      ...context,
+      filter: {
+        binds: where === undefined,
+        where: where === undefined ? '' : `a filter under ${where}`,
+        path: `${text}[…]`,
+      },
+      nested: context.filter !== undefined,
+    };
     for (const inner of step.constraints) {
-      const resolved = resolveElementConstraint(element, inner, context);
+      const resolved = resolveElementConstraint(element, inner, filterContext);
       if (resolved === undefined) failed = true;
       else constraints.push(resolved);
     }
     if (failed) return undefined;
-    checked.push({ kind: 'filter', constraints });
+    const joins = constraints.some(
+      (constraint) => constraint.binding !== undefined || constraint.access?.joins === true,
+    );
+    checked.push({ kind: 'filter', constraints, ...(joins ? { joins } : {}) });
     text += '[…]';
     if (shape.kind === 'json') shape = jsonList;
   }
@@ -370,7 +545,7 @@ function resolveElementConstraint(
     type: element.kind === 'type' ? element.type : { kind: 'text' },
     ...(element.kind === 'type' ? {} : { jsonText: true }),
   };
-  return typeAccess(itVariable, element, 'it', steps, node, { ...context, inFilter: true });
+  return typeAccess(itVariable, element, 'it', steps, node, context);
 }
 
 /** Types a constraint whose left side is a path, filter or function of `variable`. */
@@ -398,11 +573,16 @@ function typeAccess(
   node: ConstraintNode,
   context: AccessContext,
 ): CheckedConstraint | undefined {
-  const walked = walk(start, startText, pathSteps, context);
+  const fn = node.subject?.function;
+  const walked = walk(start, startText, pathSteps, {
+    ...context,
+    ...(fn !== undefined ? { function: fn } : {}),
+    ...(node.subject?.exists ? { exists: true } : {}),
+  });
   if (walked === undefined) return undefined;
+  const joins = walked.steps.some((step) => step.kind === 'filter' && step.joins === true);
   let shape = walked.shape;
   let text = walked.text;
-  const fn = node.subject?.function;
   let matches: CheckedAccess['matches'];
   if (fn !== undefined) {
     const element = elementShape(shape);
@@ -462,7 +642,7 @@ function typeAccess(
   }
   if (node.value.kind === 'binding' || node.value.kind === 'arithmetic') {
     const access: CheckedAccess | undefined =
-      node.subject === undefined
+      node.subject === undefined && walked.steps.length === 0
         ? undefined
         : {
             steps: walked.steps,
@@ -470,8 +650,17 @@ function typeAccess(
             ...(matches !== undefined ? { matches } : {}),
             compared: shapeType(shape),
             text,
+            ...(joins ? { joins } : {}),
           };
-    const value = node.value.kind === 'arithmetic' ? node.value.left : node.value;
+    const value = node.value.kind === 'arithmetic' ? firstBinding(node.value) : node.value;
+    if (value === undefined) {
+      context.scope.diagnostics.report(
+        'unbound-variable',
+        { range: node.value.range },
+        { binding: printValue(node.value), hint: 'Arithmetic computes on a binding: $x * 2.' },
+      );
+      return undefined;
+    }
     const arithmetic = node.value.kind === 'arithmetic' ? node.value : undefined;
     return resolveBinding(variable, node, value, arithmetic, shape, access, text, context);
   }
@@ -507,6 +696,7 @@ function typeAccess(
     ...(matches !== undefined ? { matches } : {}),
     compared,
     text,
+    ...(joins ? { joins } : {}),
   };
   return { variable, operator: node.operator, value, node, access };
 }

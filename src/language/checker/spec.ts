@@ -64,16 +64,35 @@ export interface CheckedBinding {
   readonly each: boolean;
   readonly kind?: string;
   /**
-   * A use compared with the bound value computed on: `$b * 0.5`, `$departure - 3h`
-   * (`amount` in the binding's units: days for dates, seconds for times and date-times).
+   * A use compared with bound values computed on: `$b * 0.5 + 10`, `$a + $b`,
+   * `$departure - 3h` (durations in the bindings' units: days for dates, seconds for
+   * times and date-times).
    */
-  readonly arithmetic?: { readonly operator: ArithmeticOperator; readonly amount: NumberValue };
+  readonly arithmetic?: CheckedArithmetic;
 }
+
+/** Typed arithmetic (LANGUAGE.md §7): bindings, numbers and durations under `+ - * /`. */
+export type CheckedArithmetic =
+  | { readonly kind: 'binding'; readonly name: string }
+  | { readonly kind: 'number'; readonly value: NumberValue }
+  /** In the units of the temporal value it is added to: days for dates, else seconds. */
+  | { readonly kind: 'duration'; readonly seconds: number }
+  | {
+      readonly kind: 'operation';
+      readonly operator: ArithmeticOperator;
+      readonly left: CheckedArithmetic;
+      readonly right: CheckedArithmetic;
+    };
 
 /** A checked path step: a field (projection on a list), or a filter on the elements. */
 export type CheckedStep =
   | { readonly kind: 'field'; readonly name: string }
-  | { readonly kind: 'filter'; readonly constraints: readonly CheckedConstraint[] };
+  | {
+      readonly kind: 'filter';
+      readonly constraints: readonly CheckedConstraint[];
+      /** Some constraint of the filter binds or uses a binding: it is judged by the join. */
+      readonly joins?: true;
+    };
 
 /**
  * The typed left side of a constraint: the steps from the variable's value, an optional
@@ -90,6 +109,11 @@ export interface CheckedAccess {
   readonly compared: VariableType;
   /** The subject as written, canonical (`results[name ~ "W"].id`), for feedback. */
   readonly text: string;
+  /**
+   * A filter of the path binds or uses bindings (`results[price <= $max]`): the
+   * constraint is judged by the rule's join, under each assignment (LANGUAGE.md §7).
+   */
+  readonly joins?: true;
 }
 
 export interface CheckedPattern {

@@ -207,8 +207,9 @@ export const diagnosticCatalog = {
   },
   'binding-in-filter': {
     severity: 'error',
-    message: "The binding '{binding}' cannot be used inside a filter [...].",
-    hint: 'Bind or compare it outside the filter: results[...].field = {binding}.',
+    message:
+      "'{binding}' cannot be bound inside {where}: such a filter tests elements, it does not stand for one of them.",
+    hint: 'Bind {binding} before it (field = {binding}) so that the filter compares with it, or bind it in a filter outside count, len, each and not: list[field = {binding}].',
   },
   'json-field-not-described': {
     severity: 'warning',
