@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeSpec } from '../language/analyze.js';
 import { checkSpec, createSchema, parse, print } from '../language/index.js';
+import { readCompiledSpec } from '../language/read-compiled-spec.js';
+import { compileRegex } from '../language/regex.js';
+import { writeCompiledSpec } from '../language/write-compiled-spec.js';
 import { createSession } from './session.js';
 
 /**
@@ -409,5 +412,29 @@ describe('arithmetic chains', () => {
     expect(codes('Budget(max = $m) & BuyProduct(price <= $m * 2 - $q) -> B\nB -> Done')).toContain(
       'unbound-variable',
     );
+  });
+});
+
+describe('a compiled spec carries filter bindings and arithmetic chains', () => {
+  it('decides as the checked spec does after writing and reading it back', () => {
+    const text = `
+      Budget(max = $m, extra = $e) & ProductsResult(products[name contains "laptop", id = $id, price = $p, price <= ($m + $e) / 2]) & BuyProduct(id = $id, price <= $p * 0.5 + 10) -> Bought
+      Bought -> Done`;
+    const checked = checkSpec(text, schema);
+    if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics));
+    const read = readCompiledSpec(JSON.parse(JSON.stringify(writeCompiledSpec(checked.value))), {
+      regex: compileRegex,
+    });
+    for (const spec of [checked.value, read]) {
+      const decide = (price: number) => {
+        const s = createSession(spec, { now });
+        s.observe({
+          updates: { ProductsResult: { products: catalogue }, Budget: { max: 40, extra: 20 } },
+        });
+        return s.propose(buy('x13', price)).decision;
+      };
+      expect(decide(22.5)).toBe('allow');
+      expect(decide(22.6)).toBe('revise');
+    }
   });
 });

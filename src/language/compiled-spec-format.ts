@@ -134,7 +134,14 @@ export const shapes: Readonly<Record<string, Shape>> = {
   binding: {
     fields: { name: 'str', binds: 'bool', each: 'bool', kind: '?str', arithmetic: '?computed' },
   },
-  computed: { fields: { operator: 'arithmeticOperator', amount: 'num' } },
+  computed: {
+    kinds: {
+      binding: { name: 'str' },
+      number: { value: 'num' },
+      duration: { seconds: 'num' },
+      operation: { operator: 'arithmeticOperator', left: 'computed', right: 'computed' },
+    },
+  },
   arithmeticOperator: { oneOf: ['+', '-', '*', '/'] },
   access: {
     fields: {
@@ -143,9 +150,12 @@ export const shapes: Readonly<Record<string, Shape>> = {
       matches: '?regex',
       compared: 'variableType',
       text: 'str',
+      joins: '?bool',
     },
   },
-  step: { kinds: { field: { name: 'str' }, filter: { constraints: 'constraint[]' } } },
+  step: {
+    kinds: { field: { name: 'str' }, filter: { constraints: 'constraint[]', joins: '?bool' } },
+  },
   subjectFunction: { oneOf: ['count', 'len', 'any', 'each'] },
   literal: {
     kinds: {
@@ -227,6 +237,7 @@ export const shapes: Readonly<Record<string, Shape>> = {
       steps: 'pathStep[]',
       matches: '?regexNode',
       as: '?coercion',
+      exists: '?bool',
       range: 'range',
     },
   },
