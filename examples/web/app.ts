@@ -5,15 +5,13 @@
  * the app's handlers below are written as if no guard existed, and the guard's capture
  * listeners run before them.
  */
-import { createGuard } from '../../src/index.js';
+import { loadCompiledGuard } from '../../src/guard/compiled-guard.js';
 import {
   createWebGuard,
   type PublishedVerdict,
   verdictEventName,
   type WebGuard,
 } from '../../src/integrations/web/index.js';
-import { specText } from './spec.js';
-import { restaurantStates } from './states.js';
 
 interface Restaurant {
   readonly name: string;
@@ -212,27 +210,40 @@ function reservationUpdates(overrides: { time?: string; party?: string; date?: s
   };
 }
 
-function installGuard(): WebGuard {
+async function installGuard(): Promise<WebGuard> {
   const remote = params.get('remote');
-  const guard = remote
-    ? createWebGuard({
-        remote: {
-          url: remote,
-          token: params.get('token') ?? '',
-          timeoutMs: Number(params.get('timeout') ?? 5000),
-        },
-        spec: specText,
-        states: restaurantStates,
+  let guard: WebGuard;
+  if (remote) {
+    // The service checks the spec text itself; the page loads it only in this mode.
+    const [{ specText }, { restaurantStates }] = await Promise.all([
+      import('./spec.js'),
+      import('./states.js'),
+    ]);
+    guard = createWebGuard({
+      remote: {
+        url: remote,
+        token: params.get('token') ?? '',
+        timeoutMs: Number(params.get('timeout') ?? 5000),
+      },
+      spec: specText,
+      states: restaurantStates,
+      ...(now ? { now } : {}),
+      timeZone,
+    });
+  } else {
+    // The spec compiled on the server (`intentguard compile`), shipped as data: the page
+    // carries no parser or checker, and loads the regex engine and the confusables table
+    // only if the spec needs them.
+    const response = await fetch('spec.compiled.json');
+    if (!response.ok) throw new Error(`the compiled spec could not be loaded (${response.status})`);
+    guard = createWebGuard({
+      guard: await loadCompiledGuard(await response.json(), {
         ...(now ? { now } : {}),
         timeZone,
-      })
-    : createWebGuard({
-        guard: createGuard(specText, restaurantStates.schema, {
-          ...(now ? { now } : {}),
-          timeZone,
-          finishWaitsForResults: false,
-        }),
-      });
+        finishWaitsForResults: false,
+      }),
+    });
+  }
   guard.guardAction('.open-restaurant', {
     action: 'OpenRestaurant',
     label: 'Open a restaurant',
@@ -271,5 +282,11 @@ document.addEventListener(verdictEventName, (event) => {
     html`<div class="verdict ${verdict.status}" data-status="${verdict.status}"><strong>${title}</strong>${verdict.message}</div>`.text;
 });
 
-web = installGuard();
-render();
+// The app renders once its guard is ready: before that there is nothing to act on. A
+// guard that cannot be set up leaves the app unusable rather than unguarded.
+try {
+  web = await installGuard();
+  render();
+} catch (error) {
+  app.textContent = `The guard could not start: ${error instanceof Error ? error.message : String(error)}`;
+}

@@ -3,10 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { sideEffectFreeSources } from '../../scripts/build-web.js';
 
 /**
- * The demo's tiny local server: the page, its stylesheet, and the app bundled for the
- * browser (esbuild, in memory, once at start). Loopback only.
+ * The demo's tiny local server: the page, its stylesheet, the app bundled for the
+ * browser (esbuild, in memory, once at start; parts the page loads on demand are chunks
+ * of their own), and the compiled spec the page guards with. Loopback only.
  */
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -16,19 +18,23 @@ export interface DemoServer {
   close(): Promise<void>;
 }
 
-/** Bundles `app.ts` (with intentguard and intentguard/web) for the browser. */
-export async function bundleApp(): Promise<string> {
+/** Bundles `app.ts` (with intentguard and intentguard/web) for the browser: `/app.js` and its chunks, by URL path. */
+export async function bundleApp(): Promise<Map<string, string>> {
   const result = await build({
-    entryPoints: [`${here}app.ts`],
+    entryPoints: { app: `${here}app.ts` },
+    outdir: '/',
     bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
     minify: true,
     write: false,
     logLevel: 'silent',
+    plugins: [sideEffectFreeSources],
   });
-  return result.outputFiles[0]?.text ?? '';
+  return new Map(result.outputFiles.map((file) => [file.path, file.text]));
 }
 
 export async function startDemoServer(port = 0): Promise<DemoServer> {
@@ -38,8 +44,14 @@ export async function startDemoServer(port = 0): Promise<DemoServer> {
       type: 'text/css; charset=utf-8',
       body: readFileSync(`${here}styles.css`, 'utf8'),
     },
-    '/app.js': { type: 'text/javascript; charset=utf-8', body: await bundleApp() },
+    // `intentguard compile spec.intent --states states.json -o spec.compiled.json`
+    '/spec.compiled.json': {
+      type: 'application/json',
+      body: readFileSync(`${here}spec.compiled.json`, 'utf8'),
+    },
   };
+  for (const [path, body] of await bundleApp())
+    files[path] = { type: 'text/javascript; charset=utf-8', body };
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const file = files[path];

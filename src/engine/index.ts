@@ -1,3 +1,6 @@
+// The fabricated-action check, registered at once for everything that imports the engine whole.
+import './fabricated-action.js';
+
 export { type ClockInput, createClock, type SessionClock } from './clock.js';
 export { type CompiledSpec, compileSpec } from './compiled-spec.js';
 export {

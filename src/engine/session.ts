@@ -1,5 +1,6 @@
 import { argumentError, specProblem } from '../language/arguments.js';
 import type { Spec } from '../language/index.js';
+import { answerCheck } from './answer-check.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { createClock, type SessionClock } from './clock.js';
 import {
@@ -17,7 +18,7 @@ import {
   type ProposedAction,
   ruleFires,
 } from './evaluation.js';
-import { type CommittedCall, checkAnswer } from './fabricated-action.js';
+import type { CommittedCall } from './fabricated-action.js';
 import { errorMessage, internalErrorVerdict } from './fail-closed.js';
 import {
   alreadyAchievedReason,
@@ -421,7 +422,7 @@ export class Session implements IntentSession {
     if (proposal.finish) {
       // v2: whatever the rules say, an answer that shows calls never made is refused.
       if (proposal.answer !== undefined) {
-        const check = checkAnswer(proposal.answer, this.#compiled, this.#committedCalls);
+        const check = answerCheck()(proposal.answer, this.#compiled, this.#committedCalls);
         if (check.fabricated.length > 0 || check.unreadable !== undefined) {
           const reason = fabricatedActionReason(check, this.#settings.limits.maxEchoLength);
           return this.#hardRefusal(

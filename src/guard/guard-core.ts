@@ -1,3 +1,4 @@
+import { loadAnswerCheck } from '../engine/answer-check.js';
 import type { NoSpecSession } from '../engine/no-spec-session.js';
 import { createSession, type Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
@@ -281,7 +282,7 @@ export class IntentGuard implements Guard {
   }
 
   prepareAnswer(): Promise<void> {
-    return loadConfusables();
+    return Promise.all([loadConfusables(), loadAnswerCheck()]).then(() => undefined);
   }
 
   finish(answer?: string): GuardDecision {

@@ -1,4 +1,4 @@
-import { caseFold } from 'unicode-case-folding';
+import { caseFold } from './unicode/case-folding.js';
 
 /**
  * Printable ASCII with no space at either end and none doubled: NFKC leaves it as it

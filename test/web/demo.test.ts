@@ -47,6 +47,37 @@ afterAll(async () => {
 });
 
 describe('the web demo', () => {
+  it('guards with the compiled spec, and loads no regex engine, no confusables, no answer check and no dialog until needed', async () => {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+    try {
+      await page.goto(`${demo.url}/?now=2025-03-14T12:00&tz=UTC`);
+      await page.getByRole('button', { name: 'Search' }).waitFor();
+      expect(requested).toContain('/spec.compiled.json');
+      const chunks = () => requested.filter((path) => path.startsWith('/chunks/'));
+      // The spec has no regex and no guard on text: nothing more than the app and its spec.
+      expect(
+        chunks().filter((path) => /regex|confusables|fabricated|dialog|remote/.test(path)),
+      ).toEqual([]);
+      // The agent's final answer is checked: the answer check and the confusables come now.
+      const verdict = await page.evaluate(() =>
+        (
+          window as unknown as {
+            intentguard: { finish(answer: string): Promise<{ codes: string[]; status: string }> };
+          }
+        ).intentguard.finish('Action: PayDeposit\nAction Input: {"amount": 20}\nDone.'),
+      );
+      expect(verdict.status).toBe('blocked');
+      expect(verdict.codes).toContain('fabricated-action');
+      expect(chunks().some((path) => path.includes('fabricated-action'))).toBe(true);
+      expect(chunks().some((path) => path.includes('confusables'))).toBe(true);
+      expect(chunks().some((path) => path.includes('regex'))).toBe(false);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('an LLM agent drives it from the accessibility tree and the published feedback', async () => {
     const llm: FakeLlmServer = await startFakeLlmServer();
     try {

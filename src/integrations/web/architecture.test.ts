@@ -2,7 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { contributors, measureWebBundles } from '../../../scripts/build-web.js';
+import {
+  contributors,
+  demoEntry,
+  measureWebBundles,
+  upFrontCeilingBytes,
+} from '../../../scripts/build-web.js';
 
 /**
  * intentguard/web runs in browsers: no Node API may reach it, directly or through the
@@ -62,7 +67,7 @@ describe('intentguard/web in the browser', () => {
   });
 
   it('the remote-only bundle carries no engine, regex engine or formalizer', async () => {
-    const { remote, inPage } = await measureWebBundles();
+    const { remote, source } = await measureWebBundles();
     const parts = contributors(remote.metafile).map((part) => part.module);
     expect(parts.some((part) => part.startsWith('src/integrations/web'))).toBe(true);
     for (const heavy of [
@@ -73,14 +78,64 @@ describe('intentguard/web in the browser', () => {
       'src/guard/',
     ])
       expect(parts, heavy).not.toContain(heavy);
-    const inPageParts = contributors(inPage.metafile).map((part) => part.module);
-    expect(inPageParts).toContain('src/engine/');
-    expect(remote.gzipBytes).toBeLessThan(inPage.gzipBytes);
+    const sourceParts = contributors(source.metafile).map((part) => part.module);
+    expect(sourceParts).toContain('src/engine/');
+    expect(remote.gzipBytes).toBeLessThan(source.gzipBytes);
     // The formalizer is a chunk of its own, loaded only by createGuard({ instruction }).
     for (const onDemand of ['src/formalize/', 'zod (package)', 'ai (package)'])
-      expect(inPageParts, onDemand).not.toContain(onDemand);
-    expect(inPage.lazyGzipBytes).toBeGreaterThan(0);
-    expect([...inPage.files.keys()].some((path) => /formalize/.test(path))).toBe(true);
+      expect(sourceParts, onDemand).not.toContain(onDemand);
+    expect(source.lazy.map((chunk) => chunk.name)).toContain('formalize');
+    expect(source.lazy.find((chunk) => chunk.name === 'formalize')?.gzipBytes).toBeGreaterThan(
+      10_000,
+    );
+  });
+
+  it('a guard from a compiled spec carries no parser, checker or diagnostics; re2js, the confusables, the answer check and the dialog load on demand', async () => {
+    for (const bundled of Object.values(await measureWebBundles()).filter(
+      (bundle) => bundle.name !== 'web layer + guard from spec text (parser, checker)',
+    )) {
+      const upFront = new Set(
+        Object.entries(bundled.metafile.outputs)
+          .filter(([path]) => bundled.upFront.includes(path.replace(/^dist\/web\//, '')))
+          .flatMap(([, output]) => Object.keys(output.inputs)),
+      );
+      expect(upFront.size, bundled.name).toBeGreaterThan(0);
+      for (const heavy of [
+        'src/language/parser.ts',
+        'src/language/lexer.ts',
+        'src/language/checker/check.ts',
+        // defineStates reports a wrong declaration with diagnostics: only the demo, which
+        // ships its schema in the compiled spec, carries none.
+        ...(bundled.name.startsWith("the demo's") ? ['src/language/diagnostics/catalog.ts'] : []),
+        'src/language/unicode/confusables.ts',
+        'src/language/regex.ts',
+        'src/engine/fabricated-action.ts',
+        'src/integrations/web/dialog.ts',
+      ])
+        expect([...upFront], `${bundled.name}: ${heavy}`).not.toContain(heavy);
+    }
+    const { demo } = await measureWebBundles();
+    const lazy = new Map(demo.lazy.map((chunk) => [chunk.name, chunk.gzipBytes]));
+    // Each is a real chunk a page loads only when it needs it, not an empty shell.
+    expect(lazy.get('regex')).toBeGreaterThan(30_000);
+    expect(lazy.get('confusables')).toBeGreaterThan(15_000);
+    expect(lazy.get('fabricated-action')).toBeGreaterThan(1_000);
+    expect(lazy.get('dialog')).toBeGreaterThan(500);
+  });
+
+  it("keeps what the demo's configuration loads up front within its size budget", async () => {
+    const { demo } = await measureWebBundles();
+    // The entry is examples/web/app.ts's own imports from intentguard: the demo guards with
+    // a compiled spec, so its engine is in the page and its parser is not.
+    expect(demoEntry()).toMatch(/loadCompiledGuard/);
+    expect(demoEntry()).toMatch(/createWebGuard/);
+    expect(demoEntry()).not.toMatch(/createGuard\b/);
+    expect(demo.gzipBytes).toBeLessThanOrEqual(upFrontCeilingBytes);
+  });
+
+  it('the dialog, loaded on demand, marks itself as the controller expects', async () => {
+    const [dialog, publish] = await Promise.all([import('./dialog.js'), import('./publish.js')]);
+    expect(dialog.dialogAttribute).toBe(publish.dialogAttribute);
   });
 
   it('exports exactly its pinned runtime names', async () => {

@@ -11,8 +11,8 @@ import {
   remoteBackend,
   type WebFailureCode,
 } from './backend.js';
-import { type ConfirmRequest, confirmWithDialog, dialogAttribute } from './dialog.js';
-import { type PublishedVerdict, publish, type VerdictStatus } from './publish.js';
+import type { ConfirmRequest } from './dialog.js';
+import { dialogAttribute, type PublishedVerdict, publish, type VerdictStatus } from './publish.js';
 import type { DefinedStates, StatesDeclaration } from './states.js';
 
 /** The events a trigger intercepts. `keyboard` is Enter or Space on the element (keyboard activation). */
@@ -235,7 +235,12 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
     throw new TypeError(
       "createWebGuard: `confirm: 'service'` needs `remote`: the person answers on the service's approvals page.",
     );
-  const confirm = options.confirm ?? ((request: ConfirmRequest) => confirmWithDialog(request, doc));
+  // The dialog is loaded when the first question comes (a page that never asks never
+  // downloads it); failing to load it denies, like any failure of `confirm`.
+  const confirm =
+    options.confirm ??
+    (async (request: ConfirmRequest) =>
+      (await import('./dialog.js')).confirmWithDialog(request, doc));
   const approvalPollMs = options.approvalPollMs ?? 1000;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 600_000;
 

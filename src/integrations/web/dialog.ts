@@ -8,7 +8,11 @@ export interface ConfirmRequest {
   readonly label?: string;
 }
 
-/** Marks the dialog so the web layer never treats its own buttons as guarded targets. */
+/**
+ * Marks the dialog so the web layer never treats its own buttons as guarded targets.
+ * The controller's copy (publish.ts) is the same (a test keeps them equal): importing it
+ * here would split it into a chunk of its own for the dialog, which loads on demand.
+ */
 export const dialogAttribute = 'data-intentguard-dialog';
 
 const styles = `

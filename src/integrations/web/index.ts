@@ -23,7 +23,7 @@ export {
   type WebGuard,
   type WebGuardOptions,
 } from './controller.js';
-export { type ConfirmRequest, confirmWithDialog } from './dialog.js';
+export { type ConfirmRequest, confirmWithDialog } from './dialog-on-demand.js';
 export {
   type PublishedState,
   type PublishedVerdict,

@@ -2,6 +2,9 @@
 import type { Decision, Severity } from '../../engine/verdict.js';
 import type { WebFailureCode } from './backend.js';
 
+/** Marks the dialog so the web layer never treats its own buttons as guarded targets. */
+export const dialogAttribute = 'data-intentguard-dialog';
+
 /** Where a guarded action stands after a verdict. */
 export type VerdictStatus = 'allowed' | 'blocked' | 'asking' | 'approved' | 'denied';
 

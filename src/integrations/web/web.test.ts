@@ -438,7 +438,9 @@ describe('the confirmation dialog', () => {
     click('#reserve');
     await web?.observe({ ReserveResult: { success: true, deposit: 20 } });
     (document.querySelector('#pay') as HTMLFormElement).requestSubmit();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // The dialog's code loads on demand: it opens once its module has arrived.
+    for (let wait = 0; wait < 200 && !document.querySelector('[role="dialog"]'); wait++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     const dialog = document.querySelector('[role="dialog"]') as HTMLElement;
     return { guard, dialog };
   }

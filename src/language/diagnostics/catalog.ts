@@ -383,4 +383,4 @@ export const diagnosticCatalog = {
 
 export type DiagnosticCode = keyof typeof diagnosticCatalog;
 
-export const diagnosticCodes = Object.keys(diagnosticCatalog) as DiagnosticCode[];
+export const diagnosticCodes = /* @__PURE__ */ Object.keys(diagnosticCatalog) as DiagnosticCode[];

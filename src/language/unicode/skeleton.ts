@@ -1,5 +1,5 @@
-import { caseFold } from 'unicode-case-folding';
 import { IntentguardError } from '../errors.js';
+import { caseFold } from './case-folding.js';
 
 /**
  * Unicode confusable skeletons (UTS #39 §4), as guards compare text by them
