@@ -250,6 +250,28 @@ describe('bindings: list contains, and a binder that matches nothing', () => {
     expect(s.propose(grant(['g2'])).decision).toBe('allow');
   });
 
+  it('`contains $x` looks for the bound value normalized: a space at its end does not hide it', () => {
+    // A value with a trailing space (as tools return them) contains itself; a guard
+    // cannot be walked around by adding a space to the argument it binds.
+    const guarded = session(`
+      GmailSendEmail() -> Sent
+      Sent -> Done
+      reject GmailSendEmail(to = $to, body contains $to)`);
+    const send = (to: string, body: string) => ({
+      action: { name: 'GmailSendEmail', args: { to, subject: 's', body } },
+    });
+    expect(guarded.propose(send('a@x.org ', 'a@x.org ')).decision).toBe('reject');
+    expect(guarded.propose(send('a@x.org ', 'write to a@x.org, please')).decision).toBe('reject');
+    expect(guarded.propose(send('a@x.org ', 'hello')).decision).toBe('allow');
+    const rule = session(`
+      SpokeoSearchPeopleResult(results.name = $name) & GmailSendEmail(body contains $name) -> Sent
+      Sent -> Done`);
+    rule.observe({
+      updates: { SpokeoSearchPeopleResult: { results: [{ name: 'Mike Johnson ' }] } },
+    });
+    expect(rule.propose(send('b@x.org', 'Found Mike Johnson, 42.')).decision).toBe('allow');
+  });
+
   it('a filter that matches nothing still names what is missing', () => {
     const s = session(`
       GoogleHomeSearchDevices() -> Listed

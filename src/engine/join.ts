@@ -10,7 +10,6 @@ import {
   operatorTable,
   type PositiveOperator,
 } from '../language/index.js';
-import { normalizeNeedle } from '../language/text.js';
 import {
   bindingData,
   compileAccessTest,
@@ -331,7 +330,9 @@ function comparePositive(
   if (b.kind === 'element') return undefined;
   if (operator === 'contains') {
     if (a.kind !== 'text' || b.kind !== 'text') return undefined;
-    return a.key.includes(normalizeNeedle(b.raw));
+    // A bound value is a value, normalized whole (LANGUAGE.md §5.1): unlike a literal
+    // needle it keeps no space at its ends, so `x contains $x` holds for "alice ".
+    return a.key.includes(b.key);
   }
   if (a.kind !== b.kind) return undefined;
   if (operator === '=') {
