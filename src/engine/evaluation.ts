@@ -84,13 +84,25 @@ export function actionMatches(
   action: ProposedAction | undefined,
   clock: SessionClock,
 ): boolean {
-  // A guard with bindings: some assignment over its one action (LANGUAGE.md §7).
-  if (pattern.join)
+  // A guard with bindings: some assignment over its one action, or over the instance an
+  // update makes for a guard on a state (LANGUAGE.md §7).
+  if (pattern.join) {
+    if (pattern.predicate.declaration.kind === 'state')
+      return (
+        action !== undefined &&
+        action.predicate === pattern.predicate &&
+        joinHolds(
+          pattern.join,
+          { view: undefined, action: undefined, clock, instance: action.values },
+          true,
+        )
+      );
     return (
       (pattern.absentArguments.length === 0 ||
         (action !== undefined && argumentsAbsent(pattern, action.values))) &&
       joinHolds(pattern.join, { view: undefined, action, clock }, true)
     );
+  }
   return (
     action !== undefined &&
     action.predicate === pattern.predicate &&

@@ -294,3 +294,41 @@ describe('bindings: list contains, and a binder that matches nothing', () => {
     expect(refused.feedback).toContain('refrigerator');
   });
 });
+
+describe('bindings in a guard on a state (LANGUAGE.md §5.3, §7)', () => {
+  const local = createSchema('booking', [
+    {
+      name: 'Booking',
+      kind: 'state',
+      description: 'The booking the agent fills in.',
+      variables: [
+        { name: 'guest', type: { kind: 'text' } },
+        { name: 'payer', type: { kind: 'text' } },
+      ],
+      keys: [],
+      critical: false,
+    },
+  ]);
+  const guarded = () => {
+    const checked = checkSpec(
+      'true -> Filled\nFilled -> Done\nreject Booking(guest = $g, payer != $g)',
+      local,
+    );
+    if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics, null, 1));
+    return createSession(checked.value, { now });
+  };
+  const fill = (values: Record<string, string>) => ({
+    updates: { Booking: values },
+    objective: 'Filled',
+  });
+
+  it('fires for an update that makes the pattern hold under some assignment', () => {
+    expect(guarded().propose(fill({ guest: 'Ann', payer: 'Bob' })).decision).toBe('reject');
+    expect(guarded().propose(fill({ guest: 'Ann', payer: 'ann ' })).decision).toBe('allow');
+  });
+
+  it('an unobserved variable is no omitted argument: there the guard does not fire', () => {
+    expect(guarded().propose(fill({ guest: 'Ann' })).decision).toBe('allow');
+    expect(guarded().propose(fill({ payer: 'Bob' })).decision).toBe('allow');
+  });
+});

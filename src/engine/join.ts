@@ -107,6 +107,11 @@ export interface JoinContext {
   readonly view: StateView | undefined;
   readonly action: { readonly predicate: unknown; readonly values: Instance } | undefined;
   readonly clock: SessionClock;
+  /**
+   * For a guard over a state predicate: the instance a proposal's update makes, which
+   * the guard's one pattern is matched against (LANGUAGE.md §5.3).
+   */
+  readonly instance?: Instance;
 }
 
 /** A failed use of a binding, the deepest the search reached: what feedback names. */
@@ -566,13 +571,15 @@ export function joinHolds(
     const next = () => bindFrom(index, pattern, instance, constraints, position + 1);
     const failed = (bound: unknown) =>
       record(index * 1_000 + position, pattern, constraint, raw, bound);
+    // §5.1: in a guard over a state, an unobserved variable is no omitted argument: false.
+    const unobserved = raw === undefined && pattern.predicate.declaration.kind === 'state';
     const program = binding.filter;
     if (program !== undefined) {
-      if (raw === undefined) return guard && next();
+      if (raw === undefined) return guard && !unobserved && next();
       return walkProgram(binding, program, 0, bindingData(raw), guard, failed, next);
     }
     const values = raw === undefined ? undefined : binding.values(raw, context.clock);
-    return settle(binding, values, guard, failed, next);
+    return settle(binding, values, guard && !unobserved, failed, next);
   };
 
   const tryInstance = (index: number, pattern: CompiledPattern, instance: Instance): boolean => {
@@ -650,6 +657,7 @@ export function joinHolds(
         tryInstance(index, pattern, action.values)
       );
     }
+    if (context.instance !== undefined) return tryInstance(index, pattern, context.instance);
     const view = context.view;
     if (view === undefined) return false;
     if (pattern.predicate.keyIndexes.length === 0) {
