@@ -259,9 +259,9 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
 }
 
 /**
- * The binder that gave no value at all (a filter or projection that matched nothing), so
- * that a refusal always names what is missing: the first binding constraint of the rule's
- * states, against the latest instance it read.
+ * The binder that gave no value at all (a filter or projection that matched nothing, an
+ * empty list argument), so that a refusal always names what is missing: the first binding
+ * constraint of the rule's states, against the latest instance it read, else the action's.
  */
 function emptyBinder(rule: CompiledRule, context: EvaluationContext): UnmetCondition[] {
   for (const pattern of rule.states) {
@@ -273,6 +273,21 @@ function emptyBinder(rule: CompiledRule, context: EvaluationContext): UnmetCondi
       return false;
     });
     return [{ kind: 'constraint', pattern, constraint, actual }];
+  }
+  // A binder in the action pattern: a list argument without elements offers no value.
+  const action = rule.action;
+  const proposed = context.action;
+  if (action !== undefined && proposed?.predicate === action.predicate) {
+    const constraint = action.constraints.find((candidate) => candidate.binding?.binds);
+    if (constraint !== undefined)
+      return [
+        {
+          kind: 'constraint',
+          pattern: action,
+          constraint,
+          actual: proposed.values[constraint.variable] ?? constraint.absent,
+        },
+      ];
   }
   return [];
 }

@@ -272,6 +272,22 @@ describe('bindings: list contains, and a binder that matches nothing', () => {
     expect(rule.propose(send('b@x.org', 'Found Mike Johnson, 42.')).decision).toBe('allow');
   });
 
+  it('a binder on an empty list argument still names what is missing', () => {
+    const s = session(`
+      AugustSmartLockGrantGuestAccess(guest_ids = $id) & AugustSmartLockSearchGuestsResult(guests.guest_id contains $id) -> Granted
+      Granted -> Done`);
+    s.observe({ updates: { AugustSmartLockSearchGuestsResult: { guests: [{ guest_id: 'g1' }] } } });
+    const refused = s.propose({
+      action: {
+        name: 'AugustSmartLockGrantGuestAccess',
+        args: { guest_ids: [], permanent: false },
+      },
+    });
+    expect(refused.decision).toBe('revise');
+    expect(refused.reasons[0]?.code).toBe('unmet-conditions');
+    expect(refused.feedback).toContain('guest_ids equal to $id');
+  });
+
   it('a filter that matches nothing still names what is missing', () => {
     const s = session(`
       GoogleHomeSearchDevices() -> Listed
