@@ -128,6 +128,37 @@ describe('paths, filters and projections on list<json> results (LANGUAGE.md §7)
   });
 });
 
+describe('a projection over elements of which one lacks the field (LANGUAGE.md §7)', () => {
+  // The second person left `location` out: a missing field, which the agent's tool or a
+  // hostile page controls. It must not drop out of each/any/count.
+  const partial = [people[0], { unique_id: 'c3d4', name: 'Michael Johnson' }];
+  const observed = (spec: string) => {
+    const s = session(`${spec}\nChecked -> Done`);
+    s.observe({ updates: { SpokeoSearchPeopleResult: { results: partial } } });
+    return s.propose({
+      action: { name: 'SpokeoBackgroundCheck', args: { unique_id: 'a1b2' } },
+    }).decision;
+  };
+
+  it('does not fit in a rule: each/any/count of it do not hold', () => {
+    expect(
+      observed(
+        'SpokeoSearchPeopleResult(each(results.location) = "Austin") & SpokeoBackgroundCheck() -> Checked',
+      ),
+    ).toBe('revise');
+    expect(
+      observed(
+        'SpokeoSearchPeopleResult(count(results.location) = 1) & SpokeoBackgroundCheck() -> Checked',
+      ),
+    ).toBe('revise');
+    expect(
+      observed(
+        'SpokeoSearchPeopleResult(results.location = $l) & SpokeoBackgroundCheck() -> Checked',
+      ),
+    ).toBe('revise');
+  });
+});
+
 describe('checking paths', () => {
   it('rejects a field of a scalar and warns about a field the description does not mention', () => {
     const codes = (text: string) =>

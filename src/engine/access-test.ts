@@ -135,11 +135,14 @@ function compileStep(step: CheckedStep, settings: SimilaritySettings, reading: R
       isObject(item) && Object.hasOwn(item, name) ? item[name] : missing;
     return memoizedOnLists((data) => {
       if (!Array.isArray(data)) return read(data);
-      // A projection: the field of every element that has it.
+      // A projection: the field of every element. An element without it is a missing field
+      // (LANGUAGE.md §7): the constraint does not fit, so that `each(results.verified) =
+      // true` cannot hold because the unverified element left the field out.
       const values: Data[] = [];
       for (const item of data) {
         const value = read(item);
-        if (value !== missing) values.push(value);
+        if (value === missing) return missing;
+        values.push(value);
       }
       return values;
     });
