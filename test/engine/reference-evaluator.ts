@@ -11,6 +11,7 @@ import type {
   VariableType,
 } from '../../src/language/index.js';
 import { confusableSkeletons } from '../../src/language/unicode/skeleton.js';
+import { Fraction } from './reference-decimal.js';
 
 /**
  * A deliberately naive evaluator of LANGUAGE.md §5–6, written from the document for the
@@ -25,7 +26,8 @@ import { confusableSkeletons } from '../../src/language/unicode/skeleton.js';
  * ISO dates and times, `today`/`tomorrow`/`yesterday`/`now`, enum members in any case).
  */
 
-type Scalar = string | number | boolean;
+/** Numbers are exact fractions; dates count days, times and date-times seconds. */
+type Scalar = string | number | boolean | Fraction;
 /**
  * A `json` or `list<json>` variable's value (LANGUAGE.md §7): the JSON data as the tool
  * returned it (a `list<json>` holds the array), walked by paths at evaluation time.
@@ -99,6 +101,10 @@ interface Proposal {
   readonly updates: readonly Update[];
   readonly objective?: string;
   readonly finish: boolean;
+  /** §7: the final answer a finish carries. */
+  readonly answer?: string;
+  /** §7: a question to the user, which ends the session. */
+  readonly ask?: string;
 }
 
 interface Plan {
@@ -114,6 +120,34 @@ interface Plan {
 }
 
 class Invalid extends Error {}
+
+/**
+ * One value a binding's subject has (LANGUAGE.md §7): `typed` when it comes from a
+ * declared scalar or list variable (or is a count or length), else raw JSON data that
+ * is read by what it holds when compared.
+ */
+interface Subject {
+  readonly typed: boolean;
+  readonly data: unknown;
+}
+
+/** binding name → the value assigned to it. */
+type Assignment = Readonly<Record<string, Subject>>;
+
+const noBindings: Assignment = {};
+
+/**
+ * How often rules and guards with bindings were judged, so the differential test can
+ * show that random traces made them both hold and fail.
+ */
+export const referenceCoverage = {
+  /** A rule with bindings fired / did not, with some value to bind. */
+  boundFired: 0,
+  boundFailed: 0,
+  /** A guard with bindings was judged on offered values / fired on a binder with none. */
+  guardBound: 0,
+  guardUnbound: 0,
+};
 
 const missing: unique symbol = Symbol('missing');
 
@@ -148,11 +182,38 @@ function partsOf(key: string): string[] {
 }
 
 function regexMatches(literal: Literal, text: string): boolean {
-  if (literal.kind !== 'regex') return false;
+  return literal.kind === 'regex' && regexTest(literal, text);
+}
+
+function regexTest(regex: { readonly pattern: string; readonly flags: string }, text: string) {
   let flags = RE2JS.CASE_INSENSITIVE;
-  if (literal.flags.includes('m')) flags |= RE2JS.MULTILINE;
-  if (literal.flags.includes('s')) flags |= RE2JS.DOTALL;
-  return RE2JS.compile(literal.pattern, flags).test(normalize(text));
+  if (regex.flags.includes('m')) flags |= RE2JS.MULTILINE;
+  if (regex.flags.includes('s')) flags |= RE2JS.DOTALL;
+  return RE2JS.compile(regex.pattern, flags).test(normalize(text));
+}
+
+/**
+ * `count(list)`, or `count(list matches /re/)`: the elements the regex matches — a json
+ * element that is not text as its canonical JSON text, the way a json value compared
+ * whole is read (§7).
+ */
+function countOf(constraint: CheckedConstraint, list: readonly unknown[]): Fraction {
+  const regex = constraint.node.subject?.matches;
+  const counted =
+    regex === undefined
+      ? list
+      : list.filter((element) =>
+          regexTest(regex, typeof element === 'string' ? element : canonical(element)),
+        );
+  return Fraction.of(BigInt(counted.length));
+}
+
+/**
+ * `len(text)`: the characters (code points) of the text as given, before normalization —
+ * what a tool receiving it counts. The documents do not say; this is the engine's reading.
+ */
+function lengthOf(text: string): Fraction {
+  return Fraction.of(BigInt([...text].length));
 }
 
 function dayNumber(text: string): number | undefined {
@@ -195,9 +256,9 @@ function readScalar(
       if (typeof input === 'object' && input !== null) return JSON.stringify(input);
       throw new Invalid('not text');
     case 'number':
-      if (typeof input === 'number' && Number.isFinite(input)) return input;
+      if (typeof input === 'number' && Number.isFinite(input)) return Fraction.fromNumber(input);
       if (typeof input === 'string' && /^-?\d+(\.\d+)?$/.test(input.trim()))
-        return Number(input.trim());
+        return Fraction.read(input.trim()) as Fraction;
       throw new Invalid('not a number');
     case 'boolean':
       if (typeof input === 'boolean') return input;
@@ -260,6 +321,7 @@ function identity(value: RefValue | null | undefined): string {
   if (value === undefined || value === null) return 'unset';
   if (isJsonBox(value)) return `j:${canonical(value.json)}`;
   if (Array.isArray(value)) return `[${value.map((element) => identity(element)).join(',')}]`;
+  if (value instanceof Fraction) return `n:${value.toString()}`;
   return typeof value === 'string' ? `s:${normalize(value)}` : `${typeof value}:${String(value)}`;
 }
 
@@ -267,11 +329,12 @@ function identity(value: RefValue | null | undefined): string {
 
 function literalScalar(literal: Literal, clock: Clock): Scalar {
   switch (literal.kind) {
-    case 'number':
-      // The differential generator writes small numbers only; exact decimals are tested elsewhere.
-      if (typeof literal.value !== 'number')
-        throw new Error('the reference evaluator does not model exact decimals');
-      return literal.value;
+    case 'number': {
+      // A plain number or an exact decimal, read from the decimal text it denotes.
+      const exact = Fraction.read(String(literal.value));
+      if (exact === undefined) throw new Error(`not a decimal: ${String(literal.value)}`);
+      return exact;
+    }
     case 'text':
     case 'enum':
     case 'boolean':
@@ -307,7 +370,30 @@ function argumentValue(
 function sameScalar(value: Scalar, other: Scalar): boolean {
   if (typeof value === 'string' && typeof other === 'string')
     return normalize(value) === normalize(other);
+  if (value instanceof Fraction && other instanceof Fraction) return value.compare(other) === 0;
   return value === other;
+}
+
+/** The order of two numbers, dates or times; `undefined` when they are not of one kind. */
+function order(value: Scalar, other: Scalar): number | undefined {
+  if (value instanceof Fraction && other instanceof Fraction) return value.compare(other);
+  if (typeof value === 'number' && typeof other === 'number')
+    return value < other ? -1 : value > other ? 1 : 0;
+  return undefined;
+}
+
+function ordered(operator: string, comparison: number | undefined): boolean {
+  if (comparison === undefined) return false;
+  switch (operator) {
+    case '<':
+      return comparison < 0;
+    case '<=':
+      return comparison <= 0;
+    case '>':
+      return comparison > 0;
+    default:
+      return comparison >= 0;
+  }
 }
 
 export class ReferenceSession {
@@ -324,6 +410,8 @@ export class ReferenceSession {
   #pending: Plan | undefined;
   #finished = false;
   #observations = 0;
+  /** The actions committed, in order: what an answer may show (§7 fabricated-action). */
+  readonly #calls: Action[] = [];
   /** While an approved proposal is re-checked at resolve: memos are read, never written. */
   #approving = false;
 
@@ -357,13 +445,10 @@ export class ReferenceSession {
         return sameScalar(value as Scalar, literalScalar(literal, this.#clock));
       }
       case '<':
-        return (value as number) < (literalScalar(literal, this.#clock) as number);
       case '<=':
-        return (value as number) <= (literalScalar(literal, this.#clock) as number);
       case '>':
-        return (value as number) > (literalScalar(literal, this.#clock) as number);
       case '>=':
-        return (value as number) >= (literalScalar(literal, this.#clock) as number);
+        return ordered(operator, order(value as Scalar, literalScalar(literal, this.#clock)));
       case 'in': {
         const members =
           literal.kind === 'list'
@@ -417,9 +502,11 @@ export class ReferenceSession {
       case undefined:
         return this.#compare(constraint, current);
       case 'count':
-        if (access.matches !== undefined) throw new Error('count(… matches …) is not modelled');
         if (!Array.isArray(current)) return undefined;
-        return this.#compare(constraint, current.length);
+        return this.#compare(constraint, countOf(constraint, current));
+      case 'len':
+        if (typeof current !== 'string') return undefined;
+        return this.#compare(constraint, lengthOf(current));
       case 'any':
       case 'each': {
         if (!Array.isArray(current)) return undefined;
@@ -490,6 +577,8 @@ export class ReferenceSession {
     const kind = kindOf(literal);
     const read = (item: unknown): Scalar | undefined => {
       if (kind === 'text') return typeof item === 'string' ? item : undefined;
+      // A count or a length is a number already.
+      if (item instanceof Fraction) return kind === 'number' ? item : undefined;
       if (typeof item === 'object' || item === null) return undefined;
       if (kind === 'number' && typeof item === 'boolean') return undefined;
       if (kind === 'boolean' && typeof item === 'number') return undefined;
@@ -541,10 +630,265 @@ export class ReferenceSession {
     return this.#positive(constraint, value, constraint.operator);
   }
 
-  #instanceSatisfies(pattern: CheckedPattern, instance: Instance): boolean {
+  #instanceSatisfies(
+    pattern: CheckedPattern,
+    instance: Instance,
+    assignment: Assignment = noBindings,
+  ): boolean {
     return pattern.constraints.every((constraint) =>
-      this.#satisfies(constraint, argumentValue(pattern, constraint, instance)),
+      constraint.binding !== undefined
+        ? this.#bindingHolds(pattern, constraint, instance, assignment) === true
+        : this.#satisfies(constraint, argumentValue(pattern, constraint, instance)),
     );
+  }
+
+  // ---- §7: bindings, by enumerating every assignment -----------------------------------
+
+  /**
+   * What the left side of a constraint with a binding denotes on one instance: its
+   * values (several for a list), or `undefined` when the variable is unobserved or not
+   * given, or a path does not fit.
+   */
+  #subjectOf(
+    pattern: CheckedPattern,
+    constraint: CheckedConstraint,
+    instance: Instance,
+  ): { readonly list: boolean; readonly values: readonly Subject[] } | undefined {
+    const raw = argumentValue(pattern, constraint, instance);
+    if (raw === undefined) return undefined;
+    const json = isJsonBox(raw);
+    let current: unknown = json ? raw.json : raw;
+    const access = constraint.access;
+    for (const step of access?.steps ?? []) {
+      current = this.#step(current, step);
+      if (current === missing) return undefined;
+    }
+    switch (access?.function) {
+      case undefined:
+        break;
+      case 'count':
+        if (!Array.isArray(current)) return undefined;
+        return { list: false, values: [{ typed: true, data: countOf(constraint, current) }] };
+      case 'len':
+        if (typeof current !== 'string') return undefined;
+        return { list: false, values: [{ typed: true, data: lengthOf(current) }] };
+      default:
+        throw new Error(`a binding on ${String(access?.function)}(…) is not modelled`);
+    }
+    if (Array.isArray(current))
+      return { list: true, values: current.map((data) => ({ typed: !json, data })) };
+    return { list: false, values: [{ typed: !json, data: current }] };
+  }
+
+  /**
+   * A value read as a binding's kind. Typed values are what they are; json values are
+   * compared by what they hold (docs/language.md, Bindings): a JSON string is text, a
+   * JSON number a number — never a date or time, and "2" is no number.
+   */
+  #readAs(subject: Subject, kind: string): Scalar | undefined {
+    const data = subject.data;
+    if (subject.typed) return data as Scalar;
+    if (kind === 'text') return typeof data === 'string' ? data : undefined;
+    if (kind === 'number')
+      return typeof data === 'number' && Number.isFinite(data)
+        ? Fraction.fromNumber(data)
+        : undefined;
+    if (kind === 'boolean') return typeof data === 'boolean' ? data : undefined;
+    return undefined;
+  }
+
+  /**
+   * One comparison of a subject value with a bound value, with the use's arithmetic
+   * applied to the bound value: `undefined` when either does not fit.
+   */
+  /**
+   * §7 arithmetic on bound values, in the comparison's kind: exact fractions for numbers;
+   * day or second counts for dates and times, to which durations (already in those units)
+   * are added — never wrapped at midnight. `undefined` when a value does not fit or a
+   * divisor is zero.
+   */
+  #compute(
+    tree: NonNullable<NonNullable<CheckedConstraint['binding']>['arithmetic']>,
+    assignment: Assignment,
+    kind: string,
+  ): Scalar | undefined {
+    switch (tree.kind) {
+      case 'binding': {
+        const value = assignment[tree.name];
+        if (value === undefined) throw new Error(`$${tree.name} has no value`);
+        return this.#readAs(value, kind);
+      }
+      case 'number':
+        return Fraction.read(String(tree.value));
+      case 'duration':
+        return tree.seconds;
+      case 'operation': {
+        const left = this.#compute(tree.left, assignment, kind);
+        const right = this.#compute(tree.right, assignment, kind);
+        if (left === undefined || right === undefined) return undefined;
+        if (left instanceof Fraction && right instanceof Fraction) {
+          switch (tree.operator) {
+            case '+':
+              return left.plus(right);
+            case '-':
+              return left.minus(right);
+            case '*':
+              return left.times(right);
+            default:
+              return left.dividedBy(right);
+          }
+        }
+        if (typeof left === 'number' && typeof right === 'number') {
+          if (tree.operator === '+') return left + right;
+          if (tree.operator === '-') return left - right;
+        }
+        return undefined;
+      }
+      default:
+        throw new Error('unknown arithmetic');
+    }
+  }
+
+  /**
+   * One comparison of a subject value with a bound value, or with the use's arithmetic
+   * on the assignment: `undefined` when either does not fit.
+   */
+  #compareBound(
+    operator: string,
+    subject: Subject,
+    bound: Subject,
+    binding: NonNullable<CheckedConstraint['binding']>,
+    assignment: Assignment,
+  ): boolean | undefined {
+    // Two json values are compared by what they hold (§7): numbers, texts, booleans.
+    const inferred = (data: unknown) =>
+      typeof data === 'number'
+        ? 'number'
+        : typeof data === 'string'
+          ? 'text'
+          : typeof data === 'boolean'
+            ? 'boolean'
+            : undefined;
+    const kind =
+      binding.kind ??
+      (binding.arithmetic !== undefined ? 'number' : (inferred(bound.data) ?? undefined));
+    if (kind === undefined) return undefined;
+    const value = this.#readAs(subject, kind);
+    const other =
+      binding.arithmetic !== undefined
+        ? this.#compute(binding.arithmetic, assignment, kind)
+        : this.#readAs(bound, kind);
+    if (value === undefined || other === undefined) return undefined;
+    switch (operator) {
+      case '=':
+        return sameScalar(value, other);
+      case '!=':
+        return !sameScalar(value, other);
+      case 'contains':
+      case 'not contains': {
+        if (typeof value !== 'string' || typeof other !== 'string') return undefined;
+        const holds = normalize(value).includes(normalize(other));
+        return operator === 'contains' ? holds : !holds;
+      }
+      default: {
+        const comparison = order(value, other);
+        return comparison === undefined ? undefined : ordered(operator, comparison);
+      }
+    }
+  }
+
+  /**
+   * A constraint with a binding on one instance under an assignment: a binder is an
+   * equality with its assigned value; on a list (`each`) some element compares.
+   */
+  #bindingHolds(
+    pattern: CheckedPattern,
+    constraint: CheckedConstraint,
+    instance: Instance,
+    assignment: Assignment,
+  ): boolean | undefined {
+    const binding = constraint.binding;
+    if (binding === undefined) throw new Error('no binding');
+    const bound = assignment[binding.name];
+    if (bound === undefined) throw new Error(`$${binding.name} has no value`);
+    const subject = this.#subjectOf(pattern, constraint, instance);
+    if (subject === undefined) return undefined;
+    const operator = binding.binds ? '=' : constraint.operator;
+    // A binder on a list: some element is the assigned value (the one it came from).
+    if (binding.binds && binding.each)
+      return (
+        subject.list &&
+        subject.values.some(
+          (value) => this.#compareBound('=', value, bound, binding, assignment) === true,
+        )
+      );
+    // A use on a list: some element compares; a negated operator is the negation of its
+    // positive form (§5.1: `items.n != $x` means no element equals it). An element that
+    // does not fit makes the whole use not fit.
+    const some = (positive: string) => {
+      const results = subject.values.map((value) =>
+        this.#compareBound(positive, value, bound, binding, assignment),
+      );
+      return results.includes(undefined) ? undefined : results.includes(true);
+    };
+    const negate = (holds: boolean | undefined) => (holds === undefined ? undefined : !holds);
+    if (binding.each) {
+      if (!subject.list) return undefined;
+      return operator === '!=' ? negate(some('=')) : some(operator);
+    }
+    if (subject.list) {
+      // A whole list with a bound value: only element membership is meant.
+      if (operator === 'contains') return some('=');
+      if (operator === 'not contains') return negate(some('='));
+      return undefined;
+    }
+    const [value] = subject.values;
+    return value === undefined
+      ? undefined
+      : this.#compareBound(operator, value, bound, binding, assignment);
+  }
+
+  /** The values a binder offers on one instance (each element of a list in turn). */
+  #offers(pattern: CheckedPattern, binder: CheckedConstraint, instance: Instance): Subject[] {
+    const subject = this.#subjectOf(pattern, binder, instance);
+    if (subject === undefined) return [];
+    if (binder.binding?.each) return subject.list ? [...subject.values] : [];
+    return subject.list ? [] : [...subject.values];
+  }
+
+  /**
+   * Every assignment of the rule's bindings to values their binders offer in this state
+   * and action: a full cartesian product, checked atom by atom afterwards.
+   */
+  #assignments(rule: CheckedRule, state: State, action: Action | undefined): Assignment[] {
+    const candidates = new Map<string, Map<string, Subject>>();
+    const patterns = [...rule.states, ...(rule.action ? [rule.action] : [])];
+    for (const pattern of patterns) {
+      for (const binder of pattern.constraints) {
+        if (binder.binding?.binds !== true) continue;
+        const instances =
+          pattern.predicate.kind === 'action'
+            ? action
+              ? [action.args]
+              : []
+            : Object.values(state[pattern.predicate.name] ?? {});
+        const found = candidates.get(binder.binding.name) ?? new Map<string, Subject>();
+        candidates.set(binder.binding.name, found);
+        for (const instance of instances) {
+          for (const offer of this.#offers(pattern, binder, instance)) {
+            const key = offer.typed ? identity(offer.data as Scalar) : `j:${canonical(offer.data)}`;
+            found.set(`${offer.typed}|${key}`, offer);
+          }
+        }
+      }
+    }
+    let assignments: Assignment[] = [noBindings];
+    for (const [name, values] of candidates) {
+      assignments = assignments.flatMap((assignment) =>
+        [...values.values()].map((value) => ({ ...assignment, [name]: value })),
+      );
+    }
+    return assignments;
   }
 
   // ---- §5.1, §5.3: guards err toward firing ----------------------------------------------
@@ -671,17 +1015,63 @@ export class ReferenceSession {
   }
 
   #guardMatches(pattern: CheckedPattern, instance: Instance): boolean {
-    return (
-      pattern.constraints.every((constraint) =>
+    if ((pattern.absent ?? []).some((variable) => instance[variable.name] !== undefined))
+      return false;
+    const binders = pattern.constraints.filter((constraint) => constraint.binding?.binds);
+    if (binders.length === 0)
+      return pattern.constraints.every((constraint) =>
         this.#guardSatisfies(pattern, constraint, instance),
-      ) && (pattern.absent ?? []).every((variable) => instance[variable.name] === undefined)
+      );
+    // §7 (docs/language.md): a binder on an argument that is not given, or on a value that
+    // does not fit, makes the guard fire. §5.1: an unobserved state variable is no omitted
+    // argument: there the binder is false, as in rules.
+    if (
+      binders.some(
+        (binder) =>
+          pattern.predicate.kind === 'state' &&
+          argumentValue(pattern, binder, instance) === undefined,
+      )
+    )
+      return false;
+    if (
+      binders.some((binder) => {
+        const subject = this.#subjectOf(pattern, binder, instance);
+        return subject === undefined || (binder.binding?.each === true && !subject.list);
+      })
+    ) {
+      referenceCoverage.guardUnbound++;
+      return true;
+    }
+    referenceCoverage.guardBound++;
+    let assignments: Assignment[] = [noBindings];
+    for (const binder of binders) {
+      const name = binder.binding?.name ?? '';
+      const offers = this.#offers(pattern, binder, instance);
+      assignments = assignments.flatMap((assignment) =>
+        offers.map((offer) => ({ ...assignment, [name]: offer })),
+      );
+    }
+    return assignments.some((assignment) =>
+      pattern.constraints.every((constraint) => {
+        if (constraint.binding === undefined)
+          return this.#guardSatisfies(pattern, constraint, instance);
+        // A use that does not fit holds, and so does one on an action's argument that is
+        // not given (its comparison cannot be made: guards err toward firing); on an
+        // unobserved state variable it is false, as in rules (§5.1).
+        const holds = this.#bindingHolds(pattern, constraint, instance, assignment);
+        if (holds !== undefined) return holds;
+        return (
+          pattern.predicate.kind === 'action' ||
+          argumentValue(pattern, constraint, instance) !== undefined
+        );
+      }),
     );
   }
 
   /** Some instance satisfies all constraints together; `P()` holds once P was observed. */
-  #patternHolds(pattern: CheckedPattern, state: State): boolean {
+  #patternHolds(pattern: CheckedPattern, state: State, assignment: Assignment): boolean {
     const instances = Object.values(state[pattern.predicate.name] ?? {});
-    return instances.some((instance) => this.#instanceSatisfies(pattern, instance));
+    return instances.some((instance) => this.#instanceSatisfies(pattern, instance, assignment));
   }
 
   #countHolds(count: number, operator: string, bound: number): boolean {
@@ -711,14 +1101,27 @@ export class ReferenceSession {
     }
     if (rule.action) {
       if (!action || action.predicate.name !== rule.action.predicate.name) return false;
-      if (!this.#instanceSatisfies(rule.action, action.args)) return false;
       // §7 absent(arg): the argument is not given.
       if ((rule.action.absent ?? []).some((variable) => action.args[variable.name] !== undefined))
         return false;
     }
-    // §7 not P(...): no instance satisfies it.
-    if ((rule.negations ?? []).some((pattern) => this.#patternHolds(pattern, state))) return false;
-    return rule.states.every((pattern) => this.#patternHolds(pattern, state));
+    // §7: the body holds if some assignment of its bindings satisfies every atom (without
+    // bindings there is exactly one, empty, assignment).
+    const assignments = this.#assignments(rule, state, action);
+    const fires = assignments.some(
+      (assignment) =>
+        (rule.action === undefined ||
+          (action !== undefined &&
+            this.#instanceSatisfies(rule.action, action.args, assignment))) &&
+        // §7 not P(...): no instance satisfies it under the assignment; it never binds.
+        !(rule.negations ?? []).some((pattern) => this.#patternHolds(pattern, state, assignment)) &&
+        rule.states.every((pattern) => this.#patternHolds(pattern, state, assignment)),
+    );
+    if (assignments.some((assignment) => Object.keys(assignment).length > 0)) {
+      if (fires) referenceCoverage.boundFired++;
+      else referenceCoverage.boundFailed++;
+    }
+    return fires;
   }
 
   #perKey(rule: CheckedRule, action: Action): string {
@@ -881,11 +1284,25 @@ export class ReferenceSession {
     const finish = record['finish'] === true;
     if (finish && (action || updates.length > 0 || objective !== undefined))
       throw new Invalid('finish carries nothing else');
+    // FORMATS.md §2 (v2): `answer` goes with a finish; `ask` with nothing else.
+    const text = (field: string) => {
+      const value = record[field];
+      if (value === undefined || value === null) return undefined;
+      if (typeof value !== 'string') throw new Invalid(`${field} is not text`);
+      return value;
+    };
+    const answer = text('answer');
+    if (answer !== undefined && !finish) throw new Invalid('an answer without finish');
+    const ask = text('ask');
+    if (ask !== undefined && (finish || action || updates.length > 0 || objective !== undefined))
+      throw new Invalid('ask carries nothing else');
     return {
       ...(action ? { action } : {}),
       updates,
       ...(objective !== undefined ? { objective } : {}),
       finish,
+      ...(answer !== undefined ? { answer } : {}),
+      ...(ask !== undefined ? { ask } : {}),
     };
   }
 
@@ -901,6 +1318,8 @@ export class ReferenceSession {
         .map((variable) => `${variable.name}=${identity(values[variable.name])}`);
     return JSON.stringify({
       finish: proposal.finish,
+      answer: proposal.answer ?? null,
+      ask: proposal.ask ?? null,
       objective: proposal.objective ?? null,
       action: proposal.action
         ? [
@@ -922,7 +1341,15 @@ export class ReferenceSession {
   // ---- state ----------------------------------------------------------------------------
 
   #applied(state: State, updates: readonly Update[]): State {
-    const next: State = structuredClone(state);
+    // A copy down to the instances (values are never changed in place).
+    const next: State = Object.fromEntries(
+      Object.entries(state).map(([name, instances]) => [
+        name,
+        Object.fromEntries(
+          Object.entries(instances).map(([key, instance]) => [key, { ...instance }]),
+        ),
+      ]),
+    );
     for (const update of updates) {
       const instances = next[update.predicate.name] ?? {};
       next[update.predicate.name] = instances;
@@ -944,6 +1371,7 @@ export class ReferenceSession {
 
   #commit(plan: Plan): void {
     this.#state = this.#applied(this.#state, plan.updates);
+    if (plan.action) this.#calls.push(plan.action);
     for (const rule of plan.rules) {
       if (rule.repeat?.per && plan.action) {
         const key = this.#perKey(rule, plan.action);
@@ -992,6 +1420,50 @@ export class ReferenceSession {
     return this.#verdict('revise', code, performed, 'hard');
   }
 
+  /**
+   * §7: whether the answer shows a call never committed. This reads the one form the
+   * differential generator writes — an `Action: Name` line followed by an
+   * `Action Input: {json}` line — and matches each shown call of a schema action with a
+   * committed call of that action whose arguments equal every shown one (an input that
+   * is not JSON is matched by the name alone); each committed call accounts for one.
+   */
+  #fabricated(answer: string): boolean {
+    const lines = answer.split('\n');
+    const available = [...this.#calls];
+    for (const [index, line] of lines.entries()) {
+      const name = /^Action:\s*(\S+)\s*$/.exec(line)?.[1];
+      const predicate = this.#predicate(name);
+      if (predicate?.kind !== 'action') continue;
+      const input = /^Action Input:\s*(.*)$/.exec(lines[index + 1] ?? '')?.[1];
+      let shown: Record<string, unknown> | undefined;
+      try {
+        const parsed: unknown = JSON.parse(input ?? '');
+        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+          shown = parsed as Record<string, unknown>;
+      } catch {
+        shown = undefined;
+      }
+      const accounts = (call: Action) =>
+        call.predicate.name === predicate.name &&
+        (shown === undefined ||
+          Object.entries(shown).every(([argument, value]) => {
+            const variable = predicate.variables.find((candidate) => candidate.name === argument);
+            if (variable === undefined) return false;
+            try {
+              const read = readValue(value, variable.type, this.#clock, variable.jsonText === true);
+              return identity(read) === identity(call.args[argument]);
+            } catch (error) {
+              if (error instanceof Invalid) return false;
+              throw error;
+            }
+          }));
+      const at = available.findIndex(accounts);
+      if (at < 0) return true;
+      available.splice(at, 1);
+    }
+    return false;
+  }
+
   /** Step 2: 'reject' if a reject guard matches, else 'confirm' if a confirm guard does. */
   #guards(proposal: Proposal, tentative: State): 'reject' | 'confirm' | undefined {
     const action = proposal.action;
@@ -1034,9 +1506,27 @@ export class ReferenceSession {
   #decide(proposal: Proposal): ReferenceVerdict {
     const key = this.#fingerprint(proposal);
 
+    // §7: asking the user is always allowed and ends the session.
+    if (proposal.ask !== undefined) {
+      this.#finished = true;
+      return this.#verdict('allow', undefined, []);
+    }
+
     // 1. finish
     if (proposal.finish) {
-      if (this.#doneHolds()) {
+      if (proposal.answer !== undefined && this.#fabricated(proposal.answer)) {
+        return this.#hardRefusal(proposal, key, 'fabricated-action', [], {
+          updates: [],
+          rules: [],
+          finish: true,
+        });
+      }
+      // §7: while the finish is checked, the built-in Answer(text) holds the answer.
+      const answered =
+        proposal.answer === undefined
+          ? this.#state
+          : { ...this.#state, Answer: { '': { text: proposal.answer } } };
+      if (this.#doneHolds(answered)) {
         this.#finished = true;
         return this.#verdict('allow', undefined, []);
       }
@@ -1136,9 +1626,13 @@ export class ReferenceSession {
           }
         }
         if (patterns.length === 0) continue;
+        // A constraint with a binding depends on other atoms: it is taken to fit.
         const fits = patterns.some((pattern) =>
           pattern.constraints.every(
-            (constraint) => constraint.variable.name !== name || this.#satisfies(constraint, value),
+            (constraint) =>
+              constraint.variable.name !== name ||
+              constraint.binding !== undefined ||
+              this.#satisfies(constraint, value),
           ),
         );
         if (!fits) deviates = true;
