@@ -348,3 +348,52 @@ describe('bindings in a guard on a state (LANGUAGE.md §5.3, §7)', () => {
     expect(guarded().propose(fill({ payer: 'Bob' })).decision).toBe('allow');
   });
 });
+
+describe('a json number compared with a bound date (LANGUAGE.md §7)', () => {
+  const local = createSchema('deadlines', [
+    {
+      name: 'Deadline',
+      kind: 'state',
+      description: 'The deadline the user gave.',
+      variables: [{ name: 'day', type: { kind: 'date' } }],
+      keys: [],
+      critical: false,
+      observed: true,
+    },
+    {
+      name: 'Offer',
+      kind: 'state',
+      description: 'The offer a search returned: an object with a due date.',
+      variables: [{ name: 'offer', type: { kind: 'text' }, jsonText: true }],
+      keys: [],
+      critical: false,
+      observed: true,
+    },
+    {
+      name: 'Accept',
+      kind: 'action',
+      description: 'Accepts the offer.',
+      variables: [],
+      keys: [],
+      critical: true,
+    },
+  ]);
+  const accept = (due: unknown) => {
+    const checked = checkSpec(
+      `Deadline(day = $d) & Offer(offer.due <= $d) & Accept() -> Accepted
+      Deadline(day = $d) & Offer(offer.due as date <= $d) & Accept() -> Accepted
+      Accepted -> Done`,
+      local,
+    );
+    if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics, null, 1));
+    const s = createSession(checked.value, { now });
+    s.observe({ updates: { Deadline: { day: '2025-03-20' }, Offer: { offer: { due } } } });
+    return s.propose({ action: { name: 'Accept', args: {} } }).decision;
+  };
+
+  it('a number holds no date (3 is not a day before the deadline); text read `as date` does', () => {
+    expect(accept(3)).toBe('revise');
+    expect(accept('2025-03-18')).toBe('allow');
+    expect(accept('2025-03-25')).toBe('revise');
+  });
+});

@@ -129,6 +129,43 @@ export interface JoinFailure {
 }
 
 /** The value of typed arithmetic under an assignment; undefined: it does not fit. */
+type TemporalUnit = 'date' | 'time' | 'datetime';
+
+function temporal(kind: string | undefined): kind is TemporalUnit {
+  return kind === 'date' || kind === 'time' || kind === 'datetime';
+}
+
+/** The unit of the values a binding constraint reads: typed temporal values and coercions. */
+function unitOf(constraint: CheckedConstraint): TemporalUnit | undefined {
+  const access = constraint.access;
+  if (access?.function === 'count' || access?.function === 'len') return undefined;
+  const coercion = constraint.node.subject?.as;
+  if (coercion !== undefined) return temporal(coercion) ? coercion : undefined;
+  if (constraint.variable.jsonText === true) return undefined;
+  const kind = access ? access.compared.kind : constraint.variable.type.kind;
+  return temporal(kind) ? kind : undefined;
+}
+
+/** The unit of an arithmetic's result: that of the bound values it computes on. */
+function unitIn(
+  expression: CheckedArithmetic,
+  env: readonly unknown[],
+  slotOf: (name: string) => number,
+): TemporalUnit | undefined {
+  switch (expression.kind) {
+    case 'binding': {
+      const key = env[slotOf(expression.name)] as Key | undefined;
+      return typeof key === 'object' && key !== null && key.kind === 'number'
+        ? key.unit
+        : undefined;
+    }
+    case 'operation':
+      return unitIn(expression.left, env, slotOf) ?? unitIn(expression.right, env, slotOf);
+    default:
+      return undefined;
+  }
+}
+
 function compute(
   expression: CheckedArithmetic,
   env: readonly unknown[],
@@ -196,12 +233,15 @@ export function compileBinding(
   const each = binding.each || quantified;
   const info = operatorTable[constraint.operator];
   const arithmetic = binding.arithmetic;
+  const unit = unitOf(constraint);
   return {
     ...(arithmetic
       ? {
           adjust: (_bound: Key | undefined, env: readonly unknown[]): Key | undefined => {
             const value = compute(arithmetic, env, slotOf);
-            return value === undefined ? undefined : { kind: 'number', value };
+            if (value === undefined) return undefined;
+            const unit = unitIn(arithmetic, env, slotOf);
+            return unit === undefined ? { kind: 'number', value } : { kind: 'number', value, unit };
           },
         }
       : {}),
@@ -219,7 +259,9 @@ export function compileBinding(
       // `contains` means on a list (LANGUAGE.md §5.1) — not a substring of some element.
       if (info.positive === 'contains' && Array.isArray(data)) return elementKeysOf(data);
       const key = keyOf(data);
-      return key === undefined ? undefined : [key];
+      if (key === undefined) return undefined;
+      // A date is no number: typed temporal values carry their unit (LANGUAGE.md §7).
+      return unit !== undefined && key.kind === 'number' ? [{ ...key, unit }] : [key];
     },
   };
 }
@@ -290,7 +332,11 @@ function keysOf(list: readonly unknown[]): readonly (Key | undefined)[] {
 
 export type Key =
   | { readonly kind: 'text'; readonly key: string; readonly raw: string }
-  | { readonly kind: 'number'; readonly value: NumberValue }
+  /**
+   * `unit`: a date, time or date-time (a count of days or seconds) of a typed value or an
+   * `as` coercion; absent for numbers, and for json numbers, which hold numbers only.
+   */
+  | { readonly kind: 'number'; readonly value: NumberValue; readonly unit?: TemporalUnit }
   | { readonly kind: 'boolean'; readonly value: boolean }
   /** An element of a list that `contains` compares: equal to the bound value, or not. */
   | { readonly kind: 'element'; readonly of: Key };
@@ -340,6 +386,8 @@ function comparePositive(
     return a.key.includes(b.key);
   }
   if (a.kind !== b.kind) return undefined;
+  // A json number holds a number, never a date or a time: they do not fit together.
+  if (a.kind === 'number' && a.unit !== (b as typeof a).unit) return undefined;
   if (operator === '=') {
     if (a.kind === 'text') return a.key === (b as typeof a).key;
     if (a.kind === 'number') return compareNumbers(a.value, (b as typeof a).value) === 0;
