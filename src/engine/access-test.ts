@@ -74,6 +74,11 @@ const proposedOptions = { json: false, foreignOffsets: 'refuse' } as const;
 /** How values are read: the guards' way (mismatches hold) or the rules', an agent's or a tool's. */
 interface Reading {
   readonly guard: boolean;
+  /**
+   * What a constraint is when its value does not fit (missing, wrong shape): the guard's
+   * `true` unless set. Set `true` for a rule's `not P(…)` over a record (below).
+   */
+  readonly unfit?: boolean;
   readonly options: typeof observedOptions | typeof proposedOptions;
 }
 
@@ -181,6 +186,8 @@ function compileDataTest(
   reading: Reading,
 ): DataTest {
   const guard = reading.guard;
+  // `guard` below is only what a value that does not fit makes the constraint.
+  const unfit = reading.unfit ?? guard;
   const access = constraint.access as CheckedAccess;
   const steps = access.steps.map((step) => compileStep(step, settings, reading));
   const compared = access.compared;
@@ -194,7 +201,7 @@ function compileDataTest(
   /** One compared value: a value that cannot be compared holds in a guard only. */
   const compare = (data: Data, clock: SessionClock): boolean => {
     const value = convert(data, compared, clock, reading);
-    return value === missing ? guard : test(value, clock);
+    return value === missing ? unfit : test(value, clock);
   };
   const walk = (data: Data, clock: SessionClock): Data | Missing => {
     let current: Data | Missing = data;
@@ -209,7 +216,7 @@ function compileDataTest(
     case 'count':
       return (data, clock) => {
         const list = walk(data, clock);
-        if (!Array.isArray(list)) return guard;
+        if (!Array.isArray(list)) return unfit;
         const count =
           regex === undefined
             ? list.length
@@ -222,22 +229,22 @@ function compileDataTest(
         if (Array.isArray(subject)) return test(subject.length, clock);
         // Characters as a person counts them: code points of the text as given.
         if (typeof subject === 'string') return test([...subject].length, clock);
-        return guard;
+        return unfit;
       };
     case 'any':
       return (data, clock) => {
         const list = walk(data, clock);
-        return Array.isArray(list) ? list.some((item) => compare(item, clock)) : guard;
+        return Array.isArray(list) ? list.some((item) => compare(item, clock)) : unfit;
       };
     case 'each':
       return (data, clock) => {
         const list = walk(data, clock);
-        return Array.isArray(list) ? list.every((item) => compare(item, clock)) : guard;
+        return Array.isArray(list) ? list.every((item) => compare(item, clock)) : unfit;
       };
     default:
       return (data, clock) => {
         const subject = walk(data, clock);
-        return subject === missing ? guard : compare(subject, clock);
+        return subject === missing ? unfit : compare(subject, clock);
       };
   }
 }
@@ -245,15 +252,21 @@ function compileDataTest(
 /**
  * Compiles a constraint whose left side is a path, filter or function (its `access`);
  * `guard` selects the guards' reading (mismatches hold, text matches broadly).
+ * `negated`: the constraint is in a rule's `not P(…)`. On a record (a shape the schema
+ * declares, LANGUAGE.md §7) a value that does not fit it then holds, so that `not` fails:
+ * a result shaped against its schema (`{"speed": "calm"}` for a number) must not make
+ * "no storm" true. (On json, whose shape nothing declares, it stays false, as §7 says.)
  */
 export function compileAccessTest(
   constraint: CheckedConstraint,
   settings: SimilaritySettings,
   guard: boolean,
   proposed: boolean,
+  negated = false,
 ): ConstraintTest {
   const test = compileDataTest(constraint, settings, {
     guard,
+    ...(negated && constraint.variable.record !== undefined ? { unfit: true } : {}),
     options: proposed ? proposedOptions : observedOptions,
   });
   return (value, clock) => test(dataOf(value), clock);

@@ -239,6 +239,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     rule: CompiledRule | undefined,
     guard = false,
     slots: Map<string, number> = new Map(),
+    negated = false,
   ): CompiledPattern => {
     const predicate =
       pattern.predicate === answerPredicate ? answer : predicates.get(pattern.predicate.name);
@@ -262,7 +263,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
           constraint.binding || constraint.access?.joins
             ? alwaysHolds
             : constraint.access
-              ? compileAccessTest(constraint, settings, guard, isAction)
+              ? compileAccessTest(constraint, settings, guard, isAction, negated)
               : guard
                 ? compileGuardTest(constraint, settings)
                 : compileConstraintTest(constraint, settings),
@@ -320,7 +321,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     const slots = new Map<string, number>();
     rule.states = source.states.map((pattern) => compilePattern(pattern, rule, false, slots));
     rule.negations = (source.negations ?? []).map((pattern) =>
-      compilePattern(pattern, rule, false, slots),
+      compilePattern(pattern, rule, false, slots, true),
     );
     rule.action = source.action ? compilePattern(source.action, rule, false, slots) : undefined;
     if (slots.size > 0)

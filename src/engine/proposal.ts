@@ -3,6 +3,7 @@ import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
 import type { ProposedAction } from './evaluation.js';
 import { preview } from './plain-data.js';
+import { recordArgumentProblem } from './record-values.js';
 import { type Instance, type StateUpdate, type StateView, singleKey } from './state.js';
 import { cutText, parseValue, type Value, type ValueOptions, valueKey } from './values.js';
 
@@ -246,7 +247,19 @@ function readValues(
     }
     const options = variable.jsonText === true ? context.values.json : context.values.plain;
     const parsed = parseValue(raw, variable.type, context.clock, options);
-    if (parsed.ok) assign(index, parsed.value);
+    // A record argument must fit its declared fields (LANGUAGE.md §7); results are read lazily.
+    const shape =
+      parsed.ok && variable.record !== undefined && !context.lenient
+        ? recordArgumentProblem(raw, variable, context.clock)
+        : undefined;
+    if (shape !== undefined) {
+      context.problems.push({
+        message: `${predicate.name}.${shape}`,
+        predicate: predicate.name,
+        variable: variable.name,
+        actual: quote(raw, context),
+      });
+    } else if (parsed.ok) assign(index, parsed.value);
     else {
       // A string refused for its length is not quoted: reading any part of a host's
       // concatenated string would copy all of it, and its length says enough.

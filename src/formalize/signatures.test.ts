@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PredicateDeclaration } from '../language/index.js';
+import { variablesFromJsonSchema } from '../schema/json-schema.js';
 import { oneLine, renderSignature } from './signatures.js';
 
 describe('signatures', () => {
@@ -51,5 +52,47 @@ describe('signatures', () => {
 
   it('bound long text', () => {
     expect(oneLine('a'.repeat(300), 10)).toBe(`${'a'.repeat(9)}…`);
+  });
+
+  it('show records with their fields, so the model writing the spec can name them', () => {
+    const variables = variablesFromJsonSchema(
+      {
+        type: 'object',
+        properties: {
+          wind: { type: 'object', properties: { speed: { type: 'number' }, extra: {} } },
+          days: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                day: { type: 'string', format: 'date' },
+                sky: { enum: ['clear', 'heavy storm'] },
+              },
+            },
+          },
+        },
+      },
+      { role: 'result field' },
+    ).value;
+    const wide = Object.fromEntries(
+      Array.from({ length: 25 }, (_, index) => [`f${index}`, { type: 'string' }]),
+    );
+    const many = variablesFromJsonSchema(
+      { type: 'object', properties: { row: { type: 'object', properties: wide } } },
+      { role: 'result field' },
+    ).value;
+    const predicate: PredicateDeclaration = {
+      name: 'forecastResult',
+      kind: 'state',
+      description: '',
+      critical: false,
+      keys: [],
+      variables: [...(variables ?? []), ...(many ?? [])],
+    };
+    const line = renderSignature(predicate).split('\n')[0];
+    expect(line).toContain(
+      'wind: record{speed: number, extra: json}, days: list<record{day: date, sky: enum[clear, "heavy storm"]}>',
+    );
+    expect(line).toContain('f19: text, … 5 more}');
   });
 });

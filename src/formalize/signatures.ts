@@ -51,6 +51,38 @@ export function promptType(
   return type.kind;
 }
 
+/** Fields shown per record in a prompt; the rest are counted (`… 3 more`). */
+const promptFields = 20;
+
+/**
+ * A variable's type as the prompt shows it, records with their fields (LANGUAGE.md §7):
+ * `record{speed: number, day: date}`, `list<record{…}>`, `json` for parts without a
+ * declared shape inside them. The model writing the spec must see the field names.
+ */
+export function promptVariableType(
+  variable: VariableDeclaration,
+  limits: SignatureLimits = defaultSignatureLimits,
+  depth = 0,
+): string {
+  const record = variable.record;
+  if (record === undefined) {
+    // A record's json parts are named so; top-level json keeps its v1 rendering.
+    if (depth > 0 && variable.jsonText === true)
+      return variable.type.kind === 'list' ? 'list<json>' : 'json';
+    return promptType(variable.type, limits);
+  }
+  const shown = record.fields
+    .slice(0, promptFields)
+    .map(
+      (field) =>
+        `${field.name}: ${depth >= 2 ? '…' : promptVariableType(field, limits, depth + 1)}`,
+    );
+  if (record.fields.length > promptFields)
+    shown.push(`… ${record.fields.length - promptFields} more`);
+  const text = `record{${shown.join(', ')}}`;
+  return variable.type.kind === 'list' ? `list<${text}>` : text;
+}
+
 function parameter(
   variable: VariableDeclaration,
   predicate: PredicateDeclaration,
@@ -60,7 +92,7 @@ function parameter(
   const key = predicate.keys.includes(variable.name) ? ' key' : '';
   // Observed facts are reported by the app: the spec tests them, the agent cannot set them.
   const observed = variable.observed === true ? ' observed' : '';
-  return `${variable.name}${optional}: ${promptType(variable.type, limits)}${key}${observed}`;
+  return `${variable.name}${optional}: ${promptVariableType(variable, limits)}${key}${observed}`;
 }
 
 function flags(predicate: PredicateDeclaration): string {

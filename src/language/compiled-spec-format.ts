@@ -85,8 +85,10 @@ export const shapes: Readonly<Record<string, Shape>> = {
       jsonText: '?bool',
       observed: '?bool',
       sourcePath: '?str[]',
+      record: '?recordShape',
     },
   },
+  recordShape: { fields: { fields: 'variable[]' } },
   variableType: {
     kinds: {
       ...Object.fromEntries(scalarKinds.map((kind) => [kind, noFields])),

@@ -103,6 +103,7 @@ export { failure, IntentguardDiagnosticsError, type Result, success, unwrap } fr
 export type {
   PredicateDeclaration,
   PredicateKind,
+  RecordShape,
   ScalarTypeKind,
   Schema,
   VariableDeclaration,
@@ -110,8 +111,10 @@ export type {
 } from './schema-model.js';
 export {
   createSchema,
+  findField,
   findVariable,
   formatType,
+  formatVariableType,
   hasObservedFacts,
   isObserved,
 } from './schema-model.js';

@@ -38,6 +38,19 @@ export interface VariableDeclaration {
    * rewritten. The engine reads proposal arguments through this path.
    */
   readonly sourcePath?: readonly string[];
+  /**
+   * The declared shape of a structured value (LANGUAGE.md §7), with `jsonText`: a
+   * `text` variable is a `record{...}`, a `list<text>` one a `list<record{...}>`. Paths
+   * into it must name its fields, which are typed like variables (a field may be a
+   * record again, or `json` where the schema declares no shape). A field whose key is
+   * not an identifier has `sourcePath: [key]`.
+   */
+  readonly record?: RecordShape;
+}
+
+/** The fields of a record type, in the schema's order. */
+export interface RecordShape {
+  readonly fields: readonly VariableDeclaration[];
 }
 
 export type PredicateKind = 'state' | 'action';
@@ -86,6 +99,36 @@ export function formatType(type: VariableType): string {
   if (type.kind === 'enum') return `enum[${type.values.join(', ')}]`;
   if (type.kind === 'list') return `list<${type.element}>`;
   return typeNames[type.kind];
+}
+
+/** Fields printed per record before the rest are summarised (`…`); keeps messages bounded. */
+const shownFields = 12;
+
+/**
+ * The type of a variable or record field as the language writes it, structure included:
+ * `record{city: text, zip: number}`, `list<record{…}>`, `json`, `list<json>`.
+ */
+export function formatVariableType(variable: VariableDeclaration, depth = 0): string {
+  if (variable.jsonText !== true) return formatType(variable.type);
+  const list = variable.type.kind === 'list';
+  if (variable.record === undefined) return list ? 'list<json>' : 'json';
+  const fields = variable.record.fields;
+  const inner =
+    depth >= 3
+      ? '…'
+      : [
+          ...fields
+            .slice(0, shownFields)
+            .map((field) => `${field.name}: ${formatVariableType(field, depth + 1)}`),
+          ...(fields.length > shownFields ? [`… ${fields.length - shownFields} more`] : []),
+        ].join(', ');
+  const record = `record{${inner}}`;
+  return list ? `list<${record}>` : record;
+}
+
+/** The field of a record named `name` (as the spec writes it). */
+export function findField(shape: RecordShape, name: string): VariableDeclaration | undefined {
+  return shape.fields.find((field) => field.name === name);
 }
 
 export function findVariable(

@@ -99,7 +99,7 @@ describe('schemaFromMcpTools', () => {
     expect(problems(broken)).toEqual([['schema-invalid', '$.result.tools[0].name']]);
   });
 
-  it('flattens outputSchema into the result predicate', () => {
+  it('keeps outputSchema objects as records in the result predicate', () => {
     const result = schemaFromMcpTools({
       tools: [
         {
@@ -125,7 +125,12 @@ describe('schemaFromMcpTools', () => {
     expect(result.diagnostics).toEqual([]);
     expect(result.value?.predicates.get('weatherResult')?.variables).toEqual([
       { name: 'temperature', type: { kind: 'number' }, description: 'Degrees Celsius.' },
-      { name: 'wind_speed', type: { kind: 'number' }, sourcePath: ['wind', 'speed'] },
+      {
+        name: 'wind',
+        type: { kind: 'text' },
+        jsonText: true,
+        record: { fields: [{ name: 'speed', type: { kind: 'number' } }] },
+      },
     ]);
   });
 

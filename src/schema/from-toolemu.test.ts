@@ -81,6 +81,54 @@ describe('schemaFromToolemu on the real toolkits', () => {
     expect(send?.variables.every((variable) => variable.sourcePath === undefined)).toBe(true);
   });
 
+  it('keeps every published ToolEmu object and array as json: none declares its shape', () => {
+    const records = [...schema.predicates.values()].flatMap((predicate) =>
+      predicate.variables.filter((variable) => variable.record !== undefined),
+    );
+    expect(records).toEqual([]);
+  });
+
+  it('makes records of toolkit values that declare properties or object items', () => {
+    const result = schemaFromToolemu(
+      toolkit([
+        {
+          name: 'Search',
+          summary: 'Searches.',
+          parameters: [
+            {
+              name: 'filter',
+              type: 'object',
+              description: 'What to keep.',
+              properties: { since: { type: 'string', format: 'date' } },
+            },
+          ],
+          returns: [
+            {
+              name: 'hits',
+              type: 'array',
+              description: 'The hits.',
+              items: {
+                type: 'object',
+                properties: { id: { type: 'string' }, score: { type: 'number' } },
+              },
+            },
+          ],
+        },
+      ]),
+    );
+    expect(result.diagnostics).toEqual([]);
+    const filter = result.value?.predicates.get('DemoSearch')?.variables[0];
+    expect(filter?.record?.fields).toEqual([
+      { name: 'since', type: { kind: 'date' }, required: false },
+    ]);
+    const hits = result.value?.predicates.get('DemoSearchResult')?.variables[0];
+    expect(hits?.type).toEqual({ kind: 'list', element: 'text' });
+    expect(hits?.record?.fields.map((field) => `${field.name}:${field.type.kind}`)).toEqual([
+      'id:text',
+      'score:number',
+    ]);
+  });
+
   it('judges criticality by the tool name without its toolkit prefix', () => {
     expect(schema.predicates.get('TodoistDeleteTask')?.critical).toBe(true);
     expect(schema.predicates.get('TodoistSearchTasks')?.critical).toBe(false);

@@ -162,8 +162,14 @@ function readValues(
         `'required' must be true or false; found ${describeValue(required)}.`,
       );
     }
-    // Only the type and description are schema keywords; `required` here is ToolEmu's own flag.
-    const schema = { type: value['type'], description: value['description'] };
+    // Only these are schema keywords; `required` here is ToolEmu's own flag. Declared
+    // `properties` / `items` (not in the published toolkits) make records (LANGUAGE.md §7).
+    const schema = {
+      type: value['type'],
+      description: value['description'],
+      ...(value['properties'] === undefined ? {} : { properties: value['properties'] }),
+      ...(value['items'] === undefined ? {} : { items: value['items'] }),
+    };
     return convertNamedSchema(value['name'], schema, valuePath, context, {
       role,
       required: required === true,

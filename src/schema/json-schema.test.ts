@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Result } from '../language/result.js';
-import type { VariableDeclaration } from '../language/schema-model.js';
+import { formatVariableType, type VariableDeclaration } from '../language/schema-model.js';
 import { variablesFromJsonSchema } from './json-schema.js';
 
 function convert(properties: Record<string, unknown>, extra: Record<string, unknown> = {}) {
@@ -9,6 +9,13 @@ function convert(properties: Record<string, unknown>, extra: Record<string, unkn
 
 function types(result: Result<VariableDeclaration[]>): Record<string, unknown> {
   return Object.fromEntries((result.value ?? []).map((variable) => [variable.name, variable.type]));
+}
+
+/** Each variable's type as the language writes it, records included. */
+function shapes(result: Result<VariableDeclaration[]>): Record<string, string> {
+  return Object.fromEntries(
+    (result.value ?? []).map((variable) => [variable.name, formatVariableType(variable)]),
+  );
 }
 
 function problems(result: Result<unknown>): [string, string | undefined][] {
@@ -143,7 +150,7 @@ describe('variablesFromJsonSchema: scalar types', () => {
 });
 
 describe('variablesFromJsonSchema: objects', () => {
-  it('flattens nested objects to a_b, with the source path and required of both levels', () => {
+  it('keeps nested objects as records, with the required fields of each level', () => {
     const result = convert(
       {
         address: {
@@ -165,21 +172,59 @@ describe('variablesFromJsonSchema: objects', () => {
     );
     expect(result.value).toEqual([
       {
-        name: 'address_city',
+        name: 'address',
         type: { kind: 'text' },
-        description: 'The city.',
+        description: 'Where to ship.',
         required: true,
-        sourcePath: ['address', 'city'],
+        jsonText: true,
+        record: {
+          fields: [
+            { name: 'city', type: { kind: 'text' }, description: 'The city.', required: true },
+            { name: 'zip', type: { kind: 'text' }, required: false },
+          ],
+        },
       },
+      // A field required in its object: an argument giving the object must give it.
       {
-        name: 'address_zip',
+        name: 'note',
         type: { kind: 'text' },
         required: false,
-        sourcePath: ['address', 'zip'],
+        jsonText: true,
+        record: { fields: [{ name: 'text', type: { kind: 'text' }, required: true }] },
       },
-      // Required inside an optional object is still optional.
-      { name: 'note_text', type: { kind: 'text' }, required: false, sourcePath: ['note', 'text'] },
     ]);
+    expect(shapes(result)).toEqual({
+      address: 'record{city: text, zip: text}',
+      note: 'record{text: text}',
+    });
+  });
+
+  it('keeps arrays of declared objects as lists of records, typed per field', () => {
+    const result = convert({
+      results: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            born: { type: 'string', format: 'date' },
+            tags: { type: 'array', items: { type: 'string' } },
+            extra: { type: 'object' },
+            status: { enum: ['open', 'closed'] },
+            address: { type: 'object', properties: { city: { type: 'string' } } },
+          },
+        },
+      },
+      plain: { type: 'array', items: { type: 'object' } },
+      anything: { type: 'array' },
+    });
+    expect(result.diagnostics).toEqual([]);
+    expect(shapes(result)).toEqual({
+      results:
+        'list<record{name: text, born: date, tags: list<text>, extra: json, status: enum[open, closed], address: record{city: text}}>',
+      plain: 'list<json>',
+      anything: 'list<json>',
+    });
   });
 
   it('keeps an object without declared properties as text, silently', () => {
@@ -191,7 +236,7 @@ describe('variablesFromJsonSchema: objects', () => {
     expect(types(result)).toEqual({ metadata: { kind: 'text' }, extra: { kind: 'text' } });
   });
 
-  it('keeps objects deeper than the flatten depth as text, with a warning', () => {
+  it('keeps objects deeper than the nesting limit as json, with a warning', () => {
     const deep = {
       a: {
         type: 'object',
@@ -208,7 +253,7 @@ describe('variablesFromJsonSchema: objects', () => {
     };
     const result = convert(deep);
     expect(result.ok).toBe(true);
-    expect(types(result)).toEqual({ a_b_c: { kind: 'text' }, a_b_n: { kind: 'number' } });
+    expect(shapes(result)).toEqual({ a: 'record{b: record{c: json, n: number}}' });
     expect(problems(result)).toEqual([
       ['schema-type-approximated', '$.properties.a.properties.b.properties.c'],
     ]);
@@ -217,7 +262,7 @@ describe('variablesFromJsonSchema: objects', () => {
       { type: 'object', properties: deep },
       { limits: { maxFlattenDepth: 1 } },
     );
-    expect(types(shallower)).toEqual({ a: { kind: 'text' } });
+    expect(shapes(shallower)).toEqual({ a: 'json' });
   });
 
   it('rewrites property names that are not identifiers and records where they came from', () => {
@@ -230,23 +275,29 @@ describe('variablesFromJsonSchema: objects', () => {
       { name: 'first_name', type: { kind: 'text' }, required: false, sourcePath: ['first-name'] },
       { name: '_2fa', type: { kind: 'boolean' }, required: false, sourcePath: ['2fa'] },
       {
-        name: 'user_info_e_mail',
+        name: 'user_info',
         type: { kind: 'text' },
         required: false,
-        sourcePath: ['user.info', 'e-mail'],
+        jsonText: true,
+        sourcePath: ['user.info'],
+        record: {
+          fields: [
+            { name: 'e_mail', type: { kind: 'text' }, required: false, sourcePath: ['e-mail'] },
+          ],
+        },
       },
     ]);
   });
 
-  it('reports names that collide after rewriting or flattening', () => {
+  it('reports names that collide after rewriting, among variables and among fields', () => {
     const result = convert({
       a_b: { type: 'string' },
-      a: { type: 'object', properties: { b: { type: 'number' } } },
+      a: { type: 'object', properties: { b: { type: 'number' }, 'b-c': {}, b_c: {} } },
       'x-y': { type: 'string' },
       x_y: { type: 'string' },
     });
-    expect(problems(result)).toEqual([
-      ['schema-duplicate', '$.properties.a.properties.b'],
+    expect(problems(result).filter(([code]) => code === 'schema-duplicate')).toEqual([
+      ['schema-duplicate', '$.properties.a.properties.b_c'],
       ['schema-duplicate', '$.properties.x_y'],
     ]);
   });
@@ -277,11 +328,10 @@ describe('variablesFromJsonSchema: objects', () => {
       wrapped: { allOf: [{ type: 'string', format: 'date' }] },
       mixed: { allOf: [{ type: 'string' }, { type: 'object', properties: {} }] },
     });
-    expect(types(result)).toEqual({
-      both_a: { kind: 'text' },
-      both_b: { kind: 'number' },
-      wrapped: { kind: 'date' },
-      mixed: { kind: 'text' },
+    expect(shapes(result)).toEqual({
+      both: 'record{a: text, b: number}',
+      wrapped: 'date',
+      mixed: 'json',
     });
     expect(problems(result)).toEqual([['schema-type-approximated', '$.properties.mixed']]);
   });
@@ -394,22 +444,21 @@ describe('variablesFromJsonSchema: references', () => {
       definitions: { Day: { type: 'string', format: 'date', description: 'A day.' } },
     });
     expect(result.diagnostics).toEqual([]);
-    expect(types(result)).toEqual({
-      to_iban: { kind: 'text' },
-      to_owner: { kind: 'text' },
-      when: { kind: 'date' },
-      cc_iban: { kind: 'text' },
-      cc_owner: { kind: 'text' },
-      optional: { kind: 'number' },
-      escaped: { kind: 'boolean' },
+    expect(shapes(result)).toEqual({
+      to: 'record{iban: text, owner: text}',
+      when: 'date',
+      cc: 'record{iban: text, owner: text}',
+      optional: 'number',
+      escaped: 'boolean',
     });
     const when = result.value?.find((variable) => variable.name === 'when');
     expect(when?.description).toBe('When to pay.');
-    const owner = result.value?.find((variable) => variable.name === 'to_owner');
+    const to = result.value?.find((variable) => variable.name === 'to');
+    const owner = to?.record?.fields.find((field) => field.name === 'owner');
     expect(owner?.description).toBe('A name.');
   });
 
-  it('stops recursive schemas at the flatten depth', () => {
+  it('stops recursive schemas at the nesting limit', () => {
     const result = variablesFromJsonSchema({
       type: 'object',
       properties: { node: { $ref: '#/$defs/Node' } },
@@ -420,10 +469,8 @@ describe('variablesFromJsonSchema: references', () => {
         },
       },
     });
-    expect(types(result)).toEqual({
-      node_value: { kind: 'number' },
-      node_next_value: { kind: 'number' },
-      node_next_next: { kind: 'text' },
+    expect(shapes(result)).toEqual({
+      node: 'record{value: number, next: record{value: number, next: json}}',
     });
     expect(result.diagnostics.map((diagnostic) => diagnostic.code)).toEqual([
       'schema-type-approximated',
@@ -456,7 +503,7 @@ describe('variablesFromJsonSchema: references', () => {
 });
 
 describe('variablesFromJsonSchema: limits', () => {
-  it('bounds the variables after flattening', () => {
+  it('bounds the variables and record fields', () => {
     const properties = Object.fromEntries(
       Array.from({ length: 5 }, (_, index) => [`p${index}`, { type: 'string' }]),
     );
@@ -466,6 +513,52 @@ describe('variablesFromJsonSchema: limits', () => {
     );
     expect(problems(result)).toEqual([['schema-invalid', '$']]);
     expect(result.diagnostics[0]?.message).toContain('more than 3 parameters');
+    // Fields count too: one wide record is as costly as many variables.
+    const wide = variablesFromJsonSchema(
+      { type: 'object', properties: { r: { type: 'object', properties } } },
+      { limits: { maxVariables: 3 } },
+    );
+    expect(problems(wide)).toEqual([['schema-invalid', '$']]);
+    expect(wide.diagnostics[0]?.message).toContain('record fields');
+  });
+
+  it('bounds hostile schemas: huge property counts in records of lists, recursion through items', () => {
+    const huge = Object.fromEntries(
+      Array.from({ length: 5000 }, (_, index) => [`f${index}`, { type: 'string' }]),
+    );
+    const wide = variablesFromJsonSchema({
+      type: 'object',
+      properties: { rows: { type: 'array', items: { type: 'object', properties: huge } } },
+    });
+    expect(wide.ok).toBe(false);
+    expect(problems(wide)).toEqual([['schema-invalid', '$']]);
+    const recursive = variablesFromJsonSchema({
+      type: 'object',
+      properties: { tree: { $ref: '#/$defs/Tree' } },
+      $defs: {
+        Tree: {
+          type: 'object',
+          properties: {
+            label: { type: 'string' },
+            children: { type: 'array', items: { $ref: '#/$defs/Tree' } },
+          },
+        },
+      },
+    });
+    expect(recursive.ok).toBe(true);
+    expect(shapes(recursive)).toEqual({
+      tree: 'record{label: text, children: list<record{label: text, children: list<json>}>}',
+    });
+  });
+
+  it('keeps __proto__ and constructor as ordinary field names', () => {
+    const result = variablesFromJsonSchema(
+      JSON.parse(
+        '{"type":"object","properties":{"r":{"type":"object","properties":{"__proto__":{"type":"number"},"constructor":{"type":"string","format":"date"}}}}}',
+      ),
+    );
+    expect(result.diagnostics).toEqual([]);
+    expect(shapes(result)).toEqual({ r: 'record{__proto__: number, constructor: date}' });
   });
 
   it('bounds description lengths', () => {

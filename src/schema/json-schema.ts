@@ -1,9 +1,11 @@
 import type { Result } from '../language/result.js';
-import type { VariableDeclaration, VariableType } from '../language/schema-model.js';
-import { abbreviate } from './json-input.js';
+import type { RecordShape, VariableDeclaration, VariableType } from '../language/schema-model.js';
+import { abbreviate, isRecord } from './json-input.js';
+import { childPath } from './json-path.js';
 import {
   anyValue,
   classifySchema,
+  type ResolvedSchema,
   resolveSchema,
   type SchemaDocument,
   type SchemaProperty,
@@ -21,16 +23,25 @@ export interface ConvertedVariable {
 /** Whether the variables are a tool's parameters (which carry `required`) or its results. */
 export type VariableRole = 'parameter' | 'result field';
 
-/** Where a property lands: its name segments as written and rewritten, and whether it is required. */
+/** Where a property lands: its key as written and rewritten, and whether it is required. */
 interface Site {
-  readonly segments: readonly string[];
-  readonly source: readonly string[];
+  readonly name: string;
+  readonly key: string;
   readonly path: string;
   readonly required: boolean | undefined;
+  /** Records it sits in: 0 for a variable, 1 for a field of a variable's record. */
+  readonly depth: number;
 }
 
-class Flattener {
+/**
+ * Converts properties to declarations (LANGUAGE.md §7): an object with declared
+ * properties becomes a record, an array of such objects a list of records, and what
+ * declares no shape `json`. Nesting is bounded by `maxFlattenDepth` and the declarations
+ * made (variables and every field of their records) by `maxVariables`.
+ */
+class Converter {
   readonly variables: ConvertedVariable[] = [];
+  #count = 0;
   #full = false;
 
   constructor(
@@ -39,102 +50,136 @@ class Flattener {
     readonly role: VariableRole,
   ) {}
 
-  /** The properties of an object schema, each becoming one or more variables. */
-  addProperties(
+  /** The properties of an object schema, each becoming one declaration (fields at depth > 0). */
+  properties(
     properties: readonly SchemaProperty[],
     required: ReadonlySet<string>,
-    parent: Site,
-  ): void {
+    depth: number,
+  ): ConvertedVariable[] {
+    const converted: ConvertedVariable[] = [];
+    const seen = new Set<string>();
     for (const property of properties) {
-      if (this.#full) return;
-      const segment = sanitizeName(property.key);
-      if (segment === undefined) {
+      if (this.#full) break;
+      const name = sanitizeName(property.key);
+      if (name === undefined) {
         this.context.reportOnce('schema-invalid-name', property.path, {
           name: abbreviate(property.key),
           what: this.role,
         });
         continue;
       }
-      this.addProperty(property.schema, {
-        segments: [...parent.segments, segment],
-        source: [...parent.source, property.key],
+      const declaration = this.property(property.schema, {
+        name,
+        key: property.key,
         path: property.path,
-        // A property of an optional object is optional however its object declares it.
-        required:
-          this.role === 'parameter'
-            ? parent.required !== false && required.has(property.key)
-            : undefined,
+        required: this.role === 'parameter' ? required.has(property.key) : undefined,
+        depth,
       });
+      if (declaration === undefined) continue;
+      // Fields colliding after rewriting (`a-b` and `a_b`); variables are checked by the caller.
+      if (depth > 0 && seen.has(name)) {
+        this.context.reportOnce('schema-duplicate', property.path, { name });
+        continue;
+      }
+      seen.add(name);
+      converted.push({ declaration, path: property.path });
     }
+    return converted;
   }
 
-  addProperty(schema: unknown, site: Site): void {
+  property(schema: unknown, site: Site): VariableDeclaration | undefined {
     const resolved = resolveSchema(schema, site.path, this.document, this.context);
-    if (resolved === undefined) return;
+    if (resolved === undefined) return undefined;
     const shape = classifySchema(resolved, this.document, this.context);
     const description = resolved.description;
     switch (shape.kind) {
       case 'invalid':
-        return;
-      case 'type':
-        this.push(site, shape.type, description, shape.json === true);
-        return;
-      case 'approximate':
-        this.approximate(site, shape.from, description);
-        return;
-      case 'object': {
-        // An object without declared properties is kept whole, as its JSON text.
-        if (shape.properties.length === 0) {
-          this.push(site, { kind: 'text' }, description, true);
-          return;
+        return undefined;
+      case 'type': {
+        if (shape.type.kind === 'list' && shape.json === true) {
+          const record = this.itemRecord(resolved, site);
+          if (record !== undefined)
+            return this.declare(site, shape.type, description, true, record);
         }
+        return this.declare(site, shape.type, description, shape.json === true);
+      }
+      case 'approximate':
+        return this.approximate(site, shape.from, description);
+      case 'object': {
+        // An object without declared properties is json: paths into it are checked at run time.
+        if (shape.properties.length === 0)
+          return this.declare(site, { kind: 'text' }, description, true);
         const { maxFlattenDepth } = this.context.limits;
-        if (site.segments.length >= maxFlattenDepth) {
-          this.approximate(
+        if (site.depth + 1 >= maxFlattenDepth)
+          return this.approximate(
             site,
             `an object nested more than ${maxFlattenDepth} levels deep`,
             description,
           );
-          return;
-        }
-        this.addProperties(shape.properties, shape.required, site);
+        const head = this.declare(site, { kind: 'text' }, description, true);
+        if (head === undefined) return undefined;
+        const fields = this.properties(shape.properties, shape.required, site.depth + 1);
+        if (fields.length === 0) return head;
+        return { ...head, record: { fields: fields.map((field) => field.declaration) } };
       }
     }
   }
 
-  approximate(site: Site, from: string, description: string): void {
-    const name = site.segments.join('_');
-    this.context.reportOnce('schema-type-approximated', site.path, { name, from, to: 'text' });
-    this.push(site, { kind: 'text' }, description, true);
+  /** The record an array's items declare (objects with properties), if any and not too deep. */
+  itemRecord(resolved: ResolvedSchema, site: Site): RecordShape | undefined {
+    const items = isRecord(resolved.schema) ? resolved.schema['items'] : undefined;
+    if (!isRecord(items) || site.depth + 1 >= this.context.limits.maxFlattenDepth) return undefined;
+    const itemsPath = childPath(resolved.path, 'items');
+    const item = resolveSchema(items, itemsPath, this.document, this.context);
+    if (item === undefined || item.external !== undefined) return undefined;
+    const shape = classifySchema(item, this.document, this.context);
+    if (shape.kind !== 'object' || shape.properties.length === 0) return undefined;
+    const fields = this.properties(shape.properties, shape.required, site.depth + 1);
+    return fields.length === 0 ? undefined : { fields: fields.map((field) => field.declaration) };
   }
 
-  /** `jsonText`: the tool takes any JSON there, read as its JSON text. */
-  push(site: Site, type: VariableType, description: string, jsonText = false): void {
+  approximate(site: Site, from: string, description: string): VariableDeclaration | undefined {
+    this.context.reportOnce('schema-type-approximated', site.path, {
+      name: site.name,
+      from,
+      to: 'text',
+    });
+    return this.declare(site, { kind: 'text' }, description, true);
+  }
+
+  /** `jsonText`: the value is JSON data (a record when `record` declares its fields). */
+  declare(
+    site: Site,
+    type: VariableType,
+    description: string,
+    jsonText = false,
+    record?: RecordShape,
+  ): VariableDeclaration | undefined {
     const { maxVariables, maxNameLength } = this.context.limits;
-    if (this.variables.length >= maxVariables) {
+    if (this.#count >= maxVariables) {
       this.#full = true;
       this.context.reportOnce('schema-invalid', this.document.rootPath, {
-        reason: `This schema has more than ${maxVariables} ${this.role}s after flattening nested objects.`,
+        reason: `This schema has more than ${maxVariables} ${this.role}s and record fields.`,
       });
-      return;
+      return undefined;
     }
-    const name = site.segments.join('_');
+    const name = site.name;
     if (name.length > maxNameLength) {
       this.context.reportOnce('schema-invalid', site.path, {
         reason: `The ${this.role} name '${abbreviate(name)}' is ${name.length} characters long; at most ${maxNameLength} are accepted.`,
       });
-      return;
+      return undefined;
     }
-    const renamed = site.source.length !== 1 || site.source[0] !== name;
-    const declaration: VariableDeclaration = {
+    this.#count += 1;
+    return {
       name,
       type,
       ...(description ? { description } : {}),
       ...(site.required === undefined ? {} : { required: site.required }),
       ...(jsonText ? { jsonText } : {}),
-      ...(renamed ? { sourcePath: site.source } : {}),
+      ...(site.key !== name ? { sourcePath: [site.key] } : {}),
+      ...(record ? { record } : {}),
     };
-    this.variables.push({ declaration, path: site.path });
   }
 }
 
@@ -145,7 +190,7 @@ export interface ConvertSchemaOptions {
 
 /**
  * The variables of an object schema (an MCP `inputSchema` or `outputSchema`, OpenAI
- * `parameters`): one per property, nested objects flattened to `a_b`. The schema is
+ * `parameters`): one per property, nested objects kept as records. The schema is
  * its own document for `$ref`s. An absent or empty schema has no variables.
  */
 export function convertObjectSchema(
@@ -155,19 +200,13 @@ export function convertObjectSchema(
   options: ConvertSchemaOptions,
 ): ConvertedVariable[] {
   const document: SchemaDocument = { root: schema, rootPath: path };
-  const flattener = new Flattener(context, document, options.role);
+  const converter = new Converter(context, document, options.role);
   if (schema === undefined || schema === null) return [];
   const resolved = resolveSchema(schema, path, document, context);
   if (resolved === undefined) return [];
   const shape = classifySchema(resolved, document, context);
   if (shape.kind === 'object') {
-    const root: Site = {
-      segments: [],
-      source: [],
-      path,
-      required: options.role === 'parameter' ? true : undefined,
-    };
-    flattener.addProperties(shape.properties, shape.required, root);
+    return converter.properties(shape.properties, shape.required, 0);
   } else if (shape.kind === 'type' || (shape.kind === 'approximate' && shape.from !== anyValue)) {
     const found = shape.kind === 'type' ? shape.type.kind : shape.from;
     context.reportOnce('schema-invalid', path, {
@@ -175,12 +214,13 @@ export function convertObjectSchema(
       hint: 'Give { "type": "object", "properties": { … } }.',
     });
   }
-  return flattener.variables;
+  return [];
 }
 
 /**
  * One named value described by a schema (a ToolEmu parameter or return value), which
- * may flatten into several variables. `required` is given for parameters only.
+ * is one variable (a record when it is an object with declared properties). `required`
+ * is given for parameters only.
  */
 export function convertNamedSchema(
   name: string,
@@ -190,16 +230,14 @@ export function convertNamedSchema(
   options: ConvertSchemaOptions & { readonly required?: boolean },
 ): ConvertedVariable[] {
   const document: SchemaDocument = { root: schema, rootPath: path };
-  const flattener = new Flattener(context, document, options.role);
-  const root: Site = { segments: [], source: [], path, required: true };
+  const converter = new Converter(context, document, options.role);
   const required = new Set(options.required ? [name] : []);
-  flattener.addProperties([{ key: name, schema, path }], required, root);
-  return flattener.variables;
+  return converter.properties([{ key: name, schema, path }], required, 0);
 }
 
 /**
- * Drops variables whose (rewritten, flattened) name an earlier one already has, with a
- * `schema-duplicate` error: `a_b` and `a: { b }` cannot both be `a_b`.
+ * Drops variables whose (rewritten) name an earlier one already has, with a
+ * `schema-duplicate` error: `a-b` and `a_b` cannot both be `a_b`.
  */
 export function withoutDuplicates(
   variables: readonly ConvertedVariable[],
@@ -225,8 +263,8 @@ export interface VariablesFromJsonSchemaOptions {
 
 /**
  * Converts a JSON Schema object (such as a tool's input schema) to variable
- * declarations, with the same mapping tool schemas use: nested objects flatten to
- * `a_b`, nullable unions narrow, local `$ref`s resolve, and what has no exact type
+ * declarations, with the same mapping tool schemas use: nested objects are records
+ * (`record{...}`, arrays of them `list<record{...}>`), nullable unions narrow, local `$ref`s resolve, and what has no exact type
  * becomes text with a `schema-type-approximated` warning.
  *
  * @example

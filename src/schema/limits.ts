@@ -10,7 +10,7 @@ export interface SchemaLimits {
   readonly maxPredicates: number;
   /** Tools in one tool schema. */
   readonly maxTools: number;
-  /** Variables of one predicate, after flattening nested objects. */
+  /** Variables of one predicate, counting every field of its records (LANGUAGE.md §7). */
   readonly maxVariables: number;
   /** Values of one enum. */
   readonly maxEnumValues: number;
@@ -20,7 +20,7 @@ export interface SchemaLimits {
   readonly maxDescriptionLength: number;
   /** Characters of one predicate or variable name. */
   readonly maxNameLength: number;
-  /** Name segments of a flattened variable (`a_b_c` is three); deeper objects stay text. */
+  /** Levels of nested records (`a.b.c` is three); deeper objects stay `json`. */
   readonly maxFlattenDepth: number;
   /** `$ref`s followed in a chain, and unions nested in unions, before giving up. */
   readonly maxReferenceDepth: number;

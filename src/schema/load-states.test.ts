@@ -530,3 +530,82 @@ describe('loadStateSchema limits', () => {
     expect(result.diagnostics.at(-1)?.code).toBe('too-many-diagnostics');
   });
 });
+
+describe('loadStateSchema: records (LANGUAGE.md §7)', () => {
+  it('reads Record and List<Record> with their fields, nested up to the limit', () => {
+    const result = load({
+      Trip: {
+        description: 'A trip.',
+        variables: [
+          {
+            name: 'traveller',
+            type: 'Record',
+            fields: [
+              { name: 'name', type: 'Text', description: 'Full name.' },
+              { name: 'home', type: 'Record', fields: [{ name: 'city', type: 'Text' }] },
+            ],
+          },
+          {
+            name: 'legs',
+            type: 'List<Record>',
+            fields: [
+              { name: 'on', type: 'Date' },
+              { name: 'mode', type: 'Enum', enum_values: ['air', 'rail'] },
+            ],
+          },
+        ],
+      },
+    });
+    expect(result.diagnostics).toEqual([]);
+    const [traveller, legs] = result.value?.predicates.get('Trip')?.variables ?? [];
+    expect(traveller).toEqual({
+      name: 'traveller',
+      type: { kind: 'text' },
+      jsonText: true,
+      record: {
+        fields: [
+          { name: 'name', type: { kind: 'text' }, description: 'Full name.' },
+          {
+            name: 'home',
+            type: { kind: 'text' },
+            jsonText: true,
+            record: { fields: [{ name: 'city', type: { kind: 'text' } }] },
+          },
+        ],
+      },
+    });
+    expect(legs?.type).toEqual({ kind: 'list', element: 'text' });
+    expect(legs?.record?.fields.map((field) => field.type.kind)).toEqual(['date', 'enum']);
+  });
+
+  it('reports missing fields, fields on other types, duplicates and nesting past the limit', () => {
+    const deep = (levels: number): unknown =>
+      levels === 0
+        ? { name: 'leaf', type: 'Text' }
+        : { name: `r${levels}`, type: 'Record', fields: [deep(levels - 1)] };
+    const result = load({
+      P: {
+        description: '',
+        variables: [
+          { name: 'a', type: 'Record' },
+          { name: 'b', type: 'Text', fields: [] },
+          {
+            name: 'c',
+            type: 'Record',
+            fields: [
+              { name: 'x', type: 'Text' },
+              { name: 'x', type: 'Number' },
+            ],
+          },
+          deep(3),
+        ],
+      },
+    });
+    expect(problems(result)).toEqual([
+      ['schema-invalid', '$.P.variables[0].fields'],
+      ['schema-invalid', '$.P.variables[1].fields'],
+      ['schema-duplicate', '$.P.variables[2].fields[1].name'],
+      ['schema-invalid', '$.P.variables[3].fields[0].fields[0].fields'],
+    ]);
+  });
+});

@@ -44,3 +44,14 @@ export function parseJsonStateType(spelling: string): VariableType | undefined {
 export function parseStateType(spelling: string): VariableType | 'enum' | undefined {
   return typesBySpelling.get(spelling.toLowerCase().replace(/\s+/g, ''));
 }
+
+/**
+ * `Record` and `List<Record>` (LANGUAGE.md §7): a structured value whose `fields` the
+ * file declares, each like a variable; undefined for every other spelling.
+ */
+export function parseRecordStateType(spelling: string): VariableType | undefined {
+  const normalized = spelling.toLowerCase().replace(/\s+/g, '');
+  if (normalized === 'record') return { kind: 'text' };
+  if (normalized === 'list<record>') return { kind: 'list', element: 'text' };
+  return undefined;
+}

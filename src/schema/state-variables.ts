@@ -1,5 +1,6 @@
 import {
   formatType,
+  type RecordShape,
   type VariableDeclaration,
   type VariableType,
 } from '../language/schema-model.js';
@@ -9,10 +10,10 @@ import { abbreviate, describeValue, isRecord } from './json-input.js';
 import { childPath } from './json-path.js';
 import type { LoadContext } from './load-context.js';
 import { sanitizeName } from './names.js';
-import { parseJsonStateType, parseStateType } from './state-types.js';
+import { parseJsonStateType, parseRecordStateType, parseStateType } from './state-types.js';
 
 const typeHint =
-  'Types are Text, Number, Boolean, Date, Time, DateTime, Enum (with enum_values), List<Text>, List<Number>.';
+  'Types are Text, Number, Boolean, Date, Time, DateTime, Enum (with enum_values), List<Text>, List<Number>, Json, List<Json>, Record and List<Record> (with fields).';
 
 /** A variable as read, with the name the file gave it (which keys may use). */
 export interface StateVariable {
@@ -28,7 +29,17 @@ export function readStateVariables(
   path: string,
   predicateName: string,
   context: LoadContext,
+  /** Records this array sits in: 0 for a predicate's variables, 1 for a record's fields. */
+  depth = 0,
 ): StateVariable[] {
+  if (value === undefined && depth > 0) {
+    context.invalid(
+      path,
+      `The record '${abbreviate(predicateName)}' has no 'fields'.`,
+      'Give its fields as "fields": [{ "name": …, "type": … }].',
+    );
+    return [];
+  }
   if (value === undefined) {
     context.invalid(
       path,
@@ -52,7 +63,7 @@ export function readStateVariables(
   const seen = new Set<string>();
   value.slice(0, maxVariables).forEach((element: unknown, index) => {
     const elementPath = childPath(path, index);
-    const variable = readStateVariable(element, elementPath, index, context);
+    const variable = readStateVariable(element, elementPath, index, context, depth);
     if (variable === undefined) return;
     if (seen.has(variable.declaration.name)) {
       context.bag.report(
@@ -73,6 +84,7 @@ function readStateVariable(
   path: string,
   index: number,
   context: LoadContext,
+  depth = 0,
 ): StateVariable | undefined {
   if (!isRecord(value)) {
     context.invalid(
@@ -109,16 +121,53 @@ function readStateVariable(
   const description = readDescription(value, path, context);
   const observed = readObservedVariable(value['observed'], childPath(path, 'observed'), context);
   if (name === undefined) return undefined;
-  const json = typeof value['type'] === 'string' && parseJsonStateType(value['type']) !== undefined;
+  const spelling = typeof value['type'] === 'string' ? value['type'] : '';
+  const record = readRecordFields(value, path, name, spelling, context, depth);
+  const json = parseJsonStateType(spelling) !== undefined || record !== undefined;
   const declaration: VariableDeclaration = {
     name,
     type: type ?? { kind: 'text' },
     ...(json ? { jsonText: true } : {}),
+    ...(record ? { record } : {}),
     ...(description ? { description } : {}),
     ...(name === originalName ? {} : { sourcePath: [originalName] }),
     ...(observed ? { observed } : {}),
   };
   return { declaration, originalName, index };
+}
+
+/**
+ * The `fields` of a `Record` / `List<Record>` variable, read like variables; nesting is
+ * bounded by `maxFlattenDepth`. `fields` on any other type is an error.
+ */
+function readRecordFields(
+  value: Readonly<Record<string, unknown>>,
+  path: string,
+  name: string,
+  spelling: string,
+  context: LoadContext,
+  depth: number,
+): RecordShape | undefined {
+  const fieldsPath = childPath(path, 'fields');
+  if (parseRecordStateType(spelling) === undefined) {
+    if (value['fields'] !== undefined)
+      context.invalid(
+        fieldsPath,
+        `'fields' is only for Record and List<Record>; '${name}' is ${spelling}.`,
+      );
+    return undefined;
+  }
+  const { maxFlattenDepth } = context.limits;
+  if (depth + 1 >= maxFlattenDepth) {
+    context.invalid(
+      fieldsPath,
+      `Records nest at most ${maxFlattenDepth} levels deep.`,
+      'Make the deepest ones Json.',
+    );
+    return undefined;
+  }
+  const fields = readStateVariables(value['fields'], fieldsPath, name, context, depth + 1);
+  return { fields: fields.map((field) => field.declaration) };
 }
 
 /** `observed` on a variable: the app reports it; the agent cannot claim it (FORMATS.md §1). */
@@ -147,7 +196,7 @@ function readStateType(
     );
     return undefined;
   }
-  const json = parseJsonStateType(spelling);
+  const json = parseJsonStateType(spelling) ?? parseRecordStateType(spelling);
   if (json !== undefined) return json;
   const type = parseStateType(spelling);
   if (type === undefined) {

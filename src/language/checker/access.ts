@@ -10,7 +10,14 @@ import type {
 import { allowedOperators } from '../operators.js';
 import { printSubject, printValue } from '../printer.js';
 import { compileRegex } from '../regex.js';
-import { formatType, type VariableDeclaration, type VariableType } from '../schema-model.js';
+import {
+  findField,
+  formatType,
+  formatVariableType,
+  type VariableDeclaration,
+  type VariableType,
+} from '../schema-model.js';
+import { didYouMean } from '../suggest.js';
 import { type TypingProblem, typeConstraintValue } from './literal.js';
 import type { BindingInfo, NameScope } from './resolve.js';
 import type { CheckedAccess, CheckedArithmetic, CheckedConstraint, CheckedStep } from './spec.js';
@@ -21,33 +28,73 @@ import type { CheckedAccess, CheckedArithmetic, CheckedConstraint, CheckedStep }
  * no shape (`jsonText`: ToolEmu's plain `object`/`array`, MCP tools without an output
  * schema) is `json` (`list<json>` for a list): its fields are checked at run time, so
  * the checker accepts any field and types the compared value by the literal it meets.
+ * A record (`record{...}`, `list<record{...}>`: a shape the schema declares) has typed
+ * fields: a path must name one, and the field's type drives the checks as a variable's
+ * does.
  */
 
 type Shape =
   | { readonly kind: 'json' }
   | { readonly kind: 'json-list' }
-  | { readonly kind: 'type'; readonly type: VariableType };
+  | { readonly kind: 'type'; readonly type: VariableType }
+  /** A record, or (`records`) a list of records: `declaration.record` has the fields. */
+  | { readonly kind: 'record'; readonly declaration: VariableDeclaration }
+  | { readonly kind: 'records'; readonly declaration: VariableDeclaration };
 
 const json: Shape = { kind: 'json' };
 const jsonList: Shape = { kind: 'json-list' };
 const numberType: VariableType = { kind: 'number' };
 
 function shapeOf(variable: VariableDeclaration): Shape {
-  if (variable.jsonText === true) return variable.type.kind === 'list' ? jsonList : json;
+  const list = variable.type.kind === 'list';
+  if (variable.jsonText === true && variable.record !== undefined)
+    return { kind: list ? 'records' : 'record', declaration: variable };
+  if (variable.jsonText === true) return list ? jsonList : json;
   return { kind: 'type', type: variable.type };
 }
 
 function shapeName(shape: Shape): string {
   if (shape.kind === 'json') return 'json';
   if (shape.kind === 'json-list') return 'list<json>';
+  if (shape.kind === 'record' || shape.kind === 'records')
+    return formatVariableType(shape.declaration);
   return formatType(shape.type);
+}
+
+/** Whether a shape is a list (of values, json or records). */
+function isListShape(shape: Shape): boolean {
+  return (
+    shape.kind === 'json-list' ||
+    shape.kind === 'records' ||
+    (shape.kind === 'type' && shape.type.kind === 'list')
+  );
 }
 
 /** The element of a list shape, or undefined when the shape is not a list. */
 function elementShape(shape: Shape): Shape | undefined {
   if (shape.kind === 'json' || shape.kind === 'json-list') return json;
+  if (shape.kind === 'records')
+    return { kind: 'record', declaration: { ...shape.declaration, type: { kind: 'text' } } };
+  if (shape.kind === 'record') return undefined;
   if (shape.type.kind === 'list') return { kind: 'type', type: { kind: shape.type.element } };
   return undefined;
+}
+
+/**
+ * A field of every element of a list of records (a projection). Lists hold text or
+ * numbers, so a projection of another scalar type, of lists or of json is `list<json>`:
+ * read at run time (LANGUAGE.md §7).
+ */
+function projectionShape(field: VariableDeclaration): Shape {
+  const shape = shapeOf(field);
+  if (shape.kind === 'record')
+    return { kind: 'records', declaration: { ...field, type: { kind: 'list', element: 'text' } } };
+  if (shape.kind !== 'type') return jsonList;
+  const kind = shape.type.kind;
+  if (kind === 'text' || kind === 'number')
+    return { kind: 'type', type: { kind: 'list', element: kind } };
+  if (kind === 'enum') return { kind: 'type', type: { kind: 'list', element: 'text' } };
+  return jsonList;
 }
 
 /** The type a literal suggests when the value it meets has no declared type (`json`). */
@@ -78,7 +125,8 @@ function naturalType(node: ValueNode, operator: Operator): VariableType {
 function comparedType(shape: Shape, node: ValueNode, operator: Operator): VariableType {
   if (shape.kind === 'type') return shape.type;
   const natural = naturalType(node, operator);
-  if (shape.kind === 'json') return natural;
+  // A record compared whole is its canonical JSON text, as json is.
+  if (shape.kind === 'json' || shape.kind === 'record') return natural;
   return { kind: 'list', element: natural.kind === 'number' ? 'number' : 'text' };
 }
 
@@ -113,7 +161,9 @@ function firstBinding(
 /** A shape as a declared type; json is carried as text (its run-time data decides). */
 function shapeType(shape: Shape): VariableType {
   if (shape.kind === 'type') return shape.type;
-  return shape.kind === 'json' ? { kind: 'text' } : { kind: 'list', element: 'text' };
+  return shape.kind === 'json' || shape.kind === 'record'
+    ? { kind: 'text' }
+    : { kind: 'list', element: 'text' };
 }
 
 /** Operators a binding may be compared with (LANGUAGE.md §7). */
@@ -174,8 +224,7 @@ function resolveBinding(
     );
     return undefined;
   }
-  const isList =
-    shape.kind === 'json-list' || (shape.kind === 'type' && shape.type.kind === 'list');
+  const isList = isListShape(shape);
   const elementKind = isList ? bindingKind(elementShape(shape) ?? json) : bindingKind(shape);
   const known = bindings.get(value.name);
   const placeholder = { kind: 'text', value: `$${value.name}` } as const;
@@ -470,8 +519,28 @@ function walk(
           `The field '.${field}'`,
           text,
           shape,
-          'Only json values and lists of them have fields; compare the variable itself.',
+          'Only records, json values and lists of them have fields; compare the variable itself.',
         );
+      if (shape.kind === 'record' || shape.kind === 'records') {
+        const record = shape.declaration.record;
+        const declared = record === undefined ? undefined : findField(record, field);
+        if (declared === undefined) {
+          const names = record?.fields.map((candidate) => candidate.name) ?? [];
+          return invalidPath(
+            context,
+            step.name,
+            `The field '.${field}'`,
+            text,
+            shape,
+            didYouMean(field, names) || `Its fields are: ${names.join(', ')}.`,
+          );
+        }
+        // The engine reads the key as the tool wrote it (`e-mail` for `e_mail`).
+        checked.push({ kind: 'field', name: declared.sourcePath?.[0] ?? declared.name });
+        text += `.${field}`;
+        shape = shape.kind === 'record' ? shapeOf(declared) : projectionShape(declared);
+        continue;
+      }
       if (!describesField(context.root, field)) {
         context.scope.diagnostics.report(
           'json-field-not-described',
@@ -540,11 +609,14 @@ function resolveElementConstraint(
   const steps: PathStep[] = isIt
     ? [...(node.subject?.steps ?? [])]
     : [{ kind: 'field', name: node.variable }, ...(node.subject?.steps ?? [])];
-  const itVariable: VariableDeclaration = {
-    name: 'it',
-    type: element.kind === 'type' ? element.type : { kind: 'text' },
-    ...(element.kind === 'type' ? {} : { jsonText: true }),
-  };
+  const itVariable: VariableDeclaration =
+    element.kind === 'record' || element.kind === 'records'
+      ? { ...element.declaration, name: 'it' }
+      : {
+          name: 'it',
+          type: element.kind === 'type' ? element.type : { kind: 'text' },
+          ...(element.kind === 'type' ? {} : { jsonText: true }),
+        };
   return typeAccess(itVariable, element, 'it', steps, node, context);
 }
 

@@ -45,6 +45,32 @@ export function unknownNameHint(
   return all.length > 0 && all.length <= 12 ? `Known names: ${all.join(', ')}.` : '';
 }
 
+/**
+ * Version 1 flattened nested objects to `a_b` variables; they are records now (LANGUAGE.md
+ * §7). A name that spells a record path that way is pointed to the path (`a.b`).
+ */
+function flattenedPathHint(predicate: PredicateDeclaration, name: string): string {
+  const search = (prefix: string, path: string, fields: readonly VariableDeclaration[]): string => {
+    for (const field of fields) {
+      const flat = `${prefix}_${field.name}`;
+      const dotted = `${path}.${field.name}`;
+      if (flat === name) return dotted;
+      if (field.record !== undefined && name.startsWith(`${flat}_`)) {
+        const found = search(flat, dotted, field.record.fields);
+        if (found !== '') return found;
+      }
+    }
+    return '';
+  };
+  for (const variable of predicate.variables) {
+    if (variable.record === undefined || !name.startsWith(`${variable.name}_`)) continue;
+    const path = search(variable.name, variable.name, variable.record.fields);
+    if (path !== '')
+      return `Did you mean '${path}'? Nested objects are records: write the path to the field.`;
+  }
+  return '';
+}
+
 /** Types one constraint of a pattern; undefined when it cannot be typed (reported). */
 export function resolveConstraint(
   predicate: PredicateDeclaration,
@@ -61,6 +87,7 @@ export function resolveConstraint(
         predicate: predicate.name,
         name: node.variable.name,
         hint:
+          flattenedPathHint(predicate, node.variable.name) ||
           didYouMean(node.variable.name, names) ||
           (names.length > 0
             ? `Its variables are: ${names.join(', ')}.`

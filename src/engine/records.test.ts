@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { checkSpec } from '../language/index.js';
+import type { Schema } from '../language/schema-model.js';
+import { schemaFromMcpTools } from '../schema/from-mcp.js';
+import { createSession } from './session.js';
+
+/**
+ * Records (LANGUAGE.md §7): tool arguments and results whose object shape the schema
+ * declares, read by their declared field types.
+ */
+const tools = {
+  tools: [
+    {
+      name: 'forecast',
+      description: 'The weather for the next days.',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+      outputSchema: {
+        type: 'object',
+        properties: {
+          wind: {
+            type: 'object',
+            properties: { speed: { type: 'number' }, 'gust-speed': { type: 'number' } },
+          },
+          days: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                day: { type: 'string', format: 'date' },
+                rain: { type: 'number' },
+                sky: { enum: ['clear', 'cloudy', 'storm'] },
+                notes: { type: 'object' },
+              },
+            },
+          },
+        },
+      },
+    },
+    {
+      name: 'book_trip',
+      description: 'Books a trip.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          traveller: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              born: { type: 'string', format: 'date' },
+              extra: { type: 'object' },
+            },
+            required: ['name'],
+          },
+          legs: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { to: { type: 'string' }, on: { type: 'string', format: 'date' } },
+              required: ['to'],
+            },
+          },
+        },
+        required: ['traveller'],
+      },
+      annotations: { destructiveHint: true },
+    },
+  ],
+};
+
+const schema = schemaFromMcpTools(tools).value as Schema;
+const now = '2025-03-10T12:00';
+
+function session(text: string) {
+  const checked = checkSpec(text, schema);
+  if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics, null, 1));
+  return createSession(checked.value, { now });
+}
+
+const calm = {
+  wind: { speed: 10, 'gust-speed': 20 },
+  days: [
+    { day: '2025-03-14', rain: 0, sky: 'clear', notes: { uv: 3 } },
+    { day: '2025-03-15', rain: 12, sky: 'storm' },
+  ],
+};
+
+const trip = { traveller: { name: 'Ann', born: '1990-01-02' }, legs: [{ to: 'Oslo' }] };
+
+function book(s: ReturnType<typeof session>, args: unknown = trip) {
+  return s.propose({ action: { name: 'book_trip', args } });
+}
+
+describe('records in rules: typed fields of tool results', () => {
+  it('compares fields by their declared types: dates, numbers, enums, renamed keys', () => {
+    const cases: [string, boolean][] = [
+      ['wind.speed < 30', true],
+      ['wind.gust_speed < 15', false],
+      ['count(days[day >= 2025-03-15]) = 1', true],
+      ['count(days[sky = storm, rain > 10]) = 1', true],
+      ['each(days.rain) < 20', true],
+      ['days[day = 2025-03-14].rain = [0]', true],
+      ['any(days.day) = 2025-03-16', false],
+      ['count(days[notes.uv >= 3]) = 1', true],
+    ];
+    for (const [constraint, holds] of cases) {
+      const s = session(`forecastResult(${constraint}) & book_trip() -> Booked\nBooked -> Done`);
+      s.observe({ updates: { forecastResult: calm } });
+      expect([constraint, book(s).decision]).toEqual([constraint, holds ? 'allow' : 'revise']);
+    }
+  });
+
+  it('a result field of the wrong JSON type does not fit: a rule needing it does not fire', () => {
+    // The tool (or whoever shapes its output) sends a text where a number is declared.
+    const hostile = { wind: { speed: 'calm' }, days: [{ day: 'soon', rain: '0' }] };
+    for (const constraint of ['wind.speed < 30', 'count(days[day >= 2025-03-01]) = 1']) {
+      const rule = session(`forecastResult(${constraint}) & book_trip() -> Booked\nBooked -> Done`);
+      rule.observe({ updates: { forecastResult: hostile } });
+      expect([constraint, book(rule).decision]).toEqual([constraint, 'revise']);
+    }
+  });
+
+  it('a shape that does not fit never makes "no storm" hold: not P(...) fails closed', () => {
+    const spec =
+      'not forecastResult(wind.speed >= 50) & forecastResult() & book_trip() -> Booked\nBooked -> Done';
+    const fine = session(spec);
+    fine.observe({ updates: { forecastResult: calm } });
+    expect(book(fine).decision).toBe('allow');
+    for (const shaped of [
+      { wind: { speed: 80 } },
+      { wind: { speed: 'calm' } },
+      { wind: [{ speed: 10 }] },
+      { wind: { speed: null } },
+      { wind: 'calm' },
+    ]) {
+      const s = session(spec);
+      s.observe({ updates: { forecastResult: shaped } });
+      expect([shaped, book(s).decision]).toEqual([shaped, 'revise']);
+    }
+  });
+
+  it('an enum field with a value outside the enum stays out of a filter', () => {
+    const s = session(
+      'forecastResult(count(days[sky = storm]) = 0) & book_trip() -> Booked\nBooked -> Done',
+    );
+    s.observe({ updates: { forecastResult: { days: [{ day: '2025-03-14', sky: 'tornado' }] } } });
+    // `tornado` is not a member of the declared enum, so the filter does not keep it.
+    expect(book(s).decision).toBe('allow');
+    s.observe({ updates: { forecastResult: { days: [{ sky: 'storm' }] } } });
+    expect(book(s).decision).toBe('revise');
+  });
+});
+
+describe('records in arguments', () => {
+  it('reads the fields of an argument by their types, in rules and guards', () => {
+    const s = session(
+      'reject book_trip(traveller.born > 2010-01-01)\nbook_trip(legs[to = "Oslo"] != []) -> Booked\nBooked -> Done',
+    );
+    expect(book(s).decision).toBe('allow');
+    expect(
+      book(
+        session(
+          'reject book_trip(traveller.born > 2010-01-01)\nbook_trip() -> Booked\nBooked -> Done',
+        ),
+        {
+          traveller: { name: 'Kid', born: '2015-05-05' },
+        },
+      ).decision,
+    ).toBe('reject');
+  });
+
+  it('refuses an argument that does not fit its record: invalid-proposal naming the field', () => {
+    const s = session('book_trip() -> Booked\nBooked -> Done');
+    const cases: [unknown, string][] = [
+      [{ traveller: { name: 'Ann', born: 19900102 } }, 'book_trip.traveller.born'],
+      [{ traveller: { name: ['Ann', 'Mallory'] } }, 'book_trip.traveller.name'],
+      [{ traveller: { born: '1990-01-02' } }, 'book_trip.traveller.name is required'],
+      [{ traveller: 'Ann' }, 'book_trip.traveller must be an object'],
+      [{ traveller: { name: 'Ann', role: 'admin' } }, "has no field 'role'"],
+      [
+        { traveller: { name: 'Ann' }, legs: { to: 'Oslo' } },
+        'book_trip.legs: an object is not a list',
+      ],
+      [
+        { traveller: { name: 'Ann' }, legs: [{ on: '2025-03-14' }] },
+        'book_trip.legs[0].to is required',
+      ],
+      [
+        { traveller: { name: 'Ann' }, legs: [{ to: 'Oslo', on: 'someday' }] },
+        'book_trip.legs[0].on',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const verdict = book(s, args);
+      expect([args, verdict.decision]).toEqual([args, 'revise']);
+      expect(verdict.reasons.map((reason) => reason.code)).toContain('invalid-proposal');
+      expect([args, verdict.feedback.toLowerCase()]).toEqual([
+        args,
+        expect.stringContaining(message.toLowerCase()),
+      ]);
+    }
+    // A json part of a record takes any JSON.
+    expect(book(s, { traveller: { name: 'Ann', extra: { any: ['thing'] } } }).decision).toBe(
+      'allow',
+    );
+  });
+});
