@@ -14,6 +14,7 @@ export const languageV2Summary = `# Structure, counts, bindings, negation (versi
   \`account.balance\`; \`results[name = "Mike Johnson", open_now = true]\` (the elements satisfying every constraint);
   \`files[it matches /\\.pdf$/]\` (\`it\` is a plain element); projections \`results[name = "Mike Johnson"].unique_id\`.
   Never match JSON text with a regex or \`contains\` to find an element: filter it.
+  \`record{...}\` / \`list<record{...}>\` work the same but list their fields and types: name only those fields.
 - \`count(list)\`, \`count(list[filter])\`, \`len(text)\` are numbers: \`SearchResult(count(results[name = "Ann"]) = 1)\`.
   \`any(list) op v\` holds for some element, \`each(list) op v\` for every element.
 - \`x as number|date|time|datetime|boolean\` reads text the tool returned as that type:
