@@ -1,4 +1,6 @@
+import type { CheckedConstraint } from '../language/index.js';
 import { defaultLimits, isDecimal } from '../language/index.js';
+import { bindingData } from './access-test.js';
 import type { SessionClock } from './clock.js';
 import type {
   CompiledGuard,
@@ -19,7 +21,7 @@ import type { UnmetCondition } from './evaluation.js';
 import type { FabricationCheck } from './fabricated-action.js';
 import type { Key } from './join.js';
 import type { ProposalProblem } from './proposal.js';
-import { cutText, formatValue, type Value } from './values.js';
+import { canonicalJson, cutText, formatValue, type Value } from './values.js';
 import type { Reason } from './verdict.js';
 
 /**
@@ -38,6 +40,37 @@ function actualText(
   const declaration = pattern.predicate.variables[variable];
   if (value === undefined || !declaration) return 'unobserved';
   return formatValue(value, declaration.type, maxEcho);
+}
+
+/**
+ * What a path with fields only (`wind.speed`, `count(days)`) reads in a value, as the
+ * reason echoes it: the field rather than the whole record or json value (LANGUAGE.md
+ * §7). Undefined for paths with filters (the rule's own walk is the authority there).
+ */
+function pathText(
+  constraint: CheckedConstraint,
+  value: Value,
+  maxEcho: number,
+): string | undefined {
+  const access = constraint.access;
+  if (access === undefined || access.steps.some((step) => step.kind !== 'field')) return undefined;
+  if (access.function !== undefined && access.function !== 'count' && access.function !== 'len')
+    return undefined;
+  let data: unknown = bindingData(value);
+  for (const step of access.steps) {
+    if (step.kind !== 'field') return undefined;
+    if (Array.isArray(data)) return undefined;
+    if (typeof data !== 'object' || data === null || !Object.hasOwn(data, step.name))
+      return 'missing';
+    data = (data as Record<string, unknown>)[step.name];
+  }
+  if (access.function !== undefined) {
+    if (Array.isArray(data)) return String(data.length);
+    return typeof data === 'string' && access.function === 'len'
+      ? String([...data].length)
+      : 'not a list';
+  }
+  return cutText(typeof data === 'string' ? JSON.stringify(data) : canonicalJson(data), maxEcho);
 }
 
 /**
@@ -143,7 +176,11 @@ export function unmetReason(
     case 'constraint': {
       const { pattern, constraint } = unmet;
       const declaration = pattern.predicate.declaration;
-      const actual = actualText(pattern, constraint.variable, unmet.actual, maxEcho);
+      const actual =
+        (unmet.actual === undefined
+          ? undefined
+          : pathText(constraint.source, unmet.actual, maxEcho)) ??
+        actualText(pattern, constraint.variable, unmet.actual, maxEcho);
       const isAction = declaration.kind === 'action';
       const verb = isAction ? 'is' : changed(pattern.predicate.index) ? 'would be' : 'is';
       const subject = isAction

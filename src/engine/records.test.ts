@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from '../language/index.js';
+import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import type { Schema } from '../language/schema-model.js';
+import { writeCompiledSpec } from '../language/write-compiled-spec.js';
 import { schemaFromMcpTools } from '../schema/from-mcp.js';
 import { createSession } from './session.js';
 
@@ -147,6 +149,29 @@ describe('records in rules: typed fields of tool results', () => {
     expect(book(s).decision).toBe('allow');
     s.observe({ updates: { forecastResult: { days: [{ sky: 'storm' }] } } });
     expect(book(s).decision).toBe('revise');
+  });
+});
+
+describe('records in feedback, bindings and compiled specs', () => {
+  it('names the field value that failed, not the whole record', () => {
+    const s = session('forecastResult(wind.speed < 30) & book_trip() -> Booked\nBooked -> Done');
+    s.observe({ updates: { forecastResult: { wind: { speed: 45 } } } });
+    expect(book(s).feedback).toContain('must have wind.speed less than 30; it is 45.');
+  });
+
+  it('binds a field of a record list and keeps records through a compiled spec', () => {
+    const text =
+      'forecastResult(days[sky = clear].day = $d) & book_trip(legs.on contains $d) -> Booked\nBooked -> Done';
+    const checked = checkSpec(text, schema);
+    if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics));
+    const compiled = readCompiledSpec(JSON.parse(JSON.stringify(writeCompiledSpec(checked.value))));
+    for (const spec of [checked.value, compiled]) {
+      const s = createSession(spec, { now });
+      s.observe({ updates: { forecastResult: calm } });
+      const on = (day: string) => ({ traveller: { name: 'Ann' }, legs: [{ to: 'Oslo', on: day }] });
+      expect(book(s, on('2025-03-15')).decision).toBe('revise');
+      expect(book(s, on('2025-03-14')).decision).toBe('allow');
+    }
   });
 });
 
