@@ -153,6 +153,15 @@ describe('records in rules: typed fields of tool results', () => {
 });
 
 describe('records in feedback, bindings and compiled specs', () => {
+  it('suggests a declared text field when a list of records is compared with text', () => {
+    const checked = checkSpec('book_trip(legs contains "Oslo") -> Booked\nBooked -> Done', schema);
+    const warning = checked.diagnostics.find(
+      (diagnostic) => diagnostic.code === 'record-list-compared-with-text',
+    );
+    expect(warning?.message ?? '').not.toBe('');
+    expect(JSON.stringify(warning)).toContain('legs[to contains');
+  });
+
   it('names the field value that failed, not the whole record', () => {
     const s = session('forecastResult(wind.speed < 30) & book_trip() -> Booked\nBooked -> Done');
     s.observe({ updates: { forecastResult: { wind: { speed: 45 } } } });
@@ -223,6 +232,9 @@ describe('records in arguments', () => {
         expect.stringContaining(message.toLowerCase()),
       ]);
     }
+    // `__proto__` from JSON text is an own key like any other: not a declared field.
+    const proto = JSON.parse('{"traveller": {"name": "Ann", "__proto__": {"name": "Mallory"}}}');
+    expect(book(s, proto).decision).toBe('revise');
     // A json part of a record takes any JSON.
     expect(book(s, { traveller: { name: 'Ann', extra: { any: ['thing'] } } }).decision).toBe(
       'allow',

@@ -38,6 +38,12 @@ function plainTexts(constraint: CheckedConstraint): string[] {
 
 /** The field a filter most likely means: one named in the description, a name or title first. */
 function likelyField(variable: VariableDeclaration): string {
+  // A declared record names its fields (LANGUAGE.md §7): a text field named like a name first.
+  const fields = variable.record?.fields ?? [];
+  const declared =
+    fields.find((field) => field.type.kind === 'text' && /name|title|subject/.test(field.name)) ??
+    fields.find((field) => field.type.kind === 'text');
+  if (declared !== undefined) return declared.name;
   const named = [
     ...(variable.description ?? '').matchAll(/['"`‘“]?\b([a-z][a-z0-9]*_[a-z0-9_]+)\b['"`’”]?/g),
   ].map((match) => match[1] ?? '');
