@@ -19,6 +19,7 @@ import {
   timeCall,
   timerOverhead,
 } from './measure.js';
+import { recordsBench } from './records.js';
 import { securityBench } from './security.js';
 import { serversBench } from './servers.js';
 import { v2RulesBench } from './v2-rules.js';
@@ -199,6 +200,7 @@ async function main(): Promise<void> {
   v2RulesBench(proposalsPerKind);
   guardBench(proposalsPerKind);
   languageV2Bench(proposalsPerKind);
+  recordsBench(proposalsPerKind);
   await adapterBench();
   await serversBench();
 }
