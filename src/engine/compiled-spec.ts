@@ -269,10 +269,13 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
                 : compileConstraintTest(constraint, settings),
         absent: isAction && constraint.variable.type.kind === 'list' ? noElements : undefined,
         // A path into an argument that is not given is a missing field (LANGUAGE.md §7).
+        // In a rule's `not P(…)`, a path into a record the result does not carry holds too,
+        // so that `not` fails closed (see compileAccessTest).
         holdsWhenAbsent:
-          guard &&
-          isAction &&
-          (operatorPolarity[constraint.operator].negated || constraint.access !== undefined),
+          (guard &&
+            isAction &&
+            (operatorPolarity[constraint.operator].negated || constraint.access !== undefined)) ||
+          (negated && constraint.access !== undefined && constraint.variable.record !== undefined),
         // Every compiled constraint has the same shape (one hidden class on the hot path).
         binding:
           constraint.binding || constraint.access?.joins

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
@@ -238,6 +239,53 @@ describe('records in arguments', () => {
     // A json part of a record takes any JSON.
     expect(book(s, { traveller: { name: 'Ann', extra: { any: ['thing'] } } }).decision).toBe(
       'allow',
+    );
+  });
+});
+
+describe('records against any shape (property)', () => {
+  const anyJson = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.constantFrom('2025-03-14', '2009-12-31', '2011-01-01', '45', 'NaN', '__proto__'),
+  );
+
+  it('not P(field >= 50) holds only for a result whose field is a number below 50', () => {
+    const spec =
+      'not forecastResult(wind.speed >= 50) & forecastResult() & book_trip() -> Booked\nBooked -> Done';
+    fc.assert(
+      fc.property(anyJson, anyJson, (wind, speed) => {
+        for (const result of [{ wind }, { wind: { speed } }]) {
+          const s = session(spec);
+          s.observe({ updates: { forecastResult: result } });
+          const value =
+            typeof result.wind === 'object' && result.wind !== null && !Array.isArray(result.wind)
+              ? (result.wind as { speed?: unknown }).speed
+              : undefined;
+          // Observed strings are read by the field's type ("45" is 45): left to the unit tests.
+          if (typeof value === 'string' && /^[\s\d.eE+-]*$/.test(value)) continue;
+          const below = typeof value === 'number' && value < 50;
+          expect([result, book(s).decision]).toEqual([result, below ? 'allow' : 'revise']);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a guard on a record argument field is never walked around: allowed only for a fitting date', () => {
+    const spec =
+      'reject book_trip(traveller.born > 2010-01-01)\nbook_trip() -> Booked\nBooked -> Done';
+    fc.assert(
+      fc.property(anyJson, (born) => {
+        const s = session(spec);
+        const decision = book(s, { traveller: { name: 'Ann', born } }).decision;
+        const allowed =
+          born === null ||
+          (typeof born === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(born) && born <= '2010-01-01');
+        if (decision === 'allow') expect([born, allowed]).toEqual([born, true]);
+        if (typeof born === 'string' && born > '2010-01-01' && /^\d{4}-/.test(born))
+          expect(decision).not.toBe('allow');
+      }),
+      { numRuns: 300 },
     );
   });
 });
