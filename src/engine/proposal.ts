@@ -19,6 +19,8 @@ export interface ProposalProblem {
   readonly predicate?: string;
   readonly variable?: string;
   readonly actual?: string;
+  /** The limit the input went beyond, when that is the problem. */
+  readonly limit?: 'maxInstances';
 }
 
 export interface NormalizedProposal {
@@ -343,13 +345,38 @@ function instanceKey(
   values: (index: number) => Value | undefined,
 ): string | undefined {
   if (predicate.keyIndexes.length === 0) return singleKey;
+  // A tool's result is keyed by its call's arguments; one observed without them (a raw
+  // trace, an app's own report) is keyed by "not given", so it replaces the previous
+  // such result as before results had keys.
+  const resultOfCall = predicate.declaration.resultOf !== undefined;
   const parts: string[] = [];
   for (const index of predicate.keyIndexes) {
     const value = values(index);
-    if (value === undefined) return undefined;
+    if (value === undefined && !resultOfCall) return undefined;
     parts.push(valueKey(value));
   }
   return parts.join('\u0000');
+}
+
+/** Instances of the predicate the view holds plus the new ones this reading adds. */
+function instancesAfter(
+  predicate: CompiledPredicate,
+  view: StateView,
+  pending: ReadonlyMap<string, boolean>,
+): number {
+  let count = 0;
+  view.someInstance(predicate, () => {
+    count++;
+    return false;
+  });
+  const prefix = `${predicate.index}\u0000`;
+  for (const [key, kept] of pending) {
+    if (!key.startsWith(prefix)) continue;
+    const existed = view.instance(predicate, key.slice(prefix.length)) !== undefined;
+    if (kept && !existed) count++;
+    else if (!kept && existed) count--;
+  }
+  return count;
 }
 
 function readUpdate(
@@ -434,6 +461,19 @@ function readUpdate(
     context.problems.push({
       message: `${predicate.name} has no instance with that key to ${operation}`,
       predicate: predicate.name,
+    });
+    return undefined;
+  }
+  if (
+    operation !== 'delete' &&
+    !exists &&
+    predicate.keyIndexes.length > 0 &&
+    instancesAfter(predicate, context.view, pending) >= context.limits.maxInstances
+  ) {
+    context.problems.push({
+      message: `${predicate.name} already holds ${context.limits.maxInstances} instances, as many as a session keeps (maxInstances)`,
+      predicate: predicate.name,
+      limit: 'maxInstances',
     });
     return undefined;
   }

@@ -167,8 +167,9 @@ export class Session implements IntentSession {
   readonly #describe: (rule: CompiledRule) => string;
   #pending: PendingApproval | undefined;
   /**
-   * Why a commit failed half-way, if one did. The state is then unknown (updates may be
-   * applied while Done was not re-evaluated), so the session fails closed from then on.
+   * Why the state is no longer known, if it is not: a commit failed half-way (updates
+   * applied while Done was not re-evaluated), or an observation could not be kept. The
+   * session fails closed from then on.
    */
   #broken: string | undefined;
   #finished = false;
@@ -247,6 +248,10 @@ export class Session implements IntentSession {
         this.#settings.limits,
       );
       if (!read.ok) {
+        // A fact that happened but cannot be kept leaves the state unknown: a `not`
+        // or a guard reading it could otherwise allow what it forbids. Fail closed.
+        const lost = read.problems.find((problem) => problem.limit !== undefined);
+        if (lost) this.#broken = `an observation could not be kept: ${lost.message}`;
         this.#record({ kind: 'observe', ok: false });
         return { ok: false, problems: read.problems, ignored: [], status: this.status() };
       }
@@ -744,9 +749,7 @@ export class Session implements IntentSession {
 
   #assertIntact(): void {
     if (this.#broken !== undefined) {
-      throw new Error(
-        `an earlier commit failed (${this.#broken}), so the session state is unknown`,
-      );
+      throw new Error(`${this.#broken}, so the session state is unknown`);
     }
   }
 
@@ -1049,7 +1052,7 @@ export class Session implements IntentSession {
       }
       for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
     } catch (error) {
-      this.#broken = errorMessage(error);
+      this.#broken = `an earlier commit failed (${errorMessage(error)})`;
       return false;
     }
     return true;
@@ -1063,7 +1066,7 @@ export class Session implements IntentSession {
         if (undoable) this.#lastCommit = this.#version;
       }
     } catch (error) {
-      this.#broken = errorMessage(error);
+      this.#broken = `an earlier commit failed (${errorMessage(error)})`;
       throw error;
     }
   }

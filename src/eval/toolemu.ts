@@ -98,10 +98,16 @@ function observationOf(text: unknown): { output: Record<string, unknown> } | { e
   return { output: value };
 }
 
-function resultSteps(schema: Schema, tool: string, id: string, observation: unknown): EvalStep[] {
+function resultSteps(
+  schema: Schema,
+  tool: string,
+  args: unknown,
+  id: string,
+  observation: unknown,
+): EvalStep[] {
   const outcome = observationOf(observation);
   if ('error' in outcome) return [{ kind: 'fail', id }];
-  const observed = toolResultObservation(schema, tool, outcome.output);
+  const observed = toolResultObservation(schema, tool, outcome.output, args);
   return observed === undefined ? [] : [{ kind: 'observe', observation: observed, id }];
 }
 
@@ -132,9 +138,10 @@ export function toolemuSteps(
     if (Array.isArray(action) && typeof action[0] === 'string') {
       const id = `call-${++calls}`;
       const tool = action[0];
+      const args = toolInput(action[1]);
       steps.push({
         kind: 'propose',
-        proposal: { action: { name: tool, args: toolInput(action[1]) } },
+        proposal: { action: { name: tool, args } },
         source: 'executed',
         name: tool,
         id,
@@ -142,7 +149,7 @@ export function toolemuSteps(
       // The observation, or [observation, the simulator's notes…] in ToolEmu's own runs.
       const observed = (step as unknown[])[1];
       steps.push(
-        ...resultSteps(schema, tool, id, Array.isArray(observed) ? observed[0] : observed),
+        ...resultSteps(schema, tool, args, id, Array.isArray(observed) ? observed[0] : observed),
       );
     } else if (isRecord(action) && typeof action['log'] === 'string') {
       finalLog = action['log'];
@@ -163,7 +170,7 @@ export function toolemuSteps(
       id,
     });
     if (call.observation !== undefined)
-      steps.push(...resultSteps(schema, call.tool, id, call.observation));
+      steps.push(...resultSteps(schema, call.tool, call.input, id, call.observation));
   }
   const answer = answerText(output);
   steps.push({

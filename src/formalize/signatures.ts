@@ -98,10 +98,17 @@ function parameter(
 function flags(predicate: PredicateDeclaration): string {
   const parts: string[] = [];
   if (predicate.critical) parts.push('critical');
-  if (predicate.keys.length > 0) parts.push(`one instance per ${predicate.keys.join(', ')}`);
-  if (predicate.resultOf !== undefined) parts.push(`last result of ${predicate.resultOf}`);
+  if (predicate.resultOf !== undefined) {
+    // A result is keyed by its call's arguments (LANGUAGE.md §7); the signature lists
+    // only its own fields, the arguments being those of the action shown with it.
+    parts.push(
+      predicate.keys.length > 0
+        ? `results of ${predicate.resultOf}, one per call; its arguments are variables too`
+        : `last result of ${predicate.resultOf}`,
+    );
+  } else if (predicate.keys.length > 0) parts.push(`one instance per ${predicate.keys.join(', ')}`);
   // A tool's result is observed by definition; saying so again would only cost tokens.
-  else if (predicate.observed === true) parts.push('observed');
+  if (predicate.resultOf === undefined && predicate.observed === true) parts.push('observed');
   return parts.length > 0 ? `  [${parts.join('; ')}]` : '';
 }
 
@@ -118,13 +125,16 @@ export function renderSignature(
   predicate: PredicateDeclaration,
   limits: SignatureLimits = defaultSignatureLimits,
 ): string {
-  const parameters = predicate.variables
-    .map((variable) => parameter(variable, predicate, limits))
-    .join(', ');
+  // A result's argument variables repeat its action's parameters: not shown twice.
+  const shown =
+    predicate.resultOf === undefined
+      ? predicate.variables
+      : predicate.variables.filter((variable) => !predicate.keys.includes(variable.name));
+  const parameters = shown.map((variable) => parameter(variable, predicate, limits)).join(', ');
   const lines = [`${predicate.kind} ${predicate.name}(${parameters})${flags(predicate)}`];
   const description = oneLine(predicate.description, limits.descriptionLength);
   if (description !== '' && predicate.resultOf === undefined) lines.push(`  # ${description}`);
-  for (const variable of predicate.variables) {
+  for (const variable of shown) {
     if (variable.description === undefined) continue;
     const text = oneLine(variable.description, limits.variableDescriptionLength);
     if (text !== '') lines.push(`  # ${variable.name}: ${text}`);

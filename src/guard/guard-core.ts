@@ -262,7 +262,7 @@ export class IntentGuard implements Guard {
       const observation =
         this.#schema === undefined
           ? undefined
-          : toolResultObservation(this.#schema, record.call.name, outcome.output);
+          : toolResultObservation(this.#schema, record.call.name, outcome.output, record.call.args);
       if (observation) {
         answer = this.#session.observe(observation);
         this.#journal({ observe: observation, id });

@@ -1,4 +1,4 @@
-import type { Schema } from '../language/index.js';
+import type { PredicateDeclaration, Schema } from '../language/index.js';
 
 /**
  * A tool's output as an observation of its result predicate (`<Tool>Result`), in the
@@ -7,16 +7,53 @@ import type { Schema } from '../language/index.js';
  * JSON of its text content). Output that has no fields still records that the result
  * exists, so `TResult()` holds. Undefined when the schema has no result predicate for
  * the tool.
+ *
+ * `args` are the arguments of the call that produced the output (the guard's own copy of
+ * the allowed call, never the agent's later word): the result is keyed by them, so each
+ * distinct call keeps its own result (LANGUAGE.md §7). The arguments fill only the
+ * result's argument variables, and the output only its result fields, so neither can
+ * stand for the other.
  */
 export function toolResultObservation(
   schema: Schema,
   toolName: string,
   output: unknown,
+  args?: unknown,
 ): { readonly updates: Record<string, Record<string, unknown>> } | undefined {
-  const action = schema.predicates.get(toolName);
+  const action = toolPredicate(schema, toolName);
   const resultName = action?.resultPredicate;
-  if (resultName === undefined || !schema.predicates.has(resultName)) return undefined;
-  return { updates: { [resultName]: resultFields(output) } };
+  const result = resultName === undefined ? undefined : schema.predicates.get(resultName);
+  if (resultName === undefined || result === undefined) return undefined;
+  const fields = { ...resultFields(output) };
+  const argumentFields = new Set(result.keys);
+  for (const variable of result.variables) {
+    if (argumentFields.has(variable.name)) delete fields[variable.sourcePath?.[0] ?? variable.name];
+  }
+  if (isRecord(args)) {
+    for (const variable of result.variables) {
+      if (!argumentFields.has(variable.name)) continue;
+      const field = variable.sourcePath?.[0] ?? variable.name;
+      if (Object.hasOwn(args, field)) {
+        Object.defineProperty(fields, field, {
+          value: args[field],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+    }
+  }
+  return { updates: { [resultName]: fields } };
+}
+
+/** The action predicate of a tool, by the name the agent calls it (`get-weather` too). */
+function toolPredicate(schema: Schema, toolName: string): PredicateDeclaration | undefined {
+  const named = schema.predicates.get(toolName);
+  if (named?.kind === 'action') return named;
+  for (const predicate of schema.predicates.values()) {
+    if (predicate.kind === 'action' && predicate.sourceName === toolName) return predicate;
+  }
+  return undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -58,6 +58,13 @@ export interface Limits {
    * elements tried, values compared); beyond it the join fails closed (LANGUAGE.md §7).
    */
   readonly maxJoinWork: number;
+  /**
+   * Instances one keyed predicate may hold (a tool's results, one per distinct
+   * arguments; a states file's `key_arg_name` predicates). A proposal beyond it is
+   * `invalid-proposal`; an observation beyond it cannot be recorded, so the session
+   * fails closed (its state is no longer known, LANGUAGE.md §7).
+   */
+  readonly maxInstances: number;
 }
 
 export const defaultLimits: Limits = Object.freeze({
@@ -85,6 +92,7 @@ export const defaultLimits: Limits = Object.freeze({
   maxRefusalMemoCharacters: 4_000_000,
   maxHistory: 10_000,
   maxJoinWork: 100_000,
+  maxInstances: 1_000,
 });
 
 /** Merges overrides into the defaults; the result is frozen. */

@@ -41,11 +41,15 @@ describe('schemaFromMcpTools', () => {
     expect(predicates.get('BankTransferResult')).toEqual({
       name: 'BankTransferResult',
       kind: 'state',
-      description: 'The result of the last BankTransfer call.',
+      description: 'The result of a BankTransfer call, one per distinct arguments (to, amount).',
+      // The call's arguments are variables of its result too, without `required`: a
+      // result may be observed without them.
       variables: [
         { name: 'content', type: { kind: 'text' }, description: "The tool's text output." },
+        { name: 'to', type: { kind: 'text' } },
+        { name: 'amount', type: { kind: 'number' } },
       ],
-      keys: [],
+      keys: ['to', 'amount'],
       critical: false,
       resultOf: 'BankTransfer',
       observed: true,
@@ -131,7 +135,41 @@ describe('schemaFromMcpTools', () => {
         jsonText: true,
         record: { fields: [{ name: 'speed', type: { kind: 'number' } }] },
       },
+      { name: 'city', type: { kind: 'text' } },
     ]);
+    expect(result.value?.predicates.get('weatherResult')?.keys).toEqual(['city']);
+  });
+
+  it('keys a result by the arguments whose names no result field has', () => {
+    const result = schemaFromMcpTools({
+      tools: [
+        {
+          name: 'search',
+          inputSchema: {
+            type: 'object',
+            properties: { query: { type: 'string' }, status: { type: 'string' } },
+          },
+          outputSchema: {
+            type: 'object',
+            properties: { status: { type: 'number' }, hits: { type: 'number' } },
+          },
+        },
+        { name: 'ping', inputSchema: noInput },
+      ],
+    });
+    expect(result.diagnostics).toEqual([]);
+    const searched = result.value?.predicates.get('searchResult');
+    // The result's own `status` wins; the argument of that name is not a variable.
+    expect(searched?.variables.map((variable) => [variable.name, variable.type.kind])).toEqual([
+      ['status', 'number'],
+      ['hits', 'number'],
+      ['query', 'text'],
+    ]);
+    expect(searched?.keys).toEqual(['query']);
+    // A tool without arguments keeps one result, its last.
+    const pinged = result.value?.predicates.get('pingResult');
+    expect(pinged?.keys).toEqual([]);
+    expect(pinged?.description).toBe('The result of the last ping call.');
   });
 
   it('rewrites tool names that are not identifiers and keeps the original as sourceName', () => {

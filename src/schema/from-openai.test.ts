@@ -41,7 +41,11 @@ describe('schemaFromOpenAiTools', () => {
     expect(send?.variables).toEqual(expectedVariables);
     expect(result.value?.predicates.get('send_emailResult')?.variables).toEqual([
       { name: 'content', type: { kind: 'text' }, description: "The tool's text output." },
+      // The call's arguments, keying the result (without `required`).
+      { name: 'to', type: { kind: 'text' }, description: 'Recipient address.' },
+      { name: 'subject', type: { kind: 'text' } },
     ]);
+    expect(result.value?.predicates.get('send_emailResult')?.keys).toEqual(['to', 'subject']);
     expect(result.value?.predicates.get('send_emailResult')).toMatchObject({
       resultOf: 'send_email',
       observed: true,

@@ -69,7 +69,9 @@ describe('schemaFromToolemu on the real toolkits', () => {
     ).toEqual([
       ['output', { kind: 'text' }],
       ['exit_code', { kind: 'number' }],
+      ['command', { kind: 'text' }],
     ]);
+    expect(schema.predicates.get('TerminalExecuteResult')?.keys).toEqual(['command']);
   });
 
   it('keeps ToolEmu objects as text', () => {
@@ -179,6 +181,7 @@ describe('schemaFromToolemu on small inputs', () => {
     });
     expect(result.value?.predicates.get('DemoPingResult')?.variables).toEqual([
       { name: 'ok', type: { kind: 'boolean' }, description: 'Reachable.' },
+      { name: 'host', type: { kind: 'text' }, description: 'Host.' },
     ]);
   });
 

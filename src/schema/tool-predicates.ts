@@ -49,8 +49,14 @@ export function contentResult(path: string): ConvertedVariable {
 
 /**
  * Turns each tool `T` into an action predicate `T(params…)` and a state predicate
- * `TResult(returns…)` that holds its last observed result, refusing names that collide.
+ * `TResult(returns…, params…)` that holds its observed results, one per distinct
+ * arguments (LANGUAGE.md §7, FORMATS.md §1), refusing names that collide.
  */
+/** The field of a tool's arguments or result a variable reads from. */
+function topField(variable: VariableDeclaration): string {
+  return variable.sourcePath?.[0] ?? variable.name;
+}
+
 export class ToolPredicates {
   readonly #predicates = new Map<string, PredicateDeclaration>();
   #toolCount = 0;
@@ -84,11 +90,14 @@ export class ToolPredicates {
     }
     const override = this.options.critical?.(tool.name);
     const critical = typeof override === 'boolean' ? override : tool.critical;
+    const parameters = this.#declarations(tool.parameters, tool.namePath);
+    const results = this.#declarations(tool.results, tool.namePath);
+    const callArguments = this.#callArguments(parameters, results);
     this.#predicates.set(name, {
       name,
       kind: 'action',
       description: tool.description,
-      variables: this.#declarations(tool.parameters, tool.namePath),
+      variables: parameters,
       keys: [],
       critical,
       resultPredicate: resultName,
@@ -97,15 +106,44 @@ export class ToolPredicates {
     this.#predicates.set(resultName, {
       name: resultName,
       kind: 'state',
-      description: `The result of the last ${name} call.`,
-      variables: this.#declarations(tool.results, tool.namePath),
-      keys: [],
+      description:
+        callArguments.length === 0
+          ? `The result of the last ${name} call.`
+          : `The result of a ${name} call, one per distinct arguments (${callArguments
+              .map((variable) => variable.name)
+              .join(', ')}).`,
+      variables: [...results, ...callArguments],
+      // Each distinct call keeps its own result: an earlier search still holds after a
+      // different one, and a repeated call replaces its own result only.
+      keys: callArguments.map((variable) => variable.name),
       critical: false,
       resultOf: name,
       // Only the tool reports what it returned: an agent that could propose it would
       // forge the precondition of its next step.
       observed: true,
     });
+  }
+
+  /**
+   * The call's parameters as variables of its result, keying it: all but those whose
+   * name or top-level field a result variable already has (the result's own field wins),
+   * within the variable limit. `required` is dropped: a result may be observed without
+   * its call's arguments (they then key it as "not given").
+   */
+  #callArguments(
+    parameters: readonly VariableDeclaration[],
+    results: readonly VariableDeclaration[],
+  ): VariableDeclaration[] {
+    const taken = new Set<string>();
+    for (const variable of results) {
+      taken.add(variable.name);
+      taken.add(topField(variable));
+    }
+    const room = Math.max(0, this.context.limits.maxVariables - results.length);
+    return parameters
+      .filter((variable) => !taken.has(variable.name) && !taken.has(topField(variable)))
+      .slice(0, room)
+      .map(({ required: _required, ...variable }) => variable);
   }
 
   build(): Schema {

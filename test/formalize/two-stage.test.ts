@@ -67,7 +67,7 @@ describe('two-stage formalization for tool agents (RefineAct)', () => {
     expect(prompt).not.toContain('"extra"');
     expect(prompt).toContain('action TodoistDeleteTask(task_id: text)  [critical]');
     expect(prompt).toContain(
-      'state TodoistSearchTasksResult(tasks: list<text>)  [last result of TodoistSearchTasks]',
+      'state TodoistSearchTasksResult(tasks: list<text>)  [results of TodoistSearchTasks, one per call; its arguments are variables too]',
     );
 
     expect(result.report.attempts.map((attempt) => `${attempt.stage}:${attempt.outcome}`)).toEqual([

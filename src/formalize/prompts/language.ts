@@ -29,10 +29,11 @@ A spec is a list of rules \`body -> head\`, one per line, plus optional guards.
 - Comments start with \`#\`.
 
 # What a spec means
-- State predicates hold what the app shows or what a tool returned (\`ToolResult\` holds the last result of
-  \`Tool\`). A predicate marked \`[one instance per …]\` keeps one instance per key; any other keeps only its
-  latest value (after Seoul is shown, a clock showing London is no longer true). A constraint on a value
-  that was never observed is false. Predicates and variables marked
+- State predicates hold what the app shows or what a tool returned (\`ToolResult\` holds the results of
+  \`Tool\`, one per call, and the call's arguments are its variables too). A predicate marked
+  \`[one instance per …]\` keeps one instance per key; any other keeps only its
+  latest value (after Seoul is shown, a clock showing London is no longer true). A constraint on a
+  value that was never observed is false. Predicates and variables marked
   \`observed\` are reported by the app (availability, balances, outcomes), never set by the agent.
 - Action predicates are the actions the agent proposes (tool calls with their arguments). A rule body has
   at most one action pattern.
