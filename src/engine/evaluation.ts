@@ -265,7 +265,10 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
  */
 function emptyBinder(rule: CompiledRule, context: EvaluationContext): UnmetCondition[] {
   for (const pattern of rule.states) {
-    const constraint = pattern.constraints.find((candidate) => candidate.binding?.binds);
+    // A binder, or a filter that binds (`products[name contains "x", id = $id]`).
+    const constraint = pattern.constraints.find(
+      (candidate) => candidate.binding?.binds || candidate.binding?.filter !== undefined,
+    );
     if (constraint === undefined) continue;
     let actual: Value | undefined;
     context.view.someInstance(pattern.predicate, (instance) => {

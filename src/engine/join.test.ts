@@ -397,3 +397,39 @@ describe('a json number compared with a bound date (LANGUAGE.md §7)', () => {
     expect(accept('2025-03-25')).toBe('revise');
   });
 });
+
+describe('a filter that binds from an empty list', () => {
+  const shop = createSchema('shop', [
+    {
+      name: 'ProductsResult',
+      kind: 'state',
+      description: 'The products the last search found; each has id and name.',
+      variables: [{ name: 'products', type: { kind: 'list', element: 'text' }, jsonText: true }],
+      keys: [],
+      critical: false,
+      observed: true,
+    },
+    {
+      name: 'BuyProduct',
+      kind: 'action',
+      description: 'Buys a product.',
+      variables: [{ name: 'id', type: { kind: 'text' }, required: true }],
+      keys: [],
+      critical: true,
+    },
+  ]);
+
+  it('names the filter in its refusal instead of giving no reason', () => {
+    const checked = checkSpec(
+      'ProductsResult(products[name contains "laptop", id = $id]) & BuyProduct(id = $id) -> Bought\nBought -> Done',
+      shop,
+    );
+    if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics, null, 1));
+    const s = createSession(checked.value, { now });
+    s.observe({ updates: { ProductsResult: { products: [] } } });
+    const refused = s.propose({ action: { name: 'BuyProduct', args: { id: 'x1' } } });
+    expect(refused.decision).toBe('revise');
+    expect(refused.reasons[0]?.code).toBe('unmet-conditions');
+    expect(refused.feedback).toContain('products[');
+  });
+});
