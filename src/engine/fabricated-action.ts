@@ -1,4 +1,5 @@
 import { isDecimal, normalizeText } from '../language/index.js';
+import { parseDate, parseDateTime, parseTime } from '../language/temporal.js';
 import { confusableSkeletons } from '../language/unicode/skeleton.js';
 import { provideAnswerCheck } from './answer-check.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
@@ -375,6 +376,24 @@ function comparable(value: unknown): string {
   return normalizeText(JSON.stringify(value) ?? '');
 }
 
+/**
+ * A shown date, time or date-time as the count a committed one is kept as (`"23:59"` is
+ * the call made with `23:59`); other values, and spellings these do not read, as they are.
+ */
+function temporal(value: unknown, type: string | undefined): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  const read =
+    type === 'date'
+      ? parseDate(text)
+      : type === 'time'
+        ? parseTime(text)
+        : type === 'datetime'
+          ? parseDateTime(text)
+          : undefined;
+  return read ?? value;
+}
+
 function committedComparable(value: Value | undefined): string {
   if (isTextValue(value)) {
     const number = Number(value.key);
@@ -390,7 +409,9 @@ function accountsFor(committed: CommittedCall, shown: ShownCall): boolean {
   for (const [name, value] of Object.entries(shown.input)) {
     const index = shown.predicate.variableIndex.get(name);
     if (index === undefined) continue;
-    if (committedComparable(committed.values[index]) !== comparable(value)) return false;
+    const type = shown.predicate.variables[index]?.type.kind;
+    if (committedComparable(committed.values[index]) !== comparable(temporal(value, type)))
+      return false;
   }
   return true;
 }

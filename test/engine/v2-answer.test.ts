@@ -149,6 +149,22 @@ describe('fabricated-action', () => {
     expect(verdict.feedback).toContain('cannot be checked');
   });
 
+  it('a committed call with a date or time accounts for the same call shown', () => {
+    const timed = schemaOf(
+      tool('SetReminder', { at: 'time', day: 'date', when: 'datetime' }, { success: 'boolean' }),
+    );
+    const session = createSession(specOf('SetReminder() -> Set\nSet -> Done', timed), {
+      now: fixedNow,
+    });
+    const args = { at: '23:59', day: '2025-03-15', when: '2025-03-15T07:30' };
+    expect(session.propose({ action: { name: 'SetReminder', args } }).decision).toBe('allow');
+    const shown = (input: object) =>
+      `Done.\nAction: SetReminder\nAction Input: ${JSON.stringify(input)}\nObservation: ok`;
+    const other = session.propose({ finish: true, answer: shown({ ...args, at: '22:00' }) });
+    expect(other.reasons[0]?.code).toBe('fabricated-action');
+    expect(session.propose({ finish: true, answer: shown(args) }).decision).toBe('allow');
+  });
+
   it('a rolled-back call no longer accounts for the answer', () => {
     const session = createSession(spec, { now: fixedNow, rollback: true });
     session.propose({ action: { name: 'GmailSearchContacts', args: { name: 'Alice' } } });
