@@ -510,13 +510,25 @@ const useOperators: Readonly<Record<Site['kind'], readonly string[]>> = {
 
 /** Arithmetic on a use, by the binding's kind: exact decimals, division by zero, midnight. */
 const arithmetic: Readonly<Record<Site['kind'], readonly string[]>> = {
-  number: [' * 0.5', ' + 1', ' - 0.1', ' / 2', ' / 3', ' / 0', ' + 0.2', ' * 2'],
-  date: [' + 1d', ' - 1d', ' - 2d'],
-  time: [' - 3h', ' + 30m', ' - 90s', ' + 12h'],
-  datetime: [' - 3h', ' + 1d', ' - 30m', ' + 12h'],
+  // Chains too: precedence, left to right, parentheses of one side.
+  number: [
+    ' * 0.5',
+    ' + 1',
+    ' - 0.1',
+    ' / 2',
+    ' / 3',
+    ' / 0',
+    ' + 0.2',
+    ' * 2',
+    ' * 0.5 + 1',
+    ' - 0.1 * 2',
+  ],
+  date: [' + 1d', ' - 1d', ' - 2d', ' + 1d - 2d'],
+  time: [' - 3h', ' + 30m', ' - 90s', ' + 12h', ' - 3h - 30m'],
+  datetime: [' - 3h', ' + 1d', ' - 30m', ' + 12h', ' + 1d - 90s'],
   text: [],
   boolean: [],
-  json: [' + 1', ' * 2', ' - 0.1'],
+  json: [' + 1', ' * 2', ' - 0.1', ' * 2 + 1'],
 };
 
 /** A use of `$x` on a site compatible with the binder's: an operator, maybe arithmetic. */
@@ -610,6 +622,58 @@ function bindingBodyArb(models: readonly PredicateModel[]): fc.Arbitrary<string[
   });
 }
 
+/**
+ * Bindings inside filters (docs/language.md): a filter that stands for one element and
+ * binds from it, or a filter (under count, any or not) that compares with a bound value.
+ */
+function filterBindingBodyArb(
+  models: readonly PredicateModel[],
+): fc.Arbitrary<string[] | undefined> {
+  const tool = models.find((model) => model.resultOf !== undefined);
+  const sites = sitesOf(models);
+  if (tool === undefined || sites.length === 0) return fc.constant(undefined);
+  const standing = fc.constantFrom(
+    `${tool.name}(items[s = "a", n = $x])`,
+    `${tool.name}(items[n >= 1, s = $x])`,
+    `${tool.name}(items[s != "b", n = $x].s = $y)`,
+  );
+  const filterUses = (kind: Site['kind']) =>
+    kind === 'text'
+      ? [`${tool.name}(count(items[s = $x]) >= 1)`, `not ${tool.name}(items[s = $x])`]
+      : kind === 'number' || kind === 'json'
+        ? [
+            `${tool.name}(count(items[n <= $x]) >= 1)`,
+            `${tool.name}(count(items[n > $x * 2 + 1]) = 0)`,
+            `${tool.name}(any(items[n = $x].s) = "a")`,
+            `not ${tool.name}(items[n = $x])`,
+          ]
+        : [];
+  const usable = sites.filter((site) => filterUses(site.kind).length > 0);
+  return fc.oneof(
+    // A standing filter binds; ordinary atoms use the bound value.
+    fc
+      .tuple(standing, fc.constantFrom(...sites))
+      .chain(([binder, site]) =>
+        useArb({ ...site, kind: 'json' }, site, 'x').map((use) => [
+          binder,
+          site.predicate.kind === 'action'
+            ? `${site.predicate.name}(${use})`
+            : `${site.predicate.name}(${use})`,
+        ]),
+      ),
+    // An ordinary binder; a filter compares with the bound value.
+    usable.length === 0
+      ? fc.constant(undefined)
+      : fc
+          .constantFrom(...usable)
+          .chain((site) =>
+            fc
+              .constantFrom(...filterUses(site.kind))
+              .map((use) => [`${site.predicate.name}(${site.subject} = $x)`, use]),
+          ),
+  );
+}
+
 /** A guard whose one pattern binds and uses `$g`: on an argument not given it fires. */
 function bindingGuardArb(models: readonly PredicateModel[]): fc.Arbitrary<string | undefined> {
   const sites = sitesOf(models).filter(
@@ -700,7 +764,13 @@ function specArb(models: readonly PredicateModel[], profile: SpecProfile): fc.Ar
   const hasAction = (atoms: readonly string[]) =>
     atoms.some((atom) => names.has(atom.slice(0, atom.indexOf('('))));
   const bound = profile.bindings
-    ? fc.option(bindingBodyArb(models), { nil: undefined, freq: 2 })
+    ? fc.option(
+        fc.oneof(
+          { weight: 3, arbitrary: bindingBodyArb(models) },
+          { weight: 1, arbitrary: filterBindingBodyArb(models) },
+        ),
+        { nil: undefined, freq: 2 },
+      )
     : fc.constant(undefined);
   return fc.integer({ min: 1, max: profile.maxObjectives }).chain((objectiveCount) => {
     const heads = Array.from({ length: objectiveCount }, (_, index) => `O${index}`);
@@ -1244,6 +1314,13 @@ function runWorld(world: World): void {
       const binding = constraint.binding;
       if (constraint.access?.function === 'len') statistics.bound.add('len');
       if (constraint.node.subject?.matches) statistics.bound.add('count matches');
+      for (const step of constraint.access?.steps ?? []) {
+        if (step.kind !== 'filter') continue;
+        for (const inner of step.constraints) {
+          if (inner.binding?.binds) statistics.bound.add('binder in filter');
+          else if (inner.binding) statistics.bound.add('use in filter');
+        }
+      }
       if (binding === undefined) continue;
       statistics.bound.add(binding.kind === undefined ? 'json binding' : 'binding');
       if (checked.value.rules.some((rule) => rule.negations?.includes(pattern)))
@@ -1252,6 +1329,8 @@ function runWorld(world: World): void {
       if (computed === undefined) continue;
       const temporal = ['date', 'time', 'datetime'].includes(binding.kind ?? '');
       statistics.bound.add(temporal ? 'duration' : 'arithmetic');
+      if (computed.kind === 'operation' && computed.left.kind === 'operation')
+        statistics.bound.add('chain');
       if (
         computed.kind === 'operation' &&
         computed.operator === '/' &&
@@ -1383,14 +1462,17 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
     expect([...statistics.bound].sort()).toEqual([
       'Answer',
       'arithmetic',
+      'binder in filter',
       'binding',
       'binding guard',
       'binding in not',
+      'chain',
       'count matches',
       'division by zero',
       'duration',
       'json binding',
       'len',
+      'use in filter',
     ]);
     // Rules and guards with bindings both held and failed on the traces.
     // (Typical counts over 1,000 worlds: 20–150 fired, 300–900 failed, 90–140 guards judged

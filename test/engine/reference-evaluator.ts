@@ -486,16 +486,25 @@ export class ReferenceSession {
    * list where one is needed, a value the literal's type cannot read). Rules read
    * `undefined` as false, guards as true (§7).
    */
-  #access(constraint: CheckedConstraint, value: RefValue): boolean | undefined {
+  #access(
+    constraint: CheckedConstraint,
+    value: RefValue,
+    assignment?: Assignment,
+  ): boolean | undefined {
     const data: unknown = isJsonBox(value) ? value.json : value;
-    return this.#accessOn(constraint, data);
+    return this.#accessOn(constraint, data, assignment, !isJsonBox(value));
   }
 
-  #accessOn(constraint: CheckedConstraint, data: unknown): boolean | undefined {
+  #accessOn(
+    constraint: CheckedConstraint,
+    data: unknown,
+    assignment?: Assignment,
+    typed = false,
+  ): boolean | undefined {
     const access = constraint.access;
     let current: unknown = data;
     for (const step of access?.steps ?? []) {
-      current = this.#step(current, step);
+      current = this.#step(current, step, assignment, typed);
       if (current === missing) return undefined;
     }
     switch (access?.function) {
@@ -523,7 +532,13 @@ export class ReferenceSession {
     }
   }
 
-  #step(data: unknown, step: CheckedStep): unknown {
+  /**
+   * One step of a path. A filter's constraint with a binding (§7, bindings inside filters)
+   * compares the element with the assigned value — a binder as an equality, so that a
+   * filter standing for one element keeps the elements the assignment picked. Without an
+   * assignment (while candidates are gathered) such a constraint keeps every element.
+   */
+  #step(data: unknown, step: CheckedStep, assignment?: Assignment, typed = false): unknown {
     const isRecord = (item: unknown): item is Record<string, unknown> =>
       typeof item === 'object' && item !== null && !Array.isArray(item);
     if (step.kind === 'field') {
@@ -545,7 +560,13 @@ export class ReferenceSession {
             : isRecord(element) && Object.hasOwn(element, name)
               ? element[name]
               : missing;
-        return subject !== missing && this.#accessOn(inner, subject) === true;
+        if (subject === missing) return false;
+        if (inner.binding !== undefined) {
+          if (assignment?.[inner.binding.name] === undefined) return true;
+          const walked = this.#walk(inner, subject, typed, assignment);
+          return walked !== undefined && this.#bindingOn(inner, walked, assignment) === true;
+        }
+        return this.#accessOn(inner, subject, assignment, typed) === true;
       }),
     );
   }
@@ -576,7 +597,12 @@ export class ReferenceSession {
     };
     const kind = kindOf(literal);
     const read = (item: unknown): Scalar | undefined => {
-      if (kind === 'text') return typeof item === 'string' ? item : undefined;
+      // Read the way an observation reads a text variable: a JSON number or boolean as
+      // its text (5 is "5"); an object or a list is no text.
+      if (kind === 'text')
+        return typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean'
+          ? String(item)
+          : undefined;
       // A count or a length is a number already.
       if (item instanceof Fraction) return kind === 'number' ? item : undefined;
       if (typeof item === 'object' || item === null) return undefined;
@@ -613,10 +639,15 @@ export class ReferenceSession {
   }
 
   /** §5.1: false on an unobserved variable; a negated operator is the negation of its positive form. */
-  #satisfies(constraint: CheckedConstraint, value: RefValue | undefined): boolean {
+  #satisfies(
+    constraint: CheckedConstraint,
+    value: RefValue | undefined,
+    assignment?: Assignment,
+  ): boolean {
     if (value === undefined) return false;
-    if (constraint.binding !== undefined) throw new Error('bindings are not modelled');
-    if (constraint.access !== undefined) return this.#access(constraint, value) === true;
+    if (constraint.binding !== undefined) throw new Error('a binding outside the join');
+    if (constraint.access !== undefined)
+      return this.#access(constraint, value, assignment) === true;
     if (isJsonBox(value)) throw new Error('a json value compared whole is not modelled');
     const negated: Record<string, string> = {
       '!=': '=',
@@ -638,7 +669,7 @@ export class ReferenceSession {
     return pattern.constraints.every((constraint) =>
       constraint.binding !== undefined
         ? this.#bindingHolds(pattern, constraint, instance, assignment) === true
-        : this.#satisfies(constraint, argumentValue(pattern, constraint, instance)),
+        : this.#satisfies(constraint, argumentValue(pattern, constraint, instance), assignment),
     );
   }
 
@@ -653,14 +684,26 @@ export class ReferenceSession {
     pattern: CheckedPattern,
     constraint: CheckedConstraint,
     instance: Instance,
+    assignment?: Assignment,
   ): { readonly list: boolean; readonly values: readonly Subject[] } | undefined {
     const raw = argumentValue(pattern, constraint, instance);
     if (raw === undefined) return undefined;
     const json = isJsonBox(raw);
-    let current: unknown = json ? raw.json : raw;
+    return this.#walk(constraint, json ? raw.json : raw, !json, assignment);
+  }
+
+  /** The subject of a constraint with a binding on data (a variable's, or a filtered element's). */
+  #walk(
+    constraint: CheckedConstraint,
+    data: unknown,
+    typed: boolean,
+    assignment: Assignment | undefined,
+  ): { readonly list: boolean; readonly values: readonly Subject[] } | undefined {
+    const json = !typed;
+    let current: unknown = data;
     const access = constraint.access;
     for (const step of access?.steps ?? []) {
-      current = this.#step(current, step);
+      current = this.#step(current, step, assignment, typed);
       if (current === missing) return undefined;
     }
     switch (access?.function) {
@@ -809,10 +852,20 @@ export class ReferenceSession {
   ): boolean | undefined {
     const binding = constraint.binding;
     if (binding === undefined) throw new Error('no binding');
+    const subject = this.#subjectOf(pattern, constraint, instance, assignment);
+    if (subject === undefined) return undefined;
+    return this.#bindingOn(constraint, subject, assignment);
+  }
+
+  #bindingOn(
+    constraint: CheckedConstraint,
+    subject: { readonly list: boolean; readonly values: readonly Subject[] },
+    assignment: Assignment,
+  ): boolean | undefined {
+    const binding = constraint.binding;
+    if (binding === undefined) throw new Error('no binding');
     const bound = assignment[binding.name];
     if (bound === undefined) throw new Error(`$${binding.name} has no value`);
-    const subject = this.#subjectOf(pattern, constraint, instance);
-    if (subject === undefined) return undefined;
     const operator = binding.binds ? '=' : constraint.operator;
     // A binder on a list: some element is the assigned value (the one it came from).
     if (binding.binds && binding.each)
@@ -856,6 +909,39 @@ export class ReferenceSession {
     return subject.list ? [] : [...subject.values];
   }
 
+  /** What a binder inside the filter at step `at` offers: that field of every element. */
+  #filterOffers(
+    pattern: CheckedPattern,
+    constraint: CheckedConstraint,
+    at: number,
+    inner: CheckedConstraint,
+    instance: Instance,
+  ): Subject[] {
+    const raw = argumentValue(pattern, constraint, instance);
+    if (raw === undefined) return [];
+    const typed = !isJsonBox(raw);
+    let list: unknown = isJsonBox(raw) ? raw.json : raw;
+    for (const before of (constraint.access?.steps ?? []).slice(0, at)) {
+      list = this.#step(list, before, undefined, typed);
+      if (list === missing) return [];
+    }
+    if (!Array.isArray(list)) return [];
+    const offers: Subject[] = [];
+    for (const element of list) {
+      const name = inner.variable.name;
+      const root =
+        name === 'it'
+          ? element
+          : typeof element === 'object' && element !== null && Object.hasOwn(element, name)
+            ? (element as Record<string, unknown>)[name]
+            : missing;
+      if (root === missing) continue;
+      const subject = this.#walk(inner, root, typed, undefined);
+      if (subject !== undefined && !subject.list) offers.push(...subject.values);
+    }
+    return offers;
+  }
+
   /**
    * Every assignment of the rule's bindings to values their binders offer in this state
    * and action: a full cartesian product, checked atom by atom afterwards.
@@ -880,6 +966,35 @@ export class ReferenceSession {
             found.set(`${offer.typed}|${key}`, offer);
           }
         }
+      }
+    }
+    // Binders inside filters: the field of every element of the filtered list, whatever
+    // the filter's other constraints (a superset; the check under the assignment decides).
+    for (const pattern of patterns) {
+      const instances =
+        pattern.predicate.kind === 'action'
+          ? action
+            ? [action.args]
+            : []
+          : Object.values(state[pattern.predicate.name] ?? {});
+      for (const constraint of pattern.constraints) {
+        const steps = constraint.access?.steps ?? [];
+        steps.forEach((step, at) => {
+          if (step.kind !== 'filter') return;
+          for (const inner of step.constraints) {
+            if (inner.binding?.binds !== true) continue;
+            const found = candidates.get(inner.binding.name) ?? new Map<string, Subject>();
+            candidates.set(inner.binding.name, found);
+            for (const instance of instances) {
+              for (const offer of this.#filterOffers(pattern, constraint, at, inner, instance)) {
+                const key = offer.typed
+                  ? identity(offer.data as Scalar)
+                  : `j:${canonical(offer.data)}`;
+                found.set(`${offer.typed}|${key}`, offer);
+              }
+            }
+          }
+        });
       }
     }
     let assignments: Assignment[] = [noBindings];
