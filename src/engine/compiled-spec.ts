@@ -16,7 +16,6 @@ import {
   performanceLimit,
   perValueLimit,
 } from '../language/index.js';
-import { compileAccessTest } from './access-test.js';
 import {
   type ConstraintTest,
   compileConstraintTest,
@@ -24,7 +23,8 @@ import {
   scalarKey,
 } from './constraint-test.js';
 import { compileGuardTest } from './guard-constraint-test.js';
-import { type Binder, type CompiledBinding, compileBinding, type JoinPlan } from './join.js';
+import type { Binder, CompiledBinding, JoinPlan } from './join.js';
+import { pathEvaluators } from './path-evaluators.js';
 import type { Value } from './values.js';
 
 const alwaysHolds = () => true;
@@ -263,7 +263,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
           constraint.binding || constraint.access?.joins
             ? alwaysHolds
             : constraint.access
-              ? compileAccessTest(constraint, settings, guard, isAction, negated)
+              ? pathEvaluators().compileAccessTest(constraint, settings, guard, isAction, negated)
               : guard
                 ? compileGuardTest(constraint, settings)
                 : compileConstraintTest(constraint, settings),
@@ -279,7 +279,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
         // Every compiled constraint has the same shape (one hidden class on the hot path).
         binding:
           constraint.binding || constraint.access?.joins
-            ? compileBinding(
+            ? pathEvaluators().compileBinding(
                 constraint,
                 constraint.binding ? slotOf(constraint.binding.name) : -1,
                 settings,

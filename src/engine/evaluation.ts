@@ -6,7 +6,8 @@ import type {
   CompiledPredicate,
   CompiledRule,
 } from './compiled-spec.js';
-import { type JoinFailure, joinHolds } from './join.js';
+import type { JoinFailure } from './join.js';
+import { pathEvaluators } from './path-evaluators.js';
 import { type Instance, type StateView, singleKey } from './state.js';
 import type { Value } from './values.js';
 
@@ -91,7 +92,7 @@ export function actionMatches(
       return (
         action !== undefined &&
         action.predicate === pattern.predicate &&
-        joinHolds(
+        pathEvaluators().joinHolds(
           pattern.join,
           { view: undefined, action: undefined, clock, instance: action.values },
           true,
@@ -100,7 +101,7 @@ export function actionMatches(
     return (
       (pattern.absentArguments.length === 0 ||
         (action !== undefined && argumentsAbsent(pattern, action.values))) &&
-      joinHolds(pattern.join, { view: undefined, action, clock }, true)
+      pathEvaluators().joinHolds(pattern.join, { view: undefined, action, clock }, true)
     );
   }
   return (
@@ -130,7 +131,7 @@ export function ruleFires(rule: CompiledRule, context: EvaluationContext): boole
       (context.action === undefined || !argumentsAbsent(action, context.action.values))
     )
       return false;
-    return joinHolds(rule.join, context, false);
+    return pathEvaluators().joinHolds(rule.join, context, false);
   }
   if (rule.action && !actionMatches(rule.action, context.action, context.clock)) return false;
   for (const pattern of rule.states) {
@@ -233,7 +234,7 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
   if (unmet.length === 0 && rule.join) {
     // Every atom holds on its own; no assignment of the bindings satisfies them together.
     const failure: { current?: JoinFailure } = {};
-    if (!joinHolds(rule.join, context, false, failure)) {
+    if (!pathEvaluators().joinHolds(rule.join, context, false, failure)) {
       const found = failure.current;
       const negation = rule.join.negations[0];
       if (found === undefined && negation !== undefined)

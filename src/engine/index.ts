@@ -1,5 +1,7 @@
-// The fabricated-action check, registered at once for everything that imports the engine whole.
+// The fabricated-action check and the evaluators of paths and bindings, registered at once
+// for everything that imports the engine whole.
 import './fabricated-action.js';
+import './join.js';
 
 export { type ClockInput, createClock, type SessionClock } from './clock.js';
 export { type CompiledSpec, compileSpec } from './compiled-spec.js';

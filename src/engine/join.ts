@@ -21,6 +21,7 @@ import {
 import type { SessionClock } from './clock.js';
 import type { CompiledConstraint, CompiledPattern } from './compiled-spec.js';
 import type { SimilaritySettings } from './constraint-test.js';
+import { providePathEvaluators } from './path-evaluators.js';
 import { type Instance, type StateView, singleKey } from './state.js';
 import { canonicalJson, isTextValue, type Value } from './values.js';
 
@@ -729,3 +730,6 @@ export function joinHolds(
 
 /** The work limit of joins (LANGUAGE.md §7; `Limits.maxJoinWork`). */
 export const joinWorkLimit = defaultLimits.maxJoinWork;
+
+// Registered as soon as this module is loaded (path-evaluators.ts).
+providePathEvaluators({ compileAccessTest, compileBinding, joinHolds });

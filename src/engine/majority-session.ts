@@ -1,5 +1,6 @@
 import { type AtomNode, print, type Spec, type SpecNode } from '../language/index.js';
 import './fabricated-action.js';
+import './join.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import {

@@ -1,3 +1,4 @@
+import { loadPathEvaluators } from '../engine/path-evaluators.js';
 import type { CheckedConstraint, Spec } from '../language/checker/spec.js';
 import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
@@ -19,6 +20,23 @@ function comparesText(constraint: CheckedConstraint): boolean {
   if (type.kind === 'text' || (type.kind === 'list' && type.element === 'text')) return true;
   return (constraint.access?.steps ?? []).some(
     (step) => step.kind === 'filter' && step.constraints.some(comparesText),
+  );
+}
+
+/** Whether the spec has a path, filter, function or binding: compiling it needs their evaluators (join.ts). */
+export function usesPaths(spec: Spec): boolean {
+  const patterns = [
+    ...spec.rules.flatMap((rule) => [
+      ...rule.states,
+      ...(rule.negations ?? []),
+      ...(rule.action ? [rule.action] : []),
+    ]),
+    ...spec.guards.map((guard) => guard.pattern),
+  ];
+  return patterns.some((pattern) =>
+    pattern.constraints.some(
+      (constraint) => constraint.access !== undefined || constraint.binding !== undefined,
+    ),
   );
 }
 
@@ -62,5 +80,6 @@ export async function loadCompiledGuard(document: unknown, options?: GuardOption
   if (compiledSpecHasRegex(document)) regex = (await import('../language/regex.js')).compileRegex;
   const spec = readCompiledSpec(document, regex ? { regex } : {});
   if (guardsCompareText(spec)) await loadConfusables();
+  if (usesPaths(spec)) await loadPathEvaluators();
   return new IntentGuard(spec, checked);
 }

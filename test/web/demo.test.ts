@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 describe('the web demo', () => {
-  it('guards with the compiled spec, and loads no regex engine, no confusables, no answer check and no dialog until needed', async () => {
+  it('guards with the compiled spec, and loads no regex engine, no confusables, no path evaluators, no answer check and no dialog until needed', async () => {
     const page = await browser.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(new URL(request.url()).pathname));
@@ -56,9 +56,10 @@ describe('the web demo', () => {
       await page.getByRole('button', { name: 'Search' }).waitFor();
       expect(requested).toContain('/spec.compiled.json');
       const chunks = () => requested.filter((path) => path.startsWith('/chunks/'));
-      // The spec has no regex and no guard on text: nothing more than the app and its spec.
+      // The spec has no regex, no path or binding and no guard on text: nothing more than the
+      // app and its spec.
       expect(
-        chunks().filter((path) => /regex|confusables|fabricated|dialog|remote/.test(path)),
+        chunks().filter((path) => /regex|confusables|fabricated|join|dialog|remote/.test(path)),
       ).toEqual([]);
       // The agent's final answer is checked: the answer check and the confusables come now.
       const verdict = await page.evaluate(() =>

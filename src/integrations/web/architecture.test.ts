@@ -90,7 +90,7 @@ describe('intentguard/web in the browser', () => {
     );
   });
 
-  it('a guard from a compiled spec carries no parser, checker or diagnostics; re2js, the confusables, the answer check and the dialog load on demand', async () => {
+  it('a guard from a compiled spec carries no parser, checker or diagnostics; re2js, the confusables, the path evaluators, the answer check and the dialog load on demand', async () => {
     for (const bundled of Object.values(await measureWebBundles()).filter(
       (bundle) => bundle.name !== 'web layer + guard from spec text (parser, checker)',
     )) {
@@ -110,6 +110,8 @@ describe('intentguard/web in the browser', () => {
         'src/language/unicode/confusables.ts',
         'src/language/regex.ts',
         'src/engine/fabricated-action.ts',
+        'src/engine/join.ts',
+        'src/engine/access-test.ts',
         'src/integrations/web/dialog.ts',
       ])
         expect([...upFront], `${bundled.name}: ${heavy}`).not.toContain(heavy);
@@ -120,6 +122,7 @@ describe('intentguard/web in the browser', () => {
     expect(lazy.get('regex')).toBeGreaterThan(30_000);
     expect(lazy.get('confusables')).toBeGreaterThan(15_000);
     expect(lazy.get('fabricated-action')).toBeGreaterThan(1_000);
+    expect(lazy.get('join')).toBeGreaterThan(2_000);
     expect(lazy.get('dialog')).toBeGreaterThan(500);
   });
 

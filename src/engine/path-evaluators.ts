@@ -1,0 +1,39 @@
+import { IntentguardError } from '../language/errors.js';
+import type { compileAccessTest } from './access-test.js';
+import type { compileBinding, joinHolds } from './join.js';
+
+/**
+ * Where compiled specs find the evaluators of paths, filters and bindings (access-test.ts,
+ * join.ts; LANGUAGE.md §7). They are registered at once wherever the engine is imported
+ * whole (engine/index.ts, the root guard), and loaded on demand by a page's guard from a
+ * compiled spec that uses them (`loadPathEvaluators`), so a page whose spec compares plain
+ * variables never downloads them. A spec that needs them without them is refused when it
+ * is compiled: a path or a binding is never taken as holding.
+ */
+
+export interface PathEvaluators {
+  readonly compileAccessTest: typeof compileAccessTest;
+  readonly compileBinding: typeof compileBinding;
+  readonly joinHolds: typeof joinHolds;
+}
+
+let registered: PathEvaluators | undefined;
+
+export function providePathEvaluators(evaluators: PathEvaluators): void {
+  registered ??= evaluators;
+}
+
+export function pathEvaluators(): PathEvaluators {
+  if (registered === undefined)
+    throw new IntentguardError({
+      code: 'missing-part',
+      message:
+        'The spec uses paths, filters or bindings, and their evaluators are not loaded (loadPathEvaluators).',
+    });
+  return registered;
+}
+
+/** Loads and registers the evaluators (a no-op where they are registered). */
+export async function loadPathEvaluators(): Promise<void> {
+  if (registered === undefined) await import('./join.js');
+}
