@@ -24,10 +24,11 @@ const sources = join(root, 'src');
 /** The target for what the demo's configuration loads up front, gzipped (issue #12). */
 export const upFrontBudgetBytes = 40 * 1024;
 /**
- * What it may not exceed today (a test fails above it): 40.6 KB on 2026-11-23, over the
- * target by 0.6 KB — see docs/web.md "Bundling and size" for what is left to do.
+ * What it may not exceed today (a test fails above it): 40.8 KB on 2026-11-23, over the
+ * target by 0.8 KB, with 1 KB of room for the engine's next features — see docs/web.md
+ * "Bundling and size" for what is left to do.
  */
-export const upFrontCeilingBytes = 41 * 1024;
+export const upFrontCeilingBytes = 42 * 1024;
 
 const webOnly = "export * from './src/integrations/web/index.ts';";
 const withCompiled = `${webOnly}

@@ -5,8 +5,6 @@ import { analyzeSpec } from '../language/analyze.js';
 import { checkSpec } from '../language/index.js';
 import type { Schema } from '../language/schema-model.js';
 import { schemaFromToolemu } from '../schema/from-toolemu.js';
-// Paths and bindings are evaluated by join.ts, registered when it loads (path-evaluators.ts).
-import './join.js';
 import { createSession } from './session.js';
 
 const schema = schemaFromToolemu(readFileSync(sharedUrl('data/toolemu/toolkits.json'), 'utf8'))

@@ -1,7 +1,6 @@
 import { isDecimal, normalizeText } from '../language/index.js';
 import { parseDate, parseDateTime, parseTime } from '../language/temporal.js';
 import { confusableSkeletons } from '../language/unicode/skeleton.js';
-import { provideAnswerCheck } from './answer-check.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
 import type { Instance } from './state.js';
 import { isTextValue, type Value } from './values.js';
@@ -438,6 +437,3 @@ export function checkAnswer(
   });
   return unreadable === undefined ? { fabricated } : { fabricated, unreadable };
 }
-
-// Registered as soon as this module is loaded (answer-check.ts).
-provideAnswerCheck(checkAnswer);

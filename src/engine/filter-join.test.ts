@@ -4,8 +4,6 @@ import { checkSpec, createSchema, parse, print } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { compileRegex } from '../language/regex.js';
 import { writeCompiledSpec } from '../language/write-compiled-spec.js';
-// Paths and bindings are evaluated by join.ts, registered when it loads (path-evaluators.ts).
-import './join.js';
 import { createSession } from './session.js';
 
 /**

@@ -1,7 +1,6 @@
 // The fabricated-action check and the evaluators of paths and bindings, registered at once
 // for everything that imports the engine whole.
-import './fabricated-action.js';
-import './join.js';
+import './parts-eager.js';
 
 export { type ClockInput, createClock, type SessionClock } from './clock.js';
 export { type CompiledSpec, compileSpec } from './compiled-spec.js';

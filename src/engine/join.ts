@@ -21,7 +21,6 @@ import {
 import type { SessionClock } from './clock.js';
 import type { CompiledConstraint, CompiledPattern } from './compiled-spec.js';
 import type { SimilaritySettings } from './constraint-test.js';
-import { providePathEvaluators } from './path-evaluators.js';
 import { type Instance, type StateView, singleKey } from './state.js';
 import { canonicalJson, isTextValue, type Value } from './values.js';
 
@@ -730,6 +729,3 @@ export function joinHolds(
 
 /** The work limit of joins (LANGUAGE.md §7; `Limits.maxJoinWork`). */
 export const joinWorkLimit = defaultLimits.maxJoinWork;
-
-// Registered as soon as this module is loaded (path-evaluators.ts).
-providePathEvaluators({ compileAccessTest, compileBinding, joinHolds });

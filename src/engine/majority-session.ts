@@ -1,6 +1,5 @@
 import { type AtomNode, print, type Spec, type SpecNode } from '../language/index.js';
-import './fabricated-action.js';
-import './join.js';
+import './parts-eager.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import {

@@ -35,5 +35,6 @@ export function pathEvaluators(): PathEvaluators {
 
 /** Loads and registers the evaluators (a no-op where they are registered). */
 export async function loadPathEvaluators(): Promise<void> {
-  if (registered === undefined) await import('./join.js');
+  if (registered === undefined)
+    providePathEvaluators((await import('./path-evaluators-part.js')).evaluators);
 }

@@ -1,6 +1,5 @@
 // The root guard checks final answers at once (a page's guard loads the check on demand).
-import '../engine/fabricated-action.js';
-import '../engine/join.js';
+import '../engine/parts-eager.js';
 import { readTrace } from '../engine/trace.js';
 import type { FormalizeOptions, FormalizeResult } from '../formalize/formalize.js';
 import { argumentError, describeArgument } from '../language/arguments.js';

@@ -59,7 +59,9 @@ describe('the web demo', () => {
       // The spec has no regex, no path or binding and no guard on text: nothing more than the
       // app and its spec.
       expect(
-        chunks().filter((path) => /regex|confusables|fabricated|join|dialog|remote/.test(path)),
+        chunks().filter((path) =>
+          /regex|confusables|fabricated|path-evaluators|dialog|remote/.test(path),
+        ),
       ).toEqual([]);
       // The agent's final answer is checked: the answer check and the confusables come now.
       const verdict = await page.evaluate(() =>

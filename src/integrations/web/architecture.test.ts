@@ -112,6 +112,7 @@ describe('intentguard/web in the browser', () => {
         'src/engine/fabricated-action.ts',
         'src/engine/join.ts',
         'src/engine/access-test.ts',
+        'src/engine/path-evaluators-part.ts',
         'src/integrations/web/dialog.ts',
       ])
         expect([...upFront], `${bundled.name}: ${heavy}`).not.toContain(heavy);
@@ -122,8 +123,25 @@ describe('intentguard/web in the browser', () => {
     expect(lazy.get('regex')).toBeGreaterThan(30_000);
     expect(lazy.get('confusables')).toBeGreaterThan(15_000);
     expect(lazy.get('fabricated-action')).toBeGreaterThan(1_000);
-    expect(lazy.get('join')).toBeGreaterThan(2_000);
+    expect(lazy.get('path-evaluators-part')).toBeGreaterThan(2_000);
     expect(lazy.get('dialog')).toBeGreaterThan(500);
+  });
+
+  it('a guard from spec text in the page has every part at once (registered with the checker and the root guard)', async () => {
+    const { source } = await measureWebBundles();
+    const upFront = new Set(
+      Object.entries(source.metafile.outputs)
+        .filter(([path]) => source.upFront.includes(path.replace(/^dist\/web\//, '')))
+        .flatMap(([, output]) => Object.keys(output.inputs)),
+    );
+    for (const part of [
+      'src/language/checker/check.ts',
+      'src/language/unicode/confusables.ts',
+      'src/language/regex.ts',
+      'src/engine/fabricated-action.ts',
+      'src/engine/join.ts',
+    ])
+      expect([...upFront], part).toContain(part);
   });
 
   it("keeps what the demo's configuration loads up front within its size budget", async () => {

@@ -1,20 +1,20 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ConfusableSkeletons,
-  confusableSkeletons,
-  confusablesLoaded,
-  loadConfusables,
-} from './skeleton.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { type ConfusableSkeletons, confusableSkeletons, loadConfusables } from './skeleton.js';
 
-// Runs first: nothing in this file loaded the table yet (the checker loads it at once).
 it('refuses a skeleton before the confusables table is loaded (fail closed), then loads it on demand', async () => {
-  expect(confusablesLoaded()).toBe(false);
-  expect(() => confusableSkeletons('Mallory')).toThrow(/confusables table/);
-  expect(() => confusableSkeletons('Маllory')).toThrow(/confusables table/);
-  await loadConfusables();
-  expect(confusablesLoaded()).toBe(true);
-  expect(confusableSkeletons('Маllory').cased).toBe(confusableSkeletons('mallory').cased);
+  // A fresh copy of the module, as a page has before it loads the table (in Node the
+  // checker loads it at once).
+  vi.resetModules();
+  const fresh = await import('./skeleton.js');
+  expect(fresh.confusablesLoaded()).toBe(false);
+  expect(() => fresh.confusableSkeletons('Mallory')).toThrow(/confusables table/);
+  expect(() => fresh.confusableSkeletons('Маllory')).toThrow(/confusables table/);
+  await fresh.loadConfusables();
+  expect(fresh.confusablesLoaded()).toBe(true);
+  expect(fresh.confusableSkeletons('Маllory').cased).toBe(
+    fresh.confusableSkeletons('mallory').cased,
+  );
 });
 
 /** Whether two texts look alike: either skeleton equal. */

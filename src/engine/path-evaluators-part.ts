@@ -1,0 +1,6 @@
+import { compileAccessTest } from './access-test.js';
+import { compileBinding, joinHolds } from './join.js';
+import type { PathEvaluators } from './path-evaluators.js';
+
+/** The evaluators of paths, filters and bindings as one module, loaded whole (path-evaluators.ts). */
+export const evaluators: PathEvaluators = { compileAccessTest, compileBinding, joinHolds };
