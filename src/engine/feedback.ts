@@ -1,6 +1,5 @@
 import type { CheckedConstraint } from '../language/index.js';
 import { defaultLimits, isDecimal } from '../language/index.js';
-import { bindingData } from './access-test.js';
 import type { SessionClock } from './clock.js';
 import type {
   CompiledGuard,
@@ -20,6 +19,7 @@ import {
 import type { UnmetCondition } from './evaluation.js';
 import type { FabricationCheck } from './fabricated-action.js';
 import type { Key } from './join.js';
+import { pathEvaluators } from './path-evaluators.js';
 import type { ProposalProblem } from './proposal.js';
 import { canonicalJson, cutText, formatValue, type Value } from './values.js';
 import type { Reason } from './verdict.js';
@@ -56,7 +56,8 @@ function pathText(
   if (access === undefined || access.steps.some((step) => step.kind !== 'field')) return undefined;
   if (access.function !== undefined && access.function !== 'count' && access.function !== 'len')
     return undefined;
-  let data: unknown = bindingData(value);
+  // Only constraints with a path get here: their spec has the path evaluators.
+  let data: unknown = pathEvaluators().bindingData(value);
   for (const step of access.steps) {
     if (step.kind !== 'field') return undefined;
     if (Array.isArray(data)) return undefined;

@@ -1,6 +1,11 @@
-import { compileAccessTest } from './access-test.js';
+import { bindingData, compileAccessTest } from './access-test.js';
 import { compileBinding, joinHolds } from './join.js';
 import type { PathEvaluators } from './path-evaluators.js';
 
 /** The evaluators of paths, filters and bindings as one module, loaded whole (path-evaluators.ts). */
-export const evaluators: PathEvaluators = { compileAccessTest, compileBinding, joinHolds };
+export const evaluators: PathEvaluators = {
+  bindingData,
+  compileAccessTest,
+  compileBinding,
+  joinHolds,
+};

@@ -1,5 +1,5 @@
 import { IntentguardError } from '../language/errors.js';
-import type { compileAccessTest } from './access-test.js';
+import type { bindingData, compileAccessTest } from './access-test.js';
 import type { compileBinding, joinHolds } from './join.js';
 
 /**
@@ -12,6 +12,7 @@ import type { compileBinding, joinHolds } from './join.js';
  */
 
 export interface PathEvaluators {
+  readonly bindingData: typeof bindingData;
   readonly compileAccessTest: typeof compileAccessTest;
   readonly compileBinding: typeof compileBinding;
   readonly joinHolds: typeof joinHolds;
