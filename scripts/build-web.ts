@@ -24,8 +24,8 @@ const sources = join(root, 'src');
 /** The target for what the demo's configuration loads up front, gzipped (issue #12). */
 export const upFrontBudgetBytes = 40 * 1024;
 /**
- * What it may not exceed today (a test fails above it): 41.0 KB on 2026-11-23, over the
- * target by 1.0 KB, with 1 KB of room for the engine's next features — see docs/web.md
+ * What it may not exceed today (a test fails above it): 41.4 KB on 2026-11-24, over the
+ * target by 1.4 KB, with 0.6 KB of room for the engine's next features — see docs/web.md
  * "Bundling and size" for what is left to do.
  */
 export const upFrontCeilingBytes = 42 * 1024;
