@@ -1,6 +1,6 @@
 import { loadAnswerCheck } from '../engine/answer-check.js';
 import type { NoSpecSession } from '../engine/no-spec-session.js';
-import { createSession, type Session } from '../engine/session.js';
+import { Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
 import type { Verdict } from '../engine/verdict.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
@@ -60,7 +60,7 @@ function copyOf(value: unknown): unknown {
 
 const guardOptionNames = new Set(['mode', 'render', 'onEvent', 'finishWaitsForResults']);
 
-function sessionOptionsOf(options: GuardOptions): SessionOptions {
+export function sessionOptionsOf(options: GuardOptions): SessionOptions {
   const session: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(options)) {
     if (!guardOptionNames.has(name)) session[name] = value;
@@ -118,17 +118,21 @@ export class IntentGuard implements Guard {
   /** Set while a journal is replayed: no events reach the host again. */
   #restoring = false;
 
-  constructor(spec: Spec | undefined, options: GuardOptions) {
+  /**
+   * Over a spec, or over the session that stands in for a missing one (guard.ts: a failed
+   * formalization refuses everything). A page's guard always has a spec, so it never loads
+   * the stand-in.
+   */
+  constructor(spec: Spec | NoSpecSession, options: GuardOptions) {
     this.#mode = options.mode ?? 'enforce';
     this.#render = options.render ?? renderForModel;
     this.#onEvent = options.onEvent;
     this.#waitForResults = options.finishWaitsForResults !== false;
-    this.#schema = spec?.schema;
-    const sessionOptions = { ...sessionOptionsOf(options), rollback: true };
-    this.#session =
-      spec === undefined
-        ? createSession(undefined, sessionOptionsOf(options))
-        : createSession(spec, sessionOptions);
+    const withoutSpec = 'propose' in spec;
+    this.#schema = withoutSpec ? undefined : spec.schema;
+    this.#session = withoutSpec
+      ? spec
+      : new Session(spec, { ...sessionOptionsOf(options), rollback: true });
     // The clock is fixed once, so that a restored guard decides exactly as this one.
     if ('clock' in this.#session) {
       this.#now = formatDateTime(this.#session.clock.dateTime);

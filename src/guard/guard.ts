@@ -1,5 +1,7 @@
 // The root guard checks final answers at once (a page's guard loads the check on demand).
 import '../engine/parts-eager.js';
+import { NoSpecSession } from '../engine/no-spec-session.js';
+import { sessionSettings } from '../engine/session-settings.js';
 import { readTrace } from '../engine/trace.js';
 import type { FormalizeOptions, FormalizeResult } from '../formalize/formalize.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
@@ -7,7 +9,12 @@ import { type CompiledSpecDocument, compiledSpecFormat } from '../language/compi
 import { checkSpec, type Schema, type Spec, unwrap } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { compileRegex } from '../language/regex.js';
-import { checkGuardOptions, GuardJournalError, IntentGuard } from './guard-core.js';
+import {
+  checkGuardOptions,
+  GuardJournalError,
+  IntentGuard,
+  sessionOptionsOf,
+} from './guard-core.js';
 import type { Guard, GuardJournal, GuardOptions } from './types.js';
 
 export { GuardJournalError };
@@ -79,7 +86,7 @@ async function guardFromInstruction(
       actual: 'undefined',
     });
   const { result, now } = await formalizeInstruction(source, schema, options);
-  return new IntentGuard(result.ok ? result.value.spec : undefined, { ...options, now });
+  return guardOver(result.ok ? result.value.spec : undefined, { ...options, now });
 }
 
 /**
@@ -134,7 +141,15 @@ function buildGuard(
       });
     return new IntentGuard(unwrap(checkSpec(spec, schema)), options);
   }
-  return new IntentGuard(spec, options);
+  return guardOver(spec, options);
+}
+
+/** A guard over a spec, or — without one (formalization failed) — one that refuses everything. */
+function guardOver(spec: Spec | undefined, options: GuardOptions): IntentGuard {
+  if (spec !== undefined) return new IntentGuard(spec, options);
+  // A misconfigured host still hears about its options.
+  const { historyLimit } = sessionSettings(sessionOptionsOf(options));
+  return new IntentGuard(new NoSpecSession(undefined, { historyLimit }), options);
 }
 
 function checkJournal(journal: unknown): GuardJournal {
