@@ -208,6 +208,9 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     : spec.schema.predicates.values();
   let answer: CompiledPredicate | undefined;
   for (const declaration of declarations) {
+    // Record arguments are read by the record reader (record-values.ts): a schema with
+    // records is refused here when it is not loaded, rather than at a proposal.
+    if (declaration.variables.some((variable) => variable.record !== undefined)) pathEvaluators();
     const variableIndex = new Map(
       declaration.variables.map((variable, index) => [variable.name, index]),
     );

@@ -1,14 +1,17 @@
 import { IntentguardError } from '../language/errors.js';
 import type { bindingData, compileAccessTest } from './access-test.js';
 import type { compileBinding, joinHolds } from './join.js';
+import type { recordArgumentProblem } from './record-values.js';
 
 /**
  * Where compiled specs find the evaluators of paths, filters and bindings (access-test.ts,
- * join.ts; LANGUAGE.md §7). They are registered at once wherever the engine is imported
- * whole (engine/index.ts, the root guard), and loaded on demand by a page's guard from a
- * compiled spec that uses them (`loadPathEvaluators`), so a page whose spec compares plain
- * variables never downloads them. A spec that needs them without them is refused when it
- * is compiled: a path or a binding is never taken as holding.
+ * join.ts; LANGUAGE.md §7) and the reader of record arguments (record-values.ts). They are
+ * registered at once wherever the engine is imported whole (engine/index.ts, the root
+ * guard), and loaded on demand by a page's guard from a compiled spec that uses them
+ * (`loadPathEvaluators`), so a page whose spec compares plain variables of a schema
+ * without records never downloads them. A spec that needs them without them is refused
+ * when it is compiled: a path or a binding is never taken as holding, a record argument
+ * never taken as fitting.
  */
 
 export interface PathEvaluators {
@@ -16,6 +19,7 @@ export interface PathEvaluators {
   readonly compileAccessTest: typeof compileAccessTest;
   readonly compileBinding: typeof compileBinding;
   readonly joinHolds: typeof joinHolds;
+  readonly recordArgumentProblem: typeof recordArgumentProblem;
 }
 
 let registered: PathEvaluators | undefined;
@@ -29,7 +33,7 @@ export function pathEvaluators(): PathEvaluators {
     throw new IntentguardError({
       code: 'missing-part',
       message:
-        'The spec uses paths, filters or bindings, and their evaluators are not loaded (loadPathEvaluators).',
+        'The spec uses paths, filters or bindings, or its schema records, and their evaluators are not loaded (loadPathEvaluators).',
     });
   return registered;
 }

@@ -2,8 +2,8 @@ import { defaultLimits, didYouMean, type Limits } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
 import type { ProposedAction } from './evaluation.js';
+import { pathEvaluators } from './path-evaluators.js';
 import { preview } from './plain-data.js';
-import { recordArgumentProblem } from './record-values.js';
 import { type Instance, type StateUpdate, type StateView, singleKey } from './state.js';
 import { cutText, parseValue, type Value, type ValueOptions, valueKey } from './values.js';
 
@@ -252,7 +252,7 @@ function readValues(
     // A record argument must fit its declared fields (LANGUAGE.md §7); results are read lazily.
     const shape =
       parsed.ok && variable.record !== undefined && !context.lenient
-        ? recordArgumentProblem(raw, variable, context.clock)
+        ? pathEvaluators().recordArgumentProblem(raw, variable, context.clock)
         : undefined;
     if (shape !== undefined) {
       context.problems.push({

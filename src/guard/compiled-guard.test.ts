@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CompiledSpecError } from '../language/compiled-spec-format.js';
 import { checkSpec, unwrap } from '../language/index.js';
 import { writeCompiledSpec } from '../language/write-compiled-spec.js';
+import { schemaFromMcpTools } from '../schema/from-mcp.js';
 import { loadToolSchema } from '../schema/index.js';
 import { compiledSpecHasRegex, loadCompiledGuard } from './compiled-guard.js';
 import { createGuard } from './guard.js';
@@ -69,5 +70,74 @@ describe('guards from compiled specs', () => {
       args: { to: 'MALLORY', amount: 1 },
     });
     expect(decision.action).toBe('refuse');
+  });
+});
+
+describe('parts a page loads on demand', () => {
+  // A schema with a record argument, and a spec that never names a path: reading the
+  // argument still needs the record reader, which a page loads with the path evaluators.
+  const recordSchema = unwrap(
+    schemaFromMcpTools({
+      tools: [
+        {
+          name: 'book_trip',
+          description: 'Books a trip.',
+          inputSchema: {
+            type: 'object',
+            properties: {
+              city: { type: 'string' },
+              traveller: {
+                type: 'object',
+                properties: { name: { type: 'string' }, born: { type: 'string', format: 'date' } },
+                required: ['name'],
+              },
+            },
+          },
+        },
+      ],
+    }),
+  );
+  const recordDocument = JSON.parse(
+    JSON.stringify(
+      writeCompiledSpec(
+        unwrap(checkSpec('book_trip(city = "Oslo") -> Booked\nBooked -> Done', recordSchema)),
+      ),
+    ),
+  );
+  const misfit = { id: 'c1', name: 'book_trip', args: { city: 'Oslo', traveller: { born: 42 } } };
+
+  // The modules as a page has them: nothing registered until the guard loads it.
+  async function freshModules() {
+    vi.resetModules();
+    return {
+      compiledGuard: await import('./compiled-guard.js'),
+      guardCore: await import('./guard-core.js'),
+      reader: await import('../language/read-compiled-spec.js'),
+    };
+  }
+
+  afterEach(() => vi.resetModules());
+
+  it('loadCompiledGuard loads the record reader for a schema with records, and a misfit argument is refused', async () => {
+    const { compiledGuard } = await freshModules();
+    const guard = await compiledGuard.loadCompiledGuard(recordDocument, options);
+    const decision = guard.check(misfit);
+    expect(decision.action).toBe('refuse');
+    expect(decision.verdict.reasons.map((reason) => reason.code)).toEqual(['invalid-proposal']);
+    expect(decision.verdict.reasons[0]?.message).toMatch(/traveller/);
+    expect(
+      guard.check({
+        id: 'c2',
+        name: 'book_trip',
+        args: { city: 'Oslo', traveller: { name: 'Ann', born: '1990-01-02' } },
+      }).action,
+    ).toBe('run');
+  });
+
+  it('a guard over a schema with records is refused when the record reader is not loaded (never a misfit taken as fitting)', async () => {
+    const { guardCore, reader } = await freshModules();
+    expect(
+      () => new guardCore.IntentGuard(reader.readCompiledSpec(recordDocument), options),
+    ).toThrow(/not loaded \(loadPathEvaluators\)/);
   });
 });

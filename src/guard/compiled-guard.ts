@@ -9,8 +9,8 @@ import type { Guard, GuardOptions } from './types.js';
 /**
  * A guard from a compiled spec (`intentguard compile`, FORMATS.md §8), for pages and
  * services that enforce specs checked elsewhere: it carries no lexer, parser, checker or
- * diagnostics, and loads the regex engine (re2js) only when the spec has a regex, and the
- * confusables table only when a guard compares text (or, later, when a final answer is
+ * diagnostics, and loads the regex engine (re2js) only when the spec has a regex, the evaluators of
+ * paths and records only when the spec or its schema has them, and the confusables table only when a guard compares text (or, later, when a final answer is
  * checked: `prepareAnswer`).
  */
 
@@ -38,6 +38,13 @@ export function usesPaths(spec: Spec): boolean {
       (constraint) => constraint.access !== undefined || constraint.binding !== undefined,
     ),
   );
+}
+
+/** Whether the schema declares a record: reading its arguments needs the record reader (record-values.ts). */
+export function declaresRecords(spec: Spec): boolean {
+  for (const predicate of spec.schema.predicates.values())
+    if (predicate.variables.some((variable) => variable.record !== undefined)) return true;
+  return false;
 }
 
 /** Whether deciding a check may compute confusable skeletons (guard-constraint-test.ts). */
@@ -80,6 +87,6 @@ export async function loadCompiledGuard(document: unknown, options?: GuardOption
   if (compiledSpecHasRegex(document)) regex = (await import('../language/regex.js')).compileRegex;
   const spec = readCompiledSpec(document, regex ? { regex } : {});
   if (guardsCompareText(spec)) await loadConfusables();
-  if (usesPaths(spec)) await loadPathEvaluators();
+  if (usesPaths(spec) || declaresRecords(spec)) await loadPathEvaluators();
   return new IntentGuard(spec, checked);
 }
