@@ -31,5 +31,5 @@ export function answerCheck(): AnswerCheck {
 /** Loads and registers the check (a no-op where it is registered). */
 export async function loadAnswerCheck(): Promise<void> {
   if (registered === undefined)
-    provideAnswerCheck((await import('./fabricated-action.js')).checkAnswer);
+    provideAnswerCheck((await import('./on-demand-part.js')).checkAnswer);
 }

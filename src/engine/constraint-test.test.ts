@@ -4,7 +4,8 @@ import { schemaOf, specOf, state } from '../../test/engine/fixtures.js';
 import { type CheckedConstraint, negateOperator, operatorPolarity } from '../language/index.js';
 import { createClock, type SessionClock } from './clock.js';
 import { compileConstraintTest, describeExpectation, describeLiteral } from './constraint-test.js';
-import { defaultSimilarityThreshold, lexicalSimilarity } from './similarity.js';
+import { lexicalSimilarity } from './lexical-similarity.js';
+import { defaultSimilarityThreshold } from './similarity.js';
 import { parseValue } from './values.js';
 
 const clock = createClock('2025-03-14T12:00');

@@ -14,7 +14,7 @@ import {
 } from '../language/index.js';
 import { normalizeNeedle } from '../language/text.js';
 import type { SessionClock } from './clock.js';
-import { type SimilarityFunction, similarityOf } from './similarity.js';
+import { requireSimilarity, type SimilarityFunction, similarityOf } from './similarity.js';
 import { isTextValue, type ScalarValue, type Value } from './values.js';
 
 /** A compiled constraint test: called only with an observed value (unobserved is always false). */
@@ -172,6 +172,7 @@ const positiveCompilers: Readonly<Record<PositiveOperator, PositiveCompiler>> = 
     return (value) => test(value as ScalarValue);
   },
   '~': (literal, isList, settings) => {
+    requireSimilarity(settings.similarity);
     const target = literal.kind === 'text' ? literal.value : '';
     const test = (item: ScalarValue) =>
       isTextValue(item) &&

@@ -8,7 +8,8 @@ import type { Spec } from '../language/index.js';
 import { type ClockInput, createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
 import { describePattern, describeRuleBody } from './describe.js';
-import { defaultSimilarityThreshold, lexicalSimilarity } from './similarity.js';
+import { lexicalSimilarity } from './lexical-similarity.js';
+import { defaultSimilarityThreshold } from './similarity.js';
 
 export interface ExplainOptions {
   readonly now?: ClockInput;

@@ -4,7 +4,8 @@ import type { CheckedConstraint } from '../language/index.js';
 import { createClock } from './clock.js';
 import { compileConstraintTest } from './constraint-test.js';
 import { compileGuardTest } from './guard-constraint-test.js';
-import { defaultSimilarityThreshold, lexicalSimilarity } from './similarity.js';
+import { lexicalSimilarity } from './lexical-similarity.js';
+import { defaultSimilarityThreshold } from './similarity.js';
 import { parseValue } from './values.js';
 
 const clock = createClock('2025-03-14T12:00');

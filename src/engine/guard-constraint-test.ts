@@ -11,7 +11,7 @@ import {
   compileConstraintTest,
   type SimilaritySettings,
 } from './constraint-test.js';
-import { similarityOf } from './similarity.js';
+import { requireSimilarity, similarityOf } from './similarity.js';
 import { isTextValue, type ScalarValue, type TextValue } from './values.js';
 
 /**
@@ -130,6 +130,7 @@ function textTest(
     }
     case '~': {
       if (literal.kind !== 'text') return undefined;
+      requireSimilarity(settings.similarity);
       const target = literal.value;
       const strict = (_key: string, raw: string) =>
         similarityOf(settings.similarity, raw, target) >= settings.threshold;

@@ -11,6 +11,7 @@ export {
   explainSpec,
 } from './explain.js';
 export type { IntentSession } from './intent-session.js';
+export { lexicalSimilarity } from './lexical-similarity.js';
 export {
   canonicalSpecText,
   createMajoritySession,
@@ -34,11 +35,7 @@ export {
   type SessionOptions,
   type SessionStatus,
 } from './session.js';
-export {
-  defaultSimilarityThreshold,
-  lexicalSimilarity,
-  type SimilarityFunction,
-} from './similarity.js';
+export { defaultSimilarityThreshold, type SimilarityFunction } from './similarity.js';
 export {
   describeExpectation,
   expectationMismatch,

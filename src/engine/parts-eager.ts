@@ -1,12 +1,13 @@
 import { provideAnswerCheck } from './answer-check.js';
-import { checkAnswer } from './fabricated-action.js';
+import { checkAnswer, evaluators, lexicalSimilarity } from './on-demand-part.js';
 import { providePathEvaluators } from './path-evaluators.js';
-import { evaluators } from './path-evaluators-part.js';
+import { provideLexicalSimilarity } from './similarity.js';
 
 /**
  * Registers at once the engine's parts that a page's guard from a compiled spec loads on
- * demand (answer-check.ts, path-evaluators.ts). Imported by every Node entry point: the
- * engine index, the root guard, the majority session.
+ * demand (on-demand-part.ts: answer-check.ts, path-evaluators.ts, similarity.ts). Imported
+ * by every Node entry point: the engine index, the root guard, the majority session.
  */
 provideAnswerCheck(checkAnswer);
 providePathEvaluators(evaluators);
+provideLexicalSimilarity(lexicalSimilarity);

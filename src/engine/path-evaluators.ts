@@ -41,5 +41,5 @@ export function pathEvaluators(): PathEvaluators {
 /** Loads and registers the evaluators (a no-op where they are registered). */
 export async function loadPathEvaluators(): Promise<void> {
   if (registered === undefined)
-    providePathEvaluators((await import('./path-evaluators-part.js')).evaluators);
+    providePathEvaluators((await import('./on-demand-part.js')).evaluators);
 }

@@ -3,6 +3,7 @@ import { action, schemaOf, specOf, state, tool } from '../../test/engine/fixture
 import { defaultLimits } from '../language/index.js';
 import { createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
+import { lexicalSimilarity } from './lexical-similarity.js';
 import {
   type NormalizedProposal,
   type ProposalProblem,
@@ -10,7 +11,6 @@ import {
   readObservation,
   readProposal,
 } from './proposal.js';
-import { lexicalSimilarity } from './similarity.js';
 import { StateStore, singleKey } from './state.js';
 import { textValue } from './values.js';
 

@@ -2,8 +2,8 @@ import { argumentError, describeArgument, limitsProblem } from '../language/argu
 import { type Limits, resolveLimits } from '../language/index.js';
 import type { SessionOptions } from './session-types.js';
 import {
+  defaultSimilarity,
   defaultSimilarityThreshold,
-  lexicalSimilarity,
   type SimilarityFunction,
 } from './similarity.js';
 
@@ -75,7 +75,7 @@ export function sessionSettings(options: unknown): SessionSettings {
       });
     }
   }
-  const similarity = given.similarity ?? lexicalSimilarity;
+  const similarity = given.similarity ?? defaultSimilarity;
   if (typeof similarity !== 'function')
     fail('options.similarity', 'a function (left, right) => number in [0, 1]', similarity);
   const threshold = given.similarityThreshold ?? defaultSimilarityThreshold;

@@ -53,7 +53,7 @@ import type {
   SessionOptions,
   SessionStatus,
 } from './session-types.js';
-import { lexicalSimilarity, type SimilarityFunction } from './similarity.js';
+import { defaultSimilarity, type SimilarityFunction } from './similarity.js';
 import {
   type Instance,
   Overlay,
@@ -129,7 +129,7 @@ function compiledFor(spec: Spec, similarity: SimilarityFunction, threshold: numb
     compiledCache.set(spec, bySettings);
   }
   // Custom similarity functions are not cached by identity across sessions: they may be stateful.
-  if (similarity !== lexicalSimilarity) return compileSpec(spec, { similarity, threshold });
+  if (similarity !== defaultSimilarity) return compileSpec(spec, { similarity, threshold });
   const key = String(threshold);
   let compiled = bySettings.get(key);
   if (!compiled) {

@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  defaultSimilarityThreshold,
-  InvalidSimilarityError,
-  lexicalSimilarity,
-  similarityOf,
-} from './similarity.js';
+import { lexicalSimilarity } from './lexical-similarity.js';
+import { defaultSimilarityThreshold, InvalidSimilarityError, similarityOf } from './similarity.js';
 
 const similar = (left: string, right: string) =>
   lexicalSimilarity(left, right) >= defaultSimilarityThreshold;

@@ -1,4 +1,4 @@
-import { IntentguardError, normalizeText } from '../language/index.js';
+import { IntentguardError } from '../language/index.js';
 
 /**
  * Semantic similarity for `~` and `!~`: a number in [0, 1]. The engine is
@@ -49,88 +49,42 @@ export function similarityOf(similarity: SimilarityFunction, left: string, right
   );
 }
 
-/** Texts at most this long are compared by edit distance; longer ones by bigrams. */
-const editDistanceLength = 256;
+let lexical: SimilarityFunction | undefined;
 
-function bigrams(text: string): Map<string, number> {
-  const padded = ` ${text} `;
-  const counts = new Map<string, number>();
-  for (let index = 0; index < padded.length - 1; index++) {
-    const gram = padded.slice(index, index + 2);
-    counts.set(gram, (counts.get(gram) ?? 0) + 1);
-  }
-  return counts;
-}
-
-/** Sørensen–Dice over character bigrams: linear, for long texts. */
-function dice(a: string, b: string): number {
-  const gramsA = bigrams(a);
-  const gramsB = bigrams(b);
-  let shared = 0;
-  let totalA = 0;
-  let totalB = 0;
-  for (const count of gramsA.values()) totalA += count;
-  for (const [gram, count] of gramsB) {
-    totalB += count;
-    shared += Math.min(count, gramsA.get(gram) ?? 0);
-  }
-  return (2 * shared) / (totalA + totalB);
+/** Registers the lexical measure (lexical-similarity.ts); the first one registered stays. */
+export function provideLexicalSimilarity(measure: SimilarityFunction): void {
+  lexical ??= measure;
 }
 
 /**
- * Optimal string alignment distance (Levenshtein with adjacent transpositions) over
- * code points, in three rows.
+ * Loads the lexical measure where it is not registered: Node entry points register it at
+ * once (parts-eager.ts); a page's guard loads it only for a spec that compares by `~`.
  */
-function editDistance(a: readonly string[], b: readonly string[]): number {
-  let before = new Array<number>(b.length + 1).fill(0);
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  let current = new Array<number>(b.length + 1).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(
-        (previous[j] ?? 0) + 1,
-        (current[j - 1] ?? 0) + 1,
-        (previous[j - 1] ?? 0) + cost,
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, (before[j - 2] ?? 0) + 1);
-      }
-      current[j] = best;
-    }
-    [before, previous, current] = [previous, current, before];
-  }
-  return previous[b.length] ?? 0;
+export async function loadLexicalSimilarity(): Promise<void> {
+  if (lexical === undefined)
+    provideLexicalSimilarity((await import('./on-demand-part.js')).lexicalSimilarity);
 }
 
-function editSimilarity(a: string, b: string): number {
-  const left = [...a];
-  const right = [...b];
-  return 1 - editDistance(left, right) / Math.max(left.length, right.length);
-}
-
-const sortedWords = (text: string): string => text.split(' ').sort().join(' ');
-
-function comparable(text: string): string {
-  return normalizeText(text).normalize('NFD').replace(/\p{M}/gu, '');
+function missingMeasure(): IntentguardError {
+  return new IntentguardError({
+    code: 'missing-part',
+    message:
+      'The spec compares by ~, and the lexical similarity is not loaded (loadLexicalSimilarity).',
+  });
 }
 
 /**
- * A symmetric lexical similarity of the normalized texts, accents ignored: one minus
- * the edit distance (with transpositions) over the longer length, also tried with the
- * words in sorted order ("Smith Alice" is "Alice Smith"); Sørensen–Dice over bigrams
- * for texts longer than 256 characters. Every extra word on either side lowers the
- * score — "Mallory alice" is not similar to "Alice" — and typos cost one edit each:
- * "colour" ≈ "color", "Jonathan Smith" ≈ "Jonathon Smith", "cafe" = "café".
+ * The similarity of a session given none: the lexical measure, once registered. Without
+ * it, a spec that compares by `~` is refused when it is compiled (`requireSimilarity`),
+ * and a comparison never holds by default: it throws, and the session refuses (fail
+ * closed).
  */
-export const lexicalSimilarity: SimilarityFunction = (left, right) => {
-  const a = comparable(left);
-  const b = comparable(right);
-  if (a === b) return 1;
-  if (a.length === 0 || b.length === 0) return 0;
-  if (a.length > editDistanceLength || b.length > editDistanceLength) return dice(a, b);
-  const direct = editSimilarity(a, b);
-  if (!a.includes(' ') && !b.includes(' ')) return direct;
-  return Math.max(direct, editSimilarity(sortedWords(a), sortedWords(b)));
+export const defaultSimilarity: SimilarityFunction = (left, right) => {
+  if (lexical === undefined) throw missingMeasure();
+  return lexical(left, right);
 };
+
+/** Called where a `~` is compiled: the default measure must be there to compare by it. */
+export function requireSimilarity(similarity: SimilarityFunction): void {
+  if (similarity === defaultSimilarity && lexical === undefined) throw missingMeasure();
+}

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { schemaOf, specOf, state } from '../../test/engine/fixtures.js';
 import { compileSpec } from './compiled-spec.js';
-import { lexicalSimilarity } from './similarity.js';
+import { lexicalSimilarity } from './lexical-similarity.js';
 import {
   applyAssignments,
   type Instance,

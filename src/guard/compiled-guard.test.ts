@@ -140,4 +140,39 @@ describe('parts a page loads on demand', () => {
       () => new guardCore.IntentGuard(reader.readCompiledSpec(recordDocument), options),
     ).toThrow(/not loaded \(loadPathEvaluators\)/);
   });
+
+  const similarDocument = JSON.parse(
+    JSON.stringify(
+      writeCompiledSpec(
+        unwrap(
+          checkSpec(
+            `${specText}\nreject BankTransfer(to ~ "Mallory") because "not to Mallory"\n`,
+            schema,
+          ),
+        ),
+      ),
+    ),
+  );
+  const toMalory = { id: 'c1', name: 'BankTransfer', args: { to: 'Malory', amount: 1 } };
+
+  it('loadCompiledGuard loads the lexical similarity for a spec that compares by ~', async () => {
+    const { compiledGuard } = await freshModules();
+    const guard = await compiledGuard.loadCompiledGuard(similarDocument, options);
+    const decision = guard.check(toMalory);
+    expect(decision.action).toBe('refuse');
+    expect(decision.verdict.reasons.map((reason) => reason.code)).toContain('guard-reject');
+  });
+
+  it("a spec that compares by ~ is refused without the lexical similarity, and runs with the host's own measure", async () => {
+    const { guardCore, reader } = await freshModules();
+    expect(
+      () => new guardCore.IntentGuard(reader.readCompiledSpec(similarDocument), options),
+    ).toThrow(/lexical similarity is not loaded/);
+    // A host measure needs nothing loaded: this one finds every name similar.
+    const guard = new guardCore.IntentGuard(reader.readCompiledSpec(similarDocument), {
+      ...options,
+      similarity: () => 1,
+    });
+    expect(guard.check({ ...toMalory, args: { to: 'Alice', amount: 1 } }).action).toBe('refuse');
+  });
 });

@@ -1,5 +1,6 @@
 import { loadPathEvaluators } from '../engine/path-evaluators.js';
-import type { CheckedConstraint, Spec } from '../language/checker/spec.js';
+import { loadLexicalSimilarity } from '../engine/similarity.js';
+import type { CheckedConstraint, CheckedPattern, Spec } from '../language/checker/spec.js';
 import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { loadConfusables } from '../language/unicode/skeleton.js';
@@ -10,7 +11,8 @@ import type { Guard, GuardOptions } from './types.js';
  * A guard from a compiled spec (`intentguard compile`, FORMATS.md §8), for pages and
  * services that enforce specs checked elsewhere: it carries no lexer, parser, checker or
  * diagnostics, and loads the regex engine (re2js) only when the spec has a regex, the evaluators of
- * paths and records only when the spec or its schema has them, and the confusables table only when a guard compares text (or, later, when a final answer is
+ * paths and records only when the spec or its schema has them, the lexical similarity only
+ * when the spec compares by `~`, and the confusables table only when a guard compares text (or, later, when a final answer is
  * checked: `prepareAnswer`).
  */
 
@@ -23,9 +25,9 @@ function comparesText(constraint: CheckedConstraint): boolean {
   );
 }
 
-/** Whether the spec has a path, filter, function or binding: compiling it needs their evaluators (join.ts). */
-export function usesPaths(spec: Spec): boolean {
-  const patterns = [
+/** The patterns the engine compiles: the rules' and the guards'. */
+function patternsOf(spec: Spec): CheckedPattern[] {
+  return [
     ...spec.rules.flatMap((rule) => [
       ...rule.states,
       ...(rule.negations ?? []),
@@ -33,11 +35,27 @@ export function usesPaths(spec: Spec): boolean {
     ]),
     ...spec.guards.map((guard) => guard.pattern),
   ];
-  return patterns.some((pattern) =>
+}
+
+/** Whether the spec has a path, filter, function or binding: compiling it needs their evaluators (join.ts). */
+export function usesPaths(spec: Spec): boolean {
+  return patternsOf(spec).some((pattern) =>
     pattern.constraints.some(
       (constraint) => constraint.access !== undefined || constraint.binding !== undefined,
     ),
   );
+}
+
+function comparesBySimilarity(constraint: CheckedConstraint): boolean {
+  if (constraint.operator === '~' || constraint.operator === '!~') return true;
+  return (constraint.access?.steps ?? []).some(
+    (step) => step.kind === 'filter' && step.constraints.some(comparesBySimilarity),
+  );
+}
+
+/** Whether the spec compares by `~` or `!~` anywhere, in filters too: the default measure is then needed. */
+export function usesSimilarity(spec: Spec): boolean {
+  return patternsOf(spec).some((pattern) => pattern.constraints.some(comparesBySimilarity));
 }
 
 /** Whether the schema declares a record: reading its arguments needs the record reader (record-values.ts). */
@@ -88,5 +106,6 @@ export async function loadCompiledGuard(document: unknown, options?: GuardOption
   const spec = readCompiledSpec(document, regex ? { regex } : {});
   if (guardsCompareText(spec)) await loadConfusables();
   if (usesPaths(spec) || declaresRecords(spec)) await loadPathEvaluators();
+  if (usesSimilarity(spec) && checked.similarity === undefined) await loadLexicalSimilarity();
   return new IntentGuard(spec, checked);
 }

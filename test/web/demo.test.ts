@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 describe('the web demo', () => {
-  it('guards with the compiled spec, and loads no regex engine, no confusables, no path evaluators, no answer check and no dialog until needed', async () => {
+  it('guards with the compiled spec, and loads no regex engine, no confusables, no on-demand engine part (answer check, paths) and no dialog until needed', async () => {
     const page = await browser.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(new URL(request.url()).pathname));
@@ -59,9 +59,7 @@ describe('the web demo', () => {
       // The spec has no regex, no path or binding and no guard on text: nothing more than the
       // app and its spec.
       expect(
-        chunks().filter((path) =>
-          /regex|confusables|fabricated|path-evaluators|dialog|remote/.test(path),
-        ),
+        chunks().filter((path) => /regex|confusables|on-demand-part|dialog|remote/.test(path)),
       ).toEqual([]);
       // The agent's final answer is checked: the answer check and the confusables come now.
       const verdict = await page.evaluate(() =>
@@ -73,7 +71,7 @@ describe('the web demo', () => {
       );
       expect(verdict.status).toBe('blocked');
       expect(verdict.codes).toContain('fabricated-action');
-      expect(chunks().some((path) => path.includes('fabricated-action'))).toBe(true);
+      expect(chunks().some((path) => path.includes('on-demand-part'))).toBe(true);
       expect(chunks().some((path) => path.includes('confusables'))).toBe(true);
       expect(chunks().some((path) => path.includes('regex'))).toBe(false);
     } finally {

@@ -90,7 +90,7 @@ describe('intentguard/web in the browser', () => {
     );
   });
 
-  it('a guard from a compiled spec carries no parser, checker or diagnostics; re2js, the confusables, the path evaluators, the answer check and the dialog load on demand', async () => {
+  it("a guard from a compiled spec carries no parser, checker or diagnostics; re2js, the confusables, the engine's on-demand part (paths, records, answer check, similarity) and the dialog load on demand", async () => {
     for (const bundled of Object.values(await measureWebBundles()).filter(
       (bundle) => bundle.name !== 'web layer + guard from spec text (parser, checker)',
     )) {
@@ -112,7 +112,9 @@ describe('intentguard/web in the browser', () => {
         'src/engine/fabricated-action.ts',
         'src/engine/join.ts',
         'src/engine/access-test.ts',
-        'src/engine/path-evaluators-part.ts',
+        'src/engine/on-demand-part.ts',
+        'src/engine/record-values.ts',
+        'src/engine/lexical-similarity.ts',
         'src/integrations/web/dialog.ts',
       ])
         expect([...upFront], `${bundled.name}: ${heavy}`).not.toContain(heavy);
@@ -122,8 +124,7 @@ describe('intentguard/web in the browser', () => {
     // Each is a real chunk a page loads only when it needs it, not an empty shell.
     expect(lazy.get('regex')).toBeGreaterThan(30_000);
     expect(lazy.get('confusables')).toBeGreaterThan(15_000);
-    expect(lazy.get('fabricated-action')).toBeGreaterThan(1_000);
-    expect(lazy.get('path-evaluators-part')).toBeGreaterThan(2_000);
+    expect(lazy.get('on-demand-part')).toBeGreaterThan(5_000);
     expect(lazy.get('dialog')).toBeGreaterThan(500);
   });
 
@@ -140,6 +141,8 @@ describe('intentguard/web in the browser', () => {
       'src/language/regex.ts',
       'src/engine/fabricated-action.ts',
       'src/engine/join.ts',
+      'src/engine/record-values.ts',
+      'src/engine/lexical-similarity.ts',
     ])
       expect([...upFront], part).toContain(part);
   });
