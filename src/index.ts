@@ -115,6 +115,7 @@ export type {
   RuleNode,
   SourceRange,
   Spec,
+  SpecFromText,
   SpecNode,
   ValueNode,
 } from './language/index.js';

@@ -2,7 +2,6 @@ import {
   type CheckedConstraint,
   operatorPhrase,
   type PredicateDeclaration,
-  printValue,
 } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
@@ -18,9 +17,9 @@ export function describeConstraint(constraint: CheckedConstraint, clock: Session
   const subject = constraint.access?.text ?? constraint.variable.name;
   const type = constraint.access?.compared ?? constraint.variable.type;
   // `products[name ~ "x", id = $id]` alone: some element satisfies the filter.
-  if (constraint.node.subject?.exists) return `some element of ${subject}`;
+  if (constraint.access?.exists) return `some element of ${subject}`;
   const value = constraint.binding
-    ? printValue(constraint.node.value)
+    ? constraint.binding.text
     : describeLiteral(constraint.value, clock);
   return `${subject} ${operatorPhrase(constraint.operator, type)} ${value}`;
 }

@@ -139,7 +139,7 @@ function temporal(kind: string | undefined): kind is TemporalUnit {
 function unitOf(constraint: CheckedConstraint): TemporalUnit | undefined {
   const access = constraint.access;
   if (access?.function === 'count' || access?.function === 'len') return undefined;
-  const coercion = constraint.node.subject?.as;
+  const coercion = access?.coercion;
   if (coercion !== undefined) return temporal(coercion) ? coercion : undefined;
   if (constraint.variable.jsonText === true) return undefined;
   const kind = access ? access.compared.kind : constraint.variable.type.kind;

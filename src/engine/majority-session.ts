@@ -20,6 +20,10 @@ import { type Decision, sessionFinishedReason, type Verdict } from './verdict.js
  * layout or such spellings are the same spec.
  */
 export function canonicalSpecText(spec: Spec): string {
+  // A spec read from a compiled document has no syntax tree to print: its text stands for
+  // it (two such specs that differ only in comments count as different, never as one).
+  const ast = spec.ast;
+  if (ast === undefined) return spec.source;
   const bareAtom = (atom: AtomNode): AtomNode =>
     atom.kind === 'disjunction'
       ? { ...atom, alternatives: atom.alternatives.map((atoms) => atoms.map(bareAtom)) }
@@ -31,8 +35,8 @@ export function canonicalSpecText(spec: Spec): string {
         ? { ...atom, parenthesized: false }
         : atom;
   const bare: SpecNode = {
-    ...spec.ast,
-    items: spec.ast.items.map((item) =>
+    ...ast,
+    items: ast.items.map((item) =>
       item.kind === 'rule'
         ? { ...item, comments: [], body: item.body.map(bareAtom) }
         : { ...item, comments: [] },

@@ -46,7 +46,7 @@ describe('guards from compiled specs', () => {
   it('refuses a malformed document with where and why, in both forms', async () => {
     const broken = { ...compiled, version: 99 };
     expect(() => createGuard(broken, undefined, options)).toThrow(CompiledSpecError);
-    await expect(loadCompiledGuard(broken, options)).rejects.toThrow(/\$\.version: expected 1/);
+    await expect(loadCompiledGuard(broken, options)).rejects.toThrow(/\$\.version: expected 2/);
     await expect(loadCompiledGuard(null, options)).rejects.toThrow(
       /compiled spec: \$: expected an object/,
     );

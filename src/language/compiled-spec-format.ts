@@ -20,13 +20,16 @@ import type { RegexCompilation } from './regex.js';
  */
 
 export const compiledSpecFormat = 'intentguard/compiled-spec';
-export const compiledSpecVersion = 1;
+/** 2: without the syntax tree (version 1 carried it). */
+export const compiledSpecVersion = 2;
 
 /**
  * A field's shape: a primitive (`str`, `bool`, `int`, `num` — a language number,
  * `range` — `[start, end]` offsets into the source, `pred` — a predicate by name,
  * `var` — `[predicate, index]`, `regex` — `[pattern, flags]`), or
- * the name of an entry of `shapes`; `?` in front makes it optional, `[]` after a list.
+ * the name of an entry of `shapes`; `?` in front makes it optional, `[]` after a list;
+ * `-` a field of the checked spec that is not shipped (left out when writing, refused when
+ * reading).
  */
 type FieldShape = string;
 type ObjectShape = Readonly<Record<string, FieldShape>>;
@@ -38,26 +41,10 @@ type Shape =
 
 const scalarKinds = ['text', 'number', 'boolean', 'date', 'time', 'datetime'] as const;
 const noFields: ObjectShape = {};
-const valueRange = { range: 'range' } as const;
-const ruleItem: ObjectShape = {
-  annotations: 'annotation[]',
-  label: '?identifier',
-  body: 'atom[]',
-  head: 'head',
-  comments: 'str[]',
-  range: 'range',
-};
-const guardItem: ObjectShape = {
-  mode: 'guardMode',
-  predicate: 'identifier',
-  constraints: 'constraintNode[]',
-  absent: '?identifier[]',
-  reason: '?str',
-  comments: 'str[]',
-  range: 'range',
-};
-
-/** The checked spec, its syntax tree and its schema, field by field (checker/spec.ts, ast.ts, schema-model.ts). */
+/**
+ * The checked spec and its schema, field by field (checker/spec.ts, schema-model.ts). The
+ * syntax nodes are not shipped (`-`): the engine does not read them (checker/spec.ts).
+ */
 export const shapes: Readonly<Record<string, Shape>> = {
   // Schema
   schemaDocument: { fields: { id: 'str', predicates: 'predicate[]' } },
@@ -102,7 +89,7 @@ export const shapes: Readonly<Record<string, Shape>> = {
     fields: {
       id: 'str',
       index: 'int',
-      node: 'ruleNode',
+      node: '-',
       head: 'str',
       isDone: 'bool',
       confirm: '?confirm',
@@ -117,7 +104,7 @@ export const shapes: Readonly<Record<string, Shape>> = {
   confirm: { fields: { category: '?confirmCategory', message: '?str' } },
   confirmCategory: { oneOf: ['safety', 'security', 'privacy', 'ethics', 'financial'] },
   repeat: { fields: { limit: '?int', per: '?var' } },
-  alternative: { fields: { suffix: 'str', body: 'atom[]' } },
+  alternative: { fields: { suffix: 'str', body: '-' } },
   pattern: {
     fields: { predicate: 'pred', constraints: 'constraint[]', absent: '?var[]', range: 'range' },
   },
@@ -126,7 +113,7 @@ export const shapes: Readonly<Record<string, Shape>> = {
       variable: 'var',
       operator: 'operator',
       value: 'literal',
-      node: 'constraintNode',
+      node: '-',
       access: '?access',
       binding: '?binding',
     },
@@ -134,7 +121,14 @@ export const shapes: Readonly<Record<string, Shape>> = {
   operator: { oneOf: operators },
   comparisonOperator: { oneOf: comparisonOperators },
   binding: {
-    fields: { name: 'str', binds: 'bool', each: 'bool', kind: '?str', arithmetic: '?computed' },
+    fields: {
+      name: 'str',
+      binds: 'bool',
+      each: 'bool',
+      kind: '?str',
+      arithmetic: '?computed',
+      text: 'str',
+    },
   },
   computed: {
     kinds: {
@@ -153,6 +147,8 @@ export const shapes: Readonly<Record<string, Shape>> = {
       compared: 'variableType',
       text: 'str',
       joins: '?bool',
+      exists: '?bool',
+      coercion: '?coercion',
     },
   },
   step: {
@@ -187,92 +183,14 @@ export const shapes: Readonly<Record<string, Shape>> = {
   guard: {
     fields: {
       index: 'int',
-      node: 'guardNode',
+      node: '-',
       mode: 'guardMode',
       pattern: 'pattern',
       reason: '?str',
     },
   },
   guardMode: { oneOf: ['reject', 'confirm'] },
-  // Syntax tree
-  specNode: { kinds: { spec: { items: 'item[]', trailingComments: 'str[]', range: 'range' } } },
-  item: { kinds: { rule: ruleItem, guard: guardItem } },
-  // A rule's and a guard's node: an item of the tree.
-  ruleNode: { kinds: { rule: ruleItem } },
-  guardNode: { kinds: { guard: guardItem } },
-  identifier: { fields: { name: 'str', range: 'range' } },
-  head: { fields: { name: 'identifier', isDone: 'bool', range: 'range' } },
-  annotation: {
-    kinds: {
-      confirm: { category: '?confirmCategory', message: '?str', range: 'range' },
-      repeat: { limit: '?int', per: '?identifier', range: 'range' },
-    },
-  },
-  atom: {
-    kinds: {
-      pattern: {
-        name: 'identifier',
-        parenthesized: 'bool',
-        constraints: 'constraintNode[]',
-        negated: '?bool',
-        absent: '?identifier[]',
-        range: 'range',
-      },
-      count: { name: 'identifier', operator: 'comparisonOperator', count: 'int', range: 'range' },
-      disjunction: { alternatives: 'atom[][]', range: 'range' },
-    },
-  },
-  constraintNode: {
-    kinds: {
-      constraint: {
-        variable: 'identifier',
-        subject: '?subject',
-        operator: 'operator',
-        value: 'valueNode',
-        range: 'range',
-      },
-    },
-  },
-  subject: {
-    fields: {
-      function: '?subjectFunction',
-      steps: 'pathStep[]',
-      matches: '?regexNode',
-      as: '?coercion',
-      exists: '?bool',
-      range: 'range',
-    },
-  },
   coercion: { oneOf: ['number', 'date', 'time', 'datetime', 'boolean'] },
-  pathStep: {
-    kinds: {
-      field: { name: 'identifier' },
-      filter: { constraints: 'constraintNode[]', range: 'range' },
-    },
-  },
-  regexNode: { kinds: { regex: { pattern: 'str', flags: 'str', range: 'range' } } },
-  valueNode: {
-    kinds: {
-      string: { value: 'str', ...valueRange },
-      number: { value: 'num', ...valueRange },
-      boolean: { value: 'bool', ...valueRange },
-      date: { value: 'str', ...valueRange },
-      time: { value: 'str', ...valueRange },
-      datetime: { value: 'str', ...valueRange },
-      relative: { value: 'relativeDate', ...valueRange },
-      name: { value: 'str', ...valueRange },
-      list: { elements: 'valueNode[]', ...valueRange },
-      binding: { name: 'str', ...valueRange },
-      duration: { value: 'str', ...valueRange },
-      arithmetic: {
-        left: 'valueNode',
-        operator: 'arithmeticOperator',
-        right: 'valueNode',
-        ...valueRange,
-      },
-      regex: { pattern: 'str', flags: 'str', ...valueRange },
-    },
-  },
 };
 
 /** The compiled spec as JSON data. */
@@ -282,7 +200,6 @@ export interface CompiledSpecDocument {
   /** The spec text: feedback and `explain` quote it; ranges point into it. */
   readonly source: string;
   readonly schema: { readonly id: string; readonly predicates: readonly unknown[] };
-  readonly ast: unknown;
   readonly rules: readonly unknown[];
   readonly guards: readonly unknown[];
 }
@@ -291,7 +208,6 @@ export interface CompiledSpecDocument {
 export const documentFields: ObjectShape = {
   source: 'str',
   schema: 'schemaDocument',
-  ast: 'specNode',
   rules: 'rule[]',
   guards: 'guard[]',
 };

@@ -35,6 +35,7 @@ export type {
   ConfirmRequirement,
   ObjectiveCondition,
   Spec,
+  SpecFromText,
 } from './checker/spec.js';
 export {
   answerPredicate,

@@ -220,12 +220,16 @@ function readObject(
   depth: number,
 ): Json {
   for (const key of Object.keys(value)) {
-    if (!(key === 'kind' && kind !== undefined) && !Object.hasOwn(fields, key))
+    if (
+      !(key === 'kind' && kind !== undefined) &&
+      (!Object.hasOwn(fields, key) || fields[key] === '-')
+    )
       throw new CompiledSpecError(`${path}`, `unknown field ${JSON.stringify(key)}`);
   }
   const result: Record<string, Json> = {};
   if (kind !== undefined) result.kind = kind;
   for (const [key, field] of Object.entries(fields)) {
+    if (field === '-') continue;
     const optional = field.startsWith('?');
     if (!Object.hasOwn(value, key)) {
       if (optional) continue;
@@ -298,7 +302,6 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
     values: 0,
   };
   const schema = readSchema(own(document, 'schema'), context);
-  const ast = readField(own(document, 'ast'), 'specNode', '$.ast', context, 1) as Spec['ast'];
   const rules = readField(
     own(document, 'rules'),
     'rule[]',
@@ -331,12 +334,14 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
         );
     });
   });
+  // A guard's index is its position among the items of the spec, in order; a spec has at
+  // most as many items as rules and guards (a rule with alternatives is several rules).
   guards.forEach((guard, index) => {
-    // A guard's index is its position among the items of the spec.
-    if (guard.index < 0 || guard.index >= ast.items.length)
+    const previous = index === 0 ? -1 : (guards[index - 1]?.index ?? -1);
+    if (guard.index <= previous || guard.index >= rules.length + guards.length)
       throw new CompiledSpecError(
         `$.guards[${index}].index`,
-        'expected the position of an item of the spec',
+        'expected the position of an item of the spec, after the previous guard',
       );
   });
   // Derived as the checker derives them (checker/check.ts).
@@ -350,7 +355,6 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
   return {
     source,
     lines: context.lines,
-    ast,
     schema,
     rules,
     guards,

@@ -13,9 +13,10 @@ import type { SourceRange } from './source-range.js';
 
 /**
  * Writes a checked spec as a compiled spec (compiled-spec-format.ts): JSON data that
- * `readCompiledSpec` turns back into the same `Spec`. Every value is written by the
- * table of shapes; a field the table does not know is an error, so a spec is never
- * shipped with part of its meaning left out.
+ * `readCompiledSpec` turns back into the same `Spec`, without its syntax nodes. Every
+ * value is written by the table of shapes; a field the table does not know is an error,
+ * so a spec is never shipped with part of its meaning left out (the syntax nodes are
+ * marked in the table as not shipped: the engine does not read them).
  */
 
 interface Context {
@@ -100,6 +101,7 @@ function writeShape(value: unknown, name: string, path: string, context: Context
   for (const [key, item] of Object.entries(record)) {
     if (item === undefined || (key === 'kind' && !('fields' in shape))) continue;
     const field = fields[key];
+    if (field === '-') continue;
     if (field === undefined)
       throw new CompiledSpecError(`${path}.${key}`, 'the compiled format does not know this field');
     result[key] = writeField(
@@ -110,7 +112,7 @@ function writeShape(value: unknown, name: string, path: string, context: Context
     );
   }
   for (const [key, field] of Object.entries(fields)) {
-    if (!field.startsWith('?') && !(key in result))
+    if (field !== '-' && !field.startsWith('?') && !(key in result))
       throw new CompiledSpecError(path, `missing field ${key}`);
   }
   return result;
@@ -138,7 +140,6 @@ export function writeCompiledSpec(spec: Spec): CompiledSpecDocument {
       '$.schema',
       context,
     ) as CompiledSpecDocument['schema'],
-    ast: writeField(spec.ast, 'specNode', '$.ast', context),
     rules: writeField(spec.rules, 'rule[]', '$.rules', context) as unknown[],
     guards: writeField(spec.guards, 'guard[]', '$.guards', context) as unknown[],
   };

@@ -156,6 +156,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'SimilarityFunction',
       'SourceRange',
       'Spec',
+      'SpecFromText',
       'SpecNode',
       'ToolCall',
       'ToolOutcome',

@@ -11,7 +11,7 @@ import type {
   Result,
   readTrace,
   Schema,
-  Spec,
+  SpecFromText,
   schemaFromMcpTools,
   schemaFromOpenAiTools,
   schemaFromToolemu,
@@ -28,7 +28,7 @@ import type {
 describe('the Result shape', () => {
   it('is what parsing, checking and loading return', () => {
     expectTypeOf<ReturnType<typeof parse>>().toEqualTypeOf<Result<ParsedSpec>>();
-    expectTypeOf<ReturnType<typeof checkSpec>>().toEqualTypeOf<Result<Spec>>();
+    expectTypeOf<ReturnType<typeof checkSpec>>().toEqualTypeOf<Result<SpecFromText>>();
     for (const load of [
       {} as typeof loadStateSchema,
       {} as typeof loadToolSchema,

@@ -14,7 +14,7 @@ describe('intentguard compile', () => {
     expect(result.code).toBe(0);
     const document = JSON.parse(result.stdout) as CompiledSpecDocument;
     expect(document.format).toBe('intentguard/compiled-spec');
-    expect(document.version).toBe(1);
+    expect(document.version).toBe(2);
     expect(document.source).toBe(readFileSync(example.spec, 'utf8'));
     const spec = readCompiledSpec(document, { regex: compileRegex });
     expect(spec.rules.length).toBeGreaterThan(0);

@@ -94,6 +94,7 @@ function shipped(spec: Spec): Spec {
 }
 
 /** A spec as plain data, regexes by their source: what must survive the trip. */
+/** The spec as data, without what a compiled document leaves out: the syntax nodes. */
 function comparable(spec: Spec): unknown {
   return JSON.parse(
     JSON.stringify(
@@ -104,10 +105,13 @@ function comparable(spec: Spec): unknown {
         schema: { id: spec.schema.id, predicates: [...spec.schema.predicates] },
         objectives: [...spec.objectives],
       },
-      (_key, value: unknown) =>
-        typeof value === 'object' && value !== null && 'test' in value && 'flags' in value
-          ? { regex: [(value as unknown as { pattern: string }).pattern, value.flags] }
-          : value,
+      (key, value: unknown) =>
+        // `ast`, the rules', guards' and constraints' `node`, an alternative's `body`.
+        key === 'ast' || key === 'node' || key === 'body'
+          ? undefined
+          : typeof value === 'object' && value !== null && 'test' in value && 'flags' in value
+            ? { regex: [(value as unknown as { pattern: string }).pattern, value.flags] }
+            : value,
     ),
   );
 }
@@ -140,9 +144,11 @@ describe('compiled specs decide like their source (the spec corpus)', () => {
     const spec = specOf(text, schema);
     const compiled = shipped(spec);
 
-    it('reads back the spec that was checked', () => {
+    it('reads back the spec that was checked, without its syntax tree', () => {
       expect(comparable(compiled)).toEqual(comparable(spec));
       expect(compiled.source).toBe(spec.source);
+      expect(compiled.ast).toBeUndefined();
+      expect(compiled.rules.every((rule) => rule.node === undefined)).toBe(true);
     });
 
     it('replays its traces with the same verdicts, feedback and roadmap', () => {
@@ -242,7 +248,7 @@ describe('hostile compiled specs are refused with where and why', () => {
   it.each([
     ['not an object', () => 'spec', '$'],
     ['another format', () => ({ ...fresh(), format: 'something-else' }), '$.format'],
-    ['another version', () => ({ ...fresh(), version: 2 }), '$.version'],
+    ['another version', () => ({ ...fresh(), version: 3 }), '$.version'],
     ['a missing version', () => ({ ...fresh(), version: undefined }), '$.version'],
     ['an unknown top-level field', () => ({ ...fresh(), extra: 1 }), '$'],
   ])('%s', (_name, document, path) => {
@@ -301,7 +307,7 @@ describe('hostile compiled specs are refused with where and why', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // An inherited property is never read as a field.
     const inherited = Object.create({ kind: 'rule' }) as Record<string, unknown>;
-    expect(refusal({ ...fresh(), ast: inherited }).path).toBe('$.ast');
+    expect(refusal({ ...fresh(), schema: inherited }).path).toBe('$.schema');
   });
 
   it('values of the wrong type, and a spec claiming Done without the head', () => {
@@ -317,13 +323,12 @@ describe('hostile compiled specs are refused with where and why', () => {
     const long = fresh() as { rules: unknown[] };
     long.rules = new Array(100_001).fill(long.rules[0]);
     expect(refusal(long).message).toMatch(/more than 100000 elements/);
-    let deep: unknown = { kind: 'number', value: 1, range: [0, 0] };
-    for (let level = 0; level < 300; level++)
-      deep = { kind: 'list', elements: [deep], range: [0, 0] };
+    let deep: unknown = { kind: 'number', value: 1 };
+    for (let level = 0; level < 300; level++) deep = { kind: 'list', elements: [deep] };
     const nested = fresh() as {
-      rules: { states: { constraints: { node: { value: unknown } }[] }[] }[];
+      rules: { states: { constraints: { value: unknown }[] }[] }[];
     };
-    nested.rules[0]!.states[0]!.constraints[0]!.node.value = deep;
+    nested.rules[0]!.states[0]!.constraints[0]!.value = deep;
     expect(refusal(nested).message).toMatch(/nested deeper than/);
   });
 
@@ -360,11 +365,34 @@ describe('hostile compiled specs are refused with where and why', () => {
       'version',
       'source',
       'schema',
-      'ast',
       'rules',
       'guards',
     ]);
     expect(document.format).toBe('intentguard/compiled-spec');
-    expect(document.version).toBe(1);
+    expect(document.version).toBe(2);
+  });
+
+  it('a guard index beyond the items of the spec', () => {
+    const document = fresh() as { guards: { index: number }[] };
+    expect(document.guards.length).toBeGreaterThan(0);
+    document.guards[0]!.index = 1000;
+    expect(refusal(document).path).toBe('$.guards[0].index');
+  });
+
+  it('a document of version 1 (with the syntax tree) is refused, saying to compile again', () => {
+    const error = refusal({ ...fresh(), version: 1, ast: { kind: 'spec', items: [] } });
+    expect(error.path).toBe('$.version');
+    expect(error.message).toMatch(/found number 1 \(compile the spec again/);
+  });
+
+  it('syntax nodes are not part of the format: a document carrying one is refused', () => {
+    const document = fresh() as {
+      rules: { node?: unknown; states: { constraints: { node?: unknown }[] }[] }[];
+    };
+    document.rules[0]!.node = { kind: 'rule' };
+    expect(refusal(document).message).toMatch(/\$\.rules\[0\]: unknown field "node"/);
+    const constraint = fresh() as typeof document;
+    constraint.rules[0]!.states[0]!.constraints[0]!.node = {};
+    expect(refusal(constraint).path).toBe('$.rules[0].states[0].constraints[0]');
   });
 });

@@ -1313,7 +1313,7 @@ function runWorld(world: World): void {
     for (const constraint of pattern.constraints) {
       const binding = constraint.binding;
       if (constraint.access?.function === 'len') statistics.bound.add('len');
-      if (constraint.node.subject?.matches) statistics.bound.add('count matches');
+      if (constraint.node?.subject?.matches) statistics.bound.add('count matches');
       for (const step of constraint.access?.steps ?? []) {
         if (step.kind !== 'filter') continue;
         for (const inner of step.constraints) {
@@ -1349,7 +1349,7 @@ function runWorld(world: World): void {
     if (access.function) statistics.access.add(access.function);
     for (const step of access.steps) {
       statistics.access.add(step.kind === 'filter' ? 'filter' : 'projection');
-      if (step.kind === 'filter' && step.constraints.some((c) => c.node.subject?.as))
+      if (step.kind === 'filter' && step.constraints.some((c) => c.node?.subject?.as))
         statistics.access.add('as');
     }
   }

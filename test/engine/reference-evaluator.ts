@@ -198,7 +198,7 @@ function regexTest(regex: { readonly pattern: string; readonly flags: string }, 
  * whole is read (§7).
  */
 function countOf(constraint: CheckedConstraint, list: readonly unknown[]): Fraction {
-  const regex = constraint.node.subject?.matches;
+  const regex = constraint.node?.subject?.matches;
   const counted =
     regex === undefined
       ? list
@@ -574,7 +574,7 @@ export class ReferenceSession {
   /** The data read as the type of the literal it meets (§7), then compared as §5.1 says. */
   #compare(constraint: CheckedConstraint, data: unknown): boolean | undefined {
     const literal = constraint.value;
-    const coercion = constraint.node.subject?.as;
+    const coercion = constraint.node?.subject?.as;
     const kindOf = (item: Literal): Exclude<VariableType, { kind: 'list' | 'enum' }>['kind'] => {
       if (coercion !== undefined) return coercion;
       switch (item.kind) {

@@ -268,6 +268,7 @@ function resolveBinding(
         binds: true,
         each: isList,
         ...(elementKind ? { kind: elementKind } : {}),
+        text: printValue(node.value),
       },
     };
   }
@@ -358,6 +359,7 @@ function resolveBinding(
       binds: false,
       each: isList && !node.operator.endsWith('contains'),
       ...(kind ? { kind } : {}),
+      text: printValue(node.value),
     },
   };
 }
@@ -723,6 +725,8 @@ function typeAccess(
             compared: shapeType(shape),
             text,
             ...(joins ? { joins } : {}),
+            ...(node.subject?.exists ? { exists: true as const } : {}),
+            ...(coercion !== undefined ? { coercion } : {}),
           };
     const value = node.value.kind === 'arithmetic' ? firstBinding(node.value) : node.value;
     if (value === undefined) {
@@ -769,6 +773,8 @@ function typeAccess(
     compared,
     text,
     ...(joins ? { joins } : {}),
+    ...(node.subject?.exists ? { exists: true as const } : {}),
+    ...(coercion !== undefined ? { coercion } : {}),
   };
   return { variable, operator: node.operator, value, node, access };
 }

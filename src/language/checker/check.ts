@@ -43,7 +43,7 @@ import {
   type CheckedRule,
   type ObjectiveCondition,
   resolvePredicate,
-  type Spec,
+  type SpecFromText,
 } from './spec.js';
 
 export type CheckOptions = ParseOptions;
@@ -56,7 +56,7 @@ export function check(
   parsed: ParsedSpec,
   schema: Schema,
   options: CheckOptions = {},
-): Result<Spec> {
+): Result<SpecFromText> {
   const misuse = firstProblem(
     parsedSpecProblem(parsed),
     schemaProblem(schema),
@@ -80,7 +80,7 @@ export function checkSpec(
   source: string,
   schema: Schema,
   options: CheckOptions = {},
-): Result<Spec> {
+): Result<SpecFromText> {
   const misuse = firstProblem(
     sourceProblem(source),
     schemaProblem(schema),
@@ -115,7 +115,7 @@ export function checkWithDiagnostics(
   schema: Schema,
   options: CheckOptions = {},
   parseDiagnostics: readonly Diagnostic[] = [],
-): { readonly spec: Spec; readonly diagnostics: readonly Diagnostic[] } {
+): { readonly spec: SpecFromText; readonly diagnostics: readonly Diagnostic[] } {
   const misuse = firstProblem(
     parsedSpecProblem(parsed),
     schemaProblem(schema),
@@ -367,7 +367,7 @@ export function checkWithDiagnostics(
 function invalidCheck(
   misuse: ArgumentProblem,
   schema: unknown,
-): { readonly spec: Spec; readonly diagnostics: readonly Diagnostic[] } {
+): { readonly spec: SpecFromText; readonly diagnostics: readonly Diagnostic[] } {
   const parsed = emptyParsedSpec();
   const diagnostics = [argumentDiagnostic('checkWithDiagnostics', misuse)];
   return {

@@ -80,7 +80,7 @@ export function reportCycles(
         const ordered = component.reverse();
         diagnostics.report(
           'cyclic-objective',
-          { range: rule?.node.head.range },
+          { range: rule?.node?.head.range },
           {
             name: ordered[0] ?? frame.node,
             cycle: [...ordered, ordered[0]].join(' -> '),
@@ -186,7 +186,7 @@ export function reportReachability(
     blocked.add(rule);
     diagnostics.report(
       'guard-shadows-rule',
-      { range: guard.node.range },
+      { range: guard.node?.range },
       {
         predicate: guard.pattern.predicate.name,
         rule: rule.id,
@@ -207,7 +207,7 @@ export function reportReachability(
           ? `it needs ${failing.name}, which no rule that can fire achieves`
           : `it needs ${failing.name} ${failing.operator} ${failing.count}, but ${failing.name} can be achieved at most ${most} time${most === 1 ? '' : 's'} (add @repeat to its rule)`;
     }
-    diagnostics.report('unreachable-rule', { range: rule.node.range }, { rule: rule.id, reason });
+    diagnostics.report('unreachable-rule', { range: rule.node?.range }, { rule: rule.id, reason });
   }
 
   const used = new Set<string>();
@@ -216,19 +216,23 @@ export function reportReachability(
   for (const rule of rules) {
     if (!objectives.has(rule.head) || used.has(rule.head) || reported.has(rule.head)) continue;
     reported.add(rule.head);
-    diagnostics.report('unused-branch', { range: rule.node.head.range }, { name: rule.head });
+    diagnostics.report('unused-branch', { range: rule.node?.head.range }, { name: rule.head });
   }
 
   const seen = new Map<string, CheckedRule>();
   for (const rule of rules) {
-    const { label: _label, ...labelless } = rule.node;
-    const unlabelled = rule.alternative ? { ...labelless, body: rule.alternative.body } : labelless;
-    const key = [...rule.node.annotations.map(printAnnotation), printRule(unlabelled)].join('\n');
+    // Rules checked from text have their syntax nodes (only compiled documents lack them).
+    const node = rule.node!;
+    const { label: _label, ...labelless } = node;
+    const unlabelled = rule.alternative?.body
+      ? { ...labelless, body: rule.alternative.body }
+      : labelless;
+    const key = [...node.annotations.map(printAnnotation), printRule(unlabelled)].join('\n');
     const other = seen.get(key);
     if (other)
       diagnostics.report(
         'duplicate-rule',
-        { range: rule.node.range },
+        { range: node.range },
         { rule: rule.id, other: other.id },
       );
     else seen.set(key, rule);

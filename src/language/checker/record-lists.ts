@@ -77,7 +77,7 @@ export function reportRecordListComparisons(
       const quoted = printString(text);
       diagnostics.report(
         'record-list-compared-with-text',
-        { range: constraint.node.range },
+        { range: constraint.node?.range },
         {
           variable: name,
           predicate: pattern.predicate.name,

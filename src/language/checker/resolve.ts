@@ -143,11 +143,12 @@ export function reportContradictions(pattern: CheckedPattern, scope: NameScope):
     const last = constraints[constraints.length - 1] ?? first;
     scope.diagnostics.report(
       'contradictory-constraints',
-      { range: { start: first.node.range.start, end: last.node.range.end } },
+      // Constraints checked from text have their syntax nodes.
+      { range: { start: first.node!.range.start, end: last.node!.range.end } },
       {
         variable: first.variable.name,
         predicate: pattern.predicate.name,
-        constraints: constraints.map((constraint) => printConstraint(constraint.node)).join(', '),
+        constraints: constraints.map((constraint) => printConstraint(constraint.node!)).join(', '),
       },
     );
   }

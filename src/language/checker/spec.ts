@@ -1,6 +1,7 @@
 import type {
   ArithmeticOperator,
   AtomNode,
+  CoercionType,
   ComparisonOperator,
   ConfirmCategory,
   ConstraintNode,
@@ -25,11 +26,17 @@ import type { Literal } from './literal.js';
 /**
  * A spec that passed the checker: every name resolved against the schema, every
  * value typed. It is immutable and is what sessions enforce.
+ *
+ * The syntax nodes (`ast`, and `node` on rules, guards and constraints) are there for the
+ * language's own tools (lint, fmt, explain, the checker's messages). The engine reads
+ * none of them, and a spec read from a compiled document (compiled-spec-format.ts) has
+ * none: a page enforcing it carries no syntax tree.
  */
 export interface Spec {
   readonly source: string;
   readonly lines: LineIndex;
-  readonly ast: SpecNode;
+  /** Absent in a spec read from a compiled document. */
+  readonly ast?: SpecNode;
   readonly schema: Schema;
   readonly rules: readonly CheckedRule[];
   readonly guards: readonly CheckedGuard[];
@@ -41,11 +48,15 @@ export interface Spec {
   readonly warnings: readonly Diagnostic[];
 }
 
+/** A spec checked from its text (`checkSpec`): with its syntax tree. */
+export type SpecFromText = Spec & { readonly ast: SpecNode };
+
 export interface CheckedConstraint {
   readonly variable: VariableDeclaration;
   readonly operator: Operator;
   readonly value: Literal;
-  readonly node: ConstraintNode;
+  /** Absent in a spec read from a compiled document. */
+  readonly node?: ConstraintNode;
   /** Set when the left side is a path, filter or function of the variable (LANGUAGE.md §7). */
   readonly access?: CheckedAccess;
   /** Set when the value is a binding `$x`; `value` is then only a placeholder. */
@@ -69,6 +80,8 @@ export interface CheckedBinding {
    * times and date-times).
    */
   readonly arithmetic?: CheckedArithmetic;
+  /** The value as written (`$b`, `$b * 0.5 + 10`), for feedback. */
+  readonly text: string;
 }
 
 /** Typed arithmetic (LANGUAGE.md §7): bindings, numbers and durations under `+ - * /`. */
@@ -114,6 +127,10 @@ export interface CheckedAccess {
    * constraint is judged by the rule's join, under each assignment (LANGUAGE.md §7).
    */
   readonly joins?: true;
+  /** A bare filtered list (`products[name ~ "x", id = $id]`): some element satisfies the filter. */
+  readonly exists?: true;
+  /** `as date` and the like: the text (or json) value read as another type. */
+  readonly coercion?: CoercionType;
 }
 
 export interface CheckedPattern {
@@ -144,7 +161,8 @@ export interface CheckedRule {
   readonly id: string;
   /** Position among the rules of the spec. */
   readonly index: number;
-  readonly node: RuleNode;
+  /** Absent in a spec read from a compiled document. */
+  readonly node?: RuleNode;
   /** `Done` or an objective name. */
   readonly head: string;
   readonly isDone: boolean;
@@ -159,7 +177,11 @@ export interface CheckedRule {
    * For one alternative of a disjunctive rule (v2): its letter (the id ends with it) and
    * the body it stands for, without disjunctions.
    */
-  readonly alternative?: { readonly suffix: string; readonly body: readonly AtomNode[] };
+  readonly alternative?: {
+    readonly suffix: string;
+    /** Absent in a spec read from a compiled document. */
+    readonly body?: readonly AtomNode[];
+  };
   readonly states: readonly CheckedPattern[];
   /** `not P(...)` atoms (v2): no instance of P may satisfy these patterns. */
   readonly negations?: readonly CheckedPattern[];
@@ -170,7 +192,8 @@ export interface CheckedRule {
 
 export interface CheckedGuard {
   readonly index: number;
-  readonly node: GuardNode;
+  /** Absent in a spec read from a compiled document. */
+  readonly node?: GuardNode;
   readonly mode: 'reject' | 'confirm';
   readonly pattern: CheckedPattern;
   readonly reason?: string;
