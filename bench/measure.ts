@@ -43,3 +43,41 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
     ...rows.map(line),
   ].join('\n');
 }
+
+export interface DecisionTimings {
+  readonly p50: number;
+  readonly p99: number;
+  /** Every proposal got the expected decision: a row never measures a wrong path. */
+  readonly ok: boolean;
+}
+
+/**
+ * Times `session.propose` for `count` proposals, in sessions renewed every `renewEvery`
+ * proposals (agent runs are short; a repeated refusal would escalate), checking each
+ * decision outside the timed call.
+ */
+export function measureDecisions(options: {
+  readonly count: number;
+  readonly renewEvery: number;
+  readonly session: () => { propose(proposal: unknown): { readonly decision: string } };
+  readonly proposal: (index: number) => unknown;
+  readonly expected: string;
+}): DecisionTimings {
+  const overhead = timerOverhead();
+  const samples: number[] = [];
+  let ok = true;
+  let session = options.session();
+  for (let index = 0; index < options.count; index++) {
+    if (index % options.renewEvery === 0) session = options.session();
+    const proposal = options.proposal(index);
+    let decision = '';
+    samples.push(
+      timeCall(() => {
+        decision = session.propose(proposal).decision;
+      }) - overhead,
+    );
+    if (decision !== options.expected) ok = false;
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), ok };
+}

@@ -1,7 +1,7 @@
 import { createSession, type Session } from '../src/engine/index.js';
 import { checkSpec, type Schema, type Spec } from '../src/language/index.js';
 import { schemaFromMcpTools } from '../src/schema/index.js';
-import { formatMicros, percentile, table, timeCall, timerOverhead } from './measure.js';
+import { formatMicros, measureDecisions, table } from './measure.js';
 
 /**
  * Records rows of `npm run bench` (LANGUAGE.md §7): what typed record fields cost a
@@ -68,24 +68,14 @@ function freshSession(): Session {
 }
 
 function measure(proposals: number, refused: boolean): { p50: number; ok: boolean } {
-  const overhead = timerOverhead();
-  const samples: number[] = [];
-  let ok = true;
-  let session = freshSession();
-  for (let index = 0; index < proposals; index++) {
-    if (index % 500 === 0) session = freshSession();
-    const born = refused ? '2015-01-01' : '1990-01-01';
-    const proposal = { action: { name: 'book', args: { traveller: { name: 'Ann', born } } } };
-    let decision = '';
-    samples.push(
-      timeCall(() => {
-        decision = session.propose(proposal).decision;
-      }) - overhead,
-    );
-    if (decision !== (refused ? 'reject' : 'allow')) ok = false;
-  }
-  samples.sort((a, b) => a - b);
-  return { p50: percentile(samples, 0.5), ok };
+  const born = refused ? '2015-01-01' : '1990-01-01';
+  return measureDecisions({
+    count: proposals,
+    renewEvery: 500,
+    session: freshSession,
+    proposal: () => ({ action: { name: 'book', args: { traveller: { name: 'Ann', born } } } }),
+    expected: refused ? 'reject' : 'allow',
+  });
 }
 
 export function recordsBench(proposals: number): void {
