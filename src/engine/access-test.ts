@@ -39,12 +39,18 @@ type Missing = typeof missing;
 /** Data: JSON values, plus exact decimals and the strings of enum members. */
 type Data = unknown;
 
-/** The data of each list, made once per list value (values are never mutated). */
+/**
+ * The data of each list, made once per list value (values are never mutated); short
+ * lists — the one-element lists a binding filter's walk makes — each time (join.ts).
+ */
 const listData = new WeakMap<readonly ScalarValue[], readonly Data[]>();
+const cachedListLength = 8;
 
 function dataOf(value: Value): Data {
   if (Array.isArray(value)) {
     const list = value as readonly ScalarValue[];
+    if (list.length < cachedListLength)
+      return list.map((item) => (isTextValue(item) ? item.json : item));
     let data = listData.get(list);
     if (data === undefined) {
       data = list.map((item) => (isTextValue(item) ? item.json : item));

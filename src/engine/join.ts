@@ -318,10 +318,17 @@ function compileFilterProgram(
   return { stages, binders, test: (data, clock) => test(data as Value, clock) };
 }
 
-/** The keys of a list's elements, made once per list (lists are never mutated). */
+/**
+ * The keys of a list's elements, made once per list (lists are never mutated). Short
+ * lists are keyed each time: a walk through a binding filter makes a one-element list per
+ * element it tries, and a weak map's entries for such short-lived lists cost the garbage
+ * collector more than keying them again.
+ */
 const listKeys = new WeakMap<readonly unknown[], readonly (Key | undefined)[]>();
+const cachedListLength = 8;
 
 function keysOf(list: readonly unknown[]): readonly (Key | undefined)[] {
+  if (list.length < cachedListLength) return list.map(keyOf);
   let keys = listKeys.get(list);
   if (keys === undefined) {
     keys = list.map(keyOf);
@@ -344,6 +351,10 @@ export type Key =
 const listElementKeys = new WeakMap<readonly unknown[], readonly (Key | undefined)[]>();
 
 function elementKeysOf(list: readonly unknown[]): readonly (Key | undefined)[] {
+  if (list.length < cachedListLength)
+    return keysOf(list).map((key) =>
+      key === undefined ? undefined : { kind: 'element', of: key },
+    );
   let keys = listElementKeys.get(list);
   if (keys === undefined) {
     keys = keysOf(list).map((key) =>
