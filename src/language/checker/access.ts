@@ -256,7 +256,13 @@ function resolveBinding(
     }
     const binderText =
       filter === undefined ? text : text === 'it' ? filter.path : `${filter.path}.${text}`;
-    bindings.set(value.name, { kind: elementKind, text: binderText, range: value.range });
+    const boundShape = isList ? (elementShape(shape) ?? json) : shape;
+    bindings.set(value.name, {
+      kind: elementKind,
+      text: binderText,
+      range: value.range,
+      ...(boundShape.kind === 'json' ? { json: { subject: text } } : {}),
+    });
     return {
       variable,
       operator: node.operator,
@@ -283,9 +289,11 @@ function resolveBinding(
       : bindingKind(shape);
   let kind = known.kind ?? useKind;
   let computed: CheckedArithmetic | undefined;
+  let boundKind = known.kind;
   if (arithmetic !== undefined) {
     const typed = typeArithmetic(arithmetic, bindings, context);
     if (typed === undefined) return undefined;
+    boundKind = typed.kind;
     if (typed.kind !== undefined && useKind !== undefined && typed.kind !== useKind) {
       context.scope.diagnostics.report(
         'binding-type-mismatch',
@@ -330,6 +338,7 @@ function resolveBinding(
     );
     return undefined;
   }
+  warnJsonTemporal(node, known, boundKind, arithmetic, useKind, shape, isList, text, context);
   if (
     orderOperators.has(node.operator) &&
     kind !== undefined &&
@@ -365,6 +374,48 @@ function resolveBinding(
 }
 
 const temporalKinds = new Set(['date', 'time', 'datetime']);
+
+/**
+ * JSON has no dates or times: a tool writes them as text, so a json value never equals,
+ * nor orders against, a typed date, time or date-time (LANGUAGE.md §7). Through a binding
+ * the checker cannot refuse it — a json value's type is known only at run time — but when
+ * one side of the comparison is json and the other typed temporal, the comparison is dead
+ * as written: a rule with it never fires, a guard with it fires on every value. Warned,
+ * with the fix (`as date` on the json side).
+ */
+function warnJsonTemporal(
+  node: ConstraintNode,
+  known: BindingInfo,
+  boundKind: string | undefined,
+  arithmetic: Extract<ValueNode, { kind: 'arithmetic' }> | undefined,
+  useKind: string | undefined,
+  shape: Shape,
+  isList: boolean,
+  text: string,
+  context: AccessContext,
+): void {
+  // `contains` reads text; arithmetic on a json binding is refused at run time anyway.
+  if (node.operator.endsWith('contains')) return;
+  const binderJson = known.json !== undefined && arithmetic === undefined;
+  const useJson = (isList ? (elementShape(shape) ?? json) : shape).kind === 'json';
+  if (binderJson === useJson) return;
+  const type = binderJson ? useKind : boundKind;
+  if (type === undefined || !temporalKinds.has(type)) return;
+  const binding = arithmetic !== undefined ? printValue(arithmetic) : printValue(node.value);
+  context.scope.diagnostics.report(
+    'json-date-binding',
+    { range: node.range },
+    {
+      type,
+      problem: binderJson
+        ? `'${binding}' is bound to json values by ${known.text}, and '${text}' compares it as a ${type}`
+        : `'${binding}' holds ${type} values (bound by ${known.text}), and '${text}' is json`,
+      fix: binderJson
+        ? `${known.json?.subject} as ${type} = ${binding} where it is bound`
+        : `${text} as ${type} = ${binding}`,
+    },
+  );
+}
 
 /**
  * Types arithmetic per operator (LANGUAGE.md §7): `* /` on numbers; `+ -` on numbers, or

@@ -32,6 +32,8 @@ export interface BindingInfo {
   readonly kind: string | undefined;
   readonly text: string;
   readonly range: SourceRange;
+  /** Bound to json values (`kind` is then absent), and the subject as its binder wrote it. */
+  readonly json?: { readonly subject: string };
 }
 
 export function unknownNameHint(

@@ -205,6 +205,12 @@ export const diagnosticCatalog = {
       "'{binding}' holds {bound} values (bound by {binder}), but '{subject}' is compared with it as {type}.",
     hint: 'Compare a binding only with values of the type it was bound to.',
   },
+  'json-date-binding': {
+    severity: 'warning',
+    message:
+      '{problem}: a json value is never a {type} (json writes dates and times as text), so in a rule this comparison never holds, and in a guard it fires on every value.',
+    hint: 'Read the json value as a {type}: {fix}.',
+  },
   'binding-in-filter': {
     severity: 'error',
     message:
