@@ -66,6 +66,8 @@ interface PredicateModel {
   readonly critical: boolean;
   readonly resultOf?: string;
   readonly observed?: boolean;
+  /** A tool result's keys: the call's parameters, which are its variables too (FORMATS.md §1). */
+  readonly keys?: readonly string[];
 }
 
 // ---- schemas --------------------------------------------------------------------------
@@ -153,11 +155,13 @@ const schemaModelArbOf = (pool: readonly TypeName[]): fc.Arbitrary<PredicateMode
         predicates.push({
           name: 'TResult',
           kind: 'state',
-          // Small records the tool returns as JSON: `items[n >= 1].s`, `count(items)` (§7).
-          variables: [...tool.results, { name: 'items', type: 'list<json>' }],
+          // The call's parameters, which key its results (each distinct call keeps its
+          // own), then small records the tool returns as JSON: `items[n >= 1].s` (§7).
+          variables: [...tool.parameters, ...tool.results, { name: 'items', type: 'list<json>' }],
           keyed: false,
           critical: false,
           resultOf: 'T',
+          keys: tool.parameters.map((parameter) => parameter.name),
         });
       }
       return predicates;
@@ -200,7 +204,11 @@ function schemaFrom(models: readonly PredicateModel[]): Schema {
       });
     }
     return state(model.name, variables, {
-      ...(model.keyed ? { keys: ['id'] } : {}),
+      ...(model.keyed
+        ? { keys: ['id'] }
+        : (model.keys ?? []).length > 0
+          ? { keys: [...(model.keys ?? [])] }
+          : {}),
       ...(model.resultOf !== undefined ? { resultOf: model.resultOf } : {}),
       ...(model.observed === true ? { observed: true } : {}),
     });
@@ -1232,6 +1240,48 @@ const oneActionSchemaArb: fc.Arbitrary<PredicateModel[]> = fc
     { name: 'A0', kind: 'action', variables: parameters, keyed: false, critical },
   ]);
 
+/**
+ * A tool with one parameter, so that its results are keyed by the call's argument
+ * (FORMATS.md §1): each distinct call keeps its own result, a repeated one replaces its
+ * own, and one observed without the argument is keyed as "not given".
+ */
+const keyedResultsSchemaArb: fc.Arbitrary<PredicateModel[]> = fc
+  .record({
+    parameter: fc.constantFrom<TypeName>('number', 'text', 'enum'),
+    results: variablesArb('r', 1, 2, ['number', 'number', 'text', 'boolean']),
+    critical: fc.boolean(),
+  })
+  .map(({ parameter, results, critical }) => {
+    const parameters = [{ name: 'q0', type: parameter }];
+    // The results are the only state: every state atom of a rule reads them.
+    return [
+      { name: 'T', kind: 'action', variables: parameters, keyed: false, critical },
+      {
+        name: 'TResult',
+        kind: 'state',
+        variables: [...parameters, ...results, { name: 'items', type: 'list<json>' }],
+        keyed: false,
+        critical: false,
+        resultOf: 'T',
+        keys: ['q0'],
+      },
+    ] satisfies PredicateModel[];
+  });
+
+/** Whether a trace observes results of two distinct calls (two keys of TResult). */
+function observesDistinctCalls(trace: readonly TraceEvent[]): boolean {
+  const keys = new Set<string>();
+  for (const event of trace) {
+    if (!('observe' in event)) continue;
+    const updates = (event.observe as { updates?: unknown }).updates;
+    if (typeof updates !== 'object' || updates === null || Array.isArray(updates)) continue;
+    const result = (updates as Record<string, unknown>)['TResult'];
+    if (typeof result !== 'object' || result === null) continue;
+    keys.add(JSON.stringify((result as Record<string, unknown>)['q0'] ?? null));
+  }
+  return keys.size >= 2;
+}
+
 // ---- the comparison -------------------------------------------------------------------
 
 function engineView(verdict: Verdict): ReferenceVerdict {
@@ -1261,6 +1311,8 @@ const statistics = {
   discarded: 0,
   steps: 0,
   pinnedActions: 0,
+  /** Worlds whose trace observes the results of two distinct calls of the tool. */
+  distinctCalls: 0,
   decisions: new Map<string, number>(),
 };
 
@@ -1450,6 +1502,20 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
       numRuns: Math.ceil(Number(process.env['DIFF_RUNS'] ?? 600) / 2),
     });
     expect(statistics.pinnedActions - before).toBeGreaterThan(30);
+  }, 600_000);
+
+  it("on tool results keyed by the call's arguments", () => {
+    const before = statistics.distinctCalls;
+    const worlds = statistics.worlds;
+    fc.assert(
+      fc.property(worldArb(keyedResultsSchemaArb, mixedSpecs), (world) => {
+        if (observesDistinctCalls(world.trace)) statistics.distinctCalls++;
+        runWorld(world);
+      }),
+      { numRuns: Number(process.env['DIFF_RUNS'] ?? 800) },
+    );
+    expect(statistics.worlds - worlds).toBeGreaterThan(400);
+    expect(statistics.distinctCalls - before).toBeGreaterThan(100);
   }, 600_000);
 
   it('on specs with bindings, arithmetic, lengths, counts of matches and answers', () => {

@@ -1354,9 +1354,12 @@ export class ReferenceSession {
       let key = '';
       if (predicate.keys.length > 0) {
         const parts = predicate.keys.map((keyName) => values[keyName]);
-        if (parts.some((part) => part === undefined || part === null))
+        // A tool result is keyed by the call's arguments (FORMATS.md §1); an observation
+        // that leaves one out is keyed as "not given" (one such result, replaced by the next).
+        const notGiven = (part: unknown) => part === undefined || part === null;
+        if (predicate.resultOf === undefined && parts.some(notGiven))
           throw new Invalid('missing key');
-        key = parts.map((part) => identity(part)).join('|');
+        key = parts.map((part) => (notGiven(part) ? '\u0000not given' : identity(part))).join('|');
         if ((op === 'update' || op === 'delete') && !exists(predicate.name, key))
           throw new Invalid('no such instance');
       }
