@@ -314,6 +314,28 @@ describe('filters that use bindings compare under the current assignment', () =>
     expect(propose('a')).toBe('reject');
     expect(propose('b')).toBe('allow');
   });
+
+  it('a guard whose binder has no value fires, also when a filter under count compares with it', () => {
+    // "Refuse a purchase that no item of the order prices at or above": with the price left
+    // out, the filter cannot compare — the guard must fire, not count every item as kept.
+    const s = session(`
+      reject BuyProduct(price = $p, count(items[price >= $p]) = 0) because "no item covers the price"
+      BuyProduct() -> Bought
+      Bought -> Done`);
+    const items = [{ id: 'a', price: 5 }];
+    const propose = (args: Record<string, unknown>) =>
+      s.propose({ action: { name: 'BuyProduct', args: { id: 'a', items, ...args } } }).decision;
+    expect(propose({ price: 50 })).toBe('reject');
+    expect(propose({ price: 5 })).toBe('allow');
+    expect(propose({})).toBe('reject');
+    // A rule reads the filter strictly: without the price it does not hold.
+    const rule = session(`
+      BuyProduct(price = $p, count(items[price >= $p]) = 0) -> Bought
+      Bought -> Done`);
+    expect(
+      rule.propose({ action: { name: 'BuyProduct', args: { id: 'a', items } } }).decision,
+    ).toBe('revise');
+  });
 });
 
 describe('the checker on bindings inside filters', () => {

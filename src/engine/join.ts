@@ -598,6 +598,15 @@ export function joinHolds(
       return true;
     };
     if (!stage.binds) {
+      // In a guard, a filter that compares with a binding that has no value (its binder's
+      // argument was not given, or did not fit) cannot select: the comparison cannot be
+      // made, so the constraint holds and the guard fires — never "every element kept",
+      // which under `count(…) = 0` or `not` would let the guard pass.
+      if (
+        lenient &&
+        stage.bindings.some((use) => env[use.slot] === absentValue || env[use.slot] === unbound)
+      )
+        return next();
       const selected = data.filter(
         (element) => passes(element) && bindElement(stage.bindings, 0, element, () => true),
       );

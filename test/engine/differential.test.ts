@@ -1268,6 +1268,50 @@ const keyedResultsSchemaArb: fc.Arbitrary<PredicateModel[]> = fc
     ] satisfies PredicateModel[];
   });
 
+/**
+ * The binding schemas plus `G`, a critical action given a list of records (a tool's
+ * array-of-objects argument) and a scalar, for guards that bind inside a filter.
+ */
+const filterGuardSchemaArb: fc.Arbitrary<PredicateModel[]> = fc
+  .tuple(bindingSchemaArb, fc.constantFrom<TypeName>('text', 'number'))
+  .map(([models, type]) => [
+    ...models,
+    {
+      name: 'G',
+      kind: 'action',
+      variables: [
+        { name: 'items', type: 'list<json>' },
+        { name: 'p0', type },
+      ],
+      keyed: false,
+      critical: true,
+    } satisfies PredicateModel,
+  ]);
+
+/** Guards on `G` whose one pattern binds inside a filter, or compares a filter with a binding. */
+function filterGuardArb(models: readonly PredicateModel[]): fc.Arbitrary<string> {
+  const type = models.find((model) => model.name === 'G')?.variables[1]?.type;
+  const guards =
+    type === 'number'
+      ? [
+          'G(items[n = $g], p0 = $g)',
+          'G(items[s = "a", n = $g], p0 > $g)',
+          'G(items[n >= 1, n = $g], p0 != $g)',
+          'G(p0 = $g, items[n <= $g])',
+          'G(p0 = $g, count(items[n > $g]) = 0)',
+        ]
+      : [
+          'G(items[s = $g], p0 = $g)',
+          'G(items[n >= 1, s = $g], p0 = $g)',
+          'G(items[s = $g], p0 != $g)',
+          'G(p0 = $g, items[s = $g])',
+          'G(p0 = $g, count(items[s = $g]) >= 1)',
+        ];
+  return fc
+    .tuple(fc.constantFrom('reject', 'confirm'), fc.constantFrom(...guards))
+    .map(([mode, guard]) => `${mode} ${guard}`);
+}
+
 /** Whether a trace observes results of two distinct calls (two keys of TResult). */
 function observesDistinctCalls(trace: readonly TraceEvent[]): boolean {
   const keys = new Set<string>();
@@ -1516,6 +1560,34 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
     );
     expect(statistics.worlds - worlds).toBeGreaterThan(400);
     expect(statistics.distinctCalls - before).toBeGreaterThan(100);
+  }, 600_000);
+
+  it('on guards that bind inside a filter', () => {
+    const guardDecisions = () =>
+      (statistics.decisions.get('reject/guard-reject') ?? 0) +
+      (statistics.decisions.get('confirm/guard-confirm') ?? 0);
+    const before = guardDecisions();
+    const worlds = statistics.worlds;
+    const filterGuardWorlds = filterGuardSchemaArb.chain((models) =>
+      specArb(models, bindingSpecs).chain((spec) =>
+        fc.record({
+          models: fc.constant(models),
+          spec: fc
+            .array(filterGuardArb(models), { minLength: 1, maxLength: 2 })
+            .map((guards) => ({ ...spec, text: [spec.text, ...guards].join('\n') })),
+          trace: traceArb(models, spec.heads, true),
+          escalateAfter: fc.constantFrom(0, 1, 2, 3),
+          unplannedCritical: fc.constantFrom('revise' as const, 'confirm' as const),
+        }),
+      ),
+    );
+    fc.assert(fc.property(filterGuardWorlds, runWorld), {
+      numRuns: Number(process.env['DIFF_RUNS'] ?? 600),
+    });
+    expect(statistics.worlds - worlds).toBeGreaterThan(300);
+    // The guards fired on the traces (and, where they did not, the proposals were decided
+    // by the rules — both sides compared at every step).
+    expect(guardDecisions() - before).toBeGreaterThan(50);
   }, 600_000);
 
   it('on specs with bindings, arithmetic, lengths, counts of matches and answers', () => {

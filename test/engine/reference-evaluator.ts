@@ -1081,6 +1081,7 @@ export class ReferenceSession {
     pattern: CheckedPattern,
     constraint: CheckedConstraint,
     instance: Instance,
+    assignment?: Assignment,
   ): boolean {
     const value = argumentValue(pattern, constraint, instance);
     const negations: Record<string, string> = {
@@ -1094,7 +1095,7 @@ export class ReferenceSession {
     // A negative constraint on an action's absent argument holds.
     if (value === undefined) return positive !== undefined && pattern.predicate.kind === 'action';
     // §7: a value that does not fit a path, filter or function makes a guard fire.
-    if (constraint.access !== undefined) return this.#access(constraint, value) ?? true;
+    if (constraint.access !== undefined) return this.#access(constraint, value, assignment) ?? true;
     const type = constraint.variable.type;
     const literal = constraint.value;
     if (type.kind === 'text' && typeof value === 'string') {
@@ -1133,10 +1134,28 @@ export class ReferenceSession {
     if ((pattern.absent ?? []).some((variable) => instance[variable.name] !== undefined))
       return false;
     const binders = pattern.constraints.filter((constraint) => constraint.binding?.binds);
-    if (binders.length === 0)
+    // Binders inside filters (docs/language.md: a filtered list standing for one element).
+    const filterBinders = pattern.constraints.flatMap((constraint) =>
+      (constraint.access?.steps ?? []).flatMap((step, at) =>
+        step.kind === 'filter'
+          ? step.constraints
+              .filter((inner) => inner.binding?.binds)
+              .map((inner) => ({ constraint, at, inner }))
+          : [],
+      ),
+    );
+    if (binders.length === 0 && filterBinders.length === 0)
       return pattern.constraints.every((constraint) =>
         this.#guardSatisfies(pattern, constraint, instance),
       );
+    // A binder on an argument that is not given makes the guard fire; on an unobserved
+    // state variable it is false, as in rules (§5.1) — inside a filter as outside.
+    if (
+      filterBinders.some(
+        ({ constraint }) => argumentValue(pattern, constraint, instance) === undefined,
+      )
+    )
+      return pattern.predicate.kind === 'action';
     // §7 (docs/language.md): a binder on an argument that is not given, or on a value that
     // does not fit, makes the guard fire. §5.1: an unobserved state variable is no omitted
     // argument: there the binder is false, as in rules.
@@ -1166,10 +1185,19 @@ export class ReferenceSession {
         offers.map((offer) => ({ ...assignment, [name]: offer })),
       );
     }
+    // A filter binder offers that field of every element; the filter under the
+    // assignment decides which element stands for the list.
+    for (const { constraint, at, inner } of filterBinders) {
+      const name = inner.binding?.name ?? '';
+      const offers = this.#filterOffers(pattern, constraint, at, inner, instance);
+      assignments = assignments.flatMap((assignment) =>
+        offers.map((offer) => ({ ...assignment, [name]: offer })),
+      );
+    }
     return assignments.some((assignment) =>
       pattern.constraints.every((constraint) => {
         if (constraint.binding === undefined)
-          return this.#guardSatisfies(pattern, constraint, instance);
+          return this.#guardSatisfies(pattern, constraint, instance, assignment);
         // A use that does not fit holds, and so does one on an action's argument that is
         // not given (its comparison cannot be made: guards err toward firing); on an
         // unobserved state variable it is false, as in rules (§5.1).
