@@ -359,9 +359,13 @@ export function shownCalls(
     : { calls };
 }
 
-/** A value as compared with what an answer shows: normalized text, exact number text. */
+/**
+ * A value as compared with what an answer shows: normalized text, exact number text.
+ * Markers are control characters, which normalized text never holds: no text a shown
+ * call gives can spell "not given" or a list's structure.
+ */
 function comparable(value: unknown): string {
-  if (value === undefined || value === null) return '∅';
+  if (value === undefined || value === null) return '\u0000';
   if (isTextValue(value)) return value.key;
   if (typeof value === 'string') {
     const normalized = normalizeText(value);
@@ -371,7 +375,9 @@ function comparable(value: unknown): string {
   if (typeof value === 'number') return `#${value}`;
   if (typeof value === 'boolean') return String(value);
   if (isDecimal(value)) return `#${Number(value.toString())}`;
-  if (Array.isArray(value)) return `[${value.map(comparable).join('\u0001')}]`;
+  // Every element ends with a marker: `[""]` is one empty text, not the empty list.
+  if (Array.isArray(value))
+    return `\u0002${value.map((item) => `${comparable(item)}\u0001`).join('')}`;
   return normalizeText(JSON.stringify(value) ?? '');
 }
 

@@ -92,6 +92,23 @@ describe('fabricated-action', () => {
     expect(finishWith(answer).reasons[0]?.code).toBe('fabricated-action');
   });
 
+  it('a list shown with one empty text is not the empty list the call was made with, nor is "∅" an argument left out', () => {
+    const lists = schemaOf(tool('Tag', { labels: 'list<text>', note: 'text' }, { ok: 'boolean' }));
+    const session = () => {
+      const tagged = createSession(specOf('Tag() -> Tagged\nTagged -> Done', lists), {
+        now: fixedNow,
+      });
+      expect(tagged.propose({ action: { name: 'Tag', args: {} } }).decision).toBe('allow');
+      return tagged;
+    };
+    const shown = (input: string) =>
+      session().propose({ finish: true, answer: `Action: Tag\nAction Input: ${input}\n` })
+        .reasons[0]?.code;
+    expect(shown('{"labels": []}')).toBeUndefined();
+    expect(shown('{"labels": [""]}')).toBe('fabricated-action');
+    expect(shown('{"note": "∅"}')).toBe('fabricated-action');
+  });
+
   it('counts: one committed call does not account for the same call shown twice', () => {
     const block = 'Action: GmailSearchContacts\nAction Input: {"name": "Alice"}\n';
     expect(finishWith(block).decision).toBe('allow');
