@@ -338,6 +338,66 @@ describe('filters that use bindings compare under the current assignment', () =>
   });
 });
 
+describe('long lists (read through a per-list element table)', () => {
+  // Ten products, only some of them laptops: the join reads each element's filter results
+  // and bound values once per list, and must still bind only from elements that pass.
+  const long = Array.from({ length: 10 }, (_, index) => ({
+    id: `p${index}`,
+    name: index % 3 === 0 ? `Laptop ${index}` : `Cable ${index}`,
+    price: 10 * (index + 1),
+    stock: index % 2,
+  }));
+
+  it('binds only from elements that pass the filter, proposal after proposal', () => {
+    const s = session(`
+      ProductsResult(products[name contains "laptop", id = $id, price = $p]) & BuyProduct(id = $id, price <= $p) -> Bought
+      Bought -> Done`);
+    s.observe({ updates: { ProductsResult: { products: long } } });
+    for (let round = 0; round < 2; round++) {
+      expect(s.propose(buy('p9', 100)).decision).toBe('allow');
+      expect(s.propose(buy('p3', 40)).decision).toBe('allow');
+      // p4 is a cable: it exists, but does not pass the filter.
+      expect(s.propose(buy('p4', 10)).decision).toBe('revise');
+      // p3's id with p9's price: each passes, but not as one element.
+      expect(s.propose(buy('p3', 100)).decision).toBe('revise');
+    }
+  });
+
+  it('a filter that uses a binding compares each element with it', () => {
+    const s = session(`
+      Budget(max = $m) & ProductsResult(count(products[price <= $m, stock = 1]) >= 3) & BuyProduct() -> Bought
+      Bought -> Done`);
+    s.observe({ updates: { ProductsResult: { products: long }, Budget: { max: 60 } } });
+    // In stock at or under 60: p1 (20), p3 (40), p5 (60).
+    expect(s.propose(buy('p1')).decision).toBe('allow');
+    s.observe({ updates: { Budget: { max: 50 } } });
+    expect(s.propose(buy('p1')).decision).toBe('revise');
+  });
+
+  it('each session reads with its own clock', () => {
+    const dated = Array.from({ length: 10 }, (_, index) => ({
+      id: `d${index}`,
+      day: `2025-03-${String(10 + index).padStart(2, '0')}`,
+    }));
+    const text = `
+      ProductsResult(products[day as date = today, id = $id]) & BuyProduct(id = $id) -> Bought
+      Bought -> Done`;
+    const checked = checkSpec(text.replace(/^(\s*)(Products.*)$/m, '$1@repeat\n$1$2'), schema);
+    if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics));
+    const on = (day: string) => {
+      const s = createSession(checked.value, { now: `${day}T12:00` });
+      s.observe({ updates: { ProductsResult: { products: dated } } });
+      return s;
+    };
+    const first = on('2025-03-14');
+    const second = on('2025-03-15');
+    expect(first.propose(buy('d4')).decision).toBe('allow');
+    expect(second.propose(buy('d4')).decision).toBe('revise');
+    expect(second.propose(buy('d5')).decision).toBe('allow');
+    expect(first.propose(buy('d5')).decision).toBe('revise');
+  });
+});
+
 describe('the checker on bindings inside filters', () => {
   it('accepts uses and binders where a filter stands for one element', () => {
     expect(

@@ -65,6 +65,11 @@ export interface FilterProgram {
   readonly stages: readonly FilterStage[];
   /** The comparison with a literal after the path (absent when the binding decides). */
   readonly test?: (data: unknown, clock: SessionClock) => boolean;
+  /**
+   * A bare filtered list (`products[name ~ "x", id = $id]`): the comparison is "some
+   * element passes", which an element the last filter stands for always meets.
+   */
+  readonly exists?: true;
   /** Where the filters' binders take their values, for feedback. */
   readonly binders: readonly {
     readonly slot: number;
@@ -82,7 +87,45 @@ export type FilterStage =
       /** The constraints with bindings, in order (binders, then the uses after them). */
       readonly bindings: readonly CompiledBinding[];
       readonly binds: boolean;
+      /** What the filter reads of each element of a list, kept per list (`elementTable`). */
+      readonly tables: WeakMap<readonly unknown[], ElementTable>;
     };
+
+type FilterStageOf<K> = Extract<FilterStage, { kind: K }>;
+
+/**
+ * What a filter reads of each element that does not depend on the assignment — whether
+ * it passes the constraints without bindings, and the values its binding constraints
+ * offer or compare — made once per list and session clock. Lists are never mutated and a
+ * result list stays in the state across proposals, so a join over it reads each element
+ * once rather than at every proposal.
+ */
+interface ElementTable {
+  readonly clock: SessionClock;
+  readonly passes: readonly boolean[];
+  /** Per binding constraint of the filter, per element. */
+  readonly values: readonly (readonly (readonly (Key | undefined)[] | undefined)[])[];
+}
+
+function elementTable(
+  stage: FilterStageOf<'filter'>,
+  list: readonly unknown[],
+  clock: SessionClock,
+): ElementTable | undefined {
+  // Short lists (a binding filter's one-element lists) are read each time, as keysOf does.
+  if (list.length < cachedListLength) return undefined;
+  const known = stage.tables.get(list);
+  if (known !== undefined && known.clock === clock) return known;
+  const table: ElementTable = {
+    clock,
+    passes: list.map((element) => stage.tests.every((test) => test(element, clock))),
+    values: stage.bindings.map((binding) =>
+      list.map((element) => binding.values(element as Value, clock)),
+    ),
+  };
+  stage.tables.set(list, table);
+  return table;
+}
 
 /** Where a binding got its value, for feedback: `results[…].unique_id of SpokeoSearchPeopleResult`. */
 export interface Binder {
@@ -309,13 +352,19 @@ function compileFilterProgram(
       tests,
       bindings,
       binds: bindings.some((binding) => binding.binds),
+      tables: new WeakMap(),
     });
   }
   if (constraint.binding !== undefined) return { stages, binders };
   const { joins: _joins, ...rest } = access;
   const tail: CheckedConstraint = { ...constraint, access: { ...rest, steps: [] } };
   const test = compileAccessTest(tail, settings, guard, proposed);
-  return { stages, binders, test: (data, clock) => test(data as Value, clock) };
+  return {
+    stages,
+    binders,
+    test: (data, clock) => test(data as Value, clock),
+    ...(access.exists === true ? { exists: true as const } : {}),
+  };
 }
 
 /**
@@ -550,17 +599,25 @@ export function joinHolds(
     return next();
   };
 
-  /** A filter's binding constraints on one element, in order, then `next`. */
+  /**
+   * A filter's binding constraints on one element, in order, then `next`; with the
+   * list's element table, the values are read from it (element `index`).
+   */
   const bindElement = (
     bindings: readonly CompiledBinding[],
     position: number,
     element: unknown,
     next: () => boolean,
+    table?: ElementTable,
+    index = 0,
   ): boolean => {
     const binding = bindings[position];
     if (binding === undefined) return next();
-    return settle(binding, binding.values(element as Value, context.clock), false, undefined, () =>
-      bindElement(bindings, position + 1, element, next),
+    const values = table
+      ? table.values[position]?.[index]
+      : binding.values(element as Value, context.clock);
+    return settle(binding, values, false, undefined, () =>
+      bindElement(bindings, position + 1, element, next, table, index),
     );
   };
 
@@ -592,8 +649,10 @@ export function joinHolds(
       return walkProgram(binding, program, at + 1, after, lenient, failed, next);
     }
     if (!Array.isArray(data)) return lenient && next();
-    const passes = (element: unknown): boolean => {
+    const table = elementTable(stage, data, context.clock);
+    const passes = (element: unknown, index: number): boolean => {
       step();
+      if (table) return table.passes[index] === true;
       for (const test of stage.tests) if (!test(element, context.clock)) return false;
       return true;
     };
@@ -608,16 +667,28 @@ export function joinHolds(
       )
         return next();
       const selected = data.filter(
-        (element) => passes(element) && bindElement(stage.bindings, 0, element, () => true),
+        (element, index) =>
+          passes(element, index) &&
+          bindElement(stage.bindings, 0, element, () => true, table, index),
       );
       return walkProgram(binding, program, at + 1, selected, lenient, failed, next);
     }
-    for (const element of data) {
-      if (!passes(element)) continue;
-      const one = [element];
+    // The last filter of a bare filtered list: the element it stands for is the "some
+    // element" the comparison asks for.
+    const last = program.exists === true && at === program.stages.length - 1;
+    for (let index = 0; index < data.length; index++) {
+      const element: unknown = data[index];
+      if (!passes(element, index)) continue;
       if (
-        bindElement(stage.bindings, 0, element, () =>
-          walkProgram(binding, program, at + 1, one, lenient, failed, next),
+        bindElement(
+          stage.bindings,
+          0,
+          element,
+          last
+            ? next
+            : () => walkProgram(binding, program, at + 1, [element], lenient, failed, next),
+          table,
+          index,
         )
       )
         return true;

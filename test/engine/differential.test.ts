@@ -956,6 +956,18 @@ const bindingValues: Pools = {
     ],
     [{ n: '2', s: 2 }],
     [{ n: 4 }, { n: 2, s: 'a b' }],
+    // Long enough that joins read it through a per-list element table (join.ts).
+    [
+      { n: 1, s: 'b' },
+      { n: 2, s: 'b' },
+      { n: '4', s: 'a b' },
+      { n: 0.1, s: 2 },
+      { s: 'Alice' },
+      { n: 4, s: '' },
+      { n: 0.2, s: 'b' },
+      { n: 2, s: 'alice ' },
+      { n: 1, s: 'a' },
+    ],
   ],
 };
 
