@@ -1213,6 +1213,8 @@ function traceArb(
 
 interface World {
   readonly models: readonly PredicateModel[];
+  /** A schema given as declarations (records), instead of one made from `models`. */
+  readonly schema?: Schema;
   readonly spec: SpecModel;
   readonly trace: readonly TraceEvent[];
   readonly escalateAfter: number;
@@ -1324,6 +1326,186 @@ function filterGuardArb(models: readonly PredicateModel[]): fc.Arbitrary<string>
     .map(([mode, guard]) => `${mode} ${guard}`);
 }
 
+// ---- records (docs/language.md "Records") ---------------------------------------------
+
+const recordShape = {
+  fields: [
+    { name: 'n', type: { kind: 'number' }, required: true },
+    { name: 's', type: { kind: 'text' } },
+    { name: 'd', type: { kind: 'date' } },
+  ],
+} as const;
+
+/** A tool whose result has a record and a list of records, and an action given a record. */
+const recordSchema: Schema = schemaOf([
+  state('S0', { v0: 'number' }),
+  action(
+    'R',
+    { arg: { type: 'text', jsonText: true, record: recordShape }, k: 'number' },
+    { critical: true },
+  ),
+  action('T', { q0: 'number' }, { resultPredicate: 'TResult' }),
+  state(
+    'TResult',
+    {
+      q0: 'number',
+      rec: { type: 'text', jsonText: true, record: recordShape },
+      recs: { type: 'list<text>', jsonText: true, record: recordShape },
+    },
+    { keys: ['q0'], resultOf: 'T' },
+  ),
+]);
+const recordModels: PredicateModel[] = [
+  {
+    name: 'S0',
+    kind: 'state',
+    variables: [{ name: 'v0', type: 'number' }],
+    keyed: false,
+    critical: false,
+  },
+];
+
+const recordAtoms = [
+  'TResult(rec.n >= 2)',
+  'TResult(rec.n = 1, rec.s = "a")',
+  'TResult(rec.s != "b")',
+  'TResult(rec.d >= 2025-03-14)',
+  'TResult(rec.d < today)',
+  'TResult(count(recs[n >= 1]) >= 2)',
+  'TResult(any(recs.s) = "a")',
+  'TResult(each(recs.n) <= 2)',
+  'TResult(any(recs[s = "a"].n) = 1)',
+  'not TResult(rec.n >= 5)',
+  'not TResult(rec.s = "b")',
+  'not TResult(count(recs[n > 1]) >= 1)',
+  'TResult(q0 = 1, rec.n >= 1)',
+  'S0(v0 >= 1)',
+];
+const recordActions = [
+  'R(arg.n = 1)',
+  'R(arg.s = "a", k >= 1)',
+  'R(arg.d >= 2025-03-14)',
+  'R()',
+  'T(q0 = 1)',
+  'T()',
+];
+const recordGuards = [
+  'reject R(arg.n > 5)',
+  'reject R(arg.s = "mallory")',
+  'confirm R(arg.d < 2025-03-14)',
+  'reject R(k > 2, arg.n >= 1)',
+  'reject T(q0 = 9)',
+];
+
+const recordValues = [
+  { n: 1, s: 'a', d: '2025-03-14' },
+  { n: 2, s: 'b' },
+  { n: '5', s: 'A' },
+  { n: 'calm', s: 'a' },
+  { s: 'a' },
+  { n: 1, s: ['a'] },
+  { n: 6, d: 'soon' },
+  { n: 1, extra: true },
+  'x',
+];
+const recordListValues = [
+  [],
+  [{ n: 1, s: 'a' }],
+  [
+    { n: 2, s: 'b' },
+    { n: 1, s: 'a', d: '2025-03-13' },
+  ],
+  [{ n: 'x' }],
+  [{ n: 3 }, { s: 'a' }],
+  { n: 1 },
+];
+
+const recordSpecArb: fc.Arbitrary<SpecModel> = fc
+  .tuple(
+    fc.array(
+      fc.tuple(
+        fc.array(fc.constantFrom(...recordAtoms), { minLength: 1, maxLength: 2 }),
+        fc.option(fc.constantFrom(...recordActions), { nil: undefined }),
+        fc.constantFrom('O0', 'O1'),
+        fc.boolean(),
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+    fc.array(fc.constantFrom(...recordAtoms), { maxLength: 1 }),
+    fc.array(fc.constantFrom(...recordGuards), { maxLength: 2 }),
+  )
+  .map(([rules, done, guards]) => ({
+    text: [
+      ...rules.map(
+        ([atoms, act, head, repeat]) =>
+          `${repeat ? '@repeat\n' : ''}${[...atoms, ...(act ? [act] : [])].join(' & ')} -> ${head}`,
+      ),
+      `${['O0', ...done].join(' & ')} -> Done`,
+      ...guards,
+    ].join('\n'),
+    heads: ['O0', 'O1'],
+  }));
+
+const recordTraceArb: fc.Arbitrary<TraceEvent[]> = fc.array(
+  fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc
+        .record({
+          arg: fc.option(fc.constantFrom<unknown>(...recordValues), { nil: undefined }),
+          k: fc.option(fc.constantFrom(0, 1, 3), { nil: undefined }),
+          objective: fc.option(fc.constantFrom('O0', 'O1'), { nil: undefined }),
+        })
+        .map(({ arg, k, objective }) => ({
+          propose: {
+            action: {
+              name: 'R',
+              args: { ...(arg !== undefined ? { arg } : {}), ...(k !== undefined ? { k } : {}) },
+            },
+            ...(objective ? { objective } : {}),
+          },
+          label: 'step 0',
+        })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(1, 2, 9).map((q0) => ({
+        propose: { action: { name: 'T', args: { q0 } } },
+        label: 'step 1',
+      })),
+    },
+    {
+      weight: 4,
+      arbitrary: fc
+        .record({
+          q0: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
+          rec: fc.option(fc.constantFrom<unknown>(...recordValues), { nil: undefined }),
+          recs: fc.option(fc.constantFrom<unknown>(...recordListValues), { nil: undefined }),
+        })
+        .map((values) => ({
+          observe: {
+            updates: {
+              TResult: Object.fromEntries(
+                Object.entries(values).filter(([, value]) => value !== undefined),
+              ),
+            },
+          },
+        })),
+    },
+    { weight: 1, arbitrary: fc.constant({ observe: { updates: { S0: { v0: 2 } } } }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('O0', 'O1').map((objective) => ({
+        propose: { objective },
+        label: 'step 2',
+      })),
+    },
+    { weight: 1, arbitrary: fc.constant({ propose: { finish: true }, label: 'step 3' }) },
+    { weight: 1, arbitrary: fc.boolean().map((approved) => ({ resolve: approved })) },
+  ),
+  { minLength: 3, maxLength: 14 },
+);
+
 /** Whether a trace observes results of two distinct calls (two keys of TResult). */
 function observesDistinctCalls(trace: readonly TraceEvent[]): boolean {
   const keys = new Set<string>();
@@ -1394,7 +1576,7 @@ function hasPinnedAction(spec: Spec): boolean {
 }
 
 function runWorld(world: World): void {
-  const schema = schemaFrom(world.models);
+  const schema = world.schema ?? schemaFrom(world.models);
   const checked = checkSpec(world.spec.text, schema);
   if (!checked.ok) {
     statistics.discarded++;
@@ -1572,6 +1754,28 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
     );
     expect(statistics.worlds - worlds).toBeGreaterThan(400);
     expect(statistics.distinctCalls - before).toBeGreaterThan(100);
+  }, 600_000);
+
+  it('on records: typed fields of results and arguments', () => {
+    const before = new Map(statistics.decisions);
+    const worlds = statistics.worlds;
+    const recordWorlds = fc.record({
+      models: fc.constant(recordModels),
+      schema: fc.constant(recordSchema),
+      spec: recordSpecArb,
+      trace: recordTraceArb,
+      escalateAfter: fc.constantFrom(0, 1, 2, 3),
+      unplannedCritical: fc.constantFrom('revise' as const, 'confirm' as const),
+    });
+    fc.assert(fc.property(recordWorlds, runWorld), {
+      numRuns: Number(process.env['DIFF_RUNS'] ?? 600),
+    });
+    expect(statistics.worlds - worlds).toBeGreaterThan(300);
+    const grew = (key: string) => (statistics.decisions.get(key) ?? 0) - (before.get(key) ?? 0);
+    // Record arguments that do not fit were refused, guards on fields fired, rules fired.
+    expect(grew('revise/invalid-proposal')).toBeGreaterThan(50);
+    expect(grew('reject/guard-reject')).toBeGreaterThan(20);
+    expect(grew('allow/')).toBeGreaterThan(100);
   }, 600_000);
 
   it('on guards that bind inside a filter', () => {

@@ -8,6 +8,7 @@ import type {
   Literal,
   PredicateDeclaration,
   Spec,
+  VariableDeclaration,
   VariableType,
 } from '../../src/language/index.js';
 import { confusableSkeletons } from '../../src/language/unicode/skeleton.js';
@@ -305,15 +306,58 @@ function readScalar(
 }
 
 function readValue(input: unknown, type: VariableType, clock: Clock, json: boolean): RefValue {
+  // FORMATS.md §2: a list takes an array; a single value is not taken as a list of one.
+  if (type.kind === 'list' && !Array.isArray(input)) throw new Invalid('not a list');
   if (json) {
     if (type.kind !== 'list') return { json: input };
-    const elements = Array.isArray(input) ? input : [input];
+    const elements = input as unknown[];
     if (elements.some((element) => element === null)) throw new Invalid('a null element');
     return { json: elements };
   }
   if (type.kind !== 'list') return readScalar(input, type, clock);
-  const elements = Array.isArray(input) ? input : [input];
-  return elements.map((element) => readScalar(element, { kind: type.element }, clock));
+  return (input as unknown[]).map((element) => readScalar(element, { kind: type.element }, clock));
+}
+
+/**
+ * Why a value does not fit a record (`record{...}`, `list<record{...}>`; docs/language.md
+ * "Records"): not an object, an undeclared field, a required field missing, or a field
+ * that does not read as its type (objects and arrays are never text).
+ */
+function recordProblem(
+  value: unknown,
+  variable: VariableDeclaration,
+  clock: Clock,
+): string | undefined {
+  const fields = variable.record?.fields ?? [];
+  const one = (item: unknown): string | undefined => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return 'not an object';
+    for (const key of Object.keys(item))
+      if (!fields.some((field) => field.name === key)) return `no field ${key}`;
+    for (const field of fields) {
+      const given = Object.hasOwn(item, field.name)
+        ? (item as Record<string, unknown>)[field.name]
+        : undefined;
+      if (given === undefined || given === null) {
+        if (field.required === true) return `${field.name} is required`;
+        continue;
+      }
+      if (field.type.kind === 'list') throw new Error('list fields are not modelled');
+      if (typeof given === 'object') return `${field.name} is not a ${field.type.kind}`;
+      try {
+        readScalar(given, field.type, clock);
+      } catch {
+        return `${field.name} is not a ${field.type.kind}`;
+      }
+    }
+    return undefined;
+  };
+  if (variable.type.kind !== 'list') return one(value);
+  if (!Array.isArray(value)) return 'not a list of objects';
+  for (const item of value) {
+    const problem = one(item);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 }
 
 /** The same value, as `=` sees it. */
@@ -665,12 +709,18 @@ export class ReferenceSession {
     pattern: CheckedPattern,
     instance: Instance,
     assignment: Assignment = noBindings,
+    negated = false,
   ): boolean {
-    return pattern.constraints.every((constraint) =>
-      constraint.binding !== undefined
-        ? this.#bindingHolds(pattern, constraint, instance, assignment) === true
-        : this.#satisfies(constraint, argumentValue(pattern, constraint, instance), assignment),
-    );
+    return pattern.constraints.every((constraint) => {
+      if (constraint.binding !== undefined)
+        return this.#bindingHolds(pattern, constraint, instance, assignment) === true;
+      const value = argumentValue(pattern, constraint, instance);
+      // §7 records: inside `not P(…)`, a path into a record whose value does not fit its
+      // shape — or that the instance does not carry — counts as matching (fail closed).
+      if (negated && constraint.variable.record !== undefined && constraint.access !== undefined)
+        return value === undefined || (this.#access(constraint, value, assignment) ?? true);
+      return this.#satisfies(constraint, value, assignment);
+    });
   }
 
   // ---- §7: bindings, by enumerating every assignment -----------------------------------
@@ -1092,8 +1142,13 @@ export class ReferenceSession {
       'not matches': 'matches',
     };
     const positive = negations[constraint.operator];
-    // A negative constraint on an action's absent argument holds.
-    if (value === undefined) return positive !== undefined && pattern.predicate.kind === 'action';
+    // A negative constraint on an action's absent argument holds, and so does a path into
+    // it (§7: a missing field makes a guard fire).
+    if (value === undefined)
+      return (
+        (positive !== undefined || constraint.access !== undefined) &&
+        pattern.predicate.kind === 'action'
+      );
     // §7: a value that does not fit a path, filter or function makes a guard fire.
     if (constraint.access !== undefined) return this.#access(constraint, value, assignment) ?? true;
     const type = constraint.variable.type;
@@ -1212,9 +1267,16 @@ export class ReferenceSession {
   }
 
   /** Some instance satisfies all constraints together; `P()` holds once P was observed. */
-  #patternHolds(pattern: CheckedPattern, state: State, assignment: Assignment): boolean {
+  #patternHolds(
+    pattern: CheckedPattern,
+    state: State,
+    assignment: Assignment,
+    negated = false,
+  ): boolean {
     const instances = Object.values(state[pattern.predicate.name] ?? {});
-    return instances.some((instance) => this.#instanceSatisfies(pattern, instance, assignment));
+    return instances.some((instance) =>
+      this.#instanceSatisfies(pattern, instance, assignment, negated),
+    );
   }
 
   #countHolds(count: number, operator: string, bound: number): boolean {
@@ -1257,7 +1319,9 @@ export class ReferenceSession {
           (action !== undefined &&
             this.#instanceSatisfies(rule.action, action.args, assignment))) &&
         // §7 not P(...): no instance satisfies it under the assignment; it never binds.
-        !(rule.negations ?? []).some((pattern) => this.#patternHolds(pattern, state, assignment)) &&
+        !(rule.negations ?? []).some((pattern) =>
+          this.#patternHolds(pattern, state, assignment, true),
+        ) &&
         rule.states.every((pattern) => this.#patternHolds(pattern, state, assignment)),
     );
     if (assignments.some((assignment) => Object.keys(assignment).length > 0)) {
@@ -1316,6 +1380,13 @@ export class ReferenceSession {
       if (raw === null) {
         if (clearing) values[name] = null;
         continue;
+      }
+      // §7: a record argument must fit its declared fields.
+      if (!lenient && variable.record !== undefined) {
+        const problem = recordProblem(raw, variable, this.#clock);
+        if (problem !== undefined) throw new Invalid(`${name}: ${problem}`);
+        if (variable.type.kind === 'list' && !Array.isArray(raw))
+          throw new Invalid(`${name}: not a list`);
       }
       values[name] = readValue(raw, variable.type, this.#clock, variable.jsonText === true);
     }
