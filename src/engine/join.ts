@@ -739,8 +739,15 @@ export function joinHolds(
   const matchesUnder = (pattern: CompiledPattern, instance: Instance): boolean => {
     step();
     for (const constraint of pattern.constraints) {
+      // LANGUAGE.md §7: inside `not`, a path into a record the instance does not carry, or
+      // whose value does not fit, counts as matching (fail closed) — with bindings as
+      // without. `holdsWhenAbsent` marks such paths in a negated pattern (compiled-spec.ts).
+      const unfitMatches = constraint.holdsWhenAbsent;
       const value = instance[constraint.variable] ?? constraint.absent;
-      if (value === undefined) return false;
+      if (value === undefined) {
+        if (unfitMatches) continue;
+        return false;
+      }
       const binding = constraint.binding;
       if (binding === undefined) {
         if (!constraint.test(value, context.clock)) return false;
@@ -748,20 +755,30 @@ export function joinHolds(
       }
       if (binding.filter !== undefined) {
         const data = bindingData(value);
-        if (!walkProgram(binding, binding.filter, 0, data, false, undefined, () => true))
+        if (!walkProgram(binding, binding.filter, 0, data, unfitMatches, undefined, () => true))
           return false;
         continue;
       }
       const bound = env[binding.slot];
+      if (bound === unbound || bound === absentValue) return false;
       const values = binding.values(value, context.clock);
+      if (values === undefined) {
+        if (unfitMatches) continue;
+        return false;
+      }
       const target = binding.adjust
         ? binding.adjust(bound as Key | undefined, env)
         : (bound as Key | undefined);
-      if (values === undefined || bound === unbound || bound === absentValue) return false;
       let some = false;
       for (const candidate of values) {
         const result = comparePositive(binding.positive, candidate, target);
-        if (result === undefined) return false;
+        if (result === undefined) {
+          if (unfitMatches) {
+            some = !binding.negated;
+            break;
+          }
+          return false;
+        }
         if (result) some = true;
       }
       if (some === binding.negated) return false;

@@ -141,6 +141,32 @@ describe('records in rules: typed fields of tool results', () => {
     }
   });
 
+  it('with a binding too, a record that does not fit (or is missing) counts as matching inside not', () => {
+    // "Book a trip on a day with no more rain than the first leg's day had": the binding
+    // comes from the argument, the negation reads the result's records.
+    const bound =
+      'book_trip(legs[to = "Oslo", on = $d]) & forecastResult() & not forecastResult(days[day = $d, rain > 5]) -> Booked\nBooked -> Done';
+    const storm = { days: [{ day: '2025-03-14', rain: 12 }] };
+    const args = { ...trip, legs: [{ to: 'Oslo', on: '2025-03-14' }] };
+    const wet = session(bound);
+    wet.observe({ updates: { forecastResult: storm } });
+    expect(book(wet, args).decision).toBe('revise');
+    const dry = session(bound);
+    dry.observe({ updates: { forecastResult: { days: [{ day: '2025-03-14', rain: 0 }] } } });
+    expect(book(dry, args).decision).toBe('allow');
+    // A result without the days never makes "no rain" hold. (An element whose rain does
+    // not fit is not selected by the filter: filters select with the rules' reading.)
+    const unknown = session(bound);
+    unknown.observe({ updates: { forecastResult: { wind: { speed: 3 } } } });
+    expect(book(unknown, args).decision).toBe('revise');
+    // A binding compared directly with a record field that does not fit.
+    const direct =
+      'book_trip(legs[to = "Oslo", on = $d]) & forecastResult() & not forecastResult(days.day = $d) -> Booked\nBooked -> Done';
+    const s = session(direct);
+    s.observe({ updates: { forecastResult: { wind: { speed: 3 } } } });
+    expect(book(s, args).decision).toBe('revise');
+  });
+
   it('an enum field with a value outside the enum stays out of a filter', () => {
     const s = session(
       'forecastResult(count(days[sky = storm]) = 0) & book_trip() -> Booked\nBooked -> Done',
