@@ -1381,6 +1381,17 @@ const recordAtoms = [
   'TResult(q0 = 1, rec.n >= 1)',
   'S0(v0 >= 1)',
 ];
+/** Bindings through record fields: values read by the field's type, joined with arguments. */
+const recordBindingBodies = [
+  'TResult(rec.n = $x) & R(arg.n = $x)',
+  'TResult(rec.n = $x) & R(k <= $x)',
+  'TResult(rec.d = $x) & R(arg.d = $x)',
+  'TResult(recs[s = "a", n = $x]) & R(k = $x)',
+  'TResult(recs.n = $x) & R(arg.n = $x)',
+  'R(arg.s = $x) & TResult(recs[s = $x])',
+  'R(arg.n = $x) & not TResult(recs[n = $x])',
+  'R(k = $x) & TResult(count(recs[n <= $x]) >= 1)',
+];
 const recordActions = [
   'R(arg.n = 1)',
   'R(arg.s = "a", k >= 1)',
@@ -1433,13 +1444,15 @@ const recordSpecArb: fc.Arbitrary<SpecModel> = fc
     ),
     fc.array(fc.constantFrom(...recordAtoms), { maxLength: 1 }),
     fc.array(fc.constantFrom(...recordGuards), { maxLength: 2 }),
+    fc.option(fc.constantFrom(...recordBindingBodies), { nil: undefined, freq: 2 }),
   )
-  .map(([rules, done, guards]) => ({
+  .map(([rules, done, guards, bound]) => ({
     text: [
       ...rules.map(
         ([atoms, act, head, repeat]) =>
           `${repeat ? '@repeat\n' : ''}${[...atoms, ...(act ? [act] : [])].join(' & ')} -> ${head}`,
       ),
+      ...(bound ? [`@repeat\n${bound} -> O1`] : []),
       `${['O0', ...done].join(' & ')} -> Done`,
       ...guards,
     ].join('\n'),

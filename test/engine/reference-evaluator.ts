@@ -130,6 +130,13 @@ class Invalid extends Error {}
 interface Subject {
   readonly typed: boolean;
   readonly data: unknown;
+  /** A json datum of a record's field: read by the field's declared type (§7 records). */
+  readonly field?: Exclude<VariableType, { kind: 'list' }>;
+}
+
+/** The scalar type a path's values are read as: a list's element type. */
+function scalarType(type: VariableType): Exclude<VariableType, { kind: 'list' }> {
+  return type.kind === 'list' ? { kind: type.element } : type;
 }
 
 /** binding name → the value assigned to it. */
@@ -547,8 +554,9 @@ export class ReferenceSession {
   ): boolean | undefined {
     const access = constraint.access;
     let current: unknown = data;
+    const record = constraint.variable.record !== undefined;
     for (const step of access?.steps ?? []) {
-      current = this.#step(current, step, assignment, typed);
+      current = this.#step(current, step, assignment, typed, record);
       if (current === missing) return undefined;
     }
     switch (access?.function) {
@@ -582,7 +590,13 @@ export class ReferenceSession {
    * filter standing for one element keeps the elements the assignment picked. Without an
    * assignment (while candidates are gathered) such a constraint keeps every element.
    */
-  #step(data: unknown, step: CheckedStep, assignment?: Assignment, typed = false): unknown {
+  #step(
+    data: unknown,
+    step: CheckedStep,
+    assignment?: Assignment,
+    typed = false,
+    record = false,
+  ): unknown {
     const isRecord = (item: unknown): item is Record<string, unknown> =>
       typeof item === 'object' && item !== null && !Array.isArray(item);
     if (step.kind === 'field') {
@@ -607,7 +621,7 @@ export class ReferenceSession {
         if (subject === missing) return false;
         if (inner.binding !== undefined) {
           if (assignment?.[inner.binding.name] === undefined) return true;
-          const walked = this.#walk(inner, subject, typed, assignment);
+          const walked = this.#walk(inner, subject, typed, assignment, record);
           return walked !== undefined && this.#bindingOn(inner, walked, assignment) === true;
         }
         return this.#accessOn(inner, subject, assignment, typed) === true;
@@ -712,13 +726,18 @@ export class ReferenceSession {
     negated = false,
   ): boolean {
     return pattern.constraints.every((constraint) => {
-      if (constraint.binding !== undefined)
-        return this.#bindingHolds(pattern, constraint, instance, assignment) === true;
       const value = argumentValue(pattern, constraint, instance);
       // §7 records: inside `not P(…)`, a path into a record whose value does not fit its
-      // shape — or that the instance does not carry — counts as matching (fail closed).
-      if (negated && constraint.variable.record !== undefined && constraint.access !== undefined)
-        return value === undefined || (this.#access(constraint, value, assignment) ?? true);
+      // shape — or that the instance does not carry — counts as matching (fail closed),
+      // with a binding as without.
+      const unfitMatches =
+        negated && constraint.variable.record !== undefined && constraint.access !== undefined;
+      if (unfitMatches && value === undefined) return true;
+      if (constraint.binding !== undefined) {
+        const holds = this.#bindingHolds(pattern, constraint, instance, assignment);
+        return holds === undefined ? unfitMatches : holds;
+      }
+      if (unfitMatches) return this.#access(constraint, value as RefValue, assignment) ?? true;
       return this.#satisfies(constraint, value, assignment);
     });
   }
@@ -739,7 +758,13 @@ export class ReferenceSession {
     const raw = argumentValue(pattern, constraint, instance);
     if (raw === undefined) return undefined;
     const json = isJsonBox(raw);
-    return this.#walk(constraint, json ? raw.json : raw, !json, assignment);
+    return this.#walk(
+      constraint,
+      json ? raw.json : raw,
+      !json,
+      assignment,
+      constraint.variable.record !== undefined,
+    );
   }
 
   /** The subject of a constraint with a binding on data (a variable's, or a filtered element's). */
@@ -748,14 +773,20 @@ export class ReferenceSession {
     data: unknown,
     typed: boolean,
     assignment: Assignment | undefined,
+    record = false,
   ): { readonly list: boolean; readonly values: readonly Subject[] } | undefined {
     const json = !typed;
     let current: unknown = data;
     const access = constraint.access;
     for (const step of access?.steps ?? []) {
-      current = this.#step(current, step, assignment, typed);
+      current = this.#step(current, step, assignment, typed, record);
       if (current === missing) return undefined;
     }
+    // Inside a record, what the path reaches is a declared field: read by its type.
+    const field =
+      record && json ? scalarType(access?.compared ?? constraint.variable.type) : undefined;
+    const subject = (item: unknown): Subject =>
+      field !== undefined ? { typed: false, data: item, field } : { typed: !json, data: item };
     switch (access?.function) {
       case undefined:
         break;
@@ -768,9 +799,8 @@ export class ReferenceSession {
       default:
         throw new Error(`a binding on ${String(access?.function)}(…) is not modelled`);
     }
-    if (Array.isArray(current))
-      return { list: true, values: current.map((data) => ({ typed: !json, data })) };
-    return { list: false, values: [{ typed: !json, data: current }] };
+    if (Array.isArray(current)) return { list: true, values: current.map(subject) };
+    return { list: false, values: [subject(current)] };
   }
 
   /**
@@ -781,6 +811,17 @@ export class ReferenceSession {
   #readAs(subject: Subject, kind: string): Scalar | undefined {
     const data = subject.data;
     if (subject.typed) return data as Scalar;
+    // docs/language.md "Records": values are read by the field's type ("2025-03-14" in a
+    // date field is a date); one that does not read does not fit.
+    if (subject.field !== undefined) {
+      if (subject.field.kind !== kind || (typeof data === 'object' && data !== null))
+        return undefined;
+      try {
+        return readScalar(data, subject.field, this.#clock);
+      } catch {
+        return undefined;
+      }
+    }
     if (kind === 'text') return typeof data === 'string' ? data : undefined;
     if (kind === 'number')
       return typeof data === 'number' && Number.isFinite(data)
@@ -986,7 +1027,13 @@ export class ReferenceSession {
             ? (element as Record<string, unknown>)[name]
             : missing;
       if (root === missing) continue;
-      const subject = this.#walk(inner, root, typed, undefined);
+      const subject = this.#walk(
+        inner,
+        root,
+        typed,
+        undefined,
+        constraint.variable.record !== undefined,
+      );
       if (subject !== undefined && !subject.list) offers.push(...subject.values);
     }
     return offers;
