@@ -1,9 +1,9 @@
 import { isDecimal, normalizeText } from '../language/index.js';
-import { parseDate, parseDateTime, parseTime } from '../language/temporal.js';
 import { confusableSkeletons } from '../language/unicode/skeleton.js';
+import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
 import type { Instance } from './state.js';
-import { isTextValue, type Value } from './values.js';
+import { isTextValue, parseValue, type Value } from './values.js';
 
 /**
  * The `fabricated-action` check (LANGUAGE.md §7): a final answer that *shows* a tool
@@ -382,21 +382,16 @@ function comparable(value: unknown): string {
 }
 
 /**
- * A shown date, time or date-time as the count a committed one is kept as (`"23:59"` is
- * the call made with `23:59`); other values, and spellings these do not read, as they are.
+ * A shown date, time or date-time read as a proposal's argument is, with the session's
+ * clock — as the count a committed one is kept as (`"23:59"` is the call made with
+ * `23:59`, `"today"` the call made with today's date); other values, and spellings that
+ * do not read, as they are.
  */
-function temporal(value: unknown, type: string | undefined): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.trim();
-  const read =
-    type === 'date'
-      ? parseDate(text)
-      : type === 'time'
-        ? parseTime(text)
-        : type === 'datetime'
-          ? parseDateTime(text)
-          : undefined;
-  return read ?? value;
+function temporal(value: unknown, type: string | undefined, clock: SessionClock): unknown {
+  if (typeof value !== 'string' || (type !== 'date' && type !== 'time' && type !== 'datetime'))
+    return value;
+  const read = parseValue(value, { kind: type }, clock, { foreignOffsets: 'refuse' });
+  return read.ok ? read.value : value;
 }
 
 function committedComparable(value: Value | undefined): string {
@@ -408,14 +403,14 @@ function committedComparable(value: Value | undefined): string {
 }
 
 /** Whether a committed call accounts for a shown one: same action, every shown argument equal. */
-function accountsFor(committed: CommittedCall, shown: ShownCall): boolean {
+function accountsFor(committed: CommittedCall, shown: ShownCall, clock: SessionClock): boolean {
   if (committed.predicate !== shown.predicate) return false;
   if (!shown.input) return true;
   for (const [name, value] of Object.entries(shown.input)) {
     const index = shown.predicate.variableIndex.get(name);
     if (index === undefined) continue;
     const type = shown.predicate.variables[index]?.type.kind;
-    if (committedComparable(committed.values[index]) !== comparable(temporal(value, type)))
+    if (committedComparable(committed.values[index]) !== comparable(temporal(value, type, clock)))
       return false;
   }
   return true;
@@ -425,6 +420,7 @@ export function checkAnswer(
   answer: string,
   spec: CompiledSpec,
   committed: readonly CommittedCall[],
+  clock: SessionClock,
 ): FabricationCheck {
   const { calls, unreadable } = shownCalls(answer, spec);
   // Each committed call accounts for one shown call: an answer that shows a payment
@@ -435,7 +431,7 @@ export function checkAnswer(
   );
   const fabricated = ordered.filter((call) => {
     const index = committed.findIndex(
-      (candidate, position) => !used.has(position) && accountsFor(candidate, call),
+      (candidate, position) => !used.has(position) && accountsFor(candidate, call, clock),
     );
     if (index < 0) return true;
     used.add(index);

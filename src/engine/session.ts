@@ -427,7 +427,12 @@ export class Session implements IntentSession {
     if (proposal.finish) {
       // v2: whatever the rules say, an answer that shows calls never made is refused.
       if (proposal.answer !== undefined) {
-        const check = answerCheck()(proposal.answer, this.#compiled, this.#committedCalls);
+        const check = answerCheck()(
+          proposal.answer,
+          this.#compiled,
+          this.#committedCalls,
+          this.#clock,
+        );
         if (check.fabricated.length > 0 || check.unreadable !== undefined) {
           const reason = fabricatedActionReason(check, this.#settings.limits.maxEchoLength);
           return this.#hardRefusal(

@@ -182,6 +182,24 @@ describe('fabricated-action', () => {
     expect(session.propose({ finish: true, answer: shown(args) }).decision).toBe('allow');
   });
 
+  it('a shown date is read as the argument was, with the session clock: "tomorrow" is the call made with it', () => {
+    const timed = schemaOf(tool('SetReminder', { day: 'date' }, { success: 'boolean' }));
+    const session = () => {
+      const made = createSession(specOf('SetReminder() -> Set\nSet -> Done', timed), {
+        now: fixedNow,
+      });
+      made.propose({ action: { name: 'SetReminder', args: { day: 'tomorrow' } } });
+      return made;
+    };
+    const shown = (day: string) =>
+      `Done.\nAction: SetReminder\nAction Input: {"day": "${day}"}\nObservation: ok`;
+    expect(session().propose({ finish: true, answer: shown('tomorrow') }).decision).toBe('allow');
+    expect(session().propose({ finish: true, answer: shown('2025-03-15') }).decision).toBe('allow');
+    expect(session().propose({ finish: true, answer: shown('today') }).reasons[0]?.code).toBe(
+      'fabricated-action',
+    );
+  });
+
   it('a rolled-back call no longer accounts for the answer', () => {
     const session = createSession(spec, { now: fixedNow, rollback: true });
     session.propose({ action: { name: 'GmailSearchContacts', args: { name: 'Alice' } } });
