@@ -402,13 +402,27 @@ function committedComparable(value: Value | undefined): string {
   return comparable(value);
 }
 
-/** Whether a committed call accounts for a shown one: same action, every shown argument equal. */
+/** A shown argument's variable: by its name, or by the tool's own name for it. */
+function argumentIndex(predicate: CompiledPredicate, name: string): number | undefined {
+  const index = predicate.variableIndex.get(name);
+  if (index !== undefined) return index;
+  const bySource = predicate.variables.findIndex(
+    (variable) => variable.sourcePath?.length === 1 && variable.sourcePath[0] === name,
+  );
+  return bySource < 0 ? undefined : bySource;
+}
+
+/**
+ * Whether a committed call accounts for a shown one: same action, every shown argument
+ * equal — an argument the action does not take was never given, so a call shown with
+ * one was never made.
+ */
 function accountsFor(committed: CommittedCall, shown: ShownCall, clock: SessionClock): boolean {
   if (committed.predicate !== shown.predicate) return false;
   if (!shown.input) return true;
   for (const [name, value] of Object.entries(shown.input)) {
-    const index = shown.predicate.variableIndex.get(name);
-    if (index === undefined) continue;
+    const index = argumentIndex(shown.predicate, name);
+    if (index === undefined) return false;
     const type = shown.predicate.variables[index]?.type.kind;
     if (committedComparable(committed.values[index]) !== comparable(temporal(value, type, clock)))
       return false;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSession } from '../../src/engine/index.js';
-import { checkSpec } from '../../src/language/index.js';
+import { checkSpec, unwrap } from '../../src/language/index.js';
+import { schemaFromMcpTools } from '../../src/schema/index.js';
 import { fixedNow, schemaOf, specOf, tool } from './fixtures.js';
 
 /** LANGUAGE.md §7: the answer, `Answer(text)`, the fabricated-action check, and `ask`. */
@@ -180,6 +181,39 @@ describe('fabricated-action', () => {
     const other = session.propose({ finish: true, answer: shown({ ...args, at: '22:00' }) });
     expect(other.reasons[0]?.code).toBe('fabricated-action');
     expect(session.propose({ finish: true, answer: shown(args) }).decision).toBe('allow');
+  });
+
+  it("a call shown with an argument the action does not take was never made; the tool's own names count", () => {
+    const answer = (input: string) =>
+      `Action: GmailSearchContacts\nAction Input: ${input}\nObservation: {}\nFinal Answer: ok`;
+    expect(finishWith(answer('{"name": "Alice"}')).decision).toBe('allow');
+    expect(finishWith(answer('{"name": "Alice", "limit": 100}')).reasons[0]?.code).toBe(
+      'fabricated-action',
+    );
+    const renamed = unwrap(
+      schemaFromMcpTools({
+        tools: [
+          {
+            name: 'search',
+            inputSchema: { type: 'object', properties: { 'search-term': { type: 'string' } } },
+          },
+        ],
+      }),
+    );
+    const session = createSession(specOf('search() -> Searched\nSearched -> Done', renamed), {
+      now: fixedNow,
+    });
+    const variable = renamed.predicates.get('search')?.variables[0];
+    expect(variable?.sourcePath).toEqual(['search-term']);
+    expect(
+      session.propose({ action: { name: 'search', args: { 'search-term': 'x' } } }).decision,
+    ).toBe('allow');
+    expect(
+      session.propose({
+        finish: true,
+        answer: 'Action: search\nAction Input: {"search-term": "x"}\nObservation: ok',
+      }).decision,
+    ).toBe('allow');
   });
 
   it('a shown date is read as the argument was, with the session clock: "tomorrow" is the call made with it', () => {
