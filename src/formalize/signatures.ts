@@ -4,6 +4,7 @@ import type {
   VariableDeclaration,
   VariableType,
 } from '../language/index.js';
+import { defuseMarkers } from './prompts/context.js';
 
 /** Bounds on what one predicate contributes to a prompt. */
 export interface SignatureLimits {
@@ -20,9 +21,12 @@ export const defaultSignatureLimits: SignatureLimits = Object.freeze({
 
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** One line of untrusted schema text: no line breaks, no control characters, bounded. */
+/**
+ * One line of untrusted schema text: no line breaks, no control characters, bounded,
+ * and no prompt markers (a description cannot forge an `<instruction>` block, F1).
+ */
 export function oneLine(text: string, limit: number): string {
-  const flat = text
+  const flat = defuseMarkers(text)
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();

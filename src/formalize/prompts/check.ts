@@ -1,4 +1,4 @@
-import { describeNow, quoteInstruction } from './context.js';
+import { defuseMarkers, describeNow, quoteInstruction } from './context.js';
 
 /**
  * The decoding-based semantics check (VeriSafe Agent §5.1.1): a checker model
@@ -27,7 +27,7 @@ export function checkerUserPrompt(input: {
   return [
     describeNow(input.now, input.timeZone),
     `The instruction:\n${quoteInstruction(input.instruction)}`,
-    `The spec, read back in plain language:\n<reading>\n${input.reading}\n</reading>`,
+    `The spec, read back in plain language:\n<reading>\n${defuseMarkers(input.reading)}\n</reading>`,
   ].join('\n\n');
 }
 

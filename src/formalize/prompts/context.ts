@@ -15,12 +15,26 @@ export function describeNow(now: string | Date, timeZone: string): string {
 }
 
 /**
- * The instruction as data between markers. It is user text: a closing marker inside
- * it is defused so that it cannot end the block and pose as prompt.
+ * The markers the prompts put around data (`<instruction>`, `<remembered-instruction>`,
+ * `<reading>`), opening or closing, with attributes, spacing or full-width brackets.
  */
-export function quoteInstruction(instruction: string, tag = 'instruction'): string {
-  const safe = instruction.replace(/<\/?\s*(?:remembered-)?instruction\s*>/gi, (marker) =>
-    marker.replace('<', '‹').replace('>', '›'),
+const promptMarker =
+  /[<\uFF1C\uFE64]\s*\/?\s*(?:remembered[-_\s]?)?(?:instruction|reading)\b[^<>\uFF1C\uFE64\uFF1E\uFE65]*[>\uFF1E\uFE65]/giu;
+
+/**
+ * Untrusted text with the prompts' markers defused (`<` `>` shown as `‹` `›`), so that
+ * it cannot end a block and pose as prompt, nor forge an `<instruction>` block of its
+ * own. Every text rendered into a prompt that the user did not write in that block
+ * goes through it: the instruction itself, remembered instructions and specs, tool,
+ * field and enum texts of the schema (F1), model replies quoted back.
+ */
+export function defuseMarkers(text: string): string {
+  return text.replace(promptMarker, (marker) =>
+    marker.replace(/^[<\uFF1C\uFE64]/u, '‹').replace(/[>\uFF1E\uFE65]$/u, '›'),
   );
-  return `<${tag}>\n${safe.trim()}\n</${tag}>`;
+}
+
+/** The instruction as data between markers; markers inside it are defused. */
+export function quoteInstruction(instruction: string, tag = 'instruction'): string {
+  return `<${tag}>\n${defuseMarkers(instruction).trim()}\n</${tag}>`;
 }

@@ -1,7 +1,7 @@
 import type { Schema } from '../../language/index.js';
 import type { PredicateSelection } from '../relevance.js';
 import { renderSignatures } from '../signatures.js';
-import { describeNow, quoteInstruction } from './context.js';
+import { defuseMarkers, describeNow, quoteInstruction } from './context.js';
 import { renderExamples, type WorkedExample, workedExamples } from './examples.js';
 import { languageSummary, methodGuidance, refinementGuidance } from './language.js';
 import { languageV2Summary } from './language-v2.js';
@@ -49,7 +49,7 @@ export function encoderSystemPrompt(
 
 /** How the schema section is introduced: whole, or cut to the most relevant predicates. */
 export function schemaHeading(schema: Schema, selection: PredicateSelection): string {
-  const id = JSON.stringify(schema.id);
+  const id = defuseMarkers(JSON.stringify(schema.id));
   return selection.filtered
     ? `Schema ${id}: the ${selection.names.length} of its ${selection.total} predicates most relevant to the instruction.`
     : `Schema ${id} (${selection.total} predicates):`;
@@ -68,12 +68,12 @@ export function encoderUserPrompt(input: EncodePromptInput): string {
     // Their own tag: only the one <instruction> block is the task to formalize.
     const blocks = experiences.map(
       (experience) =>
-        `${quoteInstruction(experience.instruction, 'remembered-instruction')}\n\`\`\`intent\n${experience.spec.trim()}\n\`\`\``,
+        `${quoteInstruction(experience.instruction, 'remembered-instruction')}\n\`\`\`intent\n${defuseMarkers(experience.spec.trim())}\n\`\`\``,
     );
     parts.push(`Specs that worked for similar instructions on this schema:\n${blocks.join('\n')}`);
   }
   if (input.goal !== undefined)
-    parts.push(`Goal analysis (stage 1):\n\`\`\`json\n${input.goal}\n\`\`\``);
+    parts.push(`Goal analysis (stage 1):\n\`\`\`json\n${defuseMarkers(input.goal)}\n\`\`\``);
   else if (input.goalProblem !== undefined)
     parts.push(
       'Goal analysis (stage 1): not available (its reply could not be read). Work out the goal, its parameters, constraints and outcomes from the instruction yourself, then refine them into rules.',

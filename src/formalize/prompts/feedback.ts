@@ -1,5 +1,6 @@
 import { type Diagnostic, renderDiagnostics, type Schema } from '../../language/index.js';
 import { renderSignatures } from '../signatures.js';
+import { defuseMarkers } from './context.js';
 
 /** Diagnostics shown to the model per round; the rest are counted. */
 export const maxDiagnosticsInPrompt = 20;
@@ -222,7 +223,10 @@ export function repairPrompt(input: {
     ...(errors.length > 0 ? [`${rendered}${more}`] : []),
     ...notes.map((note) => `- ${note}`),
   ];
-  const parts = [`The spec in your reply has ${problems}:\n\n${listed.join('\n\n')}`];
+  // The excerpts quote the model's reply, which may echo a forged marker from the schema.
+  const parts = [
+    `The spec in your reply has ${problems}:\n\n${defuseMarkers(listed.join('\n\n'))}`,
+  ];
   const extra = predicatesMentioned(shownErrors, input.schema, input.shown);
   if (extra.length > 0)
     parts.push(
@@ -247,11 +251,11 @@ export function revisionPrompt(input: {
 }): string {
   const items = input.discrepancies.map(
     (discrepancy) =>
-      `- ${discrepancy.issue}${discrepancy.fix ? ` (suggested fix: ${discrepancy.fix})` : ''}`,
+      `- ${defuseMarkers(discrepancy.issue)}${discrepancy.fix ? ` (suggested fix: ${defuseMarkers(discrepancy.fix)})` : ''}`,
   );
   return [
     'A reviewer read your spec back in plain language and compared it with the instruction. The reading was:',
-    `<reading>\n${input.reading}\n</reading>`,
+    `<reading>\n${defuseMarkers(input.reading)}\n</reading>`,
     `The reviewer found these discrepancies:\n${items.length > 0 ? items.join('\n') : '- (none given: the reading does not match the instruction)'}`,
     'Revise the spec so that it says what the instruction says, keep what was right, and reply with the whole spec in one ```intent code block.',
   ].join('\n\n');
