@@ -25,7 +25,7 @@ import {
 import { compileGuardTest } from './guard-constraint-test.js';
 import type { Binder, CompiledBinding, JoinPlan } from './join.js';
 import { pathEvaluators } from './path-evaluators.js';
-import type { Value } from './values.js';
+import { absentList, type Value } from './values.js';
 
 const alwaysHolds = () => true;
 
@@ -73,9 +73,6 @@ function joinPlan(
     limit: defaultLimits.maxJoinWork,
   };
 }
-
-/** The value of an absent list argument, shared: values are never mutated. */
-const noElements: Value = Object.freeze([]);
 
 /**
  * A spec prepared for fast evaluation: variables addressed by index, constraint
@@ -270,14 +267,15 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
               : guard
                 ? compileGuardTest(constraint, settings)
                 : compileConstraintTest(constraint, settings),
-        absent: isAction && constraint.variable.type.kind === 'list' ? noElements : undefined,
-        // A path into an argument that is not given is a missing field (LANGUAGE.md §7).
+        absent: isAction && constraint.variable.type.kind === 'list' ? absentList : undefined,
+        // In a guard, only a negative constraint holds on an argument that is not given —
+        // with a path, `len` or `as` too (LANGUAGE.md §5.1, O2): `len(description) > 2000`
+        // must not refuse every call that leaves the description out. A path into a value
+        // that is given but lacks the field is a missing field (§7): compileAccessTest.
         // In a rule's `not P(…)`, a path into a record the result does not carry holds too,
         // so that `not` fails closed (see compileAccessTest).
         holdsWhenAbsent:
-          (guard &&
-            isAction &&
-            (operatorPolarity[constraint.operator].negated || constraint.access !== undefined)) ||
+          (guard && isAction && operatorPolarity[constraint.operator].negated) ||
           (negated && constraint.access !== undefined && constraint.variable.record !== undefined),
         // Every compiled constraint has the same shape (one hidden class on the hot path).
         binding:

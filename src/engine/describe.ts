@@ -48,20 +48,25 @@ export function joinWords(items: readonly string[], conjunction = 'and'): string
 
 /** `ReserveInfo with date equal to 2025-03-14 (today) and time earlier than 19:00` */
 export function describePattern(pattern: CompiledPattern, clock: SessionClock): string {
-  if (pattern.constraints.length === 0) return `${pattern.predicate.name} observed`;
-  return `${pattern.predicate.name} with ${joinWords(pattern.constraints.map((constraint) => describeConstraint(constraint.source, clock)))}`;
+  if (pattern.constraints.length === 0 && pattern.absentArguments.length === 0)
+    return `${pattern.predicate.name} observed`;
+  return `${pattern.predicate.name} ${describeArguments(pattern, clock)}`;
 }
 
 /** `call BankTransfer with to equal to "Alice"` */
 export function describeAction(pattern: CompiledPattern, clock: SessionClock): string {
+  if (pattern.constraints.length === 0 && pattern.absentArguments.length === 0)
+    return `call ${pattern.predicate.name}`;
+  return `call ${pattern.predicate.name} ${describeArguments(pattern, clock)}`;
+}
+
+/** `with to equal to "Alice" and without cc`, `without cc` (`absent(cc)`, E6). */
+function describeArguments(pattern: CompiledPattern, clock: SessionClock): string {
   const without = pattern.absentArguments.map(
     (variable) => `without ${pattern.predicate.variables[variable]?.name ?? variable}`,
   );
-  if (pattern.constraints.length === 0)
-    return without.length === 0
-      ? `call ${pattern.predicate.name}`
-      : `call ${pattern.predicate.name} ${joinWords(without)}`;
-  return `call ${pattern.predicate.name} with ${joinWords([...pattern.constraints.map((constraint) => describeConstraint(constraint.source, clock)), ...without])}`;
+  if (pattern.constraints.length === 0) return joinWords(without);
+  return `with ${joinWords([...pattern.constraints.map((constraint) => describeConstraint(constraint.source, clock)), ...without])}`;
 }
 
 /** What a rule needs, in one line: `BalanceKnown; BankCheckBalanceResult with …; then call BankTransfer …`. */

@@ -9,7 +9,7 @@ import type {
 import type { JoinFailure } from './join.js';
 import { pathEvaluators } from './path-evaluators.js';
 import { type Instance, type StateView, singleKey } from './state.js';
-import type { Value } from './values.js';
+import { isGiven, type Value } from './values.js';
 
 /** The action a proposal carries, with its arguments read into an instance. */
 export interface ProposedAction {
@@ -76,7 +76,7 @@ export function patternHolds(
 
 /** `absent(arg)` (v2): none of these arguments is given. */
 function argumentsAbsent(pattern: CompiledPattern, values: Instance): boolean {
-  for (const variable of pattern.absentArguments) if (values[variable] !== undefined) return false;
+  for (const variable of pattern.absentArguments) if (isGiven(values[variable])) return false;
   return true;
 }
 
@@ -226,7 +226,7 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
       unmet.push(...unmetInInstance(action, values, context.clock));
       for (const variable of action.absentArguments) {
         const actual = values[variable];
-        if (actual !== undefined)
+        if (actual !== undefined && isGiven(actual))
           unmet.push({ kind: 'present', pattern: action, variable, actual });
       }
     }

@@ -5,7 +5,14 @@ import type { ProposedAction } from './evaluation.js';
 import { pathEvaluators } from './path-evaluators.js';
 import { preview } from './plain-data.js';
 import { type Instance, type StateUpdate, type StateView, singleKey } from './state.js';
-import { cutText, parseValue, type Value, type ValueOptions, valueKey } from './values.js';
+import {
+  absentList,
+  cutText,
+  parseValue,
+  type Value,
+  type ValueOptions,
+  valueKey,
+} from './values.js';
 
 /**
  * Reading proposals and observations (FORMATS.md §2). They come from agents and
@@ -195,7 +202,8 @@ function checkArgumentFields(
  * Reads an object of variable values for a predicate. Returns index/value pairs;
  * for updates (`clear`), `null` clears a variable. For an action, `null` means not
  * given; a required argument must be given, and an optional list that is not given
- * is the empty list (LANGUAGE.md §5.1).
+ * is the empty list (LANGUAGE.md §5.1): the shared `absentList`, which `absent(arg)`
+ * tells from a given `[]`.
  */
 function readValues(
   predicate: CompiledPredicate,
@@ -244,7 +252,7 @@ function readValues(
           predicate: predicate.name,
           variable: variable.name,
         });
-      } else if (variable.type.kind === 'list') assign(index, []);
+      } else if (variable.type.kind === 'list') assign(index, absentList);
       continue;
     }
     const options = variable.jsonText === true ? context.values.json : context.values.plain;

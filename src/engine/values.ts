@@ -96,6 +96,18 @@ export class TextValue {
 export type ScalarValue = number | Decimal | boolean | string | TextValue;
 export type Value = ScalarValue | readonly ScalarValue[];
 
+/**
+ * What an optional list argument of an action that is not given (or `null`) stands for:
+ * the empty list (LANGUAGE.md §5.1). One shared frozen value, so that `absent(arg)` tells
+ * it from a `[]` the agent gave — by identity (E6).
+ */
+export const absentList: Value = Object.freeze([]);
+
+/** Whether an action argument was given: `absent(arg)` holds when it was not. */
+export function isGiven(value: Value | undefined): boolean {
+  return value !== undefined && value !== absentList;
+}
+
 export function textValue(raw: string): TextValue {
   // normalizeText has its own fast path for plain ASCII, the common case.
   return new TextValue(raw, normalizeText(raw));

@@ -160,7 +160,7 @@ export class IntentGuard implements Guard {
     const fingerprint = text ?? `unreadable:${id}`;
     const known = this.#calls.get(id);
     if (known) {
-      if (known.fingerprint === fingerprint) return known.decision;
+      if (known.fingerprint === fingerprint) return this.#repeated(known);
       return this.#decision(
         id,
         invalidVerdict(
@@ -200,7 +200,7 @@ export class IntentGuard implements Guard {
 
   approve(id: string, approved: boolean): GuardDecision {
     const record = this.#record(id, 'approve');
-    if (record.state !== 'asked') return record.decision;
+    if (record.state !== 'asked') return this.#repeated(record);
     if (approved !== true) {
       record.state = 'denied';
       this.#journal({ resolve: { approved: false }, id });
@@ -418,6 +418,35 @@ export class IntentGuard implements Guard {
       return;
     }
     this.observe(event.observe.updates);
+  }
+
+  /**
+   * The answer to a call asked about again. While it is pending (asked, or allowed and
+   * its result not in) that is the recorded decision: a host that lost an answer may ask
+   * again. Once its result is in, or it failed and was rolled back, the id is spent: a
+   * `run` now would run the tool again without a commit (a second payment the session
+   * never counted, G1). The retry of a failed call is a new call with a new id, checked
+   * and committed again. Not journaled: a restored guard answers the same.
+   */
+  #repeated(record: CallRecord): GuardDecision {
+    if (record.state !== 'done' && record.state !== 'failed') return record.decision;
+    const id = record.call.id;
+    const message =
+      record.state === 'done'
+        ? `The call '${id}' has already run and its result is recorded; a call id stands for one run of a tool, so it does not run again. To make the same call again, give it a new id: it is then checked again.`
+        : `The call '${id}' failed and was rolled back; a call id stands for one run of a tool, so it does not run again. To retry it, give it a new id: the retry is checked again.`;
+    return this.#decision(id, {
+      ...invalidVerdict(message),
+      // Hosts tell this refusal apart by `expected` / `actual` (docs/guard.md).
+      reasons: [
+        {
+          code: 'invalid-proposal',
+          message,
+          expected: 'a new call id',
+          actual: record.state === 'done' ? 'already executed' : 'rolled back',
+        },
+      ],
+    });
   }
 
   #resolve(record: CallRecord, approved: boolean): void {

@@ -8,7 +8,7 @@ import type { Verdict } from '../engine/verdict.js';
 
 /** One tool call (or UI action) as the framework identifies it. */
 export interface ToolCall {
-  /** The framework's id of this call; decisions are idempotent per id. */
+  /** The framework's id of this call: one run of the tool (decisions are idempotent per id while it is pending). */
   readonly id: string;
   /** The tool (action predicate) name. */
   readonly name: string;
@@ -82,7 +82,11 @@ export type ToolOutcome = { readonly output: unknown } | { readonly error: unkno
 
 /** The guard over one agent run. */
 export interface Guard {
-  /** Decides a call before it runs. Asking twice for one id gives the same decision. */
+  /**
+   * Decides a call before it runs. Asking twice for one id gives the same decision while
+   * the call is pending; once its result or failure is reported the id is spent, and
+   * asking again is refused (`invalid-proposal`): a retry needs a new id.
+   */
   check(call: ToolCall): GuardDecision;
   /** A person's answer to an `ask`: approval re-checks the call against the state now. */
   approve(id: string, approved: boolean): GuardDecision;

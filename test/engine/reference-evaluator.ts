@@ -95,6 +95,8 @@ interface Update {
 interface Action {
   readonly predicate: PredicateDeclaration;
   readonly args: Instance;
+  /** §7 absent(arg): the optional list arguments not given (or null), read as []. */
+  readonly omitted: ReadonlySet<string>;
 }
 
 interface Proposal {
@@ -1189,13 +1191,9 @@ export class ReferenceSession {
       'not matches': 'matches',
     };
     const positive = negations[constraint.operator];
-    // A negative constraint on an action's absent argument holds, and so does a path into
-    // it (§7: a missing field makes a guard fire).
-    if (value === undefined)
-      return (
-        (positive !== undefined || constraint.access !== undefined) &&
-        pattern.predicate.kind === 'action'
-      );
+    // §5.1: only a negative constraint holds on an action's absent argument — with a path,
+    // len or as too; §7's missing field is a field missing from a value that is given.
+    if (value === undefined) return positive !== undefined && pattern.predicate.kind === 'action';
     // §7: a value that does not fit a path, filter or function makes a guard fire.
     if (constraint.access !== undefined) return this.#access(constraint, value, assignment) ?? true;
     const type = constraint.variable.type;
@@ -1232,8 +1230,16 @@ export class ReferenceSession {
     return this.#satisfies(constraint, value);
   }
 
-  #guardMatches(pattern: CheckedPattern, instance: Instance): boolean {
-    if ((pattern.absent ?? []).some((variable) => instance[variable.name] !== undefined))
+  #guardMatches(
+    pattern: CheckedPattern,
+    instance: Instance,
+    omitted: ReadonlySet<string> = new Set(),
+  ): boolean {
+    if (
+      (pattern.absent ?? []).some(
+        (variable) => instance[variable.name] !== undefined && !omitted.has(variable.name),
+      )
+    )
       return false;
     const binders = pattern.constraints.filter((constraint) => constraint.binding?.binds);
     // Binders inside filters (docs/language.md: a filtered list standing for one element).
@@ -1354,7 +1360,12 @@ export class ReferenceSession {
     if (rule.action) {
       if (!action || action.predicate.name !== rule.action.predicate.name) return false;
       // §7 absent(arg): the argument is not given.
-      if ((rule.action.absent ?? []).some((variable) => action.args[variable.name] !== undefined))
+      if (
+        (rule.action.absent ?? []).some(
+          (variable) =>
+            action.args[variable.name] !== undefined && !action.omitted.has(variable.name),
+        )
+      )
         return false;
     }
     // §7: the body holds if some assignment of its bindings satisfies every atom (without
@@ -1526,12 +1537,16 @@ export class ReferenceSession {
       const predicate = this.#predicate(raw['name']);
       if (predicate?.kind !== 'action') throw new Invalid('unknown action');
       const values = this.#readValues(predicate, raw['args'] ?? {}, false, false);
-      // §5.1: an absent optional list argument is the empty list.
+      // §5.1: an absent optional list argument is the empty list; absent(arg) still
+      // sees that it was not given.
+      const omitted = new Set<string>();
       for (const variable of predicate.variables) {
-        if (variable.type.kind === 'list' && values[variable.name] === undefined)
+        if (variable.type.kind === 'list' && values[variable.name] === undefined) {
           values[variable.name] = [];
+          omitted.add(variable.name);
+        }
       }
-      action = { predicate, args: values as Instance };
+      action = { predicate, args: values as Instance, omitted };
     }
     const updates = this.#readUpdates(record['updates'], false);
     let objective: string | undefined;
@@ -1738,7 +1753,7 @@ export class ReferenceSession {
       if (pattern.predicate.kind === 'action') {
         matches =
           action?.predicate.name === pattern.predicate.name &&
-          this.#guardMatches(pattern, action.args);
+          this.#guardMatches(pattern, action.args, action.omitted);
       } else {
         matches = proposal.updates.some((update) => {
           if (update.remove || update.predicate.name !== pattern.predicate.name) return false;
