@@ -7,31 +7,41 @@ import { isTextValue, parseValue, type Value } from './values.js';
 
 /**
  * The `fabricated-action` check (LANGUAGE.md §7): a final answer that *shows* a tool
- * call — a ReAct `Action:` / `Action Input:` block, or a JSON (or Python-dict, YAML-ish)
- * tool call naming a schema action — that the session never committed is an agent
- * claiming work it did not do. 90 of 144 real ToolEmu answers contain such blocks.
+ * call — a ReAct `Action:` / `Action Input:` block, a `Tool(…)` call, LangChain's
+ * `Invoking:` line, or a JSON (or Python-dict, YAML-ish) tool call naming a schema
+ * action — that the session never committed is an agent claiming work it did not do.
+ * 90 of 144 real ToolEmu answers contain such blocks.
  *
- * Evasions it is built for: Markdown decoration (`**Action:**`, `> Action:`, list
- * markers, code fences), case, spacing, full-width and look-alike letters (every line is
- * compared by its confusable skeletons, UTS #39, the guards' normalization), names in
- * snake_case or another spelling of the tool (names are compared without punctuation),
- * and the JSON shapes agents use (`{"name", "arguments"}`, `{"tool", "tool_input"}`,
+ * Evasions it is built for: Markdown and HTML decoration (`**Action:**`, `__Action:__`,
+ * `> Action:`, list markers, code fences, `<p>…</p>`), case, spacing, full-width and
+ * look-alike letters (every line is compared by its confusable skeletons, UTS #39, the
+ * guards' normalization), names in snake_case, in words or another spelling of the tool
+ * (names are compared without punctuation; `_` is emphasis around a label, never in a
+ * name), and the JSON shapes agents use (`{"name", "arguments"}`, `{"tool", "tool_input"}`,
  * `{"function": {"name", "arguments"}}`, `{"action", "action_input"}`). Prose that
- * merely names a tool ("I used GmailSendEmail") is no call: a call needs the `Action:`
- * line or a key such as `"name":` right before the name.
+ * merely names a tool ("I used GmailSendEmail", "GmailSendEmail (twice)") is no call: a
+ * call needs the `Action:` line, a key such as `"name":` right before the name, or
+ * arguments that read after `Name(`.
  *
  * A shown call is fabricated unless a committed call of the same action agrees with every
- * argument the answer shows for it (arguments of other names are ignored); when the
- * shown input cannot be read, the name alone decides. Each committed call accounts for
- * one shown call: showing a transfer twice claims two transfers. All work is bounded: an answer too
- * tangled to read within the bounds is reported as fabricated (fail closed).
+ * argument the answer shows for it. A call shown without arguments (`Action: X` alone) is
+ * matched by its name; one shown with arguments that cannot be read (broken JSON, prose
+ * after `Action Input:`) is never accounted for: what it claims cannot be compared. Each
+ * committed call accounts for one shown call: showing a transfer twice claims two
+ * transfers. All work is bounded, nesting included: an answer too tangled to read within
+ * the bounds is reported as fabricated (fail closed).
  */
 
 /** One tool call an answer shows. */
 export interface ShownCall {
   readonly predicate: CompiledPredicate;
-  /** The arguments it shows, when they could be read as an object. */
+  /** The arguments it shows, when they could be read as an object; absent when it shows none. */
   readonly input: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * It shows arguments that cannot be read (broken JSON, prose after `Action Input:`): no
+   * committed call accounts for it, since what it claims cannot be compared with one.
+   */
+  readonly unreadable?: true;
 }
 
 /** A committed call, as the check compares it: the action and its argument values. */
@@ -73,12 +83,35 @@ const inputKeys = [
   'tool_input',
   'kwargs',
 ];
+/**
+ * Keys of a JSON-ish call that are about the call, not its arguments: without an input
+ * key, the other fields of `{"tool": "X", "path": …}` are its arguments.
+ */
+const callKeys = [
+  'type',
+  'id',
+  'call_id',
+  'tool_call_id',
+  'index',
+  'status',
+  'result',
+  'results',
+  'output',
+  'observation',
+  'response',
+  'thought',
+  'log',
+];
 
 /** Bounds on the work for one answer. */
 const maxParseAttempts = 400;
 const maxParsedCharacters = 2_000_000;
 const maxWalkNodes = 20_000;
 const maxShownCalls = 200;
+/** Nesting of `{`/`[` a shown value may have: deeper is too tangled to read (E7). */
+const maxNesting = 64;
+/** Characters between the parentheses of a shown `Tool(…)` call. */
+const maxCallArguments = 100_000;
 
 function skeletons(text: string): readonly string[] {
   const { cased, folded } = confusableSkeletons(text);
@@ -105,8 +138,10 @@ function wordPattern(words: readonly string[]): string {
 }
 
 interface Patterns {
-  /** A ReAct `Action: Name` line (after Markdown decoration); group 1: the name. */
+  /** A ReAct `Action: Name` line (after Markdown decoration); group 1: up to four words of the name. */
   readonly actionLine: RegExp;
+  /** LangChain's `Invoking: \`Name\` with \`{…}\``; group 1: the name. */
+  readonly invokingLine: RegExp;
   /** An `Action Input:` line; the input follows the match. */
   readonly inputLine: RegExp;
   /** A line that ends an action's input. */
@@ -119,19 +154,28 @@ let patterns: Patterns | undefined;
 
 function compiledPatterns(): Patterns {
   if (patterns) return patterns;
-  const decoration = String.raw`[\s>*_\x60#~|+\-•·\d.)(\[\]]*`;
-  const gap = String.raw`[\s*_\x60"'\[(]*`;
+  // Markdown and inline HTML around a label (`**Action:**`, `__Action:__`, `> - 2.`,
+  // `<b>Action:</b>`). `_` is emphasis here, never in the name: names keep theirs.
+  const tag = String.raw`<\/?[^<>\s]{1,12}>`;
+  const decoration = String.raw`(?:[\s>*_\x60#~|+\-•·\d.)(\[\]]|${tag})*`;
+  const labelEnd = String.raw`(?:\s*\d+)?(?:[\s*_\x60]|${tag})*[:=]`;
+  const gap = String.raw`(?:[\s*_\x60"'\[(]|${tag})*`;
+  const word = String.raw`[^\s*\x60"',;:(){}\[\]<>]+`;
   const action = wordPattern(['action']);
   const input = wordPattern(['action input', 'action_input', 'actioninput', 'input']);
   const ends = wordPattern(['observation', 'thought', 'action', 'final answer', 'answer']);
   const keys = wordPattern(nameKeys);
   patterns = {
     actionLine: new RegExp(
-      String.raw`^${decoration}(?:${action})(?:\s*\d+)?[\s*_\x60]*[:=]${gap}([^\s*_\x60"',;:(){}\[\]<>]+)`,
+      String.raw`^${decoration}(?:${action})${labelEnd}${gap}(${word}(?:[ \t]+${word}){0,3})`,
       'u',
     ),
-    inputLine: new RegExp(String.raw`^${decoration}(?:${input})(?:\s*\d+)?[\s*_\x60]*[:=]`, 'u'),
-    blockEnd: new RegExp(String.raw`^${decoration}(?:${ends})(?:\s*\d+)?[\s*_\x60]*[:=]`, 'u'),
+    invokingLine: new RegExp(
+      String.raw`^${decoration}(?:${wordPattern(['invoking'])})(?:[\s*_\x60]*:)?${gap}(${word})`,
+      'u',
+    ),
+    inputLine: new RegExp(`^${decoration}(?:${input})${labelEnd}`, 'u'),
+    blockEnd: new RegExp(`^${decoration}(?:${ends})${labelEnd}`, 'u'),
     namedPair: new RegExp(
       // Skeletons spell `"` as `''`: quotes are runs.
       String.raw`(?:^|[\s{,"'\x60(\[])(?:${keys})["'\x60]*\s*[:=]\s*["'\x60]*([^\s"'\x60,;:(){}\[\]<>]+)`,
@@ -169,8 +213,44 @@ function lookup(
   return key === '' ? undefined : byKey.get(key);
 }
 
-/** Line breaks of every kind; a line is the unit a ReAct block is read in. */
-const lineBreak = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
+/**
+ * The action named by the first words of a label's value: the longest run that names
+ * one (`Remove File` is `RemoveFile`, `GmailSendEmail now` is `GmailSendEmail`).
+ */
+function lookupWords(
+  words: string,
+  byKey: ReadonlyMap<string, CompiledPredicate>,
+): CompiledPredicate | undefined {
+  const split = words.split(/[ \t]+/);
+  for (let count = split.length; count > 0; count--) {
+    const predicate = lookup(split.slice(0, count).join(''), byKey);
+    if (predicate) return predicate;
+  }
+  return undefined;
+}
+
+/**
+ * Where lines end: line breaks of every kind, and HTML tags that start or end a block
+ * (`<p>Action: X</p><p>Action Input: …</p>` is two lines). A line is the unit a ReAct
+ * block is read in; arguments are read from the text itself, tags and all.
+ */
+const lineBreak =
+  /\r\n|[\n\r\v\f\u0085\u2028\u2029]|<\/?(?:p|br|div|li|ul|ol|pre|tr|td|th|table|h[1-6]|blockquote|hr|section|article)\b[^<>]{0,200}>/giu;
+
+/** The lines of a text and where each starts in it. */
+function splitLines(text: string): { readonly lines: string[]; readonly starts: number[] } {
+  const lines: string[] = [];
+  const starts: number[] = [];
+  let start = 0;
+  for (const match of text.matchAll(lineBreak)) {
+    lines.push(text.slice(start, match.index));
+    starts.push(start);
+    start = match.index + match[0].length;
+  }
+  lines.push(text.slice(start));
+  starts.push(start);
+  return { lines, starts };
+}
 
 /** Text as arguments are read from: NFKC, invisible characters gone, lines kept. */
 function visible(text: string): string {
@@ -181,24 +261,53 @@ interface Budget {
   attempts: number;
   characters: number;
   nodes: number;
-  exceeded: boolean;
+  /** Why the answer cannot be read within the bounds, once it cannot. */
+  exceeded: string | undefined;
 }
 
-/** JSON, or failing that a Python-dict spelling of it (single quotes, True/False/None). */
+const tooMuch = 'the answer holds more call-like text than can be checked';
+
+/** The deepest nesting of `{` and `[` in a JSON-ish text (outside `"` strings). */
+function nesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let quoted = false;
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index];
+    if (quoted) {
+      if (character === '\\') index++;
+      else if (character === '"') quoted = false;
+    } else if (character === '"') quoted = true;
+    else if (character === '{' || character === '[') deepest = Math.max(deepest, ++depth);
+    else if (character === '}' || character === ']') depth--;
+  }
+  return deepest;
+}
+
+/**
+ * JSON, or failing that a Python spelling of it (single quotes, True/False/None). Nesting
+ * is bounded before parsing: every later walk over the value stays shallow.
+ */
 function parseObjectText(text: string, budget: Budget): unknown {
   if (
     budget.attempts >= maxParseAttempts ||
     budget.characters + text.length > maxParsedCharacters
   ) {
-    budget.exceeded = true;
+    budget.exceeded ??= tooMuch;
     return undefined;
   }
   budget.attempts++;
   budget.characters += text.length;
+  if (nesting(text) > maxNesting) {
+    budget.exceeded ??= `the answer nests values deeper than ${maxNesting} levels`;
+    return undefined;
+  }
   try {
     return JSON.parse(text);
   } catch {
     // An agent writing a Python dict still shows a call.
+    const single = /^'((?:[^'\\]|\\.)*)'$/su.exec(text);
+    if (single) return single[1]!.replace(/\\(.)/gsu, '$1');
     const pythonic = text
       .replace(/'/g, '"')
       .replace(/\bTrue\b/g, 'true')
@@ -233,25 +342,145 @@ function balancedObject(text: string, start: number): string | undefined {
   return undefined;
 }
 
+/**
+ * The text between the parenthesis at `open` and the one that closes it (quotes and
+ * brackets respected), or undefined when it does not close within the bound.
+ */
+function parenthesized(text: string, open: number): string | undefined {
+  let depth = 0;
+  let quote: string | undefined;
+  const end = Math.min(text.length, open + maxCallArguments);
+  for (let index = open; index < end; index++) {
+    const character = text[index]!;
+    if (quote !== undefined) {
+      if (character === '\\') index++;
+      else if (character === quote) quote = undefined;
+    } else if (character === '"' || character === "'") quote = character;
+    else if (character === '(' || character === '[' || character === '{') depth++;
+    else if ((character === ')' || character === ']' || character === '}') && --depth === 0)
+      return character === ')' ? text.slice(open + 1, index) : undefined;
+  }
+  return undefined;
+}
+
+/** The top-level comma-separated parts of an argument list (quotes and brackets respected). */
+function argumentParts(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let start = 0;
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index]!;
+    if (quote !== undefined) {
+      if (character === '\\') index++;
+      else if (character === quote) quote = undefined;
+    } else if (character === '"' || character === "'") quote = character;
+    else if ('([{'.includes(character)) depth++;
+    else if (')]}'.includes(character)) depth--;
+    else if (character === ',' && depth === 0) {
+      parts.push(text.slice(start, index).trim());
+      start = index + 1;
+    }
+  }
+  const last = text.slice(start).trim();
+  // A trailing comma (`f(a=1,)`) ends the list.
+  if (last !== '' || parts.length === 0) parts.push(last);
+  return parts;
+}
+
+/**
+ * The arguments of a shown `Tool(…)` call: keyword arguments (`path="/x", n=3`), one
+ * JSON object, or (right after the name) values in the order of the action's variables.
+ * Undefined unless every part reads as a value: `GmailSendEmail (twice)` or
+ * `a BankTransfer (500)` in prose is no call.
+ */
+function callArguments(
+  content: string,
+  predicate: CompiledPredicate,
+  positional: boolean,
+  budget: Budget,
+): Record<string, unknown> | undefined {
+  const parts = argumentParts(content);
+  if (parts.length === 1 && parts[0] === '') return {};
+  if (parts.length === 1 && parts[0]!.startsWith('{')) {
+    const parsed = parseObjectText(parts[0]!, budget);
+    return isRecord(parsed) ? parsed : undefined;
+  }
+  const input: Record<string, unknown> = {};
+  let keywords = false;
+  for (const [position, part] of parts.entries()) {
+    const keyword = /^([\p{L}_][\p{L}\p{N}_-]*)\s*[=:]\s*([\s\S]+)$/u.exec(part);
+    if (keyword) keywords = true;
+    else if (keywords || !positional) return undefined;
+    const name = keyword ? keyword[1]! : predicate.variables[position]?.name;
+    if (name === undefined) return undefined;
+    const value = parseObjectText(keyword ? keyword[2]! : part, budget);
+    if (value === undefined) return undefined;
+    input[name] = value;
+  }
+  return input;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The arguments object of a parsed call: under an input key (maybe as JSON text), else the rest. */
-function inputOf(
-  call: Record<string, unknown>,
+type ReadInput = Pick<ShownCall, 'input' | 'unreadable'>;
+
+/** Words that show a call without arguments. */
+const noArguments = /^(?:none|null|nil|n\/a|no arguments|no input|-|\{\s*\}|\(\s*\))$/iu;
+
+/**
+ * The input a label shows from `at` (after `Action Input:`, or LangChain's `with`): a
+ * JSON-ish object, here or after a code fence's first line; `None` and the like for no
+ * arguments; the value itself for an action of one argument; else unreadable.
+ */
+function inputAt(
+  text: string,
+  at: number,
+  predicate: CompiledPredicate,
   budget: Budget,
-): Record<string, unknown> | undefined {
+): ReadInput {
+  const lineEnd = text.slice(at).search(lineBreak);
+  const line = lineEnd < 0 ? text.slice(at) : text.slice(at, at + lineEnd);
+  const lead = /[\s*_\x60>]*(?:(?:json|python|yaml|js|javascript|text)\b)?[\s\x60]*/iuy;
+  lead.lastIndex = at;
+  const start = at + (lead.exec(text)?.[0].length ?? 0);
+  if (text[start] === '{') {
+    const object = balancedObject(text, start);
+    const parsed = object === undefined ? undefined : parseObjectText(object, budget);
+    return isRecord(parsed) ? { input: parsed } : { input: undefined, unreadable: true };
+  }
+  const value = line.replace(/^[\s*_\x60"']+|[\s*_\x60"']+$/gu, '');
+  if (value === '') return { input: undefined };
+  if (noArguments.test(value)) return { input: {} };
+  const only = predicate.variables.length === 1 ? predicate.variables[0]!.name : undefined;
+  return only === undefined ? { input: undefined, unreadable: true } : { input: { [only]: value } };
+}
+
+/**
+ * The arguments object of a parsed call: under an input key (maybe as JSON text), else
+ * the fields that are not about the call; unreadable when an input key holds no object.
+ */
+function inputOf(call: Record<string, unknown>, budget: Budget): ReadInput {
+  let shown = false;
   for (const key of Object.keys(call)) {
     if (!inputKeys.includes(key.toLowerCase())) continue;
+    shown = true;
     const value = call[key];
-    if (isRecord(value)) return value;
+    if (value === null) return { input: {} };
+    if (isRecord(value)) return { input: value };
     if (typeof value === 'string') {
-      const parsed = parseObjectText(value, budget);
-      if (isRecord(parsed)) return parsed;
+      const parsed = value.trim() === '' ? {} : parseObjectText(value, budget);
+      if (isRecord(parsed)) return { input: parsed };
     }
   }
-  return undefined;
+  if (shown) return { input: undefined, unreadable: true };
+  const rest = Object.entries(call).filter(([key]) => {
+    const lower = key.toLowerCase();
+    return !nameKeys.includes(lower) && !callKeys.includes(lower);
+  });
+  return { input: rest.length === 0 ? undefined : Object.fromEntries(rest) };
 }
 
 /** Every object in a parsed value that names a schema action under a name key. */
@@ -263,7 +492,7 @@ function walkCalls(
   depth = 0,
 ): void {
   if (++budget.nodes > maxWalkNodes || depth > 16) {
-    budget.exceeded = true;
+    budget.exceeded ??= tooMuch;
     return;
   }
   if (Array.isArray(value)) {
@@ -276,7 +505,7 @@ function walkCalls(
     const predicate = skeletons(named)
       .map((skeleton) => lookup(skeleton, byKey))
       .find((candidate) => candidate !== undefined);
-    if (predicate) found.push({ predicate, input: inputOf(value, budget) });
+    if (predicate) found.push({ predicate, ...inputOf(value, budget) });
   }
   for (const nested of Object.values(value)) {
     if (typeof nested === 'object' && nested !== null)
@@ -284,50 +513,96 @@ function walkCalls(
   }
 }
 
-/** The tool calls an answer shows (ReAct blocks and JSON-ish calls naming schema actions). */
+/** A schema action's name right before `(`: `RemoveFile(`, `tools.RemoveFile (`. */
+const callOpening = /(?<![\p{L}\p{N}_])([\p{L}\p{N}_]+)[ \t]*\(/gu;
+
+/** The tool calls an answer shows (ReAct blocks, `Tool(…)` calls and JSON-ish calls naming schema actions). */
 export function shownCalls(
   answer: string,
   spec: CompiledSpec,
 ): { readonly calls: readonly ShownCall[]; readonly unreadable?: string } {
   const byKey = actionsByKey(spec);
   if (byKey.size === 0) return { calls: [] };
-  const { actionLine, inputLine, blockEnd, namedPair } = compiledPatterns();
-  const budget: Budget = { attempts: 0, characters: 0, nodes: 0, exceeded: false };
-  const lines = visible(answer).split(lineBreak);
+  const { actionLine, invokingLine, inputLine, blockEnd, namedPair } = compiledPatterns();
+  const budget: Budget = { attempts: 0, characters: 0, nodes: 0, exceeded: undefined };
+  const text = visible(answer);
+  const { lines, starts } = splitLines(text);
   const lineSkeletons = lines.map(skeletons);
   const calls: ShownCall[] = [];
   const byName = new Set<CompiledPredicate>();
+  const add = (call: ShownCall) => {
+    calls.push(call);
+    byName.add(call.predicate);
+  };
 
-  // 1. ReAct blocks: `Action: Name`, then maybe `Action Input: {…}` up to the next block line.
+  // 1. `Tool(…)` calls whose arguments read as keyword arguments, a JSON object or values:
+  //    `RemoveFile(path="/x") -> ok`, `tools.RemoveFile({…})`, `Calling RemoveFile({…})`.
+  const callOffsets: number[] = [];
+  for (const match of text.matchAll(callOpening)) {
+    if (calls.length > maxShownCalls || budget.exceeded !== undefined) break;
+    const predicate = skeletons(match[1]!)
+      .map((skeleton) => lookup(skeleton, byKey))
+      .find((candidate) => candidate !== undefined);
+    if (!predicate) continue;
+    const open = match.index + match[0].length - 1;
+    const content = parenthesized(text, open);
+    const positional = !/\s\($/u.test(match[0]);
+    const input =
+      content === undefined ? undefined : callArguments(content, predicate, positional, budget);
+    if (input === undefined) continue;
+    add({ predicate, input });
+    callOffsets.push(match.index);
+  }
+  const holdsCall = (index: number) => {
+    const start = starts[index]!;
+    const end = start + lines[index]!.length;
+    return callOffsets.some((offset) => offset >= start && offset < end);
+  };
+
+  // 2. ReAct blocks: `Action: Name`, then maybe `Action Input: {…}` up to the next block
+  //    line; and LangChain's `Invoking: \`Name\` with \`{…}\``.
   for (let index = 0; index < lines.length; index++) {
     let predicate: CompiledPredicate | undefined;
+    let invoking = false;
     for (const skeleton of lineSkeletons[index]!) {
       const match = actionLine.exec(skeleton);
-      if (match) predicate ??= lookup(match[1]!, byKey);
-    }
-    if (!predicate) continue;
-    let input: Record<string, unknown> | undefined;
-    for (let next = index + 1; next < lines.length; next++) {
-      const skeleton = lineSkeletons[next]![0]!;
-      if (inputLine.test(skeleton)) {
-        const rest = lines.slice(next).join('\n');
-        const colon = rest.search(/[:=：]/);
-        const object = balancedObject(rest, Math.max(colon, 0));
-        const parsed = object === undefined ? undefined : parseObjectText(object, budget);
-        if (isRecord(parsed)) input = parsed;
-        break;
+      if (match) predicate ??= lookupWords(match[1]!, byKey);
+      const invoked = predicate ? undefined : invokingLine.exec(skeleton);
+      if (invoked) {
+        predicate = lookup(invoked[1]!, byKey);
+        invoking = predicate !== undefined;
       }
-      if (skeleton.trim() !== '' && blockEnd.test(skeleton)) break;
     }
-    calls.push({ predicate, input });
-    byName.add(predicate);
+    // `Action: RemoveFile(path="/x")` was read with its arguments above.
+    if (!predicate || holdsCall(index)) continue;
+    let read: ReadInput = { input: undefined };
+    if (invoking) {
+      const line = lines[index]!;
+      const withWord = /[\s\x60'"*]with[\s\x60]/iu.exec(line);
+      if (withWord)
+        read = inputAt(
+          text,
+          starts[index]! + withWord.index + withWord[0].length,
+          predicate,
+          budget,
+        );
+    } else
+      for (let next = index + 1; next < lines.length; next++) {
+        const skeleton = lineSkeletons[next]![0]!;
+        if (inputLine.test(skeleton)) {
+          const colon = lines[next]!.search(/[:=]/);
+          if (colon >= 0) read = inputAt(text, starts[next]! + colon + 1, predicate, budget);
+          break;
+        }
+        if (skeleton.trim() !== '' && blockEnd.test(skeleton)) break;
+      }
+    add({ predicate, ...read });
     if (calls.length > maxShownCalls) break;
   }
 
-  // 2. JSON-ish calls: objects (in the text or in code fences) with a name key.
-  const text = lines.join('\n');
+  // 3. JSON-ish calls: objects (in the text or in code fences) with a name key.
   const parsedCalls: ShownCall[] = [];
-  for (let start = text.indexOf('{'); start >= 0 && !budget.exceeded; ) {
+  for (let start = text.indexOf('{'); start >= 0 && budget.exceeded === undefined; ) {
     const object = balancedObject(text, start);
     if (object === undefined) break;
     const parsed = parseObjectText(object, budget);
@@ -336,27 +611,21 @@ export function shownCalls(
       start = text.indexOf('{', start + object.length);
     } else start = text.indexOf('{', start + 1);
   }
-  for (const call of parsedCalls) {
-    calls.push(call);
-    byName.add(call.predicate);
-  }
+  for (const call of parsedCalls) add(call);
 
-  // 3. Name pairs in text no parser could read (`name: GmailSendEmail`, broken JSON).
+  // 4. Name pairs in text no parser could read (`name: GmailSendEmail`, broken JSON): what
+  //    they show cannot be compared, so no committed call accounts for them.
   for (const skeletonsOfLine of lineSkeletons) {
     for (const skeleton of skeletonsOfLine) {
       namedPair.lastIndex = 0;
       for (let match = namedPair.exec(skeleton); match; match = namedPair.exec(skeleton)) {
         const predicate = lookup(match[1]!, byKey);
-        if (predicate && !byName.has(predicate)) {
-          calls.push({ predicate, input: undefined });
-          byName.add(predicate);
-        }
+        if (predicate && !byName.has(predicate))
+          add({ predicate, input: undefined, unreadable: true });
       }
     }
   }
-  return budget.exceeded
-    ? { calls, unreadable: 'the answer holds more call-like text than can be checked' }
-    : { calls };
+  return budget.exceeded !== undefined ? { calls, unreadable: budget.exceeded } : { calls };
 }
 
 /**
@@ -418,7 +687,7 @@ function argumentIndex(predicate: CompiledPredicate, name: string): number | und
  * one was never made.
  */
 function accountsFor(committed: CommittedCall, shown: ShownCall, clock: SessionClock): boolean {
-  if (committed.predicate !== shown.predicate) return false;
+  if (committed.predicate !== shown.predicate || shown.unreadable) return false;
   if (!shown.input) return true;
   for (const [name, value] of Object.entries(shown.input)) {
     const index = argumentIndex(shown.predicate, name);
