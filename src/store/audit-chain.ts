@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { type AuditedSession, collectAudited, firstTamperedSession } from './journal-anchor.js';
 
 /**
  * The hash-chained audit log that `intentguard serve` and `intentguard mcp-proxy` keep:
@@ -113,8 +114,14 @@ export type AuditVerification =
       readonly message: string;
     };
 
-/** Checks the chain of an open database, entry by entry, in sequence order. */
-export function verifyAuditChain(db: Database.Database): AuditVerification {
+/**
+ * Checks the chain of an open database, entry by entry, in sequence order; `onEntry`
+ * sees each entry that checked out (what the log says can be read in the same pass).
+ */
+export function verifyAuditChain(
+  db: Database.Database,
+  onEntry?: (entry: AuditEntry) => void,
+): AuditVerification {
   const rows = db
     .prepare('SELECT seq, at, session, kind, body, prev, hash FROM audit ORDER BY seq')
     .iterate() as IterableIterator<AuditEntry>;
@@ -147,6 +154,7 @@ export function verifyAuditChain(db: Database.Database): AuditVerification {
         message: `entry ${row.seq} was changed after it was written (its hash does not match its content)`,
       };
     }
+    onEntry?.(row);
     previous = row.hash;
     expectedSeq++;
   }
@@ -169,6 +177,27 @@ export function verifyAuditChain(db: Database.Database): AuditVerification {
   return { ok: true, entries: count, head: previous };
 }
 
+/**
+ * Verifies the whole chain and, in the same pass, collects what the log says of the
+ * sessions `wanted` picks (journal-anchor.ts). When the chain does not verify, nothing
+ * it says can be trusted: `problem` says why.
+ */
+export function auditedSessions(
+  db: Database.Database,
+  wanted: (session: string) => boolean,
+): { readonly problem?: string; readonly sessions: Map<string, AuditedSession> } {
+  const sessions = new Map<string, AuditedSession>();
+  const verified = verifyAuditChain(db, (entry) => {
+    if (wanted(entry.session)) collectAudited(sessions, entry);
+  });
+  if (!verified.ok)
+    return {
+      problem: `the audit log does not verify (entry ${verified.seq}: ${verified.message})`,
+      sessions,
+    };
+  return { sessions };
+}
+
 export class AuditFileError extends Error {}
 
 /** Opens `path` read-only and checks its audit chain. */
@@ -187,7 +216,15 @@ export function verifyAuditFile(path: string): AuditVerification {
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'")
       .get();
     if (table === undefined) throw new AuditFileError(`'${path}' holds no audit log`);
-    return verifyAuditChain(db);
+    // The service's sessions and journals are what a restart acts on: they must match
+    // what the chain recorded of them (G2).
+    const audited = new Map<string, AuditedSession>();
+    const verified = verifyAuditChain(db, (entry) => collectAudited(audited, entry));
+    if (!verified.ok) return verified;
+    const tampered = firstTamperedSession(db, audited);
+    return tampered === undefined
+      ? verified
+      : { ok: false, entries: verified.entries, ...tampered };
   } catch (error) {
     if (error instanceof AuditFileError) throw error;
     throw new AuditFileError(

@@ -13,6 +13,7 @@ import {
 } from '../../guard/index.js';
 import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
+import { sessionRecordFields } from '../../store/journal-anchor.js';
 import type { AuditRecord, ServiceStore, StoredSession } from './store.js';
 
 /** A failure the client caused or can act on: an HTTP status and a problem body. */
@@ -166,7 +167,11 @@ export class Sessions {
   restoreAll(): { restored: number; failed: number } {
     let restored = 0;
     let failed = 0;
-    for (const stored of this.#store.openSessions()) {
+    const open = this.#store.openSessions();
+    // One pass over the audit chain vouches for every open session's row and journal
+    // (G2): one that does not match what the log recorded is not restored.
+    this.#store.verifySessions(open);
+    for (const stored of open) {
       try {
         this.#restore(stored);
         restored++;
@@ -291,10 +296,8 @@ export class Sessions {
         session: stored.id,
         kind: 'session',
         body: {
-          spec: specText,
-          schema: { kind, json: schemaJson },
-          now: journal.now,
-          timeZone: journal.timeZone,
+          // Everything of the row a restore depends on, so that it is checked against this (G2).
+          ...sessionRecordFields(withClock),
           ...(input.instruction !== undefined
             ? { instruction: input.instruction, formalized }
             : {}),

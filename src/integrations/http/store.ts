@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { GuardJournal, JournalEvent } from '../../guard/index.js';
-import { AuditChain, type AuditRecord } from '../../store/audit-chain.js';
+import { AuditChain, type AuditRecord, auditedSessions } from '../../store/audit-chain.js';
+import {
+  emptyJournal,
+  extendAnchor,
+  type JournalAnchor,
+  sessionProblem,
+} from '../../store/journal-anchor.js';
 
 /** What the service keeps of a session: enough to restore its guard exactly. */
 export interface StoredSession {
@@ -32,6 +38,9 @@ interface QueuedWrite {
 }
 
 export type { AuditRecord };
+
+/** A session whose row or journal does not match the audit log: it is not restored (fail closed). */
+export class JournalTamperedError extends Error {}
 
 const schemaSql = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -81,6 +90,19 @@ function sessionOf(row: SessionRow): StoredSession {
   };
 }
 
+/** The write's audit records with the journal's new anchor in the body of the last one. */
+function anchored(
+  session: string,
+  audit: readonly AuditRecord[],
+  anchor: JournalAnchor,
+): readonly AuditRecord[] {
+  const last = audit.at(-1);
+  const body = last?.body;
+  if (last === undefined || typeof body !== 'object' || body === null || Array.isArray(body))
+    return [...audit, { session, kind: 'journal', body: { journal: anchor } }];
+  return [...audit.slice(0, -1), { ...last, body: { ...body, journal: anchor } }];
+}
+
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -96,6 +118,14 @@ export class ServiceStore {
   readonly #statements;
   readonly #audit: AuditChain;
   #queue: QueuedWrite[] = [];
+  /**
+   * Each session's journal as the audit log anchors it, for the sessions this process
+   * created, wrote or checked against the verified log: what the next write extends,
+   * and what a restore compares the journal table with (G2).
+   */
+  readonly #anchors = new Map<string, JournalAnchor>();
+  /** Sessions found not to match the log, with why (not checked again). */
+  readonly #tampered = new Map<string, string>();
 
   constructor(path: string) {
     this.#db = new Database(path);
@@ -131,6 +161,7 @@ export class ServiceStore {
         this.#audit.append(audit, session.createdAt);
       })
       .immediate();
+    this.#anchors.set(session.id, emptyJournal);
   }
 
   /**
@@ -163,19 +194,30 @@ export class ServiceStore {
     const group = this.#queue;
     if (group.length === 0) return;
     this.#queue = [];
+    // The anchors this group moves to; kept only once it has committed.
+    const anchors = new Map<string, JournalAnchor>();
     try {
       this.#db
         .transaction(() => {
           const at = new Date().toISOString();
           for (const write of group) {
-            write.events.forEach((event, index) => {
-              this.#statements.insertEvent.run(
-                write.sessionId,
-                write.from + index,
-                JSON.stringify(event),
-              );
+            const texts = write.events.map((event) => JSON.stringify(event));
+            texts.forEach((text, index) => {
+              this.#statements.insertEvent.run(write.sessionId, write.from + index, text);
             });
-            this.#audit.append(write.audit, at);
+            let audit = write.audit;
+            if (texts.length > 0) {
+              const before = anchors.get(write.sessionId) ?? this.#anchors.get(write.sessionId);
+              // Never extend a journal the log does not vouch for: the write fails.
+              if (before === undefined || before.events !== write.from)
+                throw new Error(
+                  `the journal of session ${write.sessionId} is not in step with the audit log`,
+                );
+              const after = extendAnchor(before, texts);
+              anchors.set(write.sessionId, after);
+              audit = anchored(write.sessionId, audit, after);
+            }
+            this.#audit.append(audit, at);
             if (write.finished) this.#statements.finish.run(write.sessionId);
           }
         })
@@ -184,6 +226,7 @@ export class ServiceStore {
       for (const write of group) write.reject(error);
       return;
     }
+    for (const [id, anchor] of anchors) this.#anchors.set(id, anchor);
     this.groupCommits++;
     for (const write of group) write.resolve();
   }
@@ -200,14 +243,61 @@ export class ServiceStore {
     return (this.#statements.openSessions.all() as SessionRow[]).map(sessionOf);
   }
 
+  /**
+   * The session's journal, once its row and events are shown to be what the audit log
+   * recorded (G2); otherwise `JournalTamperedError`. Sessions this process has not
+   * anchored yet are checked against the whole verified chain (`verifyOpenSessions`
+   * does that for all open sessions in one pass at start-up).
+   */
   journal(session: StoredSession): GuardJournal {
-    const rows = this.#statements.events.all(session.id) as { event: string }[];
+    const texts = (this.#statements.events.all(session.id) as { event: string }[]).map(
+      (row) => row.event,
+    );
+    const known = this.#tampered.get(session.id);
+    if (known !== undefined) throw new JournalTamperedError(known);
+    const anchor = this.#anchors.get(session.id);
+    let problem: string | undefined;
+    if (anchor === undefined) {
+      this.verifySessions([session]);
+      problem = this.#tampered.get(session.id);
+    } else if (
+      texts.length !== anchor.events ||
+      extendAnchor(emptyJournal, texts).digest !== anchor.digest
+    ) {
+      problem = `its journal (${texts.length} events) differs from what this service wrote (${anchor.events})`;
+    }
+    if (problem !== undefined) {
+      this.#tampered.set(session.id, problem);
+      this.#anchors.delete(session.id);
+      throw new JournalTamperedError(problem);
+    }
     return {
       version: 1,
       now: session.now,
       timeZone: session.timeZone,
-      events: rows.map((row) => JSON.parse(row.event) as JournalEvent),
+      events: texts.map((text) => JSON.parse(text) as JournalEvent),
     };
+  }
+
+  /**
+   * Checks sessions against the audit log in one pass over the whole chain: each that
+   * matches is anchored (later writes extend it), each that does not is remembered as
+   * tampered with. A chain that does not verify vouches for no session.
+   */
+  verifySessions(sessions: readonly StoredSession[]): void {
+    const wanted = new Map(sessions.map((session) => [session.id, session]));
+    if (wanted.size === 0) return;
+    const { problem, sessions: audited } = auditedSessions(this.#db, (id) => wanted.has(id));
+    for (const session of wanted.values()) {
+      const texts = (this.#statements.events.all(session.id) as { event: string }[]).map(
+        (row) => row.event,
+      );
+      const found = problem ?? sessionProblem(session, texts, audited.get(session.id));
+      if (found === undefined) {
+        this.#anchors.set(session.id, extendAnchor(emptyJournal, texts));
+        this.#tampered.delete(session.id);
+      } else this.#tampered.set(session.id, found);
+    }
   }
 
   /** Commits what is queued, then closes the file. */

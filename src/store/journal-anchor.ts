@@ -1,0 +1,200 @@
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { AuditEntry } from './audit-chain.js';
+
+/**
+ * The service's journal (and each session's row) tied to the hash-chained audit log, so
+ * that what a restart acts on is what the audit recorded (G2). Every write that adds
+ * journal events carries, in the body of its last audit record, the journal's length
+ * and a running SHA-256 over the events' stored text (`"journal": {events, digest}`);
+ * each session's first record holds what its row holds. A restore, and
+ * `intentguard audit verify`, recompute both from the tables and compare: a row
+ * inserted, edited or deleted outside the service no longer matches the chain.
+ */
+
+export interface JournalAnchor {
+  /** How many journal events the session had after the write. */
+  readonly events: number;
+  /** The running digest over those events' stored JSON text. */
+  readonly digest: string;
+}
+
+/** A session with no events yet. */
+export const emptyJournal: JournalAnchor = { events: 0, digest: '0'.repeat(64) };
+
+/** The anchor after appending events (their text exactly as stored) to `from`. */
+export function extendAnchor(from: JournalAnchor, texts: readonly string[]): JournalAnchor {
+  let digest = from.digest;
+  for (const text of texts) {
+    digest = createHash('sha256').update(`${digest}\n${text}`).digest('hex');
+  }
+  return { events: from.events + texts.length, digest };
+}
+
+/** What a session's row holds that decides how it restores: compared with its audit record. */
+export interface SessionFields {
+  readonly id: string;
+  readonly tokenHash: string;
+  readonly specText: string | null;
+  readonly schemaKind: string;
+  readonly schemaJson: string;
+  readonly optionsJson: string;
+  readonly now: string;
+  readonly timeZone: string;
+}
+
+/** The part of a session's first audit record that `sessionProblem` compares with its row. */
+export function sessionRecordFields(session: SessionFields): Record<string, unknown> {
+  return {
+    spec: session.specText,
+    schema: { kind: session.schemaKind, json: session.schemaJson },
+    now: session.now,
+    timeZone: session.timeZone,
+    options: session.optionsJson,
+    token: session.tokenHash,
+  };
+}
+
+const comparedFields = ['spec', 'schema', 'now', 'timeZone', 'options', 'token'] as const;
+
+function fieldHash(value: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(value) ?? 'undefined')
+    .digest('hex');
+}
+
+/** What the audit log says of one session: its first record and its latest journal anchor. */
+export interface AuditedSession {
+  /** The creation record: the SHA-256 of each compared field's JSON (bodies can be large). */
+  created?: { readonly seq: number; readonly fields: ReadonlyMap<string, string> };
+  journal?: { readonly seq: number; readonly anchor: JournalAnchor };
+}
+
+function objectOf(text: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function anchorOf(value: unknown): JournalAnchor | undefined {
+  const candidate = value as Partial<JournalAnchor> | null;
+  return typeof candidate === 'object' &&
+    candidate !== null &&
+    Number.isSafeInteger(candidate.events) &&
+    typeof candidate.digest === 'string'
+    ? { events: candidate.events as number, digest: candidate.digest }
+    : undefined;
+}
+
+/** Collects a session's records from one audit entry (in sequence order). */
+export function collectAudited(audited: Map<string, AuditedSession>, entry: AuditEntry): void {
+  const body = objectOf(entry.body);
+  if (body === undefined) return;
+  const known = audited.get(entry.session) ?? {};
+  if (entry.kind === 'session' && known.created === undefined)
+    known.created = {
+      seq: entry.seq,
+      fields: new Map(comparedFields.map((name) => [name, fieldHash(body[name])])),
+    };
+  const anchor = anchorOf(body['journal']);
+  if (anchor !== undefined) known.journal = { seq: entry.seq, anchor };
+  audited.set(entry.session, known);
+}
+
+/**
+ * Why a session's row and journal do not match what the audit log recorded, or
+ * undefined when they do. `texts` are the journal events as stored, in order.
+ */
+export function sessionProblem(
+  session: SessionFields,
+  texts: readonly string[],
+  audited: AuditedSession | undefined,
+): string | undefined {
+  if (audited?.created === undefined)
+    return 'the audit log has no record of its creation (a session from before journals were chained, or a row added outside the service)';
+  const recorded = audited.created.fields;
+  for (const [name, value] of Object.entries(sessionRecordFields(session))) {
+    if (recorded.get(name) !== fieldHash(value))
+      return `the ${name} of its row differs from the audit log's record of its creation (entry ${audited.created.seq})`;
+  }
+  const anchor = audited.journal?.anchor ?? emptyJournal;
+  if (texts.length !== anchor.events)
+    return `its journal has ${texts.length} events, the audit log recorded ${anchor.events}${audited.journal ? ` (entry ${audited.journal.seq})` : ''}`;
+  if (extendAnchor(emptyJournal, texts).digest !== anchor.digest)
+    return `its journal differs from what the audit log recorded (entry ${audited.journal?.seq ?? audited.created.seq})`;
+  return undefined;
+}
+
+interface SessionRow {
+  id: string;
+  token_hash: string;
+  spec_text: string | null;
+  schema_kind: string;
+  schema_json: string;
+  options_json: string;
+  now: string;
+  time_zone: string;
+}
+
+export function sessionFieldsOf(row: SessionRow): SessionFields {
+  return {
+    id: row.id,
+    tokenHash: row.token_hash,
+    specText: row.spec_text,
+    schemaKind: row.schema_kind,
+    schemaJson: row.schema_json,
+    optionsJson: row.options_json,
+    now: row.now,
+    timeZone: row.time_zone,
+  };
+}
+
+/**
+ * Checks every session of a service file against what the verified audit log says of
+ * it (`audited`, collected while verifying): the first session whose row or journal was changed, or undefined.
+ * A file without the service's tables (the MCP proxy's) has nothing to check.
+ */
+export function firstTamperedSession(
+  db: Database.Database,
+  audited: ReadonlyMap<string, AuditedSession>,
+): { readonly seq: number; readonly message: string } | undefined {
+  const tables = new Set(
+    (
+      db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'journal')",
+        )
+        .all() as { name: string }[]
+    ).map((row) => row.name),
+  );
+  if (!tables.has('sessions') || !tables.has('journal')) return undefined;
+  const events = db.prepare('SELECT event FROM journal WHERE session = ? ORDER BY seq').pluck();
+  const rows = db
+    .prepare('SELECT * FROM sessions ORDER BY created_at, id')
+    .iterate() as IterableIterator<SessionRow>;
+  for (const row of rows) {
+    const known = audited.get(row.id);
+    const problem = sessionProblem(sessionFieldsOf(row), events.all(row.id) as string[], known);
+    if (problem !== undefined)
+      return {
+        seq: known?.journal?.seq ?? known?.created?.seq ?? 0,
+        message: `session ${row.id}: ${problem}`,
+      };
+  }
+  // Journal rows of a session that has no row: inserted outside the service.
+  const orphan = db
+    .prepare('SELECT session FROM journal WHERE session NOT IN (SELECT id FROM sessions) LIMIT 1')
+    .pluck()
+    .get() as string | undefined;
+  if (orphan !== undefined)
+    return {
+      seq: 0,
+      message: `the journal holds events of '${orphan.slice(0, 80)}', which is no session`,
+    };
+  return undefined;
+}
