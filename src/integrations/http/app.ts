@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { z } from 'zod';
 import type { ChatModel } from '../../formalize/index.js';
+import { jsonNesting } from '../../language/json-nesting.js';
 import { openApiDocument } from './openapi.js';
 import { approvalsPage } from './page.js';
 import {
@@ -38,6 +39,13 @@ export interface ServiceApp {
   readonly app: Hono;
   readonly sessions: Sessions;
 }
+
+/**
+ * The deepest a request body may nest (S2): deeper than any tool schema or argument the
+ * engine reads (values nest at most 32 levels), and shallow enough for every recursive
+ * walk of the parsed body.
+ */
+export const maxBodyNesting = 64;
 
 function problem(c: Context, status: ServiceProblem['status'], code: string, message: string) {
   return c.json({ code, message }, status);
@@ -173,6 +181,13 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     let value: unknown;
     if (text.trim() === '' && optional) value = {};
     else {
+      // Before parsing: nothing recursive ever sees a deeper value.
+      if (jsonNesting(text) > maxBodyNesting)
+        throw new ServiceProblem(
+          400,
+          'invalid-request',
+          `the request body is nested more than ${maxBodyNesting} levels deep`,
+        );
       try {
         value = JSON.parse(text);
       } catch {
