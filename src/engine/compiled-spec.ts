@@ -130,6 +130,12 @@ export interface CompiledRule {
   readonly objectives: readonly ObjectiveCondition[];
   /** How often this rule may be performed: 1, n for @repeat(n), Infinity for @repeat. */
   readonly limit: number;
+  /**
+   * Whose `@repeat` budget the rule spends (its performances, its values per `per:`): its
+   * own index, or for an alternative of a disjunctive rule the first alternative's. The
+   * budget belongs to the source rule — alternatives are sugar (LANGUAGE.md §7, E5).
+   */
+  readonly budget: number;
   /** `@repeat(per: arg)` (v2): the action argument's index, and the budget per value. */
   readonly per: { readonly variable: number; readonly limit: number } | undefined;
   /** Set when the rule has bindings: it fires by a join (LANGUAGE.md §7). */
@@ -306,6 +312,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
   const doneRulesByPredicate: CompiledRule[][] = predicateList.map(() => []);
   const doneRulesByObjective = new Map<string, CompiledRule[]>();
 
+  const sourceRules = new Map<string, number>();
   for (const source of spec.rules) {
     // The rule object is filled in place so that its patterns can point back at it.
     const rule = {
@@ -319,6 +326,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
       action: undefined as CompiledPattern | undefined,
       objectives: source.objectives,
       limit: performanceLimit(source),
+      budget: sourceRuleIndex(source, sourceRules),
       per: undefined as CompiledRule['per'],
       join: undefined as JoinPlan | undefined,
     };
@@ -404,6 +412,20 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     doneRulesByPredicate,
     doneRulesByObjective,
   };
+}
+
+/**
+ * The index of the rule a checked rule was written as: the first alternative's for an
+ * alternative (`R3b` → `R3a`, by the id without its letter), else its own.
+ */
+function sourceRuleIndex(rule: CheckedRule, seen: Map<string, number>): number {
+  const suffix = rule.alternative?.suffix;
+  if (suffix === undefined || suffix === '' || !rule.id.endsWith(suffix)) return rule.index;
+  const id = rule.id.slice(0, -suffix.length);
+  const first = seen.get(id);
+  if (first !== undefined) return first;
+  seen.set(id, rule.index);
+  return rule.index;
 }
 
 /** The value a pinned argument is compared by at run time; undefined when it cannot be indexed. */

@@ -155,9 +155,12 @@ export class Session implements IntentSession {
   readonly #clock: SessionClock;
   readonly #store = new StateStore();
   readonly #achieved = new Map<string, number>();
-  /** How often each rule (by index) has been performed; sparse, so sessions stay small on large specs. */
+  /**
+   * How often each rule has been performed, by its budget (`rule.budget`: the alternatives
+   * of one rule share it, E5); sparse, so sessions stay small on large specs.
+   */
   readonly #performances = new Map<number, number>();
-  /** `@repeat(per: arg)` rules (by index): performances per value of the argument. */
+  /** `@repeat(per: arg)` rules (by budget): performances per value of the argument. */
   readonly #perValue = new Map<number, Map<string, number>>();
   readonly #doneHolding = new Set<CompiledRule>();
   readonly #softRefused: BoundedMemo<true>;
@@ -540,7 +543,9 @@ export class Session implements IntentSession {
         );
         const plan = {
           updates: proposal.updates,
-          rules: performed.filter((candidate) => this.#hasBudget(candidate, action)),
+          rules: onePerSourceRule(
+            performed.filter((candidate) => this.#hasBudget(candidate, action)),
+          ),
           finish: false,
           action,
         };
@@ -557,7 +562,7 @@ export class Session implements IntentSession {
       deciding =
         firing.length === 1 && this.#hasBudget(firing[0]!, action)
           ? firing
-          : firing.filter((rule) => this.#hasBudget(rule, action));
+          : onePerSourceRule(firing.filter((rule) => this.#hasBudget(rule, action)));
       if (deciding.length === 0) {
         const reasons = uniqueByHead(firing).map((rule) =>
           alreadyAchievedReason(
@@ -566,7 +571,12 @@ export class Session implements IntentSession {
             rule.per && action ? this.#perValueText(rule, action) : undefined,
           ),
         );
-        const plan = { updates: proposal.updates, rules: firing, finish: false, action };
+        const plan = {
+          updates: proposal.updates,
+          rules: onePerSourceRule(firing),
+          finish: false,
+          action,
+        };
         return this.#hardRefusal(
           proposal,
           recheck,
@@ -863,14 +873,14 @@ export class Session implements IntentSession {
     if (rule.per !== undefined) {
       if (!action) return true;
       const key = valueKey(action.values[rule.per.variable]);
-      return (this.#perValue.get(rule.index)?.get(key) ?? 0) < rule.per.limit;
+      return (this.#perValue.get(rule.budget)?.get(key) ?? 0) < rule.per.limit;
     }
     if ((this.#achieved.get(rule.head) ?? 0) === 0) return true;
-    // @repeat(n) counts this rule's own performances (LANGUAGE.md §5.2), so even
-    // @repeat(1) lets the rule perform a head another rule achieved; without @repeat an
-    // achieved head is final.
+    // @repeat(n) counts this rule's own performances (LANGUAGE.md §5.2) — of all its
+    // alternatives (E5) — so even @repeat(1) lets the rule perform a head another rule
+    // achieved; without @repeat an achieved head is final.
     return (
-      rule.source.repeat !== undefined && (this.#performances.get(rule.index) ?? 0) < rule.limit
+      rule.source.repeat !== undefined && (this.#performances.get(rule.budget) ?? 0) < rule.limit
     );
   }
 
@@ -1048,9 +1058,9 @@ export class Session implements IntentSession {
       }
       for (const rule of record.rules) {
         if (rule.per && record.action) this.#countPerValue(rule, record.action, -1);
-        const performed = (this.#performances.get(rule.index) ?? 1) - 1;
-        if (performed > 0) this.#performances.set(rule.index, performed);
-        else this.#performances.delete(rule.index);
+        const performed = (this.#performances.get(rule.budget) ?? 1) - 1;
+        if (performed > 0) this.#performances.set(rule.budget, performed);
+        else this.#performances.delete(rule.budget);
         const achieved = (this.#achieved.get(rule.head) ?? 1) - 1;
         if (achieved > 0) this.#achieved.set(rule.head, achieved);
         else this.#achieved.delete(rule.head);
@@ -1083,7 +1093,7 @@ export class Session implements IntentSession {
     for (const update of plan.updates) this.#store.apply(update);
     for (const rule of plan.rules) {
       if (rule.per && plan.action) this.#countPerValue(rule, plan.action, 1);
-      this.#performances.set(rule.index, (this.#performances.get(rule.index) ?? 0) + 1);
+      this.#performances.set(rule.budget, (this.#performances.get(rule.budget) ?? 0) + 1);
       this.#achieved.set(rule.head, (this.#achieved.get(rule.head) ?? 0) + 1);
     }
     if (plan.finish) this.#finished = true;
@@ -1126,10 +1136,10 @@ export class Session implements IntentSession {
 
   #countPerValue(rule: CompiledRule, action: ProposedAction, change: 1 | -1): void {
     const key = valueKey(action.values[rule.per!.variable]);
-    let counts = this.#perValue.get(rule.index);
+    let counts = this.#perValue.get(rule.budget);
     if (!counts) {
       counts = new Map();
-      this.#perValue.set(rule.index, counts);
+      this.#perValue.set(rule.budget, counts);
     }
     const count = (counts.get(key) ?? 0) + change;
     if (count > 0) counts.set(key, count);
@@ -1203,6 +1213,20 @@ function firingRules(
 ): readonly CompiledRule[] {
   if (candidates.length === 1) return ruleFires(candidates[0]!, context) ? candidates : noRules;
   return candidates.filter((rule) => ruleFires(rule, context));
+}
+
+/**
+ * The rules, one per source rule: alternatives of one rule that fire together are one
+ * performance of it — its budget spent once, its head achieved once (E5).
+ */
+function onePerSourceRule(rules: readonly CompiledRule[]): readonly CompiledRule[] {
+  if (rules.length < 2) return rules;
+  const seen = new Set<number>();
+  return rules.filter((rule) => {
+    if (seen.has(rule.budget)) return false;
+    seen.add(rule.budget);
+    return true;
+  });
 }
 
 function uniqueByHead(rules: readonly CompiledRule[]): CompiledRule[] {

@@ -407,6 +407,12 @@ function literalScalar(literal: Literal, clock: Clock): Scalar {
   }
 }
 
+/** §7: the rule as written — an alternative's id without its letter — whose @repeat budget it spends. */
+function sourceRule(rule: CheckedRule): string {
+  const suffix = rule.alternative?.suffix ?? '';
+  return suffix !== '' && rule.id.endsWith(suffix) ? rule.id.slice(0, -suffix.length) : rule.id;
+}
+
 /** §5.1: an action's absent list argument is the empty list; anything else absent is unobserved. */
 function argumentValue(
   pattern: CheckedPattern,
@@ -1391,7 +1397,7 @@ export class ReferenceSession {
 
   #perKey(rule: CheckedRule, action: Action): string {
     const name = rule.repeat?.per?.name ?? '';
-    return `${rule.id}\u0000${identity(action.args[name])}`;
+    return `${sourceRule(rule)}\u0000${identity(action.args[name])}`;
   }
 
   #doneHolds(state: State = this.#state): boolean {
@@ -1411,7 +1417,9 @@ export class ReferenceSession {
     if ((this.#achieved[rule.head] ?? 0) === 0) return true;
     // Without @repeat an achieved head is never performed again; @repeat(n) allows n performances of the rule.
     if (!rule.repeat) return false;
-    return (this.#performed[rule.id] ?? 0) < (rule.repeat.limit ?? Number.POSITIVE_INFINITY);
+    return (
+      (this.#performed[sourceRule(rule)] ?? 0) < (rule.repeat.limit ?? Number.POSITIVE_INFINITY)
+    );
   }
 
   // ---- reading proposals (FORMATS.md §2) -----------------------------------------------
@@ -1651,12 +1659,16 @@ export class ReferenceSession {
   #commit(plan: Plan): void {
     this.#state = this.#applied(this.#state, plan.updates);
     if (plan.action) this.#calls.push(plan.action);
+    // §7: alternatives are sugar: those of one rule performed together are one performance.
+    const sources = new Set<string>();
     for (const rule of plan.rules) {
+      if (sources.has(sourceRule(rule))) continue;
+      sources.add(sourceRule(rule));
       if (rule.repeat?.per && plan.action) {
         const key = this.#perKey(rule, plan.action);
         this.#performedPer[key] = (this.#performedPer[key] ?? 0) + 1;
       }
-      this.#performed[rule.id] = (this.#performed[rule.id] ?? 0) + 1;
+      this.#performed[sourceRule(rule)] = (this.#performed[sourceRule(rule)] ?? 0) + 1;
       this.#achieved[rule.head] = (this.#achieved[rule.head] ?? 0) + 1;
     }
     if (plan.finish) this.#finished = true;
