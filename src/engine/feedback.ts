@@ -16,7 +16,7 @@ import {
   describePredicate,
   joinWords,
 } from './describe.js';
-import type { UnmetCondition } from './evaluation.js';
+import type { ProposedAction, UnmetCondition } from './evaluation.js';
 import type { FabricationCheck } from './fabricated-action.js';
 import type { Key } from './join.js';
 import { pathEvaluators } from './path-evaluators.js';
@@ -332,7 +332,34 @@ export function fabricatedActionReason(check: FabricationCheck, maxEcho: number)
 export const softFeedbackTail =
   'If this is an intermediate step on the way to the right value, propose the same step again and it will be accepted.';
 
-export function guardReason(guard: CompiledGuard, clock: SessionClock): Reason {
+/**
+ * The arguments of the call an action pattern constrains (compared, bound, required
+ * absent, or counted per value): what a person approving the call must see.
+ */
+export function constrainedArguments(pattern: CompiledPattern | undefined, per?: number): string[] {
+  if (pattern === undefined || pattern.predicate.declaration.kind !== 'action') return [];
+  const indexes = [
+    ...pattern.constraints.map((constraint) => constraint.variable),
+    ...pattern.absentArguments,
+    ...(per === undefined ? [] : [per]),
+  ];
+  const names = indexes.flatMap((index) => {
+    const name = pattern.predicate.variables[index]?.name;
+    return name === undefined ? [] : [name];
+  });
+  return [...new Set(names)];
+}
+
+/**
+ * A guard's reason. Given the proposal's action, a confirm guard on it also echoes the
+ * values it matched (`actual`), cut to `maxEcho` characters.
+ */
+export function guardReason(
+  guard: CompiledGuard,
+  clock: SessionClock,
+  action?: ProposedAction,
+  maxEcho: number = defaultLimits.maxEchoLength,
+): Reason {
   // A guard on every call of a tool (no constraints) names the calls, not an observation.
   const target =
     guard.pattern.constraints.length === 0 && guard.pattern.absentArguments.length === 0
@@ -340,9 +367,20 @@ export function guardReason(guard: CompiledGuard, clock: SessionClock): Reason {
       : describePattern(guard.pattern, clock);
   const reject = guard.source.mode === 'reject';
   const because = guard.source.reason === undefined ? '' : `: ${guard.source.reason}`;
+  // What a person approving the call must see (a reject asks nobody).
+  const argumentNames = reject ? [] : constrainedArguments(guard.pattern);
+  const matched =
+    action !== undefined && action.predicate === guard.pattern.predicate
+      ? argumentNames.map((name) => {
+          const index = action.predicate.variableIndex.get(name) ?? -1;
+          return `${name} = ${actualText(guard.pattern, index, action.values[index], maxEcho)}`;
+        })
+      : [];
   return {
     code: reject ? 'guard-reject' : 'guard-confirm',
     predicate: guard.pattern.predicate.name,
+    ...(argumentNames.length > 0 ? { arguments: argumentNames } : {}),
+    ...(matched.length > 0 ? { actual: cutText(matched.join(', '), maxEcho) } : {}),
     expected:
       guard.pattern.constraints
         .map(
@@ -359,10 +397,12 @@ export function guardReason(guard: CompiledGuard, clock: SessionClock): Reason {
 export function ruleConfirmReason(rule: CompiledRule): Reason {
   const confirm = rule.source.confirm;
   const category = confirm?.category;
+  const argumentNames = constrainedArguments(rule.action, rule.per?.variable);
   return {
     code: 'rule-confirm',
     rule: rule.id,
     objective: rule.head,
+    ...(argumentNames.length > 0 ? { arguments: argumentNames } : {}),
     ...(category ? { category } : {}),
     message: `${confirm?.message ?? `Performing ${rule.head} needs the user's approval`}${/[.!?]$/.test(confirm?.message ?? '') ? '' : '.'}${category ? ` (${category})` : ''}`,
   };
@@ -378,11 +418,30 @@ export function unplannedReason(predicateName: string, asConfirm: boolean): Reas
   };
 }
 
-export function repeatedViolationReason(times: number, previous: readonly Reason[]): Reason {
+/**
+ * `repeated-violation`: a person decides on a call refused `times` times. `action` names
+ * the call's predicate: the arguments the earlier reasons name on it are the ones shown first.
+ */
+export function repeatedViolationReason(
+  times: number,
+  previous: readonly Reason[],
+  action?: string,
+): Reason {
   const first = previous[0];
+  const argumentNames = [
+    ...new Set(
+      previous.flatMap((reason) => [
+        ...(reason.arguments ?? []),
+        ...(reason.variable !== undefined && action !== undefined && reason.predicate === action
+          ? [reason.variable]
+          : []),
+      ]),
+    ),
+  ];
   return {
     code: 'repeated-violation',
     ...(first?.rule ? { rule: first.rule } : {}),
+    ...(argumentNames.length > 0 ? { arguments: argumentNames } : {}),
     actual: String(times),
     message: `This exact proposal was refused ${times} times${first ? ` (${first.message.replace(/\.$/, '')})` : ''}; a person must decide whether to allow it.`,
   };

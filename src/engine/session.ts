@@ -643,7 +643,9 @@ export class Session implements IntentSession {
     if (confirmGuard !== undefined || unplanned !== undefined || confirming.length > 0) {
       const confirmations: Reason[] = [
         ...uniqueByHead(confirming).map(ruleConfirmReason),
-        ...(confirmGuard ? [guardReason(confirmGuard, this.#clock)] : []),
+        ...(confirmGuard
+          ? [guardReason(confirmGuard, this.#clock, action, this.#settings.limits.maxEchoLength)]
+          : []),
         ...(unplanned ? [unplanned] : []),
       ];
       if (recheck) {
@@ -685,7 +687,11 @@ export class Session implements IntentSession {
         proposal,
         version: this.#version,
       };
-      const reason = repeatedViolationReason(refusals.count, refusals.reasons);
+      const reason = repeatedViolationReason(
+        refusals.count,
+        refusals.reasons,
+        plan.action?.predicate.name,
+      );
       return this.#verdict('confirm', undefined, [reason], performed, reason.message, roadmap);
     }
     if (refusals) {

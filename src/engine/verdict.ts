@@ -38,6 +38,12 @@ export interface Reason {
   readonly category?: ConfirmCategory;
   /** `fabricated-action`: the actions the answer shows but the session never committed. */
   readonly actions?: readonly string[];
+  /**
+   * `guard-confirm`, `rule-confirm`, `repeated-violation`: the arguments of the call the
+   * reason is about (those its guard or rule constrains). A person asked to approve the
+   * call is shown these first, each in full or cut in the middle with a marker.
+   */
+  readonly arguments?: readonly string[];
   /** This reason in one sentence. */
   readonly message: string;
 }

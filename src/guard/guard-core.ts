@@ -9,7 +9,7 @@ import { IntentguardError } from '../language/errors.js';
 import type { Schema } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
 import { loadConfusables } from '../language/unicode/skeleton.js';
-import { renderForModel, renderForPerson } from './render.js';
+import { renderForModel, renderForPerson, unshowableCall } from './render.js';
 import { toolResultObservation } from './tool-results.js';
 import type {
   Guard,
@@ -194,6 +194,16 @@ export class IntentGuard implements Guard {
     };
     this.#calls.set(id, record);
     if (this.#mode === 'shadow' && verdict.decision === 'confirm') this.#resolve(record, true);
+    // A question that cannot show every argument the spec asks about is not asked (C1).
+    if (record.state === 'asked' && record.decision.prompt.startsWith(unshowableCall)) {
+      record.state = 'denied';
+      this.#journal({ resolve: { approved: false }, id });
+      record.decision = {
+        ...record.decision,
+        action: 'refuse',
+        message: `intentguard: refused. This call needs the user's approval, and it has more arguments that need their attention than one question can show, so nobody was asked. Split the work into calls with fewer such arguments. ${verdict.feedback}`,
+      };
+    }
     this.#emit({ kind: 'decision', call, decision: record.decision });
     return record.decision;
   }

@@ -1,4 +1,5 @@
 import type { Verdict } from '../engine/verdict.js';
+import { maxPromptLength, personPrompt } from './person-prompt.js';
 
 /**
  * The text a model reads for a verdict. Every framework delivers a refusal as the
@@ -21,15 +22,22 @@ export function renderForModel(verdict: Verdict): string {
   return parts.join('\n');
 }
 
-/** The question a person is asked for a `confirm` verdict: what runs, and why it asks. */
+/**
+ * The question a person is asked for a `confirm` verdict: what runs, and why it asks;
+ * the arguments a guard or rule constrains and the call's target first, each value cut
+ * on its own (`personPrompt`). When the bounded question cannot show all of those, the
+ * text says so and asks nothing; the guard refuses such a call instead of asking.
+ */
 export function renderForPerson(name: string, args: unknown, verdict: Verdict): string {
-  let shown: string;
-  try {
-    shown = JSON.stringify(args ?? {}) ?? '{}';
-  } catch {
-    shown = '(arguments that cannot be shown)';
-  }
-  if (shown.length > 500) shown = `${shown.slice(0, 500)}…`;
-  const why = verdict.reasons.map((reason) => reason.message).join(' ');
-  return `Allow ${name} ${shown}? ${why}`.trim();
+  return (
+    personPrompt(name, args, verdict) ??
+    `${unshowableCall} ${verdict.reasons.map((reason) => reason.message).join(' ')}`.slice(
+      0,
+      maxPromptLength,
+    )
+  );
 }
+
+/** Why a call is refused instead of asked about when its question cannot show it. */
+export const unshowableCall =
+  'Do not approve: this call has more arguments that need your attention than one question can show, so it cannot be approved as it stands.';

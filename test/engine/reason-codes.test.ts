@@ -651,6 +651,8 @@ describe('rule-confirm', () => {
           code: 'rule-confirm',
           rule: 'R2',
           objective: 'Transferred',
+          // The arguments its action pattern constrains: a person sees these first (C1).
+          arguments: ['to', 'amount'],
           category: 'financial',
           message: 'Confirm the transfer details with the user. (financial)',
         },

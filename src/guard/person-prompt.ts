@@ -1,0 +1,170 @@
+import type { Verdict } from '../engine/verdict.js';
+
+/**
+ * The question a person is asked to approve a call: the one place it is written, for
+ * every surface that asks (MCP elicitation, the proxy's console, the web dialog, the
+ * service's approvals page, the AI SDK / Agents / LangChain approval text).
+ *
+ * The agent writes every byte of the arguments, their order and their sizes included
+ * (docs/security.md), so the question never shows them as one cut string: the arguments
+ * a guard or rule constrains come first (`Reason.arguments`), then the call's target
+ * (an argument named like a recipient, path, amount, account, address…), then the rest;
+ * each value is cut on its own, in the middle, with a marker saying how much is left
+ * out, so no value can push another out of sight. The constrained and target arguments
+ * are always shown; when the bounded question cannot hold them all, there is no
+ * question (`undefined`) and the call is refused rather than asked about.
+ */
+
+/** The longest question, in characters, whatever the agent proposes. */
+export const maxPromptLength = 4000;
+/** The longest text of the reasons (they may echo the agent's values). */
+const maxReasonLength = 1000;
+/** The longest tool or argument name shown. */
+const maxNameLength = 80;
+/** A constrained or target value: at most this long, less when there are many. */
+const maxKeyValueLength = 600;
+/**
+ * A constrained or target value is never cut shorter than this (it would no longer be
+ * read): when so many of them no longer fit, there is no question.
+ */
+const minKeyValueLength = 40;
+/** Any other argument's value. */
+const maxOtherValueLength = 160;
+
+/**
+ * Words that make an argument the call's target: who or what it reaches, moves or
+ * costs. An argument name is split into words (`to_address`, `recipientEmail`,
+ * `file-path`) and is a target when one of them is here.
+ */
+const targetWords =
+  /^(?:to|cc|bcc|recipients?|receiver|payee|beneficiary|dest(?:ination)?|target|emails?|address(?:es)?|phone|number|accounts?|iban|amount|sum|price|total|quantity|currency|paths?|files?|filename|folder|dir(?:ectory)?|url|uri|link|href|host|domain|channel|users?|command|cmd)$/;
+
+/** Whether an argument name reads as the call's target (see `targetWords`). */
+export function isTargetArgument(name: string): boolean {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((word) => targetWords.test(word));
+}
+
+/** The arguments the verdict's reasons constrain, in the order the reasons name them. */
+export function constrainedArgumentNames(verdict: Verdict): string[] {
+  const names = new Set<string>();
+  for (const reason of verdict.reasons) {
+    for (const name of reason.arguments ?? []) names.add(name);
+  }
+  return [...names];
+}
+
+/** A character that would change how the text around it reads, or break its line. */
+const hiddenCharacters = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** Text with controls, bidi and invisible characters, and line breaks written as `\uXXXX`. */
+function visible(text: string): string {
+  return text.replace(
+    hiddenCharacters,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** Whether index `at` of `text` falls between the two halves of a surrogate pair. */
+function splitsPair(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return at > 0 && at < text.length && code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * `text` cut to at most `maxLength` characters by taking out its middle, with a marker
+ * that says how many characters are not shown: the start and the end of a value (where
+ * a recipient or a suffix hides) both stay in sight.
+ *
+ * @example
+ * cutMiddle('a'.repeat(1000), 60); // 'aaaa…[960 characters not shown]…aaaa' (60 characters)
+ */
+export function cutMiddle(text: string, maxLength: number): string {
+  if (text.length <= maxLength) return text;
+  let marker = '';
+  let keep = maxLength;
+  // The marker's own length depends on the count it shows: settle it in two rounds.
+  for (let round = 0; round < 2; round++) {
+    marker = `…[${(text.length - keep).toLocaleString('en-US')} characters not shown]…`;
+    keep = Math.max(2, maxLength - marker.length);
+  }
+  let head = Math.ceil(keep / 2);
+  let tail = text.length - (keep - head);
+  if (splitsPair(text, head)) head--;
+  if (splitsPair(text, tail)) tail++;
+  marker = `…[${(tail - head).toLocaleString('en-US')} characters not shown]…`;
+  // Copies, so that a kept slice does not hold the agent's megabyte alive.
+  return `${text.slice(0, head).split('').join('')}${marker}${text.slice(tail).split('').join('')}`;
+}
+
+function valueText(value: unknown): string {
+  if (value === undefined) return '(not given)';
+  try {
+    return visible(JSON.stringify(value) ?? String(value));
+  } catch {
+    return '(a value that cannot be shown)';
+  }
+}
+
+/** One argument as `"name":value`, the name and the value each cut on its own. */
+function entry(name: string, value: unknown, maxValueLength: number): string {
+  return `${cutMiddle(valueText(name), maxNameLength)}:${cutMiddle(valueText(value), maxValueLength)}`;
+}
+
+/**
+ * The question for a `confirm` verdict on the call `name(args)`, at most
+ * `maxPromptLength` characters: `Allow name {"to":…,"amount":…,…}? why`, the arguments
+ * in the order above. Undefined when it cannot show every argument the verdict's guards
+ * and rules constrain and every target argument (then nobody may be asked: the call is
+ * refused).
+ */
+export function personPrompt(name: string, args: unknown, verdict: Verdict): string | undefined {
+  const why = cutMiddle(
+    visible(verdict.reasons.map((reason) => reason.message).join(' ')),
+    maxReasonLength,
+  );
+  const head = `Allow ${cutMiddle(visible(name), maxNameLength)} `;
+  const tail = `? ${why}`.trimEnd();
+  const record =
+    typeof args === 'object' && args !== null && !Array.isArray(args)
+      ? (args as Record<string, unknown>)
+      : { arguments: args };
+  const given = Object.keys(record);
+  const constrained = constrainedArgumentNames(verdict);
+  const targets = given.filter((key) => !constrained.includes(key) && isTargetArgument(key));
+  const others = given.filter((key) => !constrained.includes(key) && !targets.includes(key));
+  const key = [...constrained, ...targets];
+  const argumentValue = (argument: string): unknown =>
+    Object.hasOwn(record, argument) ? record[argument] : undefined;
+
+  // The room for each constrained and target value depends on how many there are (the
+  // spec's and the schema's count), never on how long the agent made any other one.
+  const entryOverhead = 4 + maxNameLength;
+  const reserve = 2 * maxNameLength + 60;
+  const fixed = head.length + tail.length + 2;
+  const room = maxPromptLength - fixed - (others.length > 0 ? reserve : 0);
+  const share =
+    key.length === 0 ? maxKeyValueLength : Math.floor(room / key.length) - entryOverhead;
+  const keyLength = Math.max(minKeyValueLength, Math.min(maxKeyValueLength, share));
+  const entries = key.map((argument) => entry(argument, argumentValue(argument), keyLength));
+  let length = fixed + entries.reduce((sum, text) => sum + 1 + text.length, 0);
+  if (length > maxPromptLength) return undefined;
+
+  // The rest, in the agent's order, while they fit; the names of those that do not.
+  const notShown: string[] = [];
+  for (const argument of others) {
+    const text = entry(argument, record[argument], maxOtherValueLength);
+    if (notShown.length === 0 && length + 1 + text.length + reserve <= maxPromptLength) {
+      entries.push(text);
+      length += 1 + text.length;
+    } else notShown.push(argument);
+  }
+  if (notShown.length > 0) {
+    const names = cutMiddle(visible(notShown.join(', ')), 2 * maxNameLength);
+    entries.push(`…(${notShown.length} more arguments not shown: ${names})`);
+  }
+  return `${head}{${entries.join(',')}}${tail}`;
+}
