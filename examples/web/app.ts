@@ -7,6 +7,7 @@
  */
 import { loadCompiledGuard } from '../../src/guard/compiled-guard.js';
 import {
+  confirmWithDialog,
   createWebGuard,
   type PublishedVerdict,
   verdictEventName,
@@ -210,6 +211,14 @@ function reservationUpdates(overrides: { time?: string; party?: string; date?: s
   };
 }
 
+/**
+ * Who is asked to approve the deposit: the in-page dialog, which the demo opts into
+ * because its "person" is played by the same script as the agent. The dialog is no
+ * barrier to an agent that drives the page (Playwright, CDP, an extension): with such an
+ * agent and a real person, use `confirm: 'service'` (docs/web.md).
+ */
+const confirm = confirmWithDialog;
+
 async function installGuard(): Promise<WebGuard> {
   const remote = params.get('remote');
   let guard: WebGuard;
@@ -229,6 +238,7 @@ async function installGuard(): Promise<WebGuard> {
       states: restaurantStates,
       ...(now ? { now } : {}),
       timeZone,
+      confirm,
     });
   } else {
     // The spec compiled on the server (`intentguard compile`), shipped as data: the page
@@ -242,6 +252,7 @@ async function installGuard(): Promise<WebGuard> {
         timeZone,
         finishWaitsForResults: false,
       }),
+      confirm,
     });
   }
   guard.guardAction('.open-restaurant', {

@@ -5,8 +5,12 @@ export interface PageSetup {
   readonly url: string;
   readonly now: string;
   readonly remote?: { readonly url: string; readonly token: string; readonly timeoutMs?: number };
-  /** `'service'`: the person answers on the service's approvals page. */
-  readonly confirm?: 'service';
+  /**
+   * Who answers a confirmation: `'service'`, the service's approvals page; `'dialog'`
+   * (the default here), the in-page dialog the host opts into; `'default'`, what
+   * `createWebGuard` does when given no `confirm`.
+   */
+  readonly confirm?: 'service' | 'dialog' | 'default';
   readonly approvalTimeoutMs?: number;
 }
 
@@ -24,6 +28,8 @@ export async function setUpPage(page: Page, setup: PageSetup): Promise<void> {
     const ran: string[] = [];
     w.ran = ran;
     const today = options.now.slice(0, 10);
+    const confirm = options.confirm ?? 'dialog';
+    const answering = confirm === 'dialog' ? { confirm: lib.confirmWithDialog } : {};
     w.web = options.remote
       ? lib.createWebGuard({
           remote: options.remote,
@@ -31,13 +37,13 @@ export async function setUpPage(page: Page, setup: PageSetup): Promise<void> {
           states: lib.restaurantStates,
           now: options.now,
           timeZone: 'UTC',
-          ...(options.confirm
+          ...(confirm === 'service'
             ? {
-                confirm: options.confirm,
+                confirm,
                 approvalPollMs: 100,
                 approvalTimeoutMs: options.approvalTimeoutMs ?? 20_000,
               }
-            : {}),
+            : answering),
         })
       : lib.createWebGuard({
           guard: lib.createGuard(lib.specText, lib.restaurantStates.schema, {
@@ -45,6 +51,7 @@ export async function setUpPage(page: Page, setup: PageSetup): Promise<void> {
             timeZone: 'UTC',
             finishWaitsForResults: false,
           }),
+          ...answering,
         });
     const $ = (selector: string) => document.querySelector(selector) as HTMLElement;
     // The app's handlers, as an app has them.

@@ -62,11 +62,15 @@ export interface WebGuardOptions {
   readonly now?: string;
   readonly timeZone?: string;
   /**
-   * Who answers a `confirm` verdict: a function (default: an accessible dialog in the
-   * page), or `'service'` (remote guards only) — the person answers on the service's
-   * approvals page (`GET /` of `intentguard serve`) and the page waits for the answer.
-   * Use it when the agent controls the real mouse and keyboard and could press an
-   * in-page Approve itself.
+   * Who answers a `confirm` verdict. By default nobody: the action is denied without
+   * asking, because anything drawn in the page can be pressed by the agent that drives
+   * the page (Playwright, CDP, a browser extension, a computer-use model: their input is
+   * trusted input). Choose one: `'service'` (remote guards) — the person answers on the
+   * service's approvals page (`GET /` of `intentguard serve`) and the page waits; a
+   * function that asks somewhere the agent cannot reach (another device, a native
+   * prompt); or `confirmWithDialog`, the accessible in-page dialog — only where no
+   * automation drives the page (a person's own browser, an agent that sends synthetic
+   * DOM events only).
    */
   readonly confirm?: ((request: ConfirmRequest) => Promise<boolean>) | 'service';
   /** With `confirm: 'service'`: how often the page asks for the answer (default 1000 ms). */
@@ -235,12 +239,8 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
     throw new TypeError(
       "createWebGuard: `confirm: 'service'` needs `remote`: the person answers on the service's approvals page.",
     );
-  // The dialog is loaded when the first question comes (a page that never asks never
-  // downloads it); failing to load it denies, like any failure of `confirm`.
-  const confirm =
-    options.confirm ??
-    (async (request: ConfirmRequest) =>
-      (await import('./dialog.js')).confirmWithDialog(request, doc));
+  // No default question in the page: the agent driving the page could answer it (W1).
+  const confirm = options.confirm;
   const approvalPollMs = options.approvalPollMs ?? 1000;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 600_000;
 
@@ -481,6 +481,23 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
   ) {
     if (confirm === 'service') {
       await awaitServiceAnswer(call, trigger, kind, element, event, value);
+      return;
+    }
+    if (confirm === undefined) {
+      // Nobody to ask: the call is denied at the guard (it is never left waiting), and
+      // the verdict says why, for the agent and for the host's developer.
+      const denied = await enqueue(() => backend.approve(call.id, false));
+      const message = `intentguard: this action needs a person's approval, and this page has no way to ask one (createWebGuard was given no \`confirm\`), so it was not carried out. ${result.decision.verdict.feedback}`;
+      announce(
+        denied.failure
+          ? denied
+          : { ...denied, decision: { ...denied.decision, action: 'refuse', message } },
+        call,
+        trigger,
+        kind,
+        element,
+        false,
+      );
       return;
     }
     let approved = false;

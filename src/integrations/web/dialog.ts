@@ -34,9 +34,10 @@ let dialogCount = 0;
  *
  * Only trusted input answers "approve": a script's synthetic click (`dispatchEvent`) is
  * ignored, so an agent that drives the page with synthetic events cannot approve for the
- * person. (An agent that sends real input events can press the button like a person;
- * hosts whose agent controls the real mouse pass their own `confirm` to `createWebGuard`,
- * e.g. one that asks on another device or on the service's approvals page.)
+ * person. An agent that sends trusted input — Playwright, CDP, a browser extension, a
+ * computer-use model — can press it like a person: that is why it is an opt-in
+ * (`confirm: confirmWithDialog`), and such hosts use `confirm: 'service'` or a function
+ * that asks on another device.
  */
 export function confirmWithDialog(
   request: ConfirmRequest,

@@ -8,6 +8,7 @@ import { createGuard } from '../../guard/index.js';
 import { IntentguardDiagnosticsError } from '../../language/index.js';
 import {
   type ConfirmRequest,
+  confirmWithDialog,
   createWebGuard,
   defineStates,
   type PublishedState,
@@ -431,7 +432,8 @@ describe('triggers with a guard in the page', () => {
 
 describe('the confirmation dialog', () => {
   async function openDialog() {
-    const { guard } = setUp();
+    // The in-page dialog is an opt-in (W1): without `confirm`, nobody is asked.
+    const { guard } = setUp((request) => confirmWithDialog(request));
     click('#open');
     choose('#time', '18:00');
     await web?.observe({ ReserveInfo: { available: true } });
