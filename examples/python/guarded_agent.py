@@ -11,7 +11,9 @@ each tool's result, and finishes only when the guard agrees the task is done.
     python3 examples/python/guarded_agent.py --url http://127.0.0.1:8787
 
 Options: --url (default http://127.0.0.1:8787), --token (default $INTENTGUARD_TOKEN),
---deny (the simulated user declines the transfer).
+--approver-token (default $INTENTGUARD_APPROVER_TOKEN: the person's token, for a service
+started with --approver-token, where the agent's token cannot approve), --deny (the
+simulated user declines the transfer).
 """
 
 import argparse
@@ -80,6 +82,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:8787")
     parser.add_argument("--token", default=os.environ.get("INTENTGUARD_TOKEN", ""))
+    parser.add_argument("--approver-token", default=os.environ.get("INTENTGUARD_APPROVER_TOKEN", ""))
     parser.add_argument("--deny", action="store_true", help="the simulated user declines")
     options = parser.parse_args()
     if not options.token:
@@ -92,6 +95,8 @@ def main():
         tools = json.load(file)
 
     guard = GuardService(options.url, options.token)
+    # The person answers with their own token where the service separates the roles.
+    person = GuardService(options.url, options.approver_token) if options.approver_token else guard
     session = guard.start(spec, tools)
     print(f"session {session}")
     sid = f"/v1/sessions/{session}"
@@ -103,7 +108,12 @@ def main():
             print(f"{call_id} {name} {json.dumps(args)}: ask — {decision['prompt'].splitlines()[0]}")
             approved = not options.deny
             print(f"{call_id} user {'approves' if approved else 'declines'}")
-            decision = guard.request("POST", sid + "/approve", {"id": call_id, "approved": approved})
+            try:
+                decision = person.request("POST", sid + "/approve", {"id": call_id, "approved": approved})
+            except RuntimeError as error:
+                # Not approved (an agent token where approver tokens are required): it does not run.
+                print(f"{call_id} not approved: {error}")
+                continue
         if decision["action"] == "run":
             output = run_tool(name, args)
             observed = guard.request("POST", sid + "/result", {"id": call_id, "output": output})

@@ -16,10 +16,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function python(args: readonly string[]): Promise<ProcessRun> {
+const approverToken = 'python-approver-0123456789abcdef';
+
+function python(args: readonly string[], env: Record<string, string> = {}): Promise<ProcessRun> {
   return runProcess('python3', ['examples/python/guarded_agent.py', ...args], {
     cwd: projectRoot,
-    env: { ...process.env, INTENTGUARD_TOKEN: token },
+    env: { ...process.env, INTENTGUARD_TOKEN: token, ...env },
     timeoutMs: 20_000,
   });
 }
@@ -43,6 +45,30 @@ describe('the Python client example against a live server', () => {
       'decisions: call-1=refuse, call-2=run, call-3=refuse, call-4=run',
     ]);
     expect(result.code).toBe(0);
+  }, 60_000);
+
+  it('with approver tokens (S3), the person approves with theirs; the agent token cannot', async () => {
+    const server = await startServer([
+      '--db',
+      join(dir, 'py-roles.db'),
+      '--token',
+      token,
+      '--approver-token',
+      approverToken,
+    ]);
+    const approved = await python(['--url', server.url], {
+      INTENTGUARD_APPROVER_TOKEN: approverToken,
+    });
+    expect(approved.stderr).toBe('');
+    expect(approved.stdout).toContain('call-4 user approves');
+    expect(approved.stdout).toContain('transfers: [["Alice", 500]]');
+    expect(approved.code).toBe(0);
+
+    const alone = await python(['--url', server.url]);
+    expect(alone.stdout).toMatch(/call-4 not approved: POST .*\/approve: 403 forbidden/);
+    expect(alone.stdout).toContain('transfers: []');
+    expect(alone.stdout).not.toContain('finish: run');
+    expect(alone.code).toBe(1);
   }, 60_000);
 
   it('when the user declines, nothing is transferred and the guard does not let the agent finish', async () => {

@@ -7,6 +7,9 @@ interface ServeFlags {
   readonly listen: string;
   readonly db: string;
   readonly token?: string[];
+  readonly approverToken?: string[];
+  readonly maxSessions?: string;
+  readonly authFailureLimit?: string;
   readonly cors?: string;
   readonly maxBody?: string;
   readonly rateLimit?: string;
@@ -27,13 +30,17 @@ export function parseListen(value: string): { host: string; port: number } {
   return { host: host === '' ? '127.0.0.1' : host, port };
 }
 
-function tokensOf(io: CliIo, flags: ServeFlags): string[] {
-  const fromEnv = (io.env['INTENTGUARD_TOKEN'] ?? '')
+function tokensOf(
+  io: CliIo,
+  given: readonly string[] | undefined,
+  variable = 'INTENTGUARD_TOKEN',
+): string[] {
+  const fromEnv = (io.env[variable] ?? '')
     .split(',')
     .map((token) => token.trim())
     .filter((token) => token !== '');
-  const tokens = [...(flags.token ?? []), ...fromEnv];
-  if (tokens.length === 0) {
+  const tokens = [...(given ?? []), ...fromEnv];
+  if (tokens.length === 0 && variable === 'INTENTGUARD_TOKEN') {
     throw new CliError(
       'a bearer token is required: give --token TOKEN or set INTENTGUARD_TOKEN',
       2,
@@ -74,6 +81,16 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
       'a bearer token clients must send (repeat for several; also INTENTGUARD_TOKEN, comma-separated)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
+    .option(
+      '--approver-token <token>',
+      'a token of a person who approves calls (repeat for several; also INTENTGUARD_APPROVER_TOKEN, comma-separated); with one, agent tokens can no longer approve',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option('--max-sessions <n>', 'open sessions one token may have (default 1000)')
+    .option(
+      '--auth-failure-limit <n>',
+      'failed authentications per second per client address before it is refused (default 10; 0: no limit)',
+    )
     .option('--cors <origin>', 'allow browser requests from this origin (off by default)')
     .option('--max-body <bytes>', 'the largest request body (default 1048576)')
     .option('--rate-limit <n>', 'requests per second per token (default 2000; 0: no limit)')
@@ -84,7 +101,17 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
     )
     .action(async (flags: ServeFlags) => {
       const { host, port } = parseListen(flags.listen);
-      const tokens = tokensOf(io, flags);
+      const tokens = tokensOf(io, flags.token);
+      const approverTokens = tokensOf(io, flags.approverToken, 'INTENTGUARD_APPROVER_TOKEN');
+      if (approverTokens.some((token) => tokens.includes(token)))
+        throw new CliError('a token cannot be both --token and --approver-token', 2);
+      const maxOpenSessions = wholeNumber('--max-sessions', flags.maxSessions, 1, 10_000_000);
+      const authFailureLimit = wholeNumber(
+        '--auth-failure-limit',
+        flags.authFailureLimit,
+        0,
+        10_000_000,
+      );
       const maxBodyBytes = wholeNumber('--max-body', flags.maxBody, 1024, 256 * 1024 * 1024);
       const rateLimit = wholeNumber('--rate-limit', flags.rateLimit, 0, 10_000_000);
       let model: Awaited<ReturnType<typeof loadModel>> | undefined;
@@ -95,6 +122,9 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
         service = await startService({
           db: flags.db,
           tokens,
+          ...(approverTokens.length > 0 ? { approverTokens } : {}),
+          ...(maxOpenSessions !== undefined ? { maxOpenSessions } : {}),
+          ...(authFailureLimit !== undefined ? { authFailureLimit } : {}),
           host,
           port,
           ...(model !== undefined ? { model } : {}),
@@ -109,6 +139,10 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
           2,
         );
       }
+      if (approverTokens.length === 0)
+        io.stderr(
+          'intentguard serve: no --approver-token: each token approves the calls of its own sessions\n',
+        );
       io.stderr(
         `intentguard serve: listening on ${service.url} (${service.restored} open session${service.restored === 1 ? '' : 's'} restored from '${flags.db}')\n`,
       );

@@ -78,7 +78,7 @@ function post(
           description: 'OK',
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${response}` } } },
         },
-        ...errors(400, 401, 404, 409, 413, 429, ...statuses),
+        ...errors(400, 401, 403, 404, 409, 413, 429, ...statuses),
       },
     },
   };
@@ -91,7 +91,7 @@ export const openApiDocument = {
     title: 'intentguard service',
     version: '1',
     description:
-      'Checks every action an agent proposes against a formal spec before it runs. Bearer tokens; each token sees only its own sessions.',
+      'Checks every action an agent proposes against a formal spec before it runs. Bearer tokens; each agent token sees only its own sessions. When the server has approver tokens (--approver-token), only they approve calls (approved: true), in any session, and see every pending approval; they cannot create sessions, check, report results, observe or finish (403 forbidden), and an agent token may only deny (withdraw) its calls. Without approver tokens an agent token approves its own calls. 401s are limited per client address (then 429 for every request from it until the limit refills); open sessions are capped per token (429 too-many-sessions). Bodies nested more than 64 levels deep are 400 invalid-request.',
   },
   security: [{ bearer: [] }],
   paths: {
@@ -110,7 +110,7 @@ export const openApiDocument = {
             description: 'Created',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Session' } } },
           },
-          ...errors(400, 401, 413, 422, 429),
+          ...errors(400, 401, 403, 413, 422, 429),
         },
       },
     },
@@ -128,7 +128,7 @@ export const openApiDocument = {
       },
     },
     '/v1/sessions/{id}/check': post(
-      'Decide a tool call before it runs (idempotent per call id)',
+      'Decide a tool call before it runs (idempotent per call id while the call is pending; once its result or failure is reported the id is spent: refuse, invalid-proposal)',
       'Check',
       'Decision',
     ),
@@ -137,7 +137,11 @@ export const openApiDocument = {
       'CheckMany',
       'Decisions',
     ),
-    '/v1/sessions/{id}/approve': post("A person's answer to an ask", 'Approve', 'Decision'),
+    '/v1/sessions/{id}/approve': post(
+      "A person's answer to an ask. With approver tokens, approved: true needs one (403 forbidden for an agent token); a denial may come from the session's own token",
+      'Approve',
+      'Decision',
+    ),
     '/v1/sessions/{id}/result': post(
       "A call's outcome: output, or error (rolls back)",
       'Result',
@@ -155,7 +159,8 @@ export const openApiDocument = {
     ),
     '/v1/approvals': {
       get: {
-        summary: "Calls waiting for a person's answer, across the token's sessions",
+        summary:
+          "Calls waiting for a person's answer, across the token's sessions (an approver token: across every session)",
         responses: {
           '200': {
             description: 'OK',

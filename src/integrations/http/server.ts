@@ -8,6 +8,12 @@ export interface StartServiceOptions {
   /** The SQLite file (created if missing). */
   readonly db: string;
   readonly tokens: readonly string[];
+  /** Tokens that approve (ServiceAppOptions.approverTokens). */
+  readonly approverTokens?: readonly string[];
+  /** Open sessions per token (default 1,000). */
+  readonly maxOpenSessions?: number;
+  /** Failed authentications per second per client address (default 10; 0 = no limit). */
+  readonly authFailureLimit?: number;
   /** Host to bind (default 127.0.0.1). */
   readonly host?: string;
   /** Port (default 8787; 0 picks a free one). */
@@ -34,6 +40,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     const { app, sessions } = createServiceApp({
       store,
       tokens: options.tokens,
+      ...(options.approverTokens !== undefined ? { approverTokens: options.approverTokens } : {}),
+      ...(options.maxOpenSessions !== undefined
+        ? { maxOpenSessions: options.maxOpenSessions }
+        : {}),
+      ...(options.authFailureLimit !== undefined
+        ? { authFailureLimit: options.authFailureLimit }
+        : {}),
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
       ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),

@@ -19,7 +19,7 @@ import type { AuditRecord, ServiceStore, StoredSession } from './store.js';
 /** A failure the client caused or can act on: an HTTP status and a problem body. */
 export class ServiceProblem extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
     readonly code: string,
     message: string,
     readonly details?: Record<string, unknown>,
@@ -309,12 +309,15 @@ export class Sessions {
     return { id: stored.id, live };
   }
 
-  /** The session if `tokenHash` created it; otherwise 404 (another token's session does not exist for it). */
-  get(tokenHash: string, id: string): LiveSession {
+  /**
+   * The session if `tokenHash` created it; otherwise 404 (another token's session does
+   * not exist for it). `undefined` is an approver token's view: any token's session (S3).
+   */
+  get(tokenHash: string | undefined, id: string): LiveSession {
     let live = this.#live.get(id);
     if (live === undefined) {
       const stored = this.#store.session(id);
-      if (stored !== undefined && stored.tokenHash === tokenHash) {
+      if (stored !== undefined && (tokenHash === undefined || stored.tokenHash === tokenHash)) {
         try {
           live = this.#restore(stored);
         } catch (error) {
@@ -329,7 +332,7 @@ export class Sessions {
         }
       }
     }
-    if (live === undefined || live.stored.tokenHash !== tokenHash) {
+    if (live === undefined || (tokenHash !== undefined && live.stored.tokenHash !== tokenHash)) {
       throw new ServiceProblem(404, 'unknown-session', `there is no session '${id.slice(0, 80)}'`);
     }
     return live;
@@ -491,18 +494,19 @@ export class Sessions {
   }
 
   /** The token's live sessions (open, or finished since the start), newest first, described. */
-  list(tokenHash: string): Record<string, unknown>[] {
+  list(tokenHash: string | undefined): Record<string, unknown>[] {
     return [...this.#live.values()]
-      .filter((live) => live.stored.tokenHash === tokenHash)
+      .filter((live) => tokenHash === undefined || live.stored.tokenHash === tokenHash)
       .reverse()
       .map((live) => this.describe(live));
   }
 
   /** Calls waiting for a person's answer, across the token's live sessions. */
-  pendingApprovals(tokenHash: string): Record<string, unknown>[] {
+  pendingApprovals(tokenHash: string | undefined): Record<string, unknown>[] {
     const pending: Record<string, unknown>[] = [];
     for (const live of this.#live.values()) {
-      if (live.stored.tokenHash !== tokenHash || live.finished) continue;
+      if ((tokenHash !== undefined && live.stored.tokenHash !== tokenHash) || live.finished)
+        continue;
       for (const id of live.guard.status().pendingIds) {
         const decision = live.guard.decision(id);
         if (decision) {

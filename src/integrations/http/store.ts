@@ -126,6 +126,8 @@ export class ServiceStore {
   readonly #anchors = new Map<string, JournalAnchor>();
   /** Sessions found not to match the log, with why (not checked again). */
   readonly #tampered = new Map<string, string>();
+  /** Open sessions per token hash (the per-token cap, S3). */
+  readonly #open = new Map<string, number>();
 
   constructor(path: string) {
     this.#db = new Database(path);
@@ -147,6 +149,23 @@ export class ServiceStore {
       insertEvent: db.prepare('INSERT INTO journal (session, seq, event) VALUES (?, ?, ?)'),
     };
     this.#audit = new AuditChain(db);
+    const counts = db
+      .prepare(
+        'SELECT token_hash AS token, COUNT(*) AS n FROM sessions WHERE finished = 0 GROUP BY token_hash',
+      )
+      .all() as { token: string; n: number }[];
+    for (const { token, n } of counts) this.#open.set(token, n);
+  }
+
+  /** How many sessions of this token are open (not finished). */
+  openSessionCount(tokenHash: string): number {
+    return this.#open.get(tokenHash) ?? 0;
+  }
+
+  #countOpen(tokenHash: string, change: number): void {
+    const count = (this.#open.get(tokenHash) ?? 0) + change;
+    if (count > 0) this.#open.set(tokenHash, count);
+    else this.#open.delete(tokenHash);
   }
 
   get database(): Database.Database {
@@ -162,6 +181,7 @@ export class ServiceStore {
       })
       .immediate();
     this.#anchors.set(session.id, emptyJournal);
+    this.#countOpen(session.tokenHash, 1);
   }
 
   /**
@@ -227,6 +247,11 @@ export class ServiceStore {
       return;
     }
     for (const [id, anchor] of anchors) this.#anchors.set(id, anchor);
+    for (const write of group) {
+      if (!write.finished) continue;
+      const owner = this.session(write.sessionId)?.tokenHash;
+      if (owner !== undefined) this.#countOpen(owner, -1);
+    }
     this.groupCommits++;
     for (const write of group) write.resolve();
   }
