@@ -8,7 +8,7 @@ import type {
 } from './compiled-spec.js';
 import type { JoinFailure } from './join.js';
 import { pathEvaluators } from './path-evaluators.js';
-import { type Instance, type StateView, singleKey } from './state.js';
+import { type Instance, type StateView, singleKey, unreadableReason } from './state.js';
 import { isGiven, type Value } from './values.js';
 
 /** The action a proposal carries, with its arguments read into an instance. */
@@ -47,15 +47,34 @@ function instanceSatisfies(
   instance: Instance,
   constraints: readonly CompiledConstraint[],
   clock: SessionClock,
+  unobservedMatches = false,
 ): boolean {
   for (const constraint of constraints) {
     const value = instance[constraint.variable] ?? constraint.absent;
     if (value === undefined) {
       // Unobserved: false, except a guard's negative constraint on an action (§5.1).
-      if (!constraint.holdsWhenAbsent) return false;
+      if (!constraint.holdsWhenAbsent && !unobservedMatches) return false;
     } else if (!constraint.test(value, clock)) return false;
   }
   return true;
+}
+
+/**
+ * Whether some instance matches a negated pattern (`not P(…)` holds when none does). In
+ * a tool's result, a field that is unobserved — the result did not report it, or came
+ * and could not be read (E1, E3) — counts as matching, as a record the result does not
+ * carry does: the result may hold what the `not` forbids (fail closed).
+ */
+export function negationMatches(
+  pattern: CompiledPattern,
+  view: StateView,
+  clock: SessionClock,
+): boolean {
+  if (pattern.predicate.declaration.resultOf === undefined)
+    return patternHolds(pattern, view, clock);
+  return view.someInstance(pattern.predicate, (instance) =>
+    instanceSatisfies(instance, pattern.constraints, clock, true),
+  );
 }
 
 /** A state pattern holds if some instance satisfies all its constraints together. */
@@ -121,7 +140,7 @@ export function ruleFires(rule: CompiledRule, context: EvaluationContext): boole
   // that uses bindings is judged inside the join, for each assignment.
   for (const pattern of rule.negations) {
     if (rule.join?.negations.includes(pattern)) continue;
-    if (patternHolds(pattern, context.view, context.clock)) return false;
+    if (negationMatches(pattern, context.view, context.clock)) return false;
   }
   if (rule.join) {
     const action = rule.action;
@@ -153,8 +172,17 @@ export type UnmetCondition =
     }
   /** `P()` with no constraints: P has never been observed. */
   | { readonly kind: 'unobserved'; readonly pattern: CompiledPattern }
-  /** `not P(...)`: some instance satisfies the negated pattern. */
-  | { readonly kind: 'negation'; readonly pattern: CompiledPattern }
+  /**
+   * `not P(...)`: some instance satisfies the negated pattern — or may: a tool's result
+   * that came and could not be read (`unread`: why, E1), or that does not report a field
+   * the pattern reads (`unreported`), counts as matching.
+   */
+  | {
+      readonly kind: 'negation';
+      readonly pattern: CompiledPattern;
+      readonly unread?: string;
+      readonly unreported?: true;
+    }
   /** `absent(arg)`: the action gives the argument. */
   | {
       readonly kind: 'present';
@@ -202,6 +230,32 @@ export function explainPattern(
   return unmetInInstance(pattern, undefined, clock);
 }
 
+/**
+ * A negated pattern that does not hold, with why when no instance matches it for sure: a
+ * result that came and could not be read, or one that does not report a field. `joined`:
+ * the pattern compares with bindings, so any unreadable result of it is named.
+ */
+function negationUnmet(
+  pattern: CompiledPattern,
+  view: StateView,
+  clock: SessionClock,
+  joined = false,
+): UnmetCondition {
+  const plain: UnmetCondition = { kind: 'negation', pattern };
+  if (pattern.predicate.declaration.resultOf === undefined) return plain;
+  let unread: string | undefined;
+  view.someInstance(pattern.predicate, (instance) => {
+    const reason = unreadableReason(instance);
+    if (reason === undefined) return false;
+    if (!joined && !instanceSatisfies(instance, pattern.constraints, clock, true)) return false;
+    unread = reason;
+    return true;
+  });
+  if (unread !== undefined) return { kind: 'negation', pattern, unread };
+  if (joined || patternHolds(pattern, view, clock)) return plain;
+  return { kind: 'negation', pattern, unreported: true };
+}
+
 /** Every condition of the rule that does not hold, in body order. */
 export function explainRule(rule: CompiledRule, context: EvaluationContext): UnmetCondition[] {
   const unmet: UnmetCondition[] = [];
@@ -214,9 +268,9 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
   for (const pattern of rule.negations)
     if (
       !rule.join?.negations.includes(pattern) &&
-      patternHolds(pattern, context.view, context.clock)
+      negationMatches(pattern, context.view, context.clock)
     )
-      unmet.push({ kind: 'negation', pattern });
+      unmet.push(negationUnmet(pattern, context.view, context.clock));
   const action = rule.action;
   if (action) {
     if (context.action?.predicate !== action.predicate) {
@@ -238,7 +292,7 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
       const found = failure.current;
       const negation = rule.join.negations[0];
       if (found === undefined && negation !== undefined)
-        unmet.push({ kind: 'negation', pattern: negation });
+        unmet.push(negationUnmet(negation, context.view, context.clock, true));
       if (found !== undefined)
         unmet.push({
           kind: 'constraint',

@@ -141,11 +141,15 @@ export function unmetReason(
         rule: rule.id,
         predicate: declaration.name,
         expected: `no ${declaration.name} matching`,
-        actual: 'one matches',
+        actual: unmet.unread !== undefined ? 'one could not be read' : 'one matches',
         message:
-          unmet.pattern.constraints.length === 0
-            ? `${describePredicate(declaration)} must not have been observed; it has been.`
-            : `There must be no ${wanted}; there is one.`,
+          unmet.unread !== undefined
+            ? `There must be no ${wanted}; a ${declaration.name} came that could not be read (${cutText(unmet.unread, maxEcho)}), and a result that cannot be read counts as one.`
+            : unmet.unreported === true
+              ? `There must be no ${wanted}; a ${declaration.name} does not report what the condition reads, and counts as one.`
+              : unmet.pattern.constraints.length === 0
+                ? `${describePredicate(declaration)} must not have been observed; it has been.`
+                : `There must be no ${wanted}; there is one.`,
       };
     }
     case 'present': {

@@ -738,6 +738,9 @@ export function joinHolds(
   /** Whether an instance matches a negated pattern under the current assignment. */
   const matchesUnder = (pattern: CompiledPattern, instance: Instance): boolean => {
     step();
+    // An unobserved field of a tool's result (not reported, or unreadable: E1, E3) counts
+    // as matching too (negationMatches in evaluation.ts).
+    const unobservedMatches = pattern.predicate.declaration.resultOf !== undefined;
     for (const constraint of pattern.constraints) {
       // LANGUAGE.md §7: inside `not`, a path into a record the instance does not carry, or
       // whose value does not fit, counts as matching (fail closed) — with bindings as
@@ -745,7 +748,7 @@ export function joinHolds(
       const unfitMatches = constraint.holdsWhenAbsent;
       const value = instance[constraint.variable] ?? constraint.absent;
       if (value === undefined) {
-        if (unfitMatches) continue;
+        if (unfitMatches || unobservedMatches) continue;
         return false;
       }
       const binding = constraint.binding;

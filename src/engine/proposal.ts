@@ -8,6 +8,7 @@ import { type Instance, type StateUpdate, type StateView, singleKey } from './st
 import {
   absentList,
   cutText,
+  isTextValue,
   parseValue,
   type Value,
   type ValueOptions,
@@ -211,24 +212,30 @@ function readValues(
   context: ReadContext,
   clear: boolean,
   assign: (index: number, value: Value | undefined) => void,
+  unreadable?: (index: number) => void,
 ): void {
   const layout = layoutOf(predicate);
   const { maxArguments } = context.limits;
   let count = 0;
   for (const key in record) if (Object.hasOwn(record, key)) count++;
-  if (count > maxArguments) {
+  const tooMany = count > maxArguments;
+  if (tooMany) {
     context.problems.push({
       message: `${predicate.name} is given ${count} values; at most ${maxArguments} are read`,
       predicate: predicate.name,
     });
-    return;
-  }
-  checkArgumentFields(predicate, layout, record, layout.tree, '', context);
+    // A tool's result is still keyed by its call: its keys are read, the rest is not.
+    if (unreadable === undefined) return;
+  } else checkArgumentFields(predicate, layout, record, layout.tree, '', context);
   const { paths } = layout;
   for (let index = 0; index < paths.length; index++) {
     const variable = predicate.variables[index];
     const path = paths[index];
     if (!variable || !path) continue;
+    if (tooMany && !predicate.keyIndexes.includes(index)) {
+      unreadable?.(index);
+      continue;
+    }
     const nested = readPath(record, path);
     const flat =
       layout.aliased[index] === true && Object.hasOwn(record, variable.name)
@@ -240,6 +247,7 @@ function readValues(
         predicate: predicate.name,
         variable: variable.name,
       });
+      unreadable?.(index);
       continue;
     }
     const raw = nested !== undefined ? nested : flat;
@@ -269,6 +277,7 @@ function readValues(
         variable: variable.name,
         actual: quote(raw, context),
       });
+      unreadable?.(index);
     } else if (parsed.ok) assign(index, parsed.value);
     else {
       // A string refused for its length is not quoted: reading any part of a host's
@@ -280,6 +289,7 @@ function readValues(
         variable: variable.name,
         ...(tooLong ? {} : { actual: quote(raw, context) }),
       });
+      unreadable?.(index);
     }
   }
 }
@@ -348,22 +358,53 @@ export function lookupPredicate(spec: CompiledSpec, name: string): CompiledPredi
   return spec.predicates.get(name) ?? spec.predicatesBySourceName.get(name);
 }
 
+/**
+ * The key of an instance. A tool's result is keyed by its call's arguments exactly as
+ * they were given (E3): keys identify calls, they are not text to compare, so `/Reports`,
+ * `/re\u200bports` or `"/reports "` is another call than `/reports`, and its result never
+ * replaces that one. A result observed without its arguments (a raw trace, an app's own
+ * report) is keyed by "not given", so it replaces the previous such result as before
+ * results had keys.
+ */
 function instanceKey(
   predicate: CompiledPredicate,
   values: (index: number) => Value | undefined,
 ): string | undefined {
   if (predicate.keyIndexes.length === 0) return singleKey;
-  // A tool's result is keyed by its call's arguments; one observed without them (a raw
-  // trace, an app's own report) is keyed by "not given", so it replaces the previous
-  // such result as before results had keys.
   const resultOfCall = predicate.declaration.resultOf !== undefined;
   const parts: string[] = [];
   for (const index of predicate.keyIndexes) {
     const value = values(index);
     if (value === undefined && !resultOfCall) return undefined;
-    parts.push(valueKey(value));
+    parts.push(resultOfCall ? callKey(value) : valueKey(value));
   }
   return parts.join('\u0000');
+}
+
+/** An argument as the call gave it: text by its exact characters, not its normalized key. */
+function callKey(value: Value | undefined): string {
+  if (isTextValue(value)) return `r:${value.raw}`;
+  if (Array.isArray(value)) return `[${value.map((item) => callKey(item)).join('\u0001')}]`;
+  return valueKey(value);
+}
+
+/**
+ * The key of a result whose call's arguments could not be read either: a key of its own,
+ * so that it never replaces another result (nor does the next such one replace it).
+ */
+function unreadKey(
+  predicate: CompiledPredicate,
+  view: StateView,
+  pending: ReadonlyMap<string, boolean>,
+): string {
+  for (let n = 0; ; n++) {
+    const key = `\u0001unread\u0001${n}`;
+    if (
+      !pending.has(`${predicate.index}\u0000${key}`) &&
+      view.instance(predicate, key) === undefined
+    )
+      return key;
+  }
 }
 
 /** Instances of the predicate the view holds plus the new ones this reading adds. */
@@ -435,22 +476,42 @@ function readUpdate(
   }
   const record = body === undefined && operation === 'delete' ? {} : body;
   if (!isRecord(record)) {
-    context.problems.push({
+    const problem = {
       message: `the values for ${predicate.name} must be an object`,
       predicate: predicate.name,
       actual: quote(body, context),
-    });
-    return undefined;
+    };
+    context.problems.push(problem);
+    // A result that came in a shape nothing reads is still a result (E1), of a call unknown.
+    if (!context.lenient || producer === undefined || operation === 'delete') return undefined;
+    const key = unreadKey(predicate, context.view, pending);
+    pending.set(`${predicate.index}\u0000${key}`, true);
+    return unreadableResult(predicate, key, new Map(), problem);
   }
   if (!context.lenient && proposesObserved(predicate, operation, record, context)) return undefined;
   const before = context.problems.length;
   const assignments: [number, Value | undefined][] = [];
-  readValues(predicate, record, context, true, (index, value) => {
-    assignments.push([index, value]);
-  });
-  if (context.problems.length > before) return undefined;
+  // A tool's result that cannot be read whole is still a result that came (E1): it is
+  // kept, keyed by its call, with its fields unread (see `unreadableResults`).
+  const unread =
+    context.lenient && predicate.declaration.resultOf !== undefined ? new Set<number>() : undefined;
+  readValues(
+    predicate,
+    record,
+    context,
+    true,
+    (index, value) => {
+      assignments.push([index, value]);
+    },
+    unread && ((index) => unread.add(index)),
+  );
+  const failed = context.problems.length > before;
+  if (failed && unread === undefined) return undefined;
   const assigned = new Map(assignments);
-  const key = instanceKey(predicate, (index) => assigned.get(index));
+  const key =
+    failed && predicate.keyIndexes.some((index) => unread?.has(index))
+      ? unreadKey(predicate, context.view, pending)
+      : instanceKey(predicate, (index) => assigned.get(index));
   if (key === undefined) {
     const names = predicate.keyIndexes.map((index) => predicate.variables[index]?.name).join(', ');
     context.problems.push({
@@ -487,12 +548,37 @@ function readUpdate(
   }
   pending.set(pendingKey, operation !== 'delete');
   if (operation === 'delete') return { predicate, operation: 'delete', key, assignments: [] };
+  if (failed) return unreadableResult(predicate, key, assigned, context.problems[before]);
   // A tool result replaces the previous one: fields it does not report are cleared.
   const replace = predicate.declaration.resultOf !== undefined;
   const full: [number, Value | undefined][] = replace
     ? predicate.variables.map((_, index) => [index, assigned.get(index)])
     : assignments;
   return { predicate, operation: 'set', key, assignments: full };
+}
+
+/**
+ * A tool's result that came but cannot be read whole (E1: a list over the limit, nesting
+ * too deep, a text too long, a value of the wrong type): its call's arguments and nothing
+ * else. Every result field is unread — a rule that needs one does not fire, and inside
+ * `not` the result counts as matching — and `unreadable` says why, for feedback.
+ */
+function unreadableResult(
+  predicate: CompiledPredicate,
+  key: string,
+  values: ReadonlyMap<number, Value | undefined>,
+  problem: ProposalProblem | undefined,
+): StateUpdate {
+  return {
+    predicate,
+    operation: 'set',
+    key,
+    assignments: predicate.variables.map((_, index) => [
+      index,
+      predicate.keyIndexes.includes(index) ? values.get(index) : undefined,
+    ]),
+    unreadable: problem?.message ?? 'it could not be read',
+  };
 }
 
 const noUpdates: readonly StateUpdate[] = Object.freeze([]);
@@ -828,7 +914,8 @@ function readText(
 /**
  * Reads an observation `{ "updates": … }`. Fields the schema does not know are
  * ignored and listed (tools return more than they declare); known fields of the
- * wrong type, and values beyond `limits.maxObservedValueLength`, fail it.
+ * wrong type, and values beyond the limits, fail it — and then `kept` holds the tool
+ * results it carried, as results that came and could not be read (E1).
  */
 export function readObservation(
   input: unknown,
@@ -836,7 +923,7 @@ export function readObservation(
   clock: SessionClock,
   view: StateView,
   limits: Limits = defaultLimits,
-): ReadResult<readonly StateUpdate[]> {
+): ReadResult<readonly StateUpdate[]> & { readonly kept?: readonly StateUpdate[] } {
   if (!isRecord(input)) {
     return {
       ok: false,
@@ -861,11 +948,42 @@ export function readObservation(
   try {
     checkFields(input, observationFields, 'an observation', context);
     const updates = readUpdates(input.updates, context);
-    if (context.problems.length > 0) return { ok: false, problems: context.problems };
+    if (context.problems.length > 0) {
+      const kept = unreadableResults(updates, context);
+      return { ok: false, problems: context.problems, ...(kept.length > 0 ? { kept } : {}) };
+    }
     return { ok: true, value: updates, ignored: context.ignored };
   } catch (error) {
     return unreadable(error, 'observation');
   }
+}
+
+/**
+ * What an observation that cannot be read whole still leaves (E1): every tool result it
+ * carries, as a result that came and could not be read — keyed by its call where the
+ * call's arguments read, its fields unread. Nothing else of it is applied: forgetting
+ * such a result would make a `not` over it hold, and keeping its content would apply an
+ * observation in part. A result past `maxInstances` is not among them (the session
+ * fails closed instead).
+ */
+function unreadableResults(
+  updates: readonly StateUpdate[],
+  context: ReadContext,
+): readonly StateUpdate[] {
+  const why = context.problems[0]?.message ?? 'it could not be read';
+  const kept: StateUpdate[] = [];
+  for (const update of updates) {
+    const { predicate } = update;
+    if (predicate.declaration.resultOf === undefined || update.operation === 'delete') continue;
+    if (update.unreadable !== undefined) kept.push(update);
+    else
+      kept.push(
+        unreadableResult(predicate, update.key, new Map(update.assignments), {
+          message: `the observation it came in could not be read (${why})`,
+        }),
+      );
+  }
+  return kept;
 }
 
 /**

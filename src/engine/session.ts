@@ -255,6 +255,10 @@ export class Session implements IntentSession {
         // or a guard reading it could otherwise allow what it forbids. Fail closed.
         const lost = read.problems.find((problem) => problem.limit !== undefined);
         if (lost) this.#broken = `an observation could not be kept: ${lost.message}`;
+        // A tool result that came but cannot be read is kept as such, keyed by its call
+        // (E1): a `not` over it must not hold as if it had never come.
+        else if (read.kept !== undefined && read.kept.length > 0)
+          this.#commit({ updates: read.kept, rules: [], finish: false });
         this.#record({ kind: 'observe', ok: false });
         return { ok: false, problems: read.problems, ignored: [], status: this.status() };
       }

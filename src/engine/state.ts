@@ -15,6 +15,22 @@ export interface StateUpdate {
   readonly key: string;
   /** Variable index and new value; undefined clears the variable. */
   readonly assignments: ReadonlyArray<readonly [number, Value | undefined]>;
+  /**
+   * Set on a tool result that came but could not be read whole (E1): why. The instance
+   * holds its call's arguments only; see `unreadableReason`.
+   */
+  readonly unreadable?: string;
+}
+
+/** Why an instance's result could not be read, per instance (instances are never mutated). */
+const unreadableReasons = new WeakMap<Instance, string>();
+
+/**
+ * Why this instance is a tool result that came but could not be read (E1), or undefined.
+ * Its fields are unread: inside `not` it counts as matching, and feedback says why.
+ */
+export function unreadableReason(instance: Instance): string | undefined {
+  return unreadableReasons.get(instance);
 }
 
 /** Read access to predicate instances: the committed state, or it with a proposal laid over. */
@@ -91,6 +107,7 @@ export function applyAssignments(base: Instance | undefined, update: StateUpdate
     ? base.slice()
     : new Array<Value | undefined>(update.predicate.variables.length).fill(undefined);
   for (const [index, value] of update.assignments) next[index] = value;
+  if (update.unreadable !== undefined) unreadableReasons.set(next, update.unreadable);
   return next;
 }
 

@@ -43,7 +43,16 @@ export type TraceEvent =
       /** `{"ok": false}`: the observation is expected to be refused; absent, it must apply. */
       readonly expect?: { readonly ok: boolean };
     }
-  | { readonly resolve: { readonly approved: boolean }; readonly id?: string }
+  | {
+      readonly resolve: { readonly approved: boolean };
+      readonly id?: string;
+      /**
+       * `{"committed": false}`: the approval is expected not to commit (the state changed
+       * since it was asked); `{"committed": true}`: it must commit. Absent, a resolve the
+       * session refuses is a failure of `--check`.
+       */
+      readonly expect?: { readonly committed: boolean };
+    }
   /** The tool call `id` failed (an error result, or it threw): its commit is rolled back. */
   | { readonly fail: { readonly id: string } };
 
@@ -101,7 +110,7 @@ const eventKeys: readonly TraceEventKind[] = ['propose', 'observe', 'resolve', '
 const lineKeys: Readonly<Record<TraceEventKind, readonly string[]>> = {
   propose: ['propose', 'expect', 'id'],
   observe: ['observe', 'expect', 'id'],
-  resolve: ['resolve', 'id'],
+  resolve: ['resolve', 'expect', 'id'],
   fail: ['fail'],
 };
 const decisions: ReadonlySet<string> = new Set<Decision>(['allow', 'confirm', 'revise', 'reject']);
@@ -190,6 +199,19 @@ function readObservationExpectation(value: unknown): { readonly ok: boolean } {
   return { ok: value.ok };
 }
 
+/** `{"committed": true|false}` on a resolve line. */
+function readResolveExpectation(value: unknown): { readonly committed: boolean } {
+  const problem = () =>
+    new LineProblem(
+      'invalid-expectation',
+      '"expect" of a resolve must be {"committed": true|false}',
+    );
+  if (!isRecord(value)) throw problem();
+  rejectUnknownKeys(value, ['committed'], '"expect" of a resolve');
+  if (typeof value.committed !== 'boolean') throw problem();
+  return { committed: value.committed };
+}
+
 function readId(value: unknown, what: string): string {
   if (typeof value !== 'string' || value === '') {
     throw new LineProblem('invalid-id', `${what} must be a non-empty string (a call id)`);
@@ -248,7 +270,11 @@ function readEvent(value: unknown, proposed: Set<string>): TraceEvent {
         throw new LineProblem('invalid-resolve', '"resolve" must be {"approved": true|false}');
       }
       rejectUnknownKeys(resolve, ['approved'], '"resolve"');
-      return { resolve: { approved: resolve.approved }, ...withId };
+      return {
+        resolve: { approved: resolve.approved },
+        ...withId,
+        ...(value.expect !== undefined ? { expect: readResolveExpectation(value.expect) } : {}),
+      };
     }
     case 'fail': {
       const fail = value.fail;
@@ -386,7 +412,11 @@ function eventLine(event: TraceEvent): string {
     return JSON.stringify({ observe: event.observe, id: event.id, expect: event.expect });
   }
   if ('resolve' in event) {
-    return JSON.stringify({ resolve: { approved: event.resolve.approved }, id: event.id });
+    return JSON.stringify({
+      resolve: { approved: event.resolve.approved },
+      id: event.id,
+      expect: event.expect,
+    });
   }
   return JSON.stringify({ fail: { id: event.fail.id } });
 }

@@ -1,4 +1,4 @@
-import type { PredicateDeclaration, Schema } from '../language/index.js';
+import type { PredicateDeclaration, Schema, VariableDeclaration } from '../language/index.js';
 
 /**
  * A tool's output as an observation of its result predicate (`<Tool>Result`), in the
@@ -11,8 +11,9 @@ import type { PredicateDeclaration, Schema } from '../language/index.js';
  * `args` are the arguments of the call that produced the output (the guard's own copy of
  * the allowed call, never the agent's later word): the result is keyed by them, so each
  * distinct call keeps its own result (LANGUAGE.md §7). The arguments fill only the
- * result's argument variables, and the output only its result fields, so neither can
- * stand for the other.
+ * result's key variables, and the output only its other fields, so the output cannot
+ * re-key itself — also where a result field stands for an argument (it echoes the id
+ * it was asked for): that field holds the call's argument, not the output's echo.
  */
 export function toolResultObservation(
   schema: Schema,
@@ -27,15 +28,28 @@ export function toolResultObservation(
   const fields = { ...resultFields(output) };
   const argumentFields = new Set(result.keys);
   for (const variable of result.variables) {
-    if (argumentFields.has(variable.name)) delete fields[variable.sourcePath?.[0] ?? variable.name];
+    if (!argumentFields.has(variable.name)) continue;
+    delete fields[topField(variable)];
+    delete fields[variable.name];
   }
   if (isRecord(args)) {
     for (const variable of result.variables) {
       if (!argumentFields.has(variable.name)) continue;
-      const field = variable.sourcePath?.[0] ?? variable.name;
-      if (Object.hasOwn(args, field)) {
-        Object.defineProperty(fields, field, {
-          value: args[field],
+      // A result field that stands for an argument (`get_order → {order_id, …}`) is
+      // filled from the call's argument too, and a key under a reserved name
+      // (`arg_status`) from the argument it names: keys identify calls (schemas.md).
+      const parameter =
+        variable.argument === undefined
+          ? action?.variables.find(
+              (candidate) =>
+                candidate.name === variable.name || topField(candidate) === topField(variable),
+            )
+          : undefined;
+      const from =
+        variable.argument ?? (parameter === undefined ? topField(variable) : topField(parameter));
+      if (Object.hasOwn(args, from)) {
+        Object.defineProperty(fields, topField(variable), {
+          value: args[from],
           enumerable: true,
           writable: true,
           configurable: true,
@@ -44,6 +58,11 @@ export function toolResultObservation(
     }
   }
   return { updates: { [resultName]: fields } };
+}
+
+/** The field of a tool's arguments or result a variable reads from. */
+function topField(variable: VariableDeclaration): string {
+  return variable.sourcePath?.[0] ?? variable.name;
 }
 
 /** The action predicate of a tool, by the name the agent calls it (`get-weather` too). */

@@ -73,6 +73,7 @@ export const shapes: Readonly<Record<string, Shape>> = {
       observed: '?bool',
       sourcePath: '?str[]',
       record: '?recordShape',
+      argument: '?str',
     },
   },
   recordShape: { fields: { fields: 'variable[]' } },

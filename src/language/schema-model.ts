@@ -46,6 +46,12 @@ export interface VariableDeclaration {
    * not an identifier has `sourcePath: [key]`.
    */
   readonly record?: RecordShape;
+  /**
+   * On a key of a tool's result predicate that holds a call's argument under a name of
+   * its own (`arg_status`, because a result field of another type is called `status`):
+   * the argument's top-level field in the call's arguments. See docs/schemas.md.
+   */
+  readonly argument?: string;
 }
 
 /** The fields of a record type, in the schema's order. */

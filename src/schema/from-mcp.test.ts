@@ -140,18 +140,27 @@ describe('schemaFromMcpTools', () => {
     expect(result.value?.predicates.get('weatherResult')?.keys).toEqual(['city']);
   });
 
-  it('keys a result by the arguments whose names no result field has', () => {
+  it('keys a result by every argument: a namesake field of the same type stands for it, one of another type leaves it a reserved name (T1)', () => {
     const result = schemaFromMcpTools({
       tools: [
         {
           name: 'search',
           inputSchema: {
             type: 'object',
-            properties: { query: { type: 'string' }, status: { type: 'string' } },
+            properties: {
+              query: { type: 'string' },
+              status: { type: 'string' },
+              page: { type: 'number' },
+            },
           },
           outputSchema: {
             type: 'object',
-            properties: { status: { type: 'number' }, hits: { type: 'number' } },
+            properties: {
+              status: { type: 'number' },
+              hits: { type: 'number' },
+              page: { type: 'number' },
+              arg_status: { type: 'string' },
+            },
           },
         },
         { name: 'ping', inputSchema: noInput },
@@ -159,13 +168,20 @@ describe('schemaFromMcpTools', () => {
     });
     expect(result.diagnostics).toEqual([]);
     const searched = result.value?.predicates.get('searchResult');
-    // The result's own `status` wins; the argument of that name is not a variable.
-    expect(searched?.variables.map((variable) => [variable.name, variable.type.kind])).toEqual([
-      ['status', 'number'],
-      ['hits', 'number'],
-      ['query', 'text'],
+    // `page` is echoed with its type: the result's field stands for the argument. The
+    // result's `status` is a number, the argument text: the argument keeps a reserved
+    // name (`arg_status` is taken by a result field, so `arg_status_`).
+    expect(
+      searched?.variables.map((variable) => [variable.name, variable.type.kind, variable.argument]),
+    ).toEqual([
+      ['status', 'number', undefined],
+      ['hits', 'number', undefined],
+      ['page', 'number', undefined],
+      ['arg_status', 'text', undefined],
+      ['query', 'text', undefined],
+      ['arg_status_', 'text', 'status'],
     ]);
-    expect(searched?.keys).toEqual(['query']);
+    expect(searched?.keys).toEqual(['query', 'arg_status_', 'page']);
     // A tool without arguments keeps one result, its last.
     const pinged = result.value?.predicates.get('pingResult');
     expect(pinged?.keys).toEqual([]);

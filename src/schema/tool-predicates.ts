@@ -57,6 +57,13 @@ function topField(variable: VariableDeclaration): string {
   return variable.sourcePath?.[0] ?? variable.name;
 }
 
+/** Whether two variables read a value the same way (type, JSON, record shape). */
+function sameType(a: VariableDeclaration, b: VariableDeclaration): boolean {
+  const shape = (variable: VariableDeclaration) =>
+    JSON.stringify([variable.type, variable.jsonText === true, variable.record ?? null]);
+  return shape(a) === shape(b);
+}
+
 export class ToolPredicates {
   readonly #predicates = new Map<string, PredicateDeclaration>();
   #toolCount = 0;
@@ -92,7 +99,7 @@ export class ToolPredicates {
     const critical = typeof override === 'boolean' ? override : tool.critical;
     const parameters = this.#declarations(tool.parameters, tool.namePath);
     const results = this.#declarations(tool.results, tool.namePath);
-    const callArguments = this.#callArguments(parameters, results);
+    const { variables, keys } = this.#keyedResult(parameters, results);
     this.#predicates.set(name, {
       name,
       kind: 'action',
@@ -107,15 +114,13 @@ export class ToolPredicates {
       name: resultName,
       kind: 'state',
       description:
-        callArguments.length === 0
+        keys.length === 0
           ? `The result of the last ${name} call.`
-          : `The result of a ${name} call, one per distinct arguments (${callArguments
-              .map((variable) => variable.name)
-              .join(', ')}).`,
-      variables: [...results, ...callArguments],
+          : `The result of a ${name} call, one per distinct arguments (${keys.join(', ')}).`,
+      variables,
       // Each distinct call keeps its own result: an earlier search still holds after a
       // different one, and a repeated call replaces its own result only.
-      keys: callArguments.map((variable) => variable.name),
+      keys,
       critical: false,
       resultOf: name,
       // Only the tool reports what it returned: an agent that could propose it would
@@ -125,25 +130,49 @@ export class ToolPredicates {
   }
 
   /**
-   * The call's parameters as variables of its result, keying it: all but those whose
-   * name or top-level field a result variable already has (the result's own field wins),
-   * within the variable limit. `required` is dropped: a result may be observed without
-   * its call's arguments (they then key it as "not given").
+   * The result's variables and keys: its fields, then the call's parameters (without
+   * `required`: a result may be observed without its call's arguments, which then key it
+   * as "not given"). Every parameter keys the result (T1), so a tool that echoes its id
+   * keeps one result per call:
+   * - a parameter that a result field of the same type already names (`get_order(order_id)
+   *   → {order_id, …}`, by name or top-level field) is that field: the field stands for
+   *   the argument, and the guard fills it with the call's own argument;
+   * - one whose namesake field has another type (`search(status: text) → {status:
+   *   number}`) keeps its own variable under a reserved name, `arg_status` (with `_`
+   *   added until the name is free), that says which argument it holds (`argument`).
+   * Parameters beyond the variable limit are left out.
    */
-  #callArguments(
+  #keyedResult(
     parameters: readonly VariableDeclaration[],
     results: readonly VariableDeclaration[],
-  ): VariableDeclaration[] {
-    const taken = new Set<string>();
-    for (const variable of results) {
-      taken.add(variable.name);
-      taken.add(topField(variable));
-    }
+  ): { variables: VariableDeclaration[]; keys: string[] } {
+    const keys: string[] = [];
+    const added: VariableDeclaration[] = [];
+    const taken = new Set([...results, ...parameters].map((variable) => variable.name));
     const room = Math.max(0, this.context.limits.maxVariables - results.length);
-    return parameters
-      .filter((variable) => !taken.has(variable.name) && !taken.has(topField(variable)))
-      .slice(0, room)
-      .map(({ required: _required, ...variable }) => variable);
+    for (const parameter of parameters) {
+      const { required: _required, ...variable } = parameter;
+      const field = results.find(
+        (result) => result.name === parameter.name || topField(result) === topField(parameter),
+      );
+      if (field !== undefined && sameType(field, parameter)) {
+        if (!keys.includes(field.name)) keys.push(field.name);
+        continue;
+      }
+      if (added.length >= room) continue;
+      if (field === undefined) {
+        added.push(variable);
+        keys.push(variable.name);
+        continue;
+      }
+      let name = `arg_${parameter.name}`;
+      while (taken.has(name)) name += '_';
+      taken.add(name);
+      const { sourcePath: _sourcePath, ...rest } = variable;
+      added.push({ ...rest, name, argument: topField(parameter) });
+      keys.push(name);
+    }
+    return { variables: [...results, ...added], keys };
   }
 
   build(): Schema {

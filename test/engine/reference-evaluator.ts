@@ -370,6 +370,16 @@ function recordProblem(
 }
 
 /** The same value, as `=` sees it. */
+/**
+ * E3: a tool result is keyed by its call's arguments exactly as given — text by its
+ * characters, not its normalized form: keys identify calls.
+ */
+function callIdentity(value: RefValue | null | undefined): string {
+  if (typeof value === 'string') return `r:${value}`;
+  if (Array.isArray(value)) return `[${value.map((element) => callIdentity(element)).join(',')}]`;
+  return identity(value);
+}
+
 function identity(value: RefValue | null | undefined): string {
   if (value === undefined || value === null) return 'unset';
   if (isJsonBox(value)) return `j:${canonical(value.json)}`;
@@ -741,6 +751,14 @@ export class ReferenceSession {
       const unfitMatches =
         negated && constraint.variable.record !== undefined && constraint.access !== undefined;
       if (unfitMatches && value === undefined) return true;
+      // E1, E3: inside `not`, a field a tool's result did not report (or that came and
+      // could not be read) counts as matching: the result may hold what `not` forbids.
+      if (
+        negated &&
+        pattern.predicate.resultOf !== undefined &&
+        instance[constraint.variable.name] === undefined
+      )
+        return true;
       if (constraint.binding !== undefined) {
         const holds = this.#bindingHolds(pattern, constraint, instance, assignment);
         return holds === undefined ? unfitMatches : holds;
@@ -1459,7 +1477,11 @@ export class ReferenceSession {
     return values;
   }
 
-  #readUpdates(input: unknown, lenient: boolean): Update[] {
+  /**
+   * `unread` (observations): every tool result the observation carries, as its call's
+   * arguments only — what an observation that cannot be read whole still leaves (E1).
+   */
+  #readUpdates(input: unknown, lenient: boolean, unread?: Update[]): Update[] {
     if (input === undefined || input === null) return [];
     const entries: [unknown, unknown, unknown][] = [];
     if (Array.isArray(input)) {
@@ -1484,53 +1506,134 @@ export class ReferenceSession {
       }
       return this.#state[predicate]?.[key] !== undefined;
     };
+    let unreadable = false;
     for (const [name, op, body] of entries) {
-      const predicate = this.#predicate(name);
-      if (!predicate) {
-        if (lenient) continue;
-        throw new Invalid('unknown predicate');
+      try {
+        const predicate = this.#predicate(name);
+        if (!predicate) {
+          if (lenient) continue;
+          throw new Invalid('unknown predicate');
+        }
+        if (predicate.kind !== 'state') throw new Invalid('an action is not a state');
+        if (!lenient && predicate.resultOf !== undefined) {
+          throw new Invalid('a tool result is observed, never proposed');
+        }
+        // Observed facts (FORMATS.md §1): a proposal may not set, clear or delete them.
+        if (!lenient && predicate.observed === true) throw new Invalid('an observed predicate');
+        const observedNames = predicate.variables
+          .filter((variable) => variable.observed === true)
+          .map((variable) => variable.name);
+        if (!lenient && observedNames.length > 0) {
+          if (op === 'delete') throw new Invalid('deletes observed facts');
+          if (
+            typeof body === 'object' &&
+            body !== null &&
+            observedNames.some((name) => Object.hasOwn(body, name))
+          )
+            throw new Invalid('an observed variable');
+        }
+        if (op !== undefined && op !== 'add' && op !== 'update' && op !== 'delete')
+          throw new Invalid('bad op');
+        const result = lenient && predicate.resultOf !== undefined;
+        /** E1: a key of its own for a result whose call is unknown; it replaces no other. */
+        const unreadKey = () => {
+          for (let n = 0; ; n++) {
+            const key = `\u0000unread ${n}`;
+            const pending = updates.some(
+              (update) => update.predicate.name === predicate.name && update.key === key,
+            );
+            if (!pending && this.#state[predicate.name]?.[key] === undefined) return key;
+          }
+        };
+        const record = body === undefined && op === 'delete' ? {} : body;
+        if (result && (typeof record !== 'object' || record === null || Array.isArray(record))) {
+          // E1: a result in a shape nothing reads still came: kept with nothing read.
+          if (op !== 'delete') {
+            const nothing: Update = { predicate, remove: false, key: unreadKey(), values: {} };
+            unread?.push(nothing);
+            updates.push(nothing);
+          }
+          throw new Invalid('values must be an object');
+        }
+        const failed: string[] = [];
+        const values = result
+          ? this.#readResultValues(predicate, record as object, failed)
+          : this.#readValues(predicate, record, lenient, true);
+        let key = '';
+        if (predicate.keys.length > 0) {
+          const parts = predicate.keys.map((keyName) => values[keyName]);
+          // A tool result is keyed by the call's arguments (FORMATS.md §1) exactly as given
+          // (E3); an observation that leaves one out is keyed as "not given" (one such
+          // result, replaced by the next); one whose arguments cannot be read, by its own.
+          const notGiven = (part: unknown) => part === undefined || part === null;
+          if (predicate.resultOf === undefined && parts.some(notGiven))
+            throw new Invalid('missing key');
+          key = predicate.keys.some((keyName) => failed.includes(keyName))
+            ? unreadKey()
+            : parts
+                .map((part) =>
+                  notGiven(part)
+                    ? '\u0000not given'
+                    : predicate.resultOf !== undefined
+                      ? callIdentity(part)
+                      : identity(part),
+                )
+                .join('|');
+          if ((op === 'update' || op === 'delete') && !exists(predicate.name, key))
+            throw new Invalid('no such instance');
+        }
+        // E1: a result that cannot be read whole is its call's arguments, nothing else.
+        const keysOnly = (): Update => ({
+          predicate,
+          remove: false,
+          key,
+          values: Object.fromEntries(
+            predicate.keys.flatMap((keyName) =>
+              failed.includes(keyName) || values[keyName] === undefined
+                ? []
+                : [[keyName, values[keyName] ?? null]],
+            ),
+          ),
+        });
+        if (failed.length > 0) {
+          unread?.push(keysOnly());
+          updates.push(keysOnly());
+          throw new Invalid('a value of the result cannot be read');
+        }
+        if (result && op !== 'delete') unread?.push(keysOnly());
+        updates.push({ predicate, remove: op === 'delete', key, values });
+      } catch (error) {
+        // An observation reads every update, and is refused after (E1: its results are kept).
+        if (!lenient || !(error instanceof Invalid)) throw error;
+        unreadable = true;
       }
-      if (predicate.kind !== 'state') throw new Invalid('an action is not a state');
-      if (!lenient && predicate.resultOf !== undefined) {
-        throw new Invalid('a tool result is observed, never proposed');
-      }
-      // Observed facts (FORMATS.md §1): a proposal may not set, clear or delete them.
-      if (!lenient && predicate.observed === true) throw new Invalid('an observed predicate');
-      const observedNames = predicate.variables
-        .filter((variable) => variable.observed === true)
-        .map((variable) => variable.name);
-      if (!lenient && observedNames.length > 0) {
-        if (op === 'delete') throw new Invalid('deletes observed facts');
-        if (
-          typeof body === 'object' &&
-          body !== null &&
-          observedNames.some((name) => Object.hasOwn(body, name))
-        )
-          throw new Invalid('an observed variable');
-      }
-      if (op !== undefined && op !== 'add' && op !== 'update' && op !== 'delete')
-        throw new Invalid('bad op');
-      const values = this.#readValues(
-        predicate,
-        body === undefined && op === 'delete' ? {} : body,
-        lenient,
-        true,
-      );
-      let key = '';
-      if (predicate.keys.length > 0) {
-        const parts = predicate.keys.map((keyName) => values[keyName]);
-        // A tool result is keyed by the call's arguments (FORMATS.md §1); an observation
-        // that leaves one out is keyed as "not given" (one such result, replaced by the next).
-        const notGiven = (part: unknown) => part === undefined || part === null;
-        if (predicate.resultOf === undefined && parts.some(notGiven))
-          throw new Invalid('missing key');
-        key = parts.map((part) => (notGiven(part) ? '\u0000not given' : identity(part))).join('|');
-        if ((op === 'update' || op === 'delete') && !exists(predicate.name, key))
-          throw new Invalid('no such instance');
-      }
-      updates.push({ predicate, remove: op === 'delete', key, values });
     }
+    if (unreadable) throw new Invalid('the observation cannot be read');
     return updates;
+  }
+
+  /** A tool result's values in an observation; the names of those that cannot be read go to `failed`. */
+  #readResultValues(
+    predicate: PredicateDeclaration,
+    input: object,
+    failed: string[],
+  ): Record<string, RefValue | null> {
+    const values: Record<string, RefValue | null> = {};
+    for (const [name, raw] of Object.entries(input)) {
+      const variable = predicate.variables.find((candidate) => candidate.name === name);
+      if (!variable) continue;
+      if (raw === null) {
+        values[name] = null;
+        continue;
+      }
+      try {
+        values[name] = readValue(raw, variable.type, this.#clock, variable.jsonText === true);
+      } catch (error) {
+        if (!(error instanceof Invalid)) throw error;
+        failed.push(name);
+      }
+    }
+    return values;
   }
 
   #read(input: unknown): Proposal {
@@ -1975,16 +2078,22 @@ export class ReferenceSession {
 
   /** Observations update state without a decision, all or nothing. */
   observe(input: unknown): boolean {
+    const kept: Update[] = [];
     try {
       if (typeof input !== 'object' || input === null || Array.isArray(input))
         throw new Invalid('not an object');
-      const updates = this.#readUpdates((input as Record<string, unknown>)['updates'], true);
+      const updates = this.#readUpdates((input as Record<string, unknown>)['updates'], true, kept);
       this.#commit({ updates, rules: [], finish: false });
       this.#observations++;
       return true;
     } catch (error) {
-      if (error instanceof Invalid) return false;
-      throw error;
+      if (!(error instanceof Invalid)) throw error;
+      // E1: the results it carried came, and could not be read: kept as their calls.
+      if (kept.length > 0) {
+        this.#commit({ updates: kept, rules: [], finish: false });
+        this.#observations++;
+      }
+      return false;
     }
   }
 

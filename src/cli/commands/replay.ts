@@ -171,7 +171,20 @@ class Replay {
     this.#remember(event.id ?? pendingId);
     this.#print(result);
     if (!this.check) return;
-    if (!result.ok) this.#failure(line, result.message);
+    const expected = event.expect?.committed;
+    // A resolve that answered a confirmation either committed, or was refused with the
+    // verdict of the state now; anything else (nothing waiting, a verifier that failed)
+    // never meets an expectation.
+    const answered = result.ok || result.verdict !== undefined;
+    if (expected === undefined ? !result.ok : !answered || result.committed !== expected)
+      this.#failure(
+        line,
+        expected === false && result.committed
+          ? 'expected the approval not to commit: it was committed'
+          : expected === true && answered
+            ? `expected the approval to commit: ${result.message}`
+            : result.message,
+      );
     else if (event.id !== undefined && pendingId !== undefined && event.id !== pendingId) {
       // The session answers its latest confirmation: approving "another" call would
       // silently approve this one.
@@ -179,7 +192,7 @@ class Replay {
         line,
         `the resolve names call "${event.id}", but the confirmation waiting is call "${pendingId}"'s`,
       );
-    }
+    } else if (expected !== undefined) this.passed++;
   }
 
   #fail(id: string, line: number): void {
