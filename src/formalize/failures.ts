@@ -9,6 +9,11 @@ export const formalizeFailureCodes = [
   'invalid-spec',
   /** The checker still found discrepancies after the last revision round. */
   'semantic-disagreement',
+  /**
+   * The spec checked, but uses values the instruction does not give (or drops a number or
+   * an approval it asks for), still after one repair (`checkGrounding`).
+   */
+  'ungrounded-spec',
   /** The checker's replies could not be read as a verdict. */
   'checker-unusable',
   /** A model call failed after its retries (network, HTTP error, timeout, missing replay). */

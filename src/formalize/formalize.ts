@@ -1,6 +1,13 @@
-import { explainSpec } from '../engine/index.js';
+import { createClock, explainSpec } from '../engine/index.js';
 import { canonicalSpecText } from '../engine/majority-session.js';
-import { checkSpec, type Diagnostic, type Schema, type Spec } from '../language/index.js';
+import {
+  checkGrounding,
+  checkSpec,
+  type Diagnostic,
+  type GroundingSources,
+  type Schema,
+  type Spec,
+} from '../language/index.js';
 import type { Experience, ExperienceSource } from './experience.js';
 import type { FormalizeFailure, FormalizeFailureCode } from './failures.js';
 import { formalizeLimits } from './limits.js';
@@ -29,6 +36,7 @@ import { encoderSystemPrompt, encoderUserPrompt, type PromptExperience } from '.
 import { examplesFor, type WorkedExample } from './prompts/examples.js';
 import {
   type Discrepancy,
+  groundingPrompt,
   habitProblems,
   repairPrompt,
   revisionPrompt,
@@ -60,6 +68,16 @@ export interface FormalizeOptions {
   readonly model: ChatModel;
   /** The model of the semantic check (default `model`); `false` turns the check off. */
   readonly checker?: ChatModel | false;
+  /**
+   * The grounding check (`checkGrounding`): a spec whose values the instruction does not
+   * give goes back once, then fails the sample (`ungrounded-spec`). Default true.
+   */
+  readonly grounding?: boolean;
+  /**
+   * Further trusted texts whose values count as given to the grounding check: the
+   * source of the operator's policy, once policies exist. Never tool descriptions.
+   */
+  readonly groundingTexts?: readonly string[];
   /** Reads the spec back with this model instead of the deterministic `explainSpec`. */
   readonly decoder?: ChatModel;
   /** `two-stage` extracts the goal first, then refines it (RefineAct); `auto` does so for tool schemas. */
@@ -100,6 +118,8 @@ export type AttemptStage = 'goal' | 'encode' | 'decode' | 'check';
 export type AttemptOutcome =
   | 'valid'
   | 'invalid'
+  /** The spec checked, but the grounding check found values the instruction does not give. */
+  | 'ungrounded'
   | 'agree'
   | 'disagree'
   | 'unparseable'
@@ -244,6 +264,8 @@ interface Context {
   readonly temperature: number;
   readonly maxOutputTokens: number;
   readonly checker: ChatModel | false;
+  /** What the grounding check compares the spec's values with; undefined: no check. */
+  readonly grounding: GroundingSources | undefined;
   /** The worked examples of the schema's kind. */
   readonly examples: readonly WorkedExample[];
   readonly clock: () => number;
@@ -609,6 +631,8 @@ async function semanticCheck(
 /** One sample: draft, then repair and revise for at most `rounds` rounds. */
 async function runSample(context: Context, sample: number): Promise<SampleOutcome> {
   let round = 0;
+  // Ungrounded values go back once per sample, like a disagreement; a second time they fail it.
+  let groundingRepaired = false;
   let goalProblem: string | undefined;
   const withGoal = (outcome: SampleOutcome): SampleOutcome =>
     goalProblem === undefined ? outcome : { ...outcome, goalProblem };
@@ -686,11 +710,26 @@ async function runSample(context: Context, sample: number): Promise<SampleOutcom
       }
       const spec = checked.value;
       const text = canonicalSpecText(spec);
+      const ungrounded = context.grounding ? checkGrounding(spec, context.grounding) : [];
       record(context, base, result, {
-        outcome: 'valid',
-        diagnostics: checked.diagnostics,
+        outcome: ungrounded.length > 0 ? 'ungrounded' : 'valid',
+        diagnostics: [...checked.diagnostics, ...ungrounded],
         spec: text,
       });
+      if (ungrounded.length > 0) {
+        if (groundingRepaired || round >= context.rounds) {
+          throw new SampleFailure(
+            'ungrounded-spec',
+            `the spec uses values the instruction does not give${groundingRepaired ? ', still after a repair' : ''}: ${ungrounded.map((diagnostic) => diagnostic.message).join(' ')}`,
+          );
+        }
+        groundingRepaired = true;
+        messages.push({
+          role: 'user',
+          content: groundingPrompt({ reply, diagnostics: ungrounded }),
+        });
+        continue;
+      }
       // A spec that checks but cannot mean what it says goes back once per round while
       // rounds remain; after that it stands, with its warning.
       const meaningless = spec.warnings.filter((warning) => meaningWarnings.has(warning.code));
@@ -833,6 +872,15 @@ export async function formalize(options: FormalizeOptions): Promise<FormalizeRes
     temperature: options.temperature ?? (samples > 1 ? 0.7 : 0),
     maxOutputTokens: options.maxOutputTokens ?? 2000,
     checker: options.checker === false ? false : (options.checker ?? options.model),
+    grounding:
+      options.grounding === false
+        ? undefined
+        : {
+            instruction,
+            // "tomorrow" and "Friday" in the instruction are the days the prompt's date makes them.
+            today: createClock(now, timeZone).today,
+            ...(options.groundingTexts ? { texts: options.groundingTexts } : {}),
+          },
     examples,
     clock: options.clock ?? Date.now,
     attempts: [],
@@ -902,7 +950,7 @@ export async function formalize(options: FormalizeOptions): Promise<FormalizeRes
         (attempt) =>
           attempt.sample === failed?.sample &&
           attempt.stage === 'encode' &&
-          attempt.outcome === 'invalid',
+          (attempt.outcome === 'invalid' || attempt.outcome === 'ungrounded'),
       );
     const failure: FormalizeFailure =
       samples === 1 && failed?.failure

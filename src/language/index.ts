@@ -22,6 +22,11 @@ export type {
 } from './ast.js';
 export { confirmCategories, operatorPolarity, operators, relativeDates, ruleIds } from './ast.js';
 export { type CheckOptions, check, checkSpec, checkWithDiagnostics } from './checker/check.js';
+export {
+  checkGrounding,
+  type GroundingSources,
+  groundingCodes,
+} from './checker/grounding.js';
 export type { Literal } from './checker/literal.js';
 export { implies, literalKey, satisfiable } from './checker/satisfiability.js';
 export type {

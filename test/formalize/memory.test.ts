@@ -77,6 +77,8 @@ describe('experience memory primes the prompt (warm mode)', () => {
       schema,
       model: serverModel(server),
       checker: false,
+      // The scripted reply stands for any reply: recall is tested, not its values.
+      grounding: false,
       mode: 'direct',
       memory,
       now,
@@ -110,6 +112,8 @@ describe('experience memory primes the prompt (warm mode)', () => {
       schema,
       model: serverModel(server),
       checker: false,
+      // The scripted reply stands for any reply: recall is tested, not its values.
+      grounding: false,
       mode: 'direct',
       memory,
       now,
@@ -131,6 +135,8 @@ describe('experience memory primes the prompt (warm mode)', () => {
       schema: toolemuSchema(['Dropbox']),
       model: serverModel(server),
       checker: false,
+      // The scripted reply stands for any reply: recall is tested, not its values.
+      grounding: false,
       mode: 'direct',
       memory: broken,
       now,
@@ -259,6 +265,8 @@ describe('recall by meaning', () => {
       schema: deskclock(),
       model: serverModel(server),
       checker: false,
+      // The scripted reply stands for any reply: recall is tested, not its values.
+      grounding: false,
       memory: exactWords,
       now,
     });
@@ -280,6 +288,8 @@ describe('recall by meaning', () => {
       schema: deskclock(),
       model: serverModel(server),
       checker: false,
+      // The scripted reply stands for any reply: recall is tested, not its values.
+      grounding: false,
       memory,
       memoryEmbeddings: createEmbeddingModel('openai:text-embedding-3-small', {
         env: testEnv,
@@ -307,6 +317,8 @@ describe('recall by meaning', () => {
       schema: deskclock(),
       model: serverModel(server),
       checker: false,
+      // The scripted reply stands for any reply: recall is tested, not its values.
+      grounding: false,
       memory,
       memoryEmbeddings: createEmbeddingModel('openai:text-embedding-3-small', {
         env: testEnv,

@@ -89,14 +89,13 @@ describe('formalize against an OpenAI-compatible server', () => {
   });
 
   it('feeds a disagreeing checker back with the reading and the discrepancies', async () => {
-    const wrongTime = restaurantSpec.replaceAll('19:00', '20:00');
+    // Made of the instruction's values (grounded), but "at 7 PM" is not "before 7 PM":
+    // only the checker can tell.
+    const wrongTime = restaurantSpec.replaceAll('time < 19:00', 'time <= 19:00');
     server.script('encode', fenced(wrongTime), fenced(restaurantSpec));
     server.script(
       'check',
-      disagree(
-        'The spec allows reserving before 8 PM; the user said before 7 PM.',
-        'use time < 19:00',
-      ),
+      disagree('The spec allows reserving at 7 PM; the user said before 7 PM.', 'use time < 19:00'),
       agree,
     );
     const result = await formalize({
@@ -108,20 +107,20 @@ describe('formalize against an OpenAI-compatible server', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.value.text).toContain('time < 19:00');
-    expect(result.value.text).not.toContain('20:00');
+    expect(result.value.text).not.toContain('<= 19:00');
 
     const [firstCheck] = server.of('check');
     expect(firstCheck?.body['temperature']).toBe(0);
     const checkPrompt = firstCheck?.messages[0]?.content ?? '';
     expect(checkPrompt).toContain(`<instruction>\n${restaurantInstruction}\n</instruction>`);
     expect(checkPrompt).toContain('<reading>');
-    expect(checkPrompt).toContain('20:00');
+    expect(checkPrompt).toContain('19:00');
 
     const revision = server.of('encode')[1]?.messages[2]?.content ?? '';
-    expect(revision).toContain('The spec allows reserving before 8 PM; the user said before 7 PM.');
+    expect(revision).toContain('The spec allows reserving at 7 PM; the user said before 7 PM.');
     expect(revision).toContain('(suggested fix: use time < 19:00)');
     expect(revision).toContain('<reading>');
-    expect(revision).toContain('20:00');
+    expect(revision).toContain('19:00');
     expect(result.report.attempts.map((attempt) => `${attempt.stage}:${attempt.outcome}`)).toEqual([
       'encode:valid',
       'check:disagree',
@@ -275,7 +274,8 @@ describe('formalize against an OpenAI-compatible server', () => {
   });
 
   it('votes over samples that disagree, and the majority session decides by their votes', async () => {
-    const lenient = restaurantSpec.replaceAll('19:00', '21:00');
+    // Lenient with the instruction's own time (a time it does not give is not grounded).
+    const lenient = restaurantSpec.replaceAll('time < 19:00', 'time <= 19:00');
     server.script(
       'encode',
       fenced(restaurantSpec),
@@ -306,7 +306,7 @@ describe('formalize against an OpenAI-compatible server', () => {
       objective: 'Reserve',
       updates: {
         RestaurantInfo: { name: 'R' },
-        ReserveInfo: { date: '2025-03-14', time: '20:00', available: true },
+        ReserveInfo: { date: '2025-03-14', time: '19:00', available: true },
       },
     });
     expect(late.decision).toBe('revise');

@@ -33,7 +33,9 @@ const setAlarm =
   'SelectedTab(selected_tab = Alarm) & AlarmTimeSelection(selected_hour = 9, selected_minute = 0, selected_period = AM) -> SetAlarm';
 const alarmDone = 'SetAlarm & AlarmDetails(alarm_time = 09:00, alarm_active = true) -> Done';
 
-async function formalizeAlarm(extra: { rounds?: number; samples?: number } = {}) {
+async function formalizeAlarm(
+  extra: { rounds?: number; samples?: number; instruction?: string } = {},
+) {
   return formalize({
     instruction: alarm,
     schema: deskclock(),
@@ -96,7 +98,11 @@ describe('reading the spec out of a real reply', () => {
       `- ${setAlarm.replace('-> SetAlarm', '& AlarmDetails(alarm_label = "**wake** `up` =(5)") -> SetAlarm')}\n- ${alarmDone}`,
     );
     server.script('check', agree);
-    const result = await formalizeAlarm({ rounds: 0 });
+    // The label is the user's: a label the instruction does not give would not be grounded.
+    const result = await formalizeAlarm({
+      rounds: 0,
+      instruction: `${alarm} labelled **wake** \`up\` =(5)`,
+    });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.value.text).toContain('alarm_label = "**wake** `up` =(5)"');
@@ -166,7 +172,9 @@ describe('voting by meaning', () => {
   });
 
   it('keeps samples that mean different things apart, largest group first', async () => {
-    const other = `\`\`\`intent\n${setAlarm.replace('selected_hour = 9', 'selected_hour = 10')}\n${alarmDone}\n\`\`\``;
+    // A different meaning made of the instruction's own values (an hour it does not give
+    // would go back to the encoder as ungrounded before any vote).
+    const other = `\`\`\`intent\n${setAlarm}\n${alarmDone.replace('alarm_active = true', 'alarm_active = false')}\n\`\`\``;
     server.script(
       'encode',
       other,
@@ -337,6 +345,8 @@ describe('specs that check but cannot mean what they say', () => {
       [
         'TodoistSearchTasks(keywords = "Test") -> Searched',
         '@repeat',
+        // Deleting any task without asking would be an unpinned critical action.
+        '@confirm(safety)',
         `Searched & TodoistSearchTasksResult(${condition}) & TodoistDeleteTask() -> Deleted`,
         'Deleted -> Done',
       ].join('\n'),

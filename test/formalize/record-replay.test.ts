@@ -36,10 +36,10 @@ async function recordedRun(): Promise<{ recording: Recording; text: string }> {
   server.script(
     'encode',
     fenced(misspelled),
-    fenced(restaurantSpec.replace('19:00', '20:00')),
+    fenced(restaurantSpec.replace('time < 19:00', 'time <= 19:00')),
     fenced(restaurantSpec),
   );
-  server.script('check', disagree('before 7 PM, not 8 PM'), agree);
+  server.script('check', disagree('before 7 PM, not at 7 PM'), agree);
   const recording = new Recording();
   const result = await formalize({
     instruction: restaurantInstruction,

@@ -2,16 +2,19 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeSpec } from '../../src/language/analyze.js';
+import type { GroundingSources } from '../../src/language/checker/grounding.js';
 import { diagnosticCodes } from '../../src/language/diagnostics/catalog.js';
 import { renderDiagnostics } from '../../src/language/diagnostics/render.js';
 import type { ParseOptions } from '../../src/language/parser.js';
 import type { Schema } from '../../src/language/schema-model.js';
+import { parseDate } from '../../src/language/temporal.js';
 import { loadStateSchema } from '../../src/schema/index.js';
 
 /**
  * Golden diagnostics: each folder `diagnostics/<code>/` holds `input.intent`, optionally
- * `states.json` (a schema to check against) and `options.json` (`{"limits": {...}}`),
- * and `expected.txt`, the rendered diagnostics. `UPDATE_GOLDEN=1` rewrites expected.txt.
+ * `states.json` (a schema to check against), `options.json` (`{"limits": {...}}`) and
+ * `grounding.json` (`{"instruction": "…", "today": "YYYY-MM-DD"}`: the grounding check's
+ * sources), and `expected.txt`, the rendered diagnostics. `UPDATE_GOLDEN=1` rewrites expected.txt.
  * Codes of schema files (`schema-*`) have their own harness in `schema.test.ts`.
  */
 const root = join(import.meta.dirname, 'diagnostics');
@@ -36,13 +39,21 @@ function loadSchema(folder: string): Schema | undefined {
   return loaded.value;
 }
 
+function loadGrounding(folder: string): GroundingSources | undefined {
+  const text = readOptional(join(folder, 'grounding.json'));
+  if (text === undefined) return undefined;
+  const { instruction, today } = JSON.parse(text) as { instruction: string; today?: string };
+  const day = today === undefined ? undefined : parseDate(today);
+  return { instruction, ...(day !== undefined ? { today: day } : {}) };
+}
+
 describe.each(folders)('%s', (code) => {
   const folder = join(root, code);
 
   it('renders the expected diagnostics, among them its own code', () => {
     const source = readFileSync(join(folder, 'input.intent'), 'utf8');
     const options = JSON.parse(readOptional(join(folder, 'options.json')) ?? '{}') as ParseOptions;
-    const diagnostics = analyzeSpec(source, loadSchema(folder), options);
+    const diagnostics = analyzeSpec(source, loadSchema(folder), options, loadGrounding(folder));
     const rendered = `${renderDiagnostics(diagnostics, source, { fileName: 'input.intent' })}\n`;
     const expectedPath = join(folder, 'expected.txt');
     if (update) writeFileSync(expectedPath, rendered);

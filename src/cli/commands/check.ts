@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { analyzeSpec, renderDiagnostics } from '../../language/index.js';
+import { createClock } from '../../engine/index.js';
+import { analyzeSpec, type GroundingSources, renderDiagnostics } from '../../language/index.js';
 import {
   assertOneStandardInput,
   countSeverities,
@@ -10,12 +11,35 @@ import {
   printJson,
   readInput,
 } from '../inputs.js';
+import { CliError } from '../io.js';
 import type { CommandRegistration } from '../program.js';
+import { sessionOptionsFromFlags } from '../session-options.js';
 
 interface CheckOptions {
   readonly states?: string;
   readonly tools?: string;
   readonly json?: boolean;
+  readonly instruction?: string;
+  readonly now?: string;
+  readonly timeZone?: string;
+}
+
+/**
+ * `--instruction`: what the grounding check compares the spec's values with. Relative
+ * days in it ("tomorrow", "Friday") count from `--now` in `--time-zone`, as `formalize`
+ * resolved them (default: now, in the system's zone).
+ */
+function groundingFrom(options: CheckOptions): GroundingSources | undefined {
+  if (options.instruction === undefined) {
+    if (options.now !== undefined || options.timeZone !== undefined)
+      throw new CliError('--now and --time-zone need --instruction', 2);
+    return undefined;
+  }
+  const instruction = options.instruction.trim();
+  if (instruction === '') throw new CliError('--instruction: the instruction is empty', 2);
+  const timeZone = options.timeZone ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
+  sessionOptionsFromFlags({ timeZone, ...(options.now !== undefined ? { now: options.now } : {}) });
+  return { instruction, today: createClock(options.now ?? new Date(), timeZone).today };
 }
 
 /** `intentguard check SPEC --states S.json | --tools T.json`: parse and type-check. */
@@ -32,6 +56,12 @@ export const registerCheck: CommandRegistration = (program: Command, io, state) 
       'tool schemas: ToolEmu toolkits, an MCP tools/list result or OpenAI tools',
     )
     .option('--json', 'print diagnostics as JSON')
+    .option(
+      '--instruction <text>',
+      "the instruction the spec was formalized from: warn where the spec's values do not come from it",
+    )
+    .option('--now <iso>', 'the date "tomorrow" and weekdays in --instruction count from')
+    .option('--time-zone <zone>', "IANA time zone of --now (default: the system's)")
     .addHelpText(
       'after',
       '\nExit codes: 0 no errors, 1 the spec has errors, 2 usage or input error.',
@@ -42,14 +72,17 @@ export const registerCheck: CommandRegistration = (program: Command, io, state) 
         '--states': options.states,
         '--tools': options.tools,
       });
+      const grounding = groundingFrom(options);
       const loaded = await loadSchemaOption(io, options, true);
+      if (grounding && !loaded)
+        throw new CliError('--instruction needs a schema: give --states FILE or --tools FILE', 2);
       const source = await readInput(io, specPath, 'spec');
       const fileName = displayName(specPath);
       const schemaName = loaded ? displayName(loaded.path) : undefined;
       // The schema's own warnings (types approximated as text) are part of what the
       // spec is checked against, so they are reported and counted with the spec's.
       const schemaWarnings = loaded?.warnings ?? [];
-      const diagnostics = analyzeSpec(source, loaded?.schema);
+      const diagnostics = analyzeSpec(source, loaded?.schema, {}, grounding);
       const { errors, warnings } = countSeverities([...schemaWarnings, ...diagnostics]);
       if (options.json) {
         printJson(io, {

@@ -88,7 +88,7 @@ describe('intentguard formalize', () => {
     server.script(
       'encode',
       fenced(
-        'TodoistSearchTasks(keywords = "Test") -> Found\nFound & TodoistDeleteTask() -> Deleted\nDeleted -> Done',
+        'TodoistSearchTasks(keywords = "Test") -> Found\n@confirm(safety)\nFound & TodoistDeleteTask() -> Deleted\nDeleted -> Done',
       ),
     );
     const result = await run(
@@ -265,7 +265,7 @@ describe('intentguard formalize', () => {
     server.script(
       'encode',
       fenced(restaurantSpec),
-      fenced(restaurantSpec.replaceAll('19:00', '21:00')),
+      fenced(restaurantSpec.replaceAll('time < 19:00', 'time <= 19:00')),
       fenced(restaurantSpec),
     );
     const result = await run(formalizeArgs('--samples', '3', '--no-semantic-check', '--json'), {
@@ -462,6 +462,9 @@ describe('intentguard formalize', () => {
         database,
         '--memory-embeddings',
         'openai:text-embedding-3-small',
+        // The scripted reply is the remembered restaurant spec, whose "R" and 7 PM this
+        // request does not give: recall is what is tested here.
+        '--no-grounding-check',
         '--json',
       ],
       { env: testEnv },

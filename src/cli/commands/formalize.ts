@@ -29,6 +29,7 @@ interface FormalizeFlags {
   readonly baseUrl?: string;
   readonly checkerModel?: string;
   readonly semanticCheck: boolean;
+  readonly groundingCheck: boolean;
   readonly llmDecoder?: boolean;
   readonly mode?: string;
   readonly samples?: string;
@@ -299,6 +300,7 @@ async function runFormalize(
         samples,
         ...(rounds !== undefined ? { rounds } : {}),
         semanticCheck: flags.semanticCheck,
+        ...(flags.groundingCheck ? {} : { groundingCheck: false }),
       },
     });
   }
@@ -328,6 +330,7 @@ async function runFormalize(
       schema,
       model,
       checker: flags.semanticCheck ? checker : false,
+      grounding: flags.groundingCheck,
       ...(flags.llmDecoder ? { decoder: checker } : {}),
       ...(flags.mode !== undefined ? { mode: flags.mode as 'auto' | 'direct' | 'two-stage' } : {}),
       samples,
@@ -483,6 +486,10 @@ export const registerFormalize: CommandRegistration = (program: Command, io, sta
     .option(
       '--no-semantic-check',
       'skip the decode-and-compare check (syntax and types are always checked)',
+    )
+    .option(
+      '--no-grounding-check',
+      "skip the check that the spec's values come from the instruction (ungrounded values fail the run)",
     )
     .option(
       '--llm-decoder',

@@ -352,6 +352,31 @@ export const diagnosticCatalog = {
     hint: 'Mark the facts the app reports (availability, balances, result screens) with "observed": true in the schema; only observations can set them.',
   },
 
+  // Grounding (checkGrounding, with the instruction): values the user did not give
+  'ungrounded-literal': {
+    severity: 'warning',
+    message:
+      "The {what} {value} is not given by the instruction (nor by the schema's names and enum members, or the policy).",
+    hint: '{hint}',
+  },
+  'unused-instruction-number': {
+    severity: 'warning',
+    message: 'The instruction states {value}, but the spec uses it nowhere.',
+    hint: 'An amount, count or limit the user gave belongs in a constraint, such as amount <= {value}.',
+  },
+  'unpinned-critical-action': {
+    severity: 'warning',
+    message:
+      "Rule {rule} allows the critical action '{name}' with any arguments and without asking the user.",
+    hint: 'Constrain its arguments with the values the instruction gives, or put @confirm on the rule.',
+  },
+  'confirmation-not-required': {
+    severity: 'warning',
+    message:
+      'The instruction asks for approval ("{phrase}"), but no rule has @confirm and no guard is a confirm guard.',
+    hint: 'Put @confirm on the rule of the action the user wants to approve.',
+  },
+
   // Schemas
   'schema-invalid-json': {
     severity: 'error',
