@@ -454,13 +454,18 @@ export function repeatedViolationReason(
 /** Problems of one proposal listed one by one; the rest are counted (a proposal may have thousands). */
 const maxListedProblems = 20;
 
+function startsWithName(problem: ProposalProblem): boolean {
+  return problem.predicate !== undefined && problem.message.startsWith(problem.predicate);
+}
+
 export function invalidProposalReasons(problems: readonly ProposalProblem[]): Reason[] {
   const reasons: Reason[] = problems.slice(0, maxListedProblems).map((problem) => ({
     code: 'invalid-proposal' as const,
     ...(problem.predicate !== undefined ? { predicate: problem.predicate } : {}),
     ...(problem.variable !== undefined ? { variable: problem.variable } : {}),
     ...(problem.actual !== undefined ? { actual: problem.actual } : {}),
-    message: `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`,
+    // A message that starts with a name keeps it as written (`change_seats.seats…`).
+    message: `${startsWithName(problem) ? problem.message.charAt(0) : problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`,
   }));
   if (problems.length > maxListedProblems) {
     reasons.push({

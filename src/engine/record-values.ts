@@ -1,4 +1,4 @@
-import { isDecimal, type VariableDeclaration } from '../language/index.js';
+import { isDecimal, normalizeText, type VariableDeclaration } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import { parseValue, type ValueOptions } from './values.js';
 
@@ -6,8 +6,11 @@ import { parseValue, type ValueOptions } from './values.js';
  * Arguments given for a record (`record{...}`, `list<record{...}>`, LANGUAGE.md §7) are
  * read by their declared fields: each field present must fit its type (a date field
  * takes "2025-03-14", not 42), a required field must be given, and a field the schema
- * does not declare is refused — a field the engine does not read is one the tool may act
- * on. Parts the schema leaves `json` take anything. A tool's result is not refused this
+ * does not declare is refused where the object is closed (`additionalProperties: false`)
+ * — a field the engine does not read is one the tool may act on. An open object (JSON
+ * Schema's default) takes undeclared fields, which no spec can name: they are ignored,
+ * except one whose name folds to a declared field's (`Row` next to `row`), which a tool
+ * may read as that field (T4). Parts the schema leaves `json` take anything. A tool's result is not refused this
  * way: its fields are read when a rule or guard looks at them, and one that does not fit
  * makes that constraint false in a rule and true in a guard (see access-test.ts).
  */
@@ -16,6 +19,15 @@ import { parseValue, type ValueOptions } from './values.js';
 const maxCheckedValues = 10_000;
 
 const fieldOptions: ValueOptions = { json: false, foreignOffsets: 'refuse' };
+
+/**
+ * A field name as a tool lax about names may read it: case, width, accents' composition,
+ * invisible characters, spaces and punctuation ignored (`Row`, `ROW`, `r_o-w` are `row`).
+ */
+function foldedKey(key: string): string {
+  // A longer key cannot fold to a declared name; its start is enough to tell.
+  return normalizeText(key.slice(0, 1024)).replace(/[^\p{L}\p{N}]/gu, '');
+}
 
 function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isDecimal(value);
@@ -62,10 +74,19 @@ function valueProblem(
   }
   if (!isObject(value)) return `${where} must be an object`;
   const fields = variable.record.fields;
+  const open = variable.record.open === true;
+  let folded: Map<string, string> | undefined;
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
-    if (!fields.some((field) => (field.sourcePath?.[0] ?? field.name) === key))
-      return `${where} has no field '${key.slice(0, 64)}' (it takes ${fields.map((field) => field.sourcePath?.[0] ?? field.name).join(', ')})`;
+    if (fields.some((field) => (field.sourcePath?.[0] ?? field.name) === key)) continue;
+    const takes = fields.map((field) => field.sourcePath?.[0] ?? field.name);
+    if (!open) return `${where} has no field '${key.slice(0, 64)}' (it takes ${takes.join(', ')})`;
+    check.budget -= 1;
+    if (check.budget < 0) return 'it has too many fields to check';
+    folded ??= new Map(takes.map((name) => [foldedKey(name), name]));
+    const declared = folded.get(foldedKey(key));
+    if (declared !== undefined)
+      return `${where} has a field '${key.slice(0, 64)}' that reads like its field '${declared}'; give it once, as '${declared}'`;
   }
   for (const field of fields) {
     const key = field.sourcePath?.[0] ?? field.name;

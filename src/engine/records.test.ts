@@ -45,6 +45,7 @@ const tools = {
       inputSchema: {
         type: 'object',
         properties: {
+          // Closed: an undeclared field is refused (open objects ignore them, T4).
           traveller: {
             type: 'object',
             properties: {
@@ -53,6 +54,7 @@ const tools = {
               extra: { type: 'object' },
             },
             required: ['name'],
+            additionalProperties: false,
           },
           legs: {
             type: 'array',

@@ -76,7 +76,7 @@ export const shapes: Readonly<Record<string, Shape>> = {
       argument: '?str',
     },
   },
-  recordShape: { fields: { fields: 'variable[]' } },
+  recordShape: { fields: { fields: 'variable[]', open: '?bool' } },
   variableType: {
     kinds: {
       ...Object.fromEntries(scalarKinds.map((kind) => [kind, noFields])),

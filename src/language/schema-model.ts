@@ -57,6 +57,13 @@ export interface VariableDeclaration {
 /** The fields of a record type, in the schema's order. */
 export interface RecordShape {
   readonly fields: readonly VariableDeclaration[];
+  /**
+   * The object takes fields it does not declare (a JSON Schema object without
+   * `additionalProperties: false`): an argument's undeclared fields are ignored, since no
+   * spec can name them — except one whose name folds to a declared field's. Absent: the
+   * object is closed and an undeclared field is `invalid-proposal`.
+   */
+  readonly open?: boolean;
 }
 
 export type PredicateKind = 'state' | 'action';

@@ -133,7 +133,8 @@ describe('schemaFromMcpTools', () => {
         name: 'wind',
         type: { kind: 'text' },
         jsonText: true,
-        record: { fields: [{ name: 'speed', type: { kind: 'number' } }] },
+        // Open: the schema does not say `additionalProperties: false` (T4).
+        record: { fields: [{ name: 'speed', type: { kind: 'number' } }], open: true },
       },
       { name: 'city', type: { kind: 'text' } },
     ]);

@@ -33,6 +33,8 @@ export type SchemaShape =
       readonly kind: 'object';
       readonly properties: readonly SchemaProperty[];
       readonly required: ReadonlySet<string>;
+      /** `additionalProperties: false` (or `unevaluatedProperties: false`): no other field. */
+      readonly closed: boolean;
     }
   /** Kept as text because the model has no exact counterpart; `from` says what it was. */
   | { readonly kind: 'approximate'; readonly from: string }
@@ -242,6 +244,7 @@ function objectShape(schema: JsonRecord, path: string, context: LoadContext): Sc
       path: childPath(propertiesPath, key),
     })),
     required: new Set(required as string[]),
+    closed: schema['additionalProperties'] === false || schema['unevaluatedProperties'] === false,
   };
 }
 
@@ -354,6 +357,8 @@ function allOfShape(
     kind: 'object',
     properties: objects.flatMap((shape) => shape.properties),
     required: new Set(objects.flatMap((shape) => [...shape.required])),
+    // One part that allows no other field closes the whole.
+    closed: objects.some((shape) => shape.closed),
   };
 }
 

@@ -166,6 +166,7 @@ describe('variablesFromJsonSchema: objects', () => {
           type: 'object',
           properties: { text: { type: 'string' } },
           required: ['text'],
+          additionalProperties: false,
         },
       },
       { required: ['address'] },
@@ -182,9 +183,12 @@ describe('variablesFromJsonSchema: objects', () => {
             { name: 'city', type: { kind: 'text' }, description: 'The city.', required: true },
             { name: 'zip', type: { kind: 'text' }, required: false },
           ],
+          // JSON Schema objects take undeclared fields unless they say otherwise (T4).
+          open: true,
         },
       },
-      // A field required in its object: an argument giving the object must give it.
+      // A field required in its object: an argument giving the object must give it; a
+      // closed object (`additionalProperties: false`) takes no other field.
       {
         name: 'note',
         type: { kind: 'text' },
@@ -284,6 +288,7 @@ describe('variablesFromJsonSchema: objects', () => {
           fields: [
             { name: 'e_mail', type: { kind: 'text' }, required: false, sourcePath: ['e-mail'] },
           ],
+          open: true,
         },
       },
     ]);

@@ -120,7 +120,7 @@ class Converter {
         if (head === undefined) return undefined;
         const fields = this.properties(shape.properties, shape.required, site.depth + 1);
         if (fields.length === 0) return head;
-        return { ...head, record: { fields: fields.map((field) => field.declaration) } };
+        return { ...head, record: recordShape(fields, shape.closed) };
       }
     }
   }
@@ -135,7 +135,7 @@ class Converter {
     const shape = classifySchema(item, this.document, this.context);
     if (shape.kind !== 'object' || shape.properties.length === 0) return undefined;
     const fields = this.properties(shape.properties, shape.required, site.depth + 1);
-    return fields.length === 0 ? undefined : { fields: fields.map((field) => field.declaration) };
+    return fields.length === 0 ? undefined : recordShape(fields, shape.closed);
   }
 
   approximate(site: Site, from: string, description: string): VariableDeclaration | undefined {
@@ -181,6 +181,14 @@ class Converter {
       ...(record ? { record } : {}),
     };
   }
+}
+
+/** A record of these fields; open (undeclared fields allowed) unless the schema closes it. */
+function recordShape(fields: readonly ConvertedVariable[], closed: boolean): RecordShape {
+  return {
+    fields: fields.map((field) => field.declaration),
+    ...(closed ? {} : { open: true }),
+  };
 }
 
 export interface ConvertSchemaOptions {

@@ -1337,12 +1337,19 @@ const recordShape = {
   ],
 } as const;
 
+/** The same fields in an open object (JSON Schema's default): undeclared fields are ignored (T4). */
+const openRecordShape = { ...recordShape, open: true } as const;
+
 /** A tool whose result has a record and a list of records, and an action given a record. */
 const recordSchema: Schema = schemaOf([
   state('S0', { v0: 'number' }),
   action(
     'R',
-    { arg: { type: 'text', jsonText: true, record: recordShape }, k: 'number' },
+    {
+      arg: { type: 'text', jsonText: true, record: recordShape },
+      k: 'number',
+      legs: { type: 'list<text>', jsonText: true, record: openRecordShape },
+    },
     { critical: true },
   ),
   action('T', { q0: 'number' }, { resultPredicate: 'TResult' }),
@@ -1395,6 +1402,7 @@ const recordBindingBodies = [
 ];
 const recordActions = [
   'R(arg.n = 1)',
+  'R(count(legs[n >= 1]) >= 1)',
   'R(arg.s = "a", k >= 1)',
   'R(arg.d >= 2025-03-14)',
   'R()',
@@ -1406,6 +1414,7 @@ const recordGuards = [
   'reject R(arg.s = "mallory")',
   'confirm R(arg.d < 2025-03-14)',
   'reject R(k > 2, arg.n >= 1)',
+  'reject R(any(legs.s) = "mallory")',
   'reject T(q0 = 9)',
 ];
 
@@ -1430,6 +1439,14 @@ const recordListValues = [
   [{ n: 'x' }],
   [{ n: 3 }, { s: 'a' }],
   { n: 1 },
+];
+/** Lists of records with fields the open shape does not declare, one that reads like `n`. */
+const openListValues = [
+  ...recordListValues,
+  [{ n: 1, s: 'mallory', seat: '14C' }],
+  [{ n: 2, extra: { any: true } }],
+  [{ n: 1, N: 2 }],
+  [{ s: 'a', extra: 1 }],
 ];
 
 const recordSpecArb: fc.Arbitrary<SpecModel> = fc
@@ -1468,13 +1485,18 @@ const recordTraceArb: fc.Arbitrary<TraceEvent[]> = fc.array(
         .record({
           arg: fc.option(fc.constantFrom<unknown>(...recordValues), { nil: undefined }),
           k: fc.option(fc.constantFrom(0, 1, 3), { nil: undefined }),
+          legs: fc.option(fc.constantFrom<unknown>(...openListValues), { nil: undefined }),
           objective: fc.option(fc.constantFrom('O0', 'O1'), { nil: undefined }),
         })
-        .map(({ arg, k, objective }) => ({
+        .map(({ arg, k, legs, objective }) => ({
           propose: {
             action: {
               name: 'R',
-              args: { ...(arg !== undefined ? { arg } : {}), ...(k !== undefined ? { k } : {}) },
+              args: {
+                ...(arg !== undefined ? { arg } : {}),
+                ...(k !== undefined ? { k } : {}),
+                ...(legs !== undefined ? { legs } : {}),
+              },
             },
             ...(objective ? { objective } : {}),
           },

@@ -329,8 +329,9 @@ function readValue(input: unknown, type: VariableType, clock: Clock, json: boole
 
 /**
  * Why a value does not fit a record (`record{...}`, `list<record{...}>`; docs/language.md
- * "Records"): not an object, an undeclared field, a required field missing, or a field
- * that does not read as its type (objects and arrays are never text).
+ * "Records"): not an object, an undeclared field (of an open object: only one whose name
+ * reads like a declared field's), a required field missing, or a field that does not read
+ * as its type (objects and arrays are never text).
  */
 function recordProblem(
   value: unknown,
@@ -340,8 +341,17 @@ function recordProblem(
   const fields = variable.record?.fields ?? [];
   const one = (item: unknown): string | undefined => {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return 'not an object';
-    for (const key of Object.keys(item))
-      if (!fields.some((field) => field.name === key)) return `no field ${key}`;
+    const fold = (name: string) =>
+      name
+        .normalize('NFKC')
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}]/gu, '');
+    for (const key of Object.keys(item)) {
+      if (fields.some((field) => field.name === key)) continue;
+      if (variable.record?.open !== true) return `no field ${key}`;
+      if (fields.some((field) => fold(field.name) === fold(key)))
+        return `${key} reads like a field`;
+    }
     for (const field of fields) {
       const given = Object.hasOwn(item, field.name)
         ? (item as Record<string, unknown>)[field.name]
