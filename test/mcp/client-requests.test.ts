@@ -103,7 +103,9 @@ describe('mcp-proxy forwards the upstream server’s requests to the client', ()
     expect(seen.some((line) => line.startsWith('sample: ') && line.includes('Say hi'))).toBe(true);
     expect(seen).toContain('roots');
     const asked = seen.find((line) => line.startsWith('elicit: '));
-    expect(asked).toMatch(/^elicit: From the MCP server '[^']+': /);
+    expect(asked).toMatch(
+      /^elicit: The MCP server \[[^\]]+\] asks \(this question is not from intentguard; the answer goes to that server\):\n│ /,
+    );
   }, 60_000);
 
   it('answers the server with an error when the client cannot take the request', async () => {

@@ -101,4 +101,21 @@ describe('mcp-proxy --confirm console', () => {
       );
     }, 60_000);
   }
+
+  it('C1: the question shows the path the rule constrains before a long content', async () => {
+    const proxy = await start();
+    client = await connectHttp(proxy.url);
+    const dir = box?.dir as string;
+    const pending = client.callTool({
+      name: 'write_file',
+      arguments: { content: 'x'.repeat(3000), path: join(dir, 'report.txt') },
+    });
+    await waitFor(() => proxy.output().includes('Approve? [y/N]'), 'the question');
+    expect(proxy.output()).toContain(
+      `intentguard: Allow write_file {"path":${JSON.stringify(join(dir, 'report.txt'))},"content":"xxx`,
+    );
+    expect(proxy.output()).toMatch(/x…\[[\d,]+ characters not shown\]…x/);
+    child?.stdin?.write('n\n');
+    expect((await pending).isError).toBe(true);
+  }, 60_000);
 });

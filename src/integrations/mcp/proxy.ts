@@ -114,6 +114,34 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * The upstream's name as the label of its forwarded questions: quotes, controls, invisible
+ * characters and line breaks removed, spaces collapsed, at most 40 characters (M2).
+ */
+export function upstreamQuestionLabel(name: unknown): string {
+  const clean = String(name ?? '')
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"'`[\]«»‘’‚‛“”„‟‹›]/gu, ' ')
+    .replace(/\s+/gu, ' ')
+    .trim();
+  const cut = [...clean];
+  return cut.length === 0 ? 'unnamed' : cut.length > 40 ? `${cut.slice(0, 39).join('')}…` : clean;
+}
+
+/**
+ * An upstream's question as the person sees it: a header naming the server and saying it
+ * is not intentguard's, then the server's text with every line quoted (`│ `), so that no
+ * line of it can pass for intentguard's own question (which starts `Allow …`, unquoted).
+ */
+export function upstreamQuestion(label: string, message: string): string {
+  const body = message
+    .replace(/\r\n?|[\u0085\u2028\u2029]/gu, '\n')
+    .replace(/[\p{Cf}]|[^\P{Cc}\n\t]/gu, '')
+    .split('\n')
+    .map((line) => `│ ${line}`)
+    .join('\n');
+  return `The MCP server [${label}] asks (this question is not from intentguard; the answer goes to that server):\n${body}`;
+}
+
 /** A refusal as the model reads it: a tool result with `isError`, never a protocol error. */
 function refusal(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
@@ -277,27 +305,33 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   };
   const guard = createGuard(spec, schema, { ...(options.guard ?? {}), onEvent });
   const toolNames = new Set(tools.map((tool) => tool.name));
-  // The tool definitions the spec was checked against: if the upstream changes them,
-  // every call is refused until the proxy restarts (the spec may no longer mean the same).
+  // The tool definitions the spec was checked against, pinned: clients are shown these
+  // and no others, and when the upstream's differ — announced or not — every call is
+  // refused until the proxy restarts (the spec may no longer mean the same, M1).
   const toolsText = JSON.stringify(tools);
+  const pinnedTools: ListToolsResult = { tools: tools as ListToolsResult['tools'] };
   let toolsChanged = false;
   let callCounter = 0;
 
-  upstream.fallbackNotificationHandler = async (notification) => {
-    if (notification.method === 'notifications/tools/list_changed') {
-      try {
-        const now = await listAllTools(upstream);
-        if (JSON.stringify(now) !== toolsText) {
-          toolsChanged = true;
-          log(
-            'intentguard: the upstream changed its tools; every call is refused until the proxy restarts',
-          );
-        }
-      } catch (error) {
+  /** Lists the upstream's tools again and compares them with the pinned ones. */
+  async function recheckTools(): Promise<void> {
+    if (toolsChanged) return;
+    try {
+      const now = await listAllTools(upstream);
+      if (JSON.stringify(now) !== toolsText) {
         toolsChanged = true;
-        log(`intentguard: the upstream's tools cannot be listed again: ${errorText(error)}`);
+        log(
+          'intentguard: the upstream changed its tools; every call is refused until the proxy restarts',
+        );
       }
+    } catch (error) {
+      toolsChanged = true;
+      log(`intentguard: the upstream's tools cannot be listed again: ${errorText(error)}`);
     }
+  }
+
+  upstream.fallbackNotificationHandler = async (notification) => {
+    if (notification.method === 'notifications/tools/list_changed') await recheckTools();
     for (const server of servers) {
       // biome-ignore lint/suspicious/noExplicitAny: forwarded as the upstream sent it
       server.notification(notification as any).catch(() => undefined);
@@ -337,7 +371,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       throw new McpError(-32601, `intentguard: the client does not support ${what}`);
     return target;
   }
-  const upstreamLabel = `the MCP server '${String(serverInfo.name).slice(0, 100)}'`;
+  const upstreamLabel = upstreamQuestionLabel(serverInfo.name);
   upstream.setRequestHandler(ElicitRequestSchema, (request, extra) => {
     const target = clientFor('requests for input (elicitation)', (server) =>
       Boolean(server.getClientCapabilities()?.elicitation),
@@ -346,7 +380,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       throw new McpError(-32601, 'intentguard: URL elicitation is not forwarded');
     // Marked as the server's, so that the person never takes it for intentguard's own question.
     return target.elicitInput(
-      { ...request.params, message: `From ${upstreamLabel}: ${request.params.message}` },
+      { ...request.params, message: upstreamQuestion(upstreamLabel, request.params.message) },
       { signal: extra.signal },
     );
   });
@@ -471,8 +505,14 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       capabilities,
       ...(instructions !== undefined ? { instructions } : {}),
     });
-    server.setRequestHandler(ListToolsRequestSchema, (request, extra) =>
-      forward(() => upstream.listTools(request.params, { signal: extra.signal })),
+    // The pinned tools, in one page; asking also checks the upstream's own list (M1).
+    server.setRequestHandler(ListToolsRequestSchema, (request) =>
+      forward(async () => {
+        if (request.params?.cursor !== undefined)
+          throw new McpError(-32602, 'intentguard: unknown cursor: the tools come in one page');
+        await recheckTools();
+        return pinnedTools;
+      }),
     );
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
       callTool(server, request.params, extra as never),
