@@ -209,13 +209,32 @@ export function unmetReason(
         rule: rule.id,
         predicate: declaration.name,
         variable: constraint.source.variable.name,
-        expected: describeExpectation(constraint.source, clock),
+        expected: expectedText(unmet, clock, maxEcho),
         actual,
         ...(candidates.length > 0 ? { candidates } : {}),
         message: `${subject} ${describeConstraint(constraint.source, clock)}${bound}${description ? ` (${constraint.source.variable.name}: ${description.replace(/\.$/, '')})` : ''}; ${found}.${extra}`,
       };
     }
   }
+}
+
+/**
+ * What an unmet constraint expects: `= $d`, `> 0`; for a bare filtered list, some element
+ * of it, with the values of the bindings it compared with (`some element of
+ * legs[code = $c] with $c = "ZX410"`, T2).
+ */
+function expectedText(
+  unmet: Extract<UnmetCondition, { kind: 'constraint' }>,
+  clock: SessionClock,
+  maxEcho: number,
+): string {
+  const access = unmet.constraint.source.access;
+  if (access?.exists !== true) return describeExpectation(unmet.constraint.source, clock);
+  const binder = unmet.bound?.binder;
+  const values = (unmet.bound?.bound ?? []).map((value) => cutText(boundText(value), maxEcho));
+  return binder === undefined || values.length === 0
+    ? `some element of ${access.text}`
+    : `some element of ${access.text} with $${binder.name} = ${values.join(' or ')}`;
 }
 
 export function unmetFeedback(rule: CompiledRule, reasons: readonly Reason[]): string {

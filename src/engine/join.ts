@@ -475,6 +475,11 @@ const unbound = Symbol('unbound');
 /** A guard's binder on an argument that is not given: its uses hold (err toward firing). */
 const absentValue = Symbol('absent');
 
+/** Whether a binding has a value in the assignment. */
+function bound(value: unknown): boolean {
+  return value !== unbound && value !== absentValue;
+}
+
 /**
  * Whether some assignment satisfies every pattern of the plan. `guard`: the guards'
  * reading (a value that does not fit, or too much work, holds). `failure` collects the
@@ -499,9 +504,11 @@ export function joinHolds(
     constraint: CompiledConstraint,
     actual: Value | undefined,
     bound: unknown,
+    // A filter's use of a binding (`legs[code = $c]`): the binding it compared with.
+    use: CompiledBinding = constraint.binding as CompiledBinding,
   ) => {
     if (failure === undefined || at < depth) return;
-    const binding = constraint.binding as CompiledBinding;
+    const binding = use;
     const previous = failure.current;
     if (at > depth || previous === undefined || previous.constraint !== constraint) {
       depth = at;
@@ -715,7 +722,23 @@ export function joinHolds(
     const program = binding.filter;
     if (program !== undefined) {
       if (raw === undefined) return guard && !unobserved && next();
-      return walkProgram(binding, program, 0, bindingData(raw), guard, failed, next);
+      if (failure === undefined)
+        return walkProgram(binding, program, 0, bindingData(raw), guard, failed, next);
+      // For feedback: a filter that compares with a bound value and keeps no element under
+      // it is the failed use (LANGUAGE.md §6 step 4), not a binder that holds (T2).
+      let reached = false;
+      const holds = walkProgram(binding, program, 0, bindingData(raw), guard, failed, () => {
+        reached = true;
+        return next();
+      });
+      if (!holds && !reached) {
+        const use = program.stages
+          .flatMap((stage) => (stage.kind === 'filter' ? stage.bindings : []))
+          .find((candidate) => candidate.slot >= 0 && bound(env[candidate.slot]));
+        if (use !== undefined)
+          record(index * 1_000 + position, pattern, constraint, raw, env[use.slot], use);
+      }
+      return holds;
     }
     const values = raw === undefined ? undefined : binding.values(raw, context.clock);
     return settle(binding, values, guard && !unobserved, failed, next);
