@@ -66,7 +66,12 @@ function fieldHash(value: unknown): string {
 /** What the audit log says of one session: its first record and its latest journal anchor. */
 export interface AuditedSession {
   /** The creation record: the SHA-256 of each compared field's JSON (bodies can be large). */
-  created?: { readonly seq: number; readonly fields: ReadonlyMap<string, string> };
+  created?: {
+    readonly seq: number;
+    readonly fields: ReadonlyMap<string, string>;
+    /** Whether it records everything compared (older versions left options and token out). */
+    readonly complete: boolean;
+  };
   journal?: { readonly seq: number; readonly anchor: JournalAnchor };
 }
 
@@ -100,6 +105,7 @@ export function collectAudited(audited: Map<string, AuditedSession>, entry: Audi
     known.created = {
       seq: entry.seq,
       fields: new Map(comparedFields.map((name) => [name, fieldHash(body[name])])),
+      complete: comparedFields.every((name) => Object.hasOwn(body, name)),
     };
   const anchor = anchorOf(body['journal']);
   if (anchor !== undefined) known.journal = { seq: entry.seq, anchor };
@@ -117,6 +123,8 @@ export function sessionProblem(
 ): string | undefined {
   if (audited?.created === undefined)
     return 'the audit log has no record of its creation (a session from before journals were chained, or a row added outside the service)';
+  if (!audited.created.complete)
+    return `the audit log's record of its creation (entry ${audited.created.seq}) was written by a version that did not tie journals to the log: its row and journal cannot be vouched for`;
   const recorded = audited.created.fields;
   for (const [name, value] of Object.entries(sessionRecordFields(session))) {
     if (recorded.get(name) !== fieldHash(value))

@@ -3,6 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceApp } from '../../src/integrations/http/app.js';
+import { ServiceStore } from '../../src/integrations/http/store.js';
+import {
+  type AuditEntry,
+  entryHash,
+  genesisHash,
+  verifyAuditFile,
+} from '../../src/store/audit-chain.js';
 import { run } from '../cli/run.js';
 import { killAll, startServer } from './server-process.js';
 
@@ -176,14 +184,36 @@ describe('G2: the journal and session rows are vouched for by the audit chain', 
         /was changed after it was written/,
       ],
     ];
+    cases.push([
+      // A file an older version wrote: its creation records lack options and token. The
+      // chain is recomputed, so only the missing record can tell.
+      'older-version',
+      (file) => {
+        file
+          .prepare(
+            "UPDATE audit SET body = json_remove(body, '$.options', '$.token') WHERE kind = 'session'",
+          )
+          .run();
+        let prev = genesisHash;
+        const rows = file.prepare('SELECT * FROM audit ORDER BY seq').all() as AuditEntry[];
+        const update = file.prepare('UPDATE audit SET prev = ?, hash = ? WHERE seq = ?');
+        for (const row of rows) {
+          const hash = entryHash({ ...row, prev });
+          update.run(prev, hash, row.seq);
+          prev = hash;
+        }
+        file.prepare('UPDATE audit_head SET hash = ?').run(prev);
+      },
+      /written by a version that did not tie journals to the log/,
+    ]);
     for (const [name, change, message] of cases) {
       const path = tampered(db, name, change);
       const verified = await run(['audit', 'verify', path]);
       expect(verified.code, name).toBe(1);
       expect(verified.stdout, name).toMatch(message);
     }
-    // Each fails closed on restart (one process, each file in turn would be slow: two suffice).
-    for (const name of ['shadow-mode', 're-anchored']) {
+    // Each fails closed on restart (a process per file would be slow: three suffice).
+    for (const name of ['shadow-mode', 're-anchored', 'older-version']) {
       const server = await startServer(['--db', join(dir, `${name}.db`)], {
         INTENTGUARD_TOKEN: token,
       });
@@ -191,5 +221,50 @@ describe('G2: the journal and session rows are vouched for by the audit chain', 
       expect((await post(server.url, `/${sid}/check`, carol)).status, name).toBe(503);
       await server.stop();
     }
+  });
+
+  it('checks a session restored on demand (a finished one) against the log as well', async () => {
+    const path = join(dir, 'finished.db');
+    const request = async (store: ServiceStore, method: string, route: string, body?: unknown) => {
+      const { app } = createServiceApp({ store, tokens: [token], log: () => undefined });
+      const response = await app.request(`/v1/sessions${route}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: response.status, body: (await response.json()) as Answer };
+    };
+    let store = new ServiceStore(path);
+    const noAsk = { spec: 'Pay(payee = "Carol", amount = 750) -> Paid\nPaid -> Done\n', tools };
+    const sid = (await request(store, 'POST', '', noAsk)).body.id as string;
+    const { app } = createServiceApp({ store, tokens: [token], log: () => undefined });
+    const post = (route: string, body: unknown) =>
+      app.request(`/v1/sessions/${sid}${route}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await post('/check', carol);
+    await post('/result', { id: 'p-7', output: {} });
+    expect((await (await post('/finish', {})).json()) as Answer).toMatchObject({ action: 'run' });
+    store.close();
+
+    // A later start restores open sessions only; this one comes back when asked for.
+    store = new ServiceStore(path);
+    expect((await request(store, 'GET', `/${sid}`)).status).toBe(200);
+    store.close();
+    const db = new Database(path);
+    // An edit that replays exactly as before (restoreGuard alone would accept it).
+    db.prepare("UPDATE journal SET event = ' ' || event WHERE session = ? AND seq = 0").run(sid);
+    db.close();
+    store = new ServiceStore(path);
+    expect(verifyAuditFile(path)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(sid),
+    });
+    const tamperedAnswer = await request(store, 'GET', `/${sid}`);
+    expect(tamperedAnswer.status).toBe(503);
+    expect(tamperedAnswer.body.code).toBe('session-unavailable');
+    store.close();
   });
 });
