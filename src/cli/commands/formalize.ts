@@ -11,6 +11,7 @@ import { formalizeLimits } from '../../formalize/limits.js';
 import {
   checkSpec,
   type Diagnostic,
+  groundingCodes,
   renderDiagnostics,
   type Schema,
 } from '../../language/index.js';
@@ -104,6 +105,10 @@ function progressLine(event: FormalizeProgress, samples: number): string | undef
     }
     case 'valid':
       return `${who}round ${attempt.round + 1}: the draft checks${retries}`;
+    case 'ungrounded': {
+      const found = attempt.diagnostics.filter((diagnostic) => groundingCodes.has(diagnostic.code));
+      return `${who}round ${attempt.round + 1}: the draft checks, but ${found.length} of its values or omissions are not the instruction's${retries}`;
+    }
     case 'agree':
       return `${who}the checker agrees${retries}`;
     case 'disagree':
@@ -150,6 +155,13 @@ function reportFailure(io: CliIo, result: Extract<FormalizeResult, { ok: false }
       `intentguard: no spec: the checker found that the spec does not say what the instruction says: ${message}\n` +
         'If the instruction is ambiguous, make it more precise and run again.\n',
     );
+  } else if (code === 'ungrounded-spec') {
+    // The model kept writing values the user did not give: an injected instruction or
+    // tool text is the likely cause, never a reason to relax the check.
+    io.stderr(
+      `intentguard: no spec: its values do not all come from the instruction: ${message}\n` +
+        'If the instruction or the tools carry text from someone else (a pasted note, an email), remove it and run again.\n',
+    );
   } else if (code === 'checker-unusable') {
     io.stderr(
       `intentguard: no spec: the semantic check could not be completed: ${message}\n` +
@@ -180,13 +192,18 @@ function reportFailure(io: CliIo, result: Extract<FormalizeResult, { ok: false }
       );
       continue;
     }
-    if (last?.outcome !== 'invalid') continue;
+    if (last?.outcome !== 'invalid' && last?.outcome !== 'ungrounded') continue;
     const prefix =
       failed.size > 1 || result.report.samples.length > 1 ? ` of sample ${sample + 1}` : '';
-    io.stderr(`\nThe last draft${prefix} (round ${last.round + 1}) had these errors:\n`);
+    const ungrounded = last.outcome === 'ungrounded';
+    io.stderr(
+      `\nThe last draft${prefix} (round ${last.round + 1}) had these ${ungrounded ? 'ungrounded values' : 'errors'}:\n`,
+    );
     io.stderr(
       `${renderDiagnostics(
-        last.diagnostics.filter((diagnostic) => diagnostic.severity === 'error'),
+        last.diagnostics.filter((diagnostic) =>
+          ungrounded ? groundingCodes.has(diagnostic.code) : diagnostic.severity === 'error',
+        ),
         last.reply,
         { fileName: 'reply', color: io.stderrIsTerminal },
       )}\n`,
