@@ -88,6 +88,33 @@ describe('the approvals page in Chromium', () => {
     await page.close();
   }, 90_000);
 
+  it('C1: shows the full arguments, those the confirming rule constrains first, and the question', async () => {
+    const server = await startServer(['--db', join(dir, 'order.db'), '--token', token]);
+    const session = (
+      await api(server.url, 'POST', '/v1/sessions', { spec: bankSpec, tools: bankTools })
+    ).id as string;
+    const check = (id: string, name: string, args: unknown) =>
+      api(server.url, 'POST', `/v1/sessions/${session}/check`, { id, name, args });
+    await check('balance', 'BankCheckBalance', {});
+    await api(server.url, 'POST', `/v1/sessions/${session}/result`, {
+      id: 'balance',
+      output: { balance: 1500 },
+    });
+    // The agent puts the amount first; the rule constrains `to`, then `amount`.
+    expect((await check('pay', 'BankTransfer', { amount: 500, to: 'Alice' })).action).toBe('ask');
+    const page = await (browser as Browser).newPage();
+    await page.goto(`${server.url}/#token=${token}`, { timeout: 15_000 });
+    const approval = page.locator('.approval[data-id="pay"]');
+    await approval.waitFor({ timeout: 10_000 });
+    expect(await approval.locator('.action').textContent()).toBe(
+      'BankTransfer {"to":"Alice","amount":500}',
+    );
+    expect(await approval.locator('p').textContent()).toBe(
+      'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)',
+    );
+    await page.close();
+  }, 90_000);
+
   it('a click on deny refuses the call; a wrong token shows the error', async () => {
     const server = await startServer(['--db', join(dir, 'deny.db'), '--token', token]);
     const session = (

@@ -45,7 +45,16 @@ export function approvalsPage(nonce: string): string {
     if (!r.ok) throw new Error(json.message || r.status);
     return json;
   }
-  function callText(d) { return d.call ? d.call.name + ' ' + JSON.stringify(d.call.args ?? {}) : d.id; }
+  // The full arguments, those the confirming guard or rule constrains first (C1).
+  function callText(d) {
+    if (!d.call) return d.id;
+    const args = d.call.args ?? {};
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) return d.call.name + ' ' + JSON.stringify(args);
+    const first = [];
+    for (const r of (d.decision && d.decision.verdict.reasons) || []) for (const n of r.arguments || []) if (Object.hasOwn(args, n) && !first.includes(n)) first.push(n);
+    const keys = first.concat(Object.keys(args).filter((k) => !first.includes(k)));
+    return d.call.name + ' {' + keys.map((k) => JSON.stringify(k) + ':' + JSON.stringify(args[k])).join(',') + '}';
+  }
   async function answer(session, id, approved) {
     try { await api('POST', '/v1/sessions/' + encodeURIComponent(session) + '/approve', { id, approved }); await refresh(); }
     catch (e) { $('error').textContent = String(e.message || e); }
