@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cutMiddle, maxPromptLength } from '../../src/guard/person-prompt.js';
-import { createGuard, loadToolSchema, renderForPerson, unwrap } from '../../src/index.js';
+import {
+  createGuard,
+  loadToolSchema,
+  renderForPerson,
+  restoreGuard,
+  unwrap,
+} from '../../src/index.js';
 
 /**
  * C1: the question a person approves shows every argument a guard or rule constrains and
@@ -133,18 +139,18 @@ describe('C1: the approval question', () => {
         properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
       },
     ]);
-    const guard = createGuard(
-      `confirm bulk(${names.map((name) => `${name} != "ok"`).join(', ')}) because "check each"\n@repeat\nbulk() -> Sent\nSent -> Done\n`,
-      schema,
-      { now: new Date() },
-    );
+    const spec = `confirm bulk(${names.map((name) => `${name} != "ok"`).join(', ')}) because "check each"\n@repeat\nbulk() -> Sent\nSent -> Done\n`;
+    const guard = createGuard(spec, schema, { now: new Date() });
     const args = Object.fromEntries(names.map((name) => [name, 'v'.repeat(500)]));
     const d = guard.check({ id: 'b1', name: 'bulk', args });
     expect(d.verdict.decision).toBe('confirm');
     expect(d.action).toBe('refuse');
     expect(d.message).toContain('nobody was asked');
-    // No approval can make it run.
+    // No approval can make it run, nor a restore from the journal.
     expect(guard.approve('b1', true).action).toBe('refuse');
+    const restored = restoreGuard(spec, schema, guard.journal());
+    expect(restored.decision('b1')?.action).toBe('refuse');
+    expect(restored.approve('b1', true).action).toBe('refuse');
     // The same call with short values fits, and is asked as usual.
     const short = Object.fromEntries(names.map((name) => [name, 'v']));
     const few = guard.check({ id: 'b2', name: 'bulk', args: short });
