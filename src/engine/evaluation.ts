@@ -252,8 +252,15 @@ function negationUnmet(
     return true;
   });
   if (unread !== undefined) return { kind: 'negation', pattern, unread };
-  if (joined || patternHolds(pattern, view, clock)) return plain;
-  return { kind: 'negation', pattern, unreported: true };
+  if (joined) return plain;
+  // An instance that reports every field the pattern reads, and matches: there is one.
+  const reported = view.someInstance(
+    pattern.predicate,
+    (instance) =>
+      pattern.constraints.every((constraint) => instance[constraint.variable] !== undefined) &&
+      instanceSatisfies(instance, pattern.constraints, clock),
+  );
+  return reported ? plain : { kind: 'negation', pattern, unreported: true };
 }
 
 /** Every condition of the rule that does not hold, in body order. */
