@@ -46,7 +46,7 @@ describe('mcp-proxy --instruction', () => {
     proxy = await connectStdio(
       [
         '--instruction',
-        'Write my notes to notes.txt',
+        `Write my notes to ${box.dir}/notes.txt`,
         '--model',
         'openai:gpt-4o',
         '--base-url',
