@@ -106,8 +106,34 @@ const structuralNumbers: ReadonlySet<string> = new Set(['0', '1']);
 
 interface Vocabulary {
   readonly given: readonly GivenValues[];
-  /** Word sequences of the schema's names and enum members. */
-  readonly schemaWords: readonly (readonly string[])[];
+  /** The words of the given texts and of the schema's names and enum members. */
+  readonly words: WordIndex;
+}
+
+/**
+ * Word sequences run together (`BTC/USD` → `btcusd`) with where each word starts and
+ * ends, so that a literal's words are found with `indexOf` in time linear in the texts.
+ * Sequences are kept apart by a character no word holds: no match spans two of them.
+ */
+interface WordIndex {
+  readonly compact: string;
+  readonly starts: ReadonlySet<number>;
+  readonly ends: ReadonlySet<number>;
+}
+
+function indexWords(sequences: readonly (readonly string[])[]): WordIndex {
+  let compact = '';
+  const starts = new Set<number>();
+  const ends = new Set<number>();
+  for (const sequence of sequences) {
+    for (const word of sequence) {
+      starts.add(compact.length);
+      compact += word;
+      ends.add(compact.length);
+    }
+    compact += '\u0000';
+  }
+  return { compact, starts, ends };
 }
 
 /** `GmailSendEmail` → `Gmail Send Email`; `send_email` → `send email`. */
@@ -131,31 +157,28 @@ function schemaWords(schema: Schema): string[][] {
   return sequences;
 }
 
-/** Equal, or one is the other with a plural ending ("test" and "tests"). */
-function sameWord(left: string, right: string): boolean {
-  return (
-    left === right ||
-    `${left}s` === right ||
-    `${left}es` === right ||
-    `${right}s` === left ||
-    `${right}es` === left
-  );
+/** A word run together and its plural or singular spellings ("test", "tests"). */
+function spellings(compact: string): string[] {
+  const forms = [compact, `${compact}s`, `${compact}es`];
+  if (compact.endsWith('es') && compact.length > 3) forms.push(compact.slice(0, -2));
+  if (compact.endsWith('s') && compact.length > 2) forms.push(compact.slice(0, -1));
+  return forms;
 }
 
 /**
- * Whether the words of `value` occur in `words` as a run of consecutive words, compared
- * with the spacing and punctuation between them removed: "BTCUSD" is in "BTC/USD",
- * "jsmith@gmail.com" in "jsmith@gmail.com", "456 oak" in "456 Oak Street"; "Al" is not
- * in "Alice", nor "5000" in "500".
+ * Whether the words of `value` occur as a run of consecutive words of a source,
+ * compared with the spacing and punctuation between them removed: "BTCUSD" is in
+ * "BTC/USD", "jsmith@gmail.com" in "jsmith@gmail.com", "456 oak" in "456 Oak Street",
+ * "tests" in "test"; "Al" is not in "Alice", nor "5000" in "500".
  */
-function occursIn(value: readonly string[], words: readonly string[]): boolean {
-  const compact = value.join('');
-  for (let start = 0; start < words.length; start++) {
-    let run = '';
-    for (let end = start; end < words.length; end++) {
-      run += words[end];
-      if (sameWord(run, compact)) return true;
-      if (run.length > compact.length + 2) break;
+function occursIn(value: readonly string[], index: WordIndex): boolean {
+  for (const form of spellings(value.join(''))) {
+    for (
+      let found = index.compact.indexOf(form);
+      found !== -1;
+      found = index.compact.indexOf(form, found + 1)
+    ) {
+      if (index.starts.has(found) && index.ends.has(found + form.length)) return true;
     }
   }
   return false;
@@ -170,10 +193,7 @@ function textGrounded(text: string, vocabulary: Vocabulary): boolean {
   const words = wordsOf(text);
   // Punctuation alone ("...", "") names nothing.
   if (words.length === 0) return true;
-  return (
-    vocabulary.given.some((given) => occursIn(words, given.words)) ||
-    vocabulary.schemaWords.some((sequence) => occursIn(words, sequence))
-  );
+  return occursIn(words, vocabulary.words);
 }
 
 function numberGrounded(text: string | undefined, vocabulary: Vocabulary): boolean {
@@ -383,12 +403,13 @@ export function checkGrounding(spec: Spec, sources: GroundingSources): Diagnosti
   const misuse = firstProblem(specProblem(spec), groundingSourcesProblem(sources));
   if (misuse) return [argumentDiagnostic('checkGrounding', misuse)];
   const instruction = readGivenValues(sources.instruction, sources.today);
+  const given = [
+    instruction,
+    ...(sources.texts ?? []).map((text) => readGivenValues(text, sources.today)),
+  ];
   const vocabulary: Vocabulary = {
-    given: [
-      instruction,
-      ...(sources.texts ?? []).map((text) => readGivenValues(text, sources.today)),
-    ],
-    schemaWords: schemaWords(spec.schema),
+    given,
+    words: indexWords([...given.map((values) => values.words), ...schemaWords(spec.schema)]),
   };
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();
