@@ -1,4 +1,5 @@
 import { isDecimal, normalizeText } from '../language/index.js';
+import { jsonNesting } from '../language/json-nesting.js';
 import { confusableSkeletons } from '../language/unicode/skeleton.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
@@ -267,23 +268,6 @@ interface Budget {
 
 const tooMuch = 'the answer holds more call-like text than can be checked';
 
-/** The deepest nesting of `{` and `[` in a JSON-ish text (outside `"` strings). */
-function nesting(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let quoted = false;
-  for (let index = 0; index < text.length; index++) {
-    const character = text[index];
-    if (quoted) {
-      if (character === '\\') index++;
-      else if (character === '"') quoted = false;
-    } else if (character === '"') quoted = true;
-    else if (character === '{' || character === '[') deepest = Math.max(deepest, ++depth);
-    else if (character === '}' || character === ']') depth--;
-  }
-  return deepest;
-}
-
 /**
  * JSON, or failing that a Python spelling of it (single quotes, True/False/None). Nesting
  * is bounded before parsing: every later walk over the value stays shallow.
@@ -298,7 +282,7 @@ function parseObjectText(text: string, budget: Budget): unknown {
   }
   budget.attempts++;
   budget.characters += text.length;
-  if (nesting(text) > maxNesting) {
+  if (jsonNesting(text) > maxNesting) {
     budget.exceeded ??= `the answer nests values deeper than ${maxNesting} levels`;
     return undefined;
   }
