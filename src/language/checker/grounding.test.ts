@@ -126,6 +126,17 @@ describe('text is compared as normalized words', () => {
     ).toEqual([]);
     expect(findings('payee = "Bob", amount = 5', 'Pay $5.')).toEqual(['ungrounded-literal "Bob"']);
   });
+
+  it('takes no text from the schema: its names and enum members are the upstream’s', () => {
+    // An enum literal is one of its own variable's members (the type check sees to it);
+    // a member of another enum, or a tool's name, grounds no free text.
+    expect(findings('payee = "Same Day", amount = 5', 'Pay $5.')).toEqual([
+      'ungrounded-literal "Same Day"',
+    ]);
+    expect(findings('payee = "Lookup", amount = 5', 'Pay $5.')).toEqual([
+      'ungrounded-literal "Lookup"',
+    ]);
+  });
 });
 
 describe('dates and times with the session clock', () => {

@@ -7,7 +7,6 @@ import {
 } from '../arguments.js';
 import { createDiagnostic, type Diagnostic, sortDiagnostics } from '../diagnostics/diagnostic.js';
 import { operatorPolarity } from '../operators.js';
-import type { Schema, VariableDeclaration } from '../schema-model.js';
 import type { SourceRange } from '../source-range.js';
 import { formatDate, formatTime, parseDate, parseTime } from '../temporal.js';
 import { canonicalNumber, type GivenValues, readGivenValues, wordsOf } from './grounding-values.js';
@@ -22,8 +21,8 @@ import {
 
 /**
  * Where the values of a formalized spec may come from (the grounding check). Only
- * trusted texts count: tool and field descriptions are not sources, since whoever
- * serves the tools writes them.
+ * trusted texts count: tool names, enum members and descriptions are not sources,
+ * since whoever serves the tools writes them.
  */
 export interface GroundingSources {
   /** The user's instruction the spec was formalized from. */
@@ -106,7 +105,11 @@ const structuralNumbers: ReadonlySet<string> = new Set(['0', '1']);
 
 interface Vocabulary {
   readonly given: readonly GivenValues[];
-  /** The words of the given texts and of the schema's names and enum members. */
+  /**
+   * The words of the given texts. Not the schema's names and enum members: whoever serves
+   * the tools writes them (a tool named `PayMallory` must not ground `to = "Mallory"`);
+   * an enum literal is a member of its own variable's enum by the type check already.
+   */
   readonly words: WordIndex;
 }
 
@@ -134,27 +137,6 @@ function indexWords(sequences: readonly (readonly string[])[]): WordIndex {
     compact += '\u0000';
   }
   return { compact, starts, ends };
-}
-
-/** `GmailSendEmail` → `Gmail Send Email`; `send_email` → `send email`. */
-function nameWords(name: string): string[] {
-  return wordsOf(name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/_/g, ' '));
-}
-
-function enumMembers(variable: VariableDeclaration, into: string[][]): void {
-  if (variable.type.kind === 'enum')
-    for (const value of variable.type.values) into.push(wordsOf(value));
-  for (const field of variable.record?.fields ?? []) enumMembers(field, into);
-}
-
-function schemaWords(schema: Schema): string[][] {
-  const sequences: string[][] = [];
-  for (const predicate of schema.predicates.values()) {
-    sequences.push(nameWords(predicate.name), wordsOf(predicate.name));
-    if (predicate.sourceName !== undefined) sequences.push(wordsOf(predicate.sourceName));
-    for (const variable of predicate.variables) enumMembers(variable, sequences);
-  }
-  return sequences;
 }
 
 /** A word run together and its plural or singular spellings ("test", "tests"). */
@@ -387,8 +369,8 @@ function walkPattern(pattern: CheckedPattern, inGuard: boolean, walk: Walk): voi
 }
 
 /**
- * The grounding check: every literal of the spec must come from the instruction, the
- * schema (its names and enum members) or the further trusted texts (a policy). A
+ * The grounding check: every literal of the spec must come from the instruction or the
+ * further trusted texts (a policy); enum literals are the schema's own members. A
  * swapped payee (`to = "Mallory"` for "pay Alice") or a widened cap
  * (`amount <= 500000` for "$500") is an `ungrounded-literal` warning; numbers compare
  * as numbers, text as normalized words. Three cheap checks go with it: a number the
@@ -409,7 +391,7 @@ export function checkGrounding(spec: Spec, sources: GroundingSources): Diagnosti
   ];
   const vocabulary: Vocabulary = {
     given,
-    words: indexWords([...given.map((values) => values.words), ...schemaWords(spec.schema)]),
+    words: indexWords(given.map((values) => values.words)),
   };
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();

@@ -355,8 +355,7 @@ export const diagnosticCatalog = {
   // Grounding (checkGrounding, with the instruction): values the user did not give
   'ungrounded-literal': {
     severity: 'warning',
-    message:
-      "The {what} {value} is not given by the instruction (nor by the schema's names and enum members, or the policy).",
+    message: 'The {what} {value} is not given by the instruction (nor by the policy).',
     hint: '{hint}',
   },
   'unused-instruction-number': {
