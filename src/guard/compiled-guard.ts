@@ -3,6 +3,7 @@ import { loadLexicalSimilarity } from '../engine/similarity.js';
 import type { CheckedConstraint, CheckedPattern, Spec } from '../language/checker/spec.js';
 import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
+import type { Schema } from '../language/schema-model.js';
 import { loadConfusables } from '../language/unicode/skeleton.js';
 import { checkGuardOptions, IntentGuard } from './guard-core.js';
 import type { Guard, GuardOptions } from './types.js';
@@ -97,13 +98,23 @@ export function compiledSpecHasRegex(document: unknown): boolean {
  * @example
  * const compiled = await (await fetch('/task.compiled.json')).json();
  * const guard = await loadCompiledGuard(compiled, { finishWaitsForResults: false });
+ * // With the host's own schema, the document's must be that one (criticality included):
+ * const pinned = await loadCompiledGuard(compiled, {}, schema);
  */
-export async function loadCompiledGuard(document: unknown, options?: GuardOptions): Promise<Guard> {
+export async function loadCompiledGuard(
+  document: unknown,
+  options?: GuardOptions,
+  schema?: Schema,
+): Promise<Guard> {
   const checked = checkGuardOptions(options);
   let regex: RegexCompiler | undefined;
   // Loaded on demand: a page whose spec has no regex never downloads the engine.
   if (compiledSpecHasRegex(document)) regex = (await import('../language/regex.js')).compileRegex;
-  const spec = readCompiledSpec(document, regex ? { regex } : {});
+  // `schema`: the host's own; the document's must be that one (criticality included).
+  const spec = readCompiledSpec(document, {
+    ...(regex ? { regex } : {}),
+    ...(schema ? { schema } : {}),
+  });
   if (guardsCompareText(spec)) await loadConfusables();
   if (usesPaths(spec) || declaresRecords(spec)) await loadPathEvaluators();
   if (usesSimilarity(spec) && checked.similarity === undefined) await loadLexicalSimilarity();

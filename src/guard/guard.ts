@@ -129,9 +129,13 @@ function buildGuard(
   schema: Schema | undefined,
   options: GuardOptions,
 ): IntentGuard {
-  // A compiled spec carries its schema (`schema` is not used): read and checked as data.
+  // A compiled spec carries its schema: read and checked as data. A schema given with it
+  // is the host's own, and the document's must be that one (K1).
   if (isCompiledSpec(spec))
-    return new IntentGuard(readCompiledSpec(spec, { regex: compileRegex }), options);
+    return new IntentGuard(
+      readCompiledSpec(spec, { regex: compileRegex, ...(schema ? { schema } : {}) }),
+      options,
+    );
   if (typeof spec === 'string') {
     if (schema === undefined)
       throw argumentError('createGuard', {

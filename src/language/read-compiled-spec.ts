@@ -1,3 +1,4 @@
+import { checkCompiledSpec } from './check-compiled-spec.js';
 import type { CheckedRule, Spec } from './checker/spec.js';
 import {
   answerPredicate,
@@ -16,7 +17,8 @@ import { LineIndex } from './source-range.js';
 /**
  * Reads a compiled spec (compiled-spec-format.ts) into the `Spec` the checker produced,
  * without the lexer, parser, checker or diagnostics. The document is untrusted: anything
- * that is not exactly what a writer produces is a `CompiledSpecError` naming where.
+ * that is not exactly what a writer produces is a `CompiledSpecError` naming where — its
+ * shapes and references here, its types by the checker's rules (check-compiled-spec.ts).
  */
 
 export interface ReadCompiledSpecOptions {
@@ -25,6 +27,13 @@ export interface ReadCompiledSpecOptions {
    * Without it, such a spec is refused: a regex constraint is never taken as true.
    */
   readonly regex?: RegexCompiler;
+  /**
+   * The schema the host vouches for (its own tools or states file). The document's schema
+   * must then be this one, predicate for predicate — criticality and what is observed
+   * included: a document cannot make a destructive tool harmless, nor let an agent set a
+   * fact only the app reports. Without it, the document's schema is taken as given.
+   */
+  readonly schema?: Schema;
 }
 
 interface Context {
@@ -270,6 +279,41 @@ function readSchema(value: Json, context: Context): Schema {
   return { id: schema.id, predicates: context.predicates };
 }
 
+/** Plain data of a declaration, for comparing: JSON text with undefined fields left out. */
+function declarationText(predicate: PredicateDeclaration): string {
+  const sorted = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(sorted);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+    );
+  };
+  return JSON.stringify(sorted(predicate));
+}
+
+/** Requires the document's schema to be the host's (`ReadCompiledSpecOptions.schema`). */
+function pinSchema(schema: Schema, expected: Schema): void {
+  const names = [...schema.predicates.keys()];
+  names.forEach((name, index) => {
+    const own = expected.predicates.get(name);
+    if (own === undefined)
+      throw new CompiledSpecError(
+        `$.schema.predicates[${index}]`,
+        `${name} is not a predicate of the given schema`,
+      );
+    if (declarationText(own) !== declarationText(schema.predicates.get(name)!))
+      throw new CompiledSpecError(
+        `$.schema.predicates[${index}]`,
+        `${name} differs from its declaration in the given schema`,
+      );
+  });
+  for (const name of expected.predicates.keys())
+    if (!schema.predicates.has(name))
+      throw new CompiledSpecError('$.schema.predicates', `${name} of the given schema is missing`);
+}
+
 /** Reads a compiled spec; throws `CompiledSpecError` at the first thing that is not one. */
 export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOptions = {}): Spec {
   if (!isRecord(document))
@@ -344,6 +388,10 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
         'expected the position of an item of the spec, after the previous guard',
       );
   });
+  // The checker's type rules, again: a document with the right shapes may still hold a
+  // spec the checker would never have produced (K1).
+  checkCompiledSpec(schema, rules, guards);
+  if (options.schema !== undefined) pinSchema(schema, options.schema);
   // Derived as the checker derives them (checker/check.ts).
   const objectives = new Map<string, CheckedRule[]>();
   for (const rule of rules) {

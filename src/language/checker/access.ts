@@ -1,12 +1,5 @@
 import { durationSeconds } from '../arithmetic.js';
-import type {
-  ArithmeticOperand,
-  ArithmeticOperator,
-  ConstraintNode,
-  Operator,
-  PathStep,
-  ValueNode,
-} from '../ast.js';
+import type { ArithmeticOperand, ConstraintNode, Operator, PathStep, ValueNode } from '../ast.js';
 import { allowedOperators } from '../operators.js';
 import { printSubject, printValue } from '../printer.js';
 import { compileRegex } from '../regex.js';
@@ -18,6 +11,20 @@ import {
   type VariableType,
 } from '../schema-model.js';
 import { didYouMean } from '../suggest.js';
+import {
+  arithmeticKind,
+  bindingKind,
+  bindingOperators,
+  elementShape,
+  elementVariable,
+  isListShape,
+  json,
+  jsonList,
+  projectionShape,
+  type Shape,
+  shapeOf,
+  shapeType,
+} from '../value-shapes.js';
 import { type TypingProblem, typeConstraintValue } from './literal.js';
 import type { BindingInfo, NameScope } from './resolve.js';
 import type { CheckedAccess, CheckedArithmetic, CheckedConstraint, CheckedStep } from './spec.js';
@@ -33,25 +40,7 @@ import type { CheckedAccess, CheckedArithmetic, CheckedConstraint, CheckedStep }
  * does.
  */
 
-type Shape =
-  | { readonly kind: 'json' }
-  | { readonly kind: 'json-list' }
-  | { readonly kind: 'type'; readonly type: VariableType }
-  /** A record, or (`records`) a list of records: `declaration.record` has the fields. */
-  | { readonly kind: 'record'; readonly declaration: VariableDeclaration }
-  | { readonly kind: 'records'; readonly declaration: VariableDeclaration };
-
-const json: Shape = { kind: 'json' };
-const jsonList: Shape = { kind: 'json-list' };
 const numberType: VariableType = { kind: 'number' };
-
-function shapeOf(variable: VariableDeclaration): Shape {
-  const list = variable.type.kind === 'list';
-  if (variable.jsonText === true && variable.record !== undefined)
-    return { kind: list ? 'records' : 'record', declaration: variable };
-  if (variable.jsonText === true) return list ? jsonList : json;
-  return { kind: 'type', type: variable.type };
-}
 
 function shapeName(shape: Shape): string {
   if (shape.kind === 'json') return 'json';
@@ -59,42 +48,6 @@ function shapeName(shape: Shape): string {
   if (shape.kind === 'record' || shape.kind === 'records')
     return formatVariableType(shape.declaration);
   return formatType(shape.type);
-}
-
-/** Whether a shape is a list (of values, json or records). */
-function isListShape(shape: Shape): boolean {
-  return (
-    shape.kind === 'json-list' ||
-    shape.kind === 'records' ||
-    (shape.kind === 'type' && shape.type.kind === 'list')
-  );
-}
-
-/** The element of a list shape, or undefined when the shape is not a list. */
-function elementShape(shape: Shape): Shape | undefined {
-  if (shape.kind === 'json' || shape.kind === 'json-list') return json;
-  if (shape.kind === 'records')
-    return { kind: 'record', declaration: { ...shape.declaration, type: { kind: 'text' } } };
-  if (shape.kind === 'record') return undefined;
-  if (shape.type.kind === 'list') return { kind: 'type', type: { kind: shape.type.element } };
-  return undefined;
-}
-
-/**
- * A field of every element of a list of records (a projection). Lists hold text or
- * numbers, so a projection of another scalar type, of lists or of json is `list<json>`:
- * read at run time (LANGUAGE.md §7).
- */
-function projectionShape(field: VariableDeclaration): Shape {
-  const shape = shapeOf(field);
-  if (shape.kind === 'record')
-    return { kind: 'records', declaration: { ...field, type: { kind: 'list', element: 'text' } } };
-  if (shape.kind !== 'type') return jsonList;
-  const kind = shape.type.kind;
-  if (kind === 'text' || kind === 'number')
-    return { kind: 'type', type: { kind: 'list', element: kind } };
-  if (kind === 'enum') return { kind: 'type', type: { kind: 'list', element: 'text' } };
-  return jsonList;
 }
 
 /** The type a literal suggests when the value it meets has no declared type (`json`). */
@@ -158,34 +111,7 @@ function firstBinding(
   return firstBinding(node.left) ?? firstBinding(node.right);
 }
 
-/** A shape as a declared type; json is carried as text (its run-time data decides). */
-function shapeType(shape: Shape): VariableType {
-  if (shape.kind === 'type') return shape.type;
-  return shape.kind === 'json' || shape.kind === 'record'
-    ? { kind: 'text' }
-    : { kind: 'list', element: 'text' };
-}
-
-/** Operators a binding may be compared with (LANGUAGE.md §7). */
-const bindingOperators: readonly Operator[] = [
-  '=',
-  '!=',
-  '<',
-  '<=',
-  '>',
-  '>=',
-  'contains',
-  'not contains',
-];
 const orderOperators = new Set<Operator>(['<', '<=', '>', '>=']);
-
-/** The kind a binding's values have, for type agreement: json is known only at run time. */
-function bindingKind(shape: Shape): string | undefined {
-  if (shape.kind !== 'type') return undefined;
-  const type = shape.type;
-  if (type.kind === 'enum') return 'text';
-  return type.kind === 'list' ? type.element : type.kind;
-}
 
 /**
  * `field = $x` binds `$x` the first time (a projection binds each element in turn);
@@ -455,7 +381,7 @@ function typeArithmetic(
       const left = typeArithmetic(node.left, bindings, context);
       const right = typeArithmetic(node.right, bindings, context);
       if (left === undefined || right === undefined) return undefined;
-      const kind = resultKind(left.kind, node.operator, right.kind);
+      const kind = arithmeticKind(left.kind, node.operator, right.kind);
       if (kind === false)
         return mismatch(node, describeOperands(left.kind, right.kind), left.kind, context);
       return {
@@ -469,23 +395,6 @@ function typeArithmetic(
       };
     }
   }
-}
-
-/** The kind an operator gives its operands' kinds; false: they do not go together. */
-function resultKind(
-  left: string | undefined,
-  operator: ArithmeticOperator,
-  right: string | undefined,
-): string | undefined | false {
-  const numeric = (kind: string | undefined) => kind === undefined || kind === 'number';
-  if (numeric(left) && numeric(right))
-    return left === undefined || right === undefined ? undefined : 'number';
-  if (operator === '*' || operator === '/') return false;
-  if (left !== undefined && temporalKinds.has(left) && right === 'duration') return left;
-  if (operator === '+' && left === 'duration' && right !== undefined && temporalKinds.has(right))
-    return right;
-  if (left === 'duration' && right === 'duration') return 'duration';
-  return false;
 }
 
 function describeOperands(left: string | undefined, right: string | undefined): string {
@@ -662,15 +571,7 @@ function resolveElementConstraint(
   const steps: PathStep[] = isIt
     ? [...(node.subject?.steps ?? [])]
     : [{ kind: 'field', name: node.variable }, ...(node.subject?.steps ?? [])];
-  const itVariable: VariableDeclaration =
-    element.kind === 'record' || element.kind === 'records'
-      ? { ...element.declaration, name: 'it' }
-      : {
-          name: 'it',
-          type: element.kind === 'type' ? element.type : { kind: 'text' },
-          ...(element.kind === 'type' ? {} : { jsonText: true }),
-        };
-  return typeAccess(itVariable, element, 'it', steps, node, context);
+  return typeAccess(elementVariable(element), element, 'it', steps, node, context);
 }
 
 /** Types a constraint whose left side is a path, filter or function of `variable`. */
