@@ -14,6 +14,9 @@ import {
 import { StateStore, singleKey } from './state.js';
 import { textValue } from './values.js';
 
+/** A text value as its raw text and key (the key is a getter, computed on first use). */
+const textOf = (raw: string, key: string) => expect.objectContaining({ raw, key });
+
 const schema = schemaOf(
   state('Form', { name: 'text', when: 'time', size: 'number' }),
   state('Alarm', { id: 'text', hour: 'number', on: 'boolean' }, { keys: ['id'] }),
@@ -86,7 +89,7 @@ describe('readProposal: accepted shapes', () => {
       label: 'pay',
     });
     expect(proposal.action?.predicate.name).toBe('BankTransfer');
-    expect(proposal.action?.values).toEqual([{ raw: 'Alice', key: 'alice' }, 500]);
+    expect(proposal.action?.values).toEqual([textOf('Alice', 'alice'), 500]);
     expect(proposal.label).toBe('pay');
     const alias = accepted({ action: { name: 'BankTransfer', arguments: { amount: 5 } } });
     expect(alias.action?.values).toEqual([undefined, 5]);
@@ -106,11 +109,7 @@ describe('readProposal: accepted shapes', () => {
     const nested = accepted({
       action: { name: 'Ship', args: { address: { city: 'Oslo', zip: '0150' }, '2fa': true } },
     });
-    expect(nested.action?.values).toEqual([
-      { raw: 'Oslo', key: 'oslo' },
-      { raw: '0150', key: '0150' },
-      true,
-    ]);
+    expect(nested.action?.values).toEqual([textOf('Oslo', 'oslo'), textOf('0150', '0150'), true]);
     const flat = accepted({
       action: { name: 'Ship', args: { address_city: 'Oslo', address_zip: '0150', _2fa: 'true' } },
     });
@@ -133,7 +132,7 @@ describe('readProposal: accepted shapes', () => {
     const [update] = proposal.updates;
     expect(update).toMatchObject({ operation: 'set', key: singleKey });
     expect(update?.assignments).toEqual([
-      [0, { raw: 'R', key: 'r' }],
+      [0, textOf('R', 'r')],
       [1, 18 * 3600 + 30 * 60],
     ]);
   });

@@ -28,7 +28,7 @@ export interface ProposalProblem {
   readonly variable?: string;
   readonly actual?: string;
   /** The limit the input went beyond, when that is the problem. */
-  readonly limit?: 'maxInstances';
+  readonly limit?: 'maxInstances' | 'maxObservedText';
 }
 
 export interface NormalizedProposal {

@@ -39,6 +39,7 @@ import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
 import {
   type NormalizedProposal,
+  type ProposalProblem,
   proposalFingerprint,
   proposalLabel,
   readObservation,
@@ -62,7 +63,14 @@ import {
   type StateView,
   singleKey,
 } from './state.js';
-import { formatValue, isTextValue, textValue, type Value, valueKey } from './values.js';
+import {
+  formatValue,
+  isTextValue,
+  observedSize,
+  textValue,
+  type Value,
+  valueKey,
+} from './values.js';
 import {
   type Decision,
   type Reason,
@@ -175,6 +183,8 @@ export class Session implements IntentSession {
    * session fails closed from then on.
    */
   #broken: string | undefined;
+  /** Characters of observations taken in (`limits.maxObservedText`). */
+  #observedText = 0;
   #finished = false;
   /** Set when the session ended by a question to the user (`ask`), not by a finish. */
   #asked = false;
@@ -262,6 +272,12 @@ export class Session implements IntentSession {
         this.#record({ kind: 'observe', ok: false });
         return { ok: false, problems: read.problems, ignored: [], status: this.status() };
       }
+      const beyond = this.#beyondObservedText(read.value);
+      if (beyond) {
+        this.#broken = `an observation could not be kept: ${beyond.message}`;
+        this.#record({ kind: 'observe', ok: false });
+        return { ok: false, problems: [beyond], ignored: [], status: this.status() };
+      }
       this.#commit({ updates: read.value, rules: [], finish: false });
       this.#record({ kind: 'observe', ok: true });
       return { ok: true, problems: [], ignored: read.ignored, status: this.status() };
@@ -273,6 +289,25 @@ export class Session implements IntentSession {
         status: this.status(),
       };
     }
+  }
+
+  /**
+   * Counts an observation toward `maxObservedText` (S1), or names the limit when it
+   * would go beyond: memory per session stays in proportion to what it takes in.
+   */
+  #beyondObservedText(updates: readonly StateUpdate[]): ProposalProblem | undefined {
+    let size = 0;
+    for (const update of updates)
+      for (const [, value] of update.assignments) size += observedSize(value);
+    const { maxObservedText } = this.#settings.limits;
+    if (this.#observedText + size <= maxObservedText) {
+      this.#observedText += size;
+      return undefined;
+    }
+    return {
+      message: `the session has taken in ${this.#observedText} characters of observations and this one brings ${size} more, beyond the ${maxObservedText} a session keeps (maxObservedText)`,
+      limit: 'maxObservedText',
+    };
   }
 
   /**

@@ -26,12 +26,24 @@ export interface SkeletonParts {
 }
 
 /**
+ * Whether a text keeps its parts once computed: a short one does, and a long one whose
+ * parts are long (a page: few, long parts). A long text of many short parts computes
+ * them again when read: as separate strings they would take many times the memory of
+ * the text (a 1 MB list of short items, ~15 MB with its skeletons' parts), and a
+ * session keeps what it observed (S1).
+ */
+function keepsParts(text: string, parts: readonly unknown[]): boolean {
+  return text.length <= 8_192 || parts.length * 16 <= text.length;
+}
+
+/**
  * Runtime values of state variables and action arguments, one representation per
  * type: numbers for number/date/time/datetime (see language/temporal.ts), booleans,
  * enum members as their canonical spelling, text with its normalised key computed
- * once when it enters the session, and arrays for lists.
+ * once, when first read, and arrays for lists.
  */
 export class TextValue {
+  #key: string | undefined;
   #parts: readonly string[] | undefined;
   #skeletons: ConfusableSkeletons | undefined;
   #skeletonParts: SkeletonParts | undefined;
@@ -42,11 +54,21 @@ export class TextValue {
 
   constructor(
     readonly raw: string,
-    /** `normalizeText(raw)`: what every text operator sees. */
-    readonly key: string,
+    /** `normalizeText(raw)`, when the caller has it already. */
+    key?: string,
     isJson = false,
   ) {
+    this.#key = key;
     this.#isJson = isJson;
+  }
+
+  /**
+   * `normalizeText(raw)`: what every text operator sees. Computed on first use and
+   * kept: a tool result no rule reads costs its raw text only (S1).
+   */
+  get key(): string {
+    this.#key ??= normalizeText(this.raw);
+    return this.#key;
   }
 
   /**
@@ -69,11 +91,13 @@ export class TextValue {
 
   /**
    * The parts of the normalized text a tool might read as separate values (`textParts`):
-   * guards test them too. Computed on first use and kept; rules never ask.
+   * guards test them too. Computed on first use, kept for a short text.
    */
   get parts(): readonly string[] {
-    this.#parts ??= textParts(this.key);
-    return this.#parts;
+    if (this.#parts !== undefined) return this.#parts;
+    const parts = textParts(this.key);
+    if (keepsParts(this.key, parts)) this.#parts = parts;
+    return parts;
   }
 
   /** The confusable skeletons of the text, for guards (computed once). */
@@ -82,13 +106,14 @@ export class TextValue {
     return this.#skeletons;
   }
 
-  /** The parts of the skeletons, as `parts` of the text (computed once). */
+  /** The parts of the skeletons, as `parts` of the text (kept for a short text). */
   get skeletonParts(): SkeletonParts {
-    if (this.#skeletonParts === undefined) {
-      const { cased, folded } = this.skeletons;
-      this.#skeletonParts = { cased: textParts(cased), folded: textParts(folded) };
-    }
-    return this.#skeletonParts;
+    if (this.#skeletonParts !== undefined) return this.#skeletonParts;
+    const { cased, folded } = this.skeletons;
+    const parts = { cased: textParts(cased), folded: textParts(folded) };
+    if (keepsParts(cased, parts.cased) && keepsParts(folded, parts.folded))
+      this.#skeletonParts = parts;
+    return parts;
   }
 }
 
@@ -109,8 +134,7 @@ export function isGiven(value: Value | undefined): boolean {
 }
 
 export function textValue(raw: string): TextValue {
-  // normalizeText has its own fast path for plain ASCII, the common case.
-  return new TextValue(raw, normalizeText(raw));
+  return new TextValue(raw);
 }
 
 export function isTextValue(value: unknown): value is TextValue {
@@ -351,7 +375,7 @@ function parseText(input: unknown, options: Required<ValueOptions>, maxLength: n
     if (!Number.isFinite(input)) return bad(`${describeInput(input)} is not text`);
     const text = String(input);
     // For a json variable the number stays a number to paths; its text is the same.
-    return ok(options.json ? new TextValue(text, normalizeText(text), true) : textValue(text));
+    return ok(options.json ? new TextValue(text, undefined, true) : textValue(text));
   }
   if (options.json && (typeof input === 'boolean' || typeof input === 'object') && input !== null) {
     // Serialising a host's object could throw or never end (BigInt, a cycle, `toJSON`,
@@ -362,7 +386,7 @@ function parseText(input: unknown, options: Required<ValueOptions>, maxLength: n
     const text = canonicalJson(input);
     if (text.length > maxLength)
       return bad(`its JSON text has ${text.length} characters; at most ${maxLength} are accepted`);
-    return ok(new TextValue(text, normalizeText(text), true));
+    return ok(new TextValue(text, undefined, true));
   }
   if (typeof input === 'boolean')
     return bad(`${describeInput(input)} is not text (give a string, e.g. "${input}")`);
@@ -496,6 +520,19 @@ export function formatValue(
     default:
       return cutText(String(value), maxLength);
   }
+}
+
+/**
+ * What a value counts toward `limits.maxObservedText`: a text its length, a list its
+ * elements, any other value 8 (about what a number or a date keeps).
+ */
+export function observedSize(value: Value | undefined): number {
+  if (value === undefined) return 0;
+  if (isTextValue(value)) return value.raw.length;
+  if (!Array.isArray(value)) return 8;
+  let size = 0;
+  for (const element of value) size += observedSize(element);
+  return size;
 }
 
 /** A canonical string for identity checks (identical proposals, instance keys). */

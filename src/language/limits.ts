@@ -65,6 +65,14 @@ export interface Limits {
    * fails closed (its state is no longer known, LANGUAGE.md §7).
    */
   readonly maxInstances: number;
+  /**
+   * Characters of observed values one session takes in over its life (tool results and
+   * observations: a text counts its length, any other value 8). Replaced results count
+   * too: a guard's journal keeps every observation to restore the session. The
+   * observation that would go beyond it is not kept, and the session fails closed like
+   * past `maxInstances` (S1: memory per session stays in proportion to this).
+   */
+  readonly maxObservedText: number;
 }
 
 export const defaultLimits: Limits = Object.freeze({
@@ -93,6 +101,7 @@ export const defaultLimits: Limits = Object.freeze({
   maxHistory: 10_000,
   maxJoinWork: 100_000,
   maxInstances: 1_000,
+  maxObservedText: 32_000_000,
 });
 
 /** Merges overrides into the defaults; the result is frozen. */

@@ -5,7 +5,7 @@ import { caseFold } from './unicode/case-folding.js';
  * is and case folding is lowering, so it skips the Unicode work (the common case).
  */
 const plainAscii = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
-const printableAscii = /^[\x20-\x7e]*$/;
+const asciiOnly = /^[\x00-\x7f]*$/;
 
 /**
  * What an agent can slip into text without changing how it looks: default-ignorable
@@ -18,6 +18,71 @@ const separatingControl = /[\t\n\v\f\r\x85]/;
 
 function dropInvisible(text: string): string {
   return text.replace(invisible, (character) => (separatingControl.test(character) ? ' ' : ''));
+}
+
+/** `\s` of JavaScript regular expressions, by code unit. */
+function isSpace(code: number): boolean {
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/** ASCII controls that `dropInvisible` removes (the ones that separate words are spaces). */
+function isDroppedControl(code: number): boolean {
+  return code < 0x09 || (code > 0x0d && code < 0x20) || code === 0x7f;
+}
+
+/**
+ * Runs of whitespace collapsed to one space, trimmed at both ends if `trim`; with
+ * `dropControls`, ASCII controls go as `dropInvisible` would drop them. One pass that
+ * copies the text once (`join`): `replace(/\s+/g, ' ')` leaves V8 a rope of a piece per
+ * run, which a session would keep — ~17 MB for a 1 MB page (S1).
+ */
+export function collapseSpaces(text: string, trim: boolean, dropControls: boolean): string {
+  const length = text.length;
+  const pieces: string[] = [];
+  let start = 0;
+  let index = 0;
+  while (index < length) {
+    const code = text.charCodeAt(index);
+    if (!isSpace(code) && !(dropControls && isDroppedControl(code))) {
+      index++;
+      continue;
+    }
+    // A gap: whitespace and dropped controls until the next kept character.
+    let end = index;
+    let space = false;
+    let plain = true;
+    while (end < length) {
+      const next = text.charCodeAt(end);
+      if (isSpace(next)) {
+        plain &&= !space && next === 0x20;
+        space = true;
+      } else if (dropControls && isDroppedControl(next)) plain = false;
+      else break;
+      end++;
+    }
+    const edge = index === 0 || end === length;
+    // A single plain space between words stays where it is, in the current piece.
+    if (!(space && plain && !(trim && edge))) {
+      if (index > start) pieces.push(text.slice(start, index));
+      if (space && !(trim && edge)) pieces.push(' ');
+      start = end;
+    }
+    index = end;
+  }
+  if (start === 0) return text;
+  if (start < length) pieces.push(text.slice(start));
+  return pieces.join('');
 }
 
 /**
@@ -49,8 +114,10 @@ function foldText(text: string): string {
  */
 export function normalizeText(text: string): string {
   if (plainAscii.test(text) && !text.includes('  ')) return text.toLowerCase();
-  if (printableAscii.test(text)) return text.toLowerCase().trim().replace(/ +/g, ' ');
-  return foldText(text).trim().replace(/\s+/g, ' ');
+  // ASCII needs no Unicode tables: NFKC leaves it, folding is lowering, and the
+  // controls are dropped (or read as a space) in the same pass that collapses spaces.
+  if (asciiOnly.test(text)) return collapseSpaces(text.toLowerCase(), true, true);
+  return collapseSpaces(foldText(text), true, false);
 }
 
 /**
@@ -58,8 +125,8 @@ export function normalizeText(text: string): string {
  * at either end is kept (collapsed to one): `contains " rm "` looks for the word.
  */
 export function normalizeNeedle(text: string): string {
-  const folded = printableAscii.test(text) ? text.toLowerCase() : foldText(text);
-  return folded.replace(/\s+/g, ' ');
+  if (asciiOnly.test(text)) return collapseSpaces(text.toLowerCase(), false, true);
+  return collapseSpaces(foldText(text), false, false);
 }
 
 /**

@@ -172,9 +172,21 @@ const todayWords =
  * "don't", "do not", "never" or "no need to" (within a few words) does not count:
  * "without asking me" is the opposite.
  */
-const approvalPhrase =
-  /\b(?:ask(?:ing)? (?:me|first|for (?:my )?(?:approval|permission|confirmation|ok|okay|consent))|check with me|confirm (?:it |this |that )?with me|let me (?:confirm|approve|decide|review)|(?:with|get|need|wait for|after|require|requires|have) my (?:approval|permission|confirmation|ok|okay|go-ahead|consent|sign-off)|(?:get|need|require|requires|wait for) (?:approval|confirmation|permission)|asks? me (?:before|first))\b/g;
-const negation = /\b(?:without|don't|dont|do not|never|no need to)\b(?:\s+\S+){0,2}\s*$/;
+const approvalPhrase = new RegExp(
+  `\\b(?:${[
+    // "ask me first", "ask me before sending", "ask me." — not "if they ask me about it".
+    String.raw`ask(?:ing)? me (?:first|before|if|whether|for|to)\b`,
+    String.raw`ask(?:ing)? me(?=\s*(?:[.!;,)]|$))`,
+    String.raw`asks? (?:first|for (?:my )?(?:approval|permission|confirmation|ok|okay|consent))\b`,
+    String.raw`(?:check|confirm(?: it| this| that)?) with me\b`,
+    String.raw`(?:let me|i want to|i['’]d like to|i will|i['’]ll) (?:confirm|approve|decide|review)\b`,
+    String.raw`(?:after|once|until|unless|before) i (?:approve|confirm|say so|ok it|okay it)\b`,
+    String.raw`(?:with|get|need|wait for|after|require|requires|have) my (?:approval|permission|confirmation|ok|okay|go-ahead|consent|sign-off)\b`,
+    String.raw`(?:get|need|require|requires|wait for) (?:approval|confirmation|permission)\b`,
+  ].join('|')})`,
+  'g',
+);
+const negation = /\b(?:without|don['’]?t|do not|never|no need to)\b(?:\s+\S+){0,2}\s*$/;
 
 /**
  * Adds a time, and its hour (12- and 24-hour) and minute to the numbers: an app's time

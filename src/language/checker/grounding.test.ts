@@ -182,7 +182,12 @@ describe('dates and times with the session clock', () => {
 
 describe('the cheap warnings', () => {
   it.each([
-    ['Pay Alice $5, but ask me first.', ['ask me']],
+    ['Pay Alice $5, but ask me first.', ['ask me first']],
+    ['Pay Alice $5. Ask me.', ['ask me']],
+    ['I want to approve each deletion.', ['i want to approve']],
+    ['Delete them once I confirm.', ['once i confirm']],
+    ['If they ask me about it, say no.', []],
+    ['Pay Alice $5, don’t ask me first.', []],
     [
       'Pay Alice $5; I need to check with me... no: get my approval.',
       ['check with me', 'get my approval'],

@@ -33,10 +33,27 @@ function foldingTable(): Map<number, string> {
   return map;
 }
 
-/** The full case folding of a text, code point by code point. */
+/**
+ * The full case folding of a text, code point by code point. The unchanged stretches
+ * are sliced and the whole joined once: appending per code point builds a rope of a
+ * piece per character, which V8 may keep (S1).
+ */
 export function caseFold(text: string): string {
   const map = foldingTable();
-  let result = '';
-  for (const character of text) result += map.get(character.codePointAt(0) ?? 0) ?? character;
-  return result;
+  const pieces: string[] = [];
+  let start = 0;
+  for (let index = 0; index < text.length; ) {
+    const codePoint = text.codePointAt(index) ?? 0;
+    const width = codePoint > 0xffff ? 2 : 1;
+    const folded = map.get(codePoint);
+    if (folded !== undefined) {
+      if (index > start) pieces.push(text.slice(start, index));
+      pieces.push(folded);
+      start = index + width;
+    }
+    index += width;
+  }
+  if (start === 0) return text;
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces.join('');
 }

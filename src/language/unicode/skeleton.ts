@@ -1,4 +1,5 @@
 import { IntentguardError } from '../errors.js';
+import { collapseSpaces } from '../text.js';
 import { caseFold } from './case-folding.js';
 
 /**
@@ -58,17 +59,40 @@ function prototypeMap(): Map<number, string> {
   // Full stops that IDNA (UTS #46) reads as the label separator '.', so `evil。com` is
   // the domain `evil.com`; confusables.txt maps the ideographic one to a ring instead.
   for (const stop of [0x3002, 0xff0e, 0xff61]) map.set(stop, '.');
+  // Small capitals read as their letters (`ʀefund` is "Refund"); confusables.txt keeps
+  // most of them as prototypes of their own, and of look-alikes that map to them.
+  const smallCapitals = 'ᴀaʙbᴄcᴅdᴇeꜰfɢgʜhɪiᴊjᴋkʟlᴍmɴnᴏoᴘpꞯqʀrꜱsᴛtᴜuᴠvᴡwʏyᴢz';
+  const letters = new Map<string, string>();
+  for (let index = 0; index < smallCapitals.length; index += 2)
+    letters.set(smallCapitals[index] as string, smallCapitals[index + 1] as string);
+  for (const [source, prototype] of map) {
+    const letter = letters.get(prototype);
+    if (letter !== undefined) map.set(source, letter);
+  }
+  for (const [capital, letter] of letters) map.set(capital.codePointAt(0) ?? 0, letter);
   prototypes = map;
   return map;
 }
 
+/** Each code point's prototype; unchanged stretches sliced and joined once (no rope, S1). */
 function mapPrototypes(text: string): string {
   const map = prototypeMap();
-  let result = '';
-  for (const character of text.normalize('NFD')) {
-    result += map.get(character.codePointAt(0) ?? 0) ?? character;
+  const decomposed = text.normalize('NFD');
+  const pieces: string[] = [];
+  let start = 0;
+  for (let index = 0; index < decomposed.length; ) {
+    const codePoint = decomposed.codePointAt(index) ?? 0;
+    const width = codePoint > 0xffff ? 2 : 1;
+    const prototype = map.get(codePoint);
+    if (prototype !== undefined) {
+      if (index > start) pieces.push(decomposed.slice(start, index));
+      pieces.push(prototype);
+      start = index + width;
+    }
+    index += width;
   }
-  return result.normalize('NFD');
+  if (start < decomposed.length && start > 0) pieces.push(decomposed.slice(start));
+  return (start === 0 ? decomposed : pieces.join('')).normalize('NFD');
 }
 
 const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu;
@@ -84,7 +108,9 @@ function visibleText(text: string): string {
 function finish(text: string): string {
   // Marks are dropped: an accent an agent adds (`Mallóry`, a combining acute) does not
   // hide a name from a guard.
-  return mapPrototypes(text).replace(marks, '').replace(/\s+/g, ' ');
+  // A replacement function, not '': V8 builds that result flat instead of as a rope.
+  const unmarked = mapPrototypes(text).replace(marks, () => '');
+  return collapseSpaces(unmarked, false, false);
 }
 
 /** Prototypes first, then case folding, then prototypes again. */
@@ -110,20 +136,18 @@ function asciiSkeletons(text: string, keepEdges: boolean): ConfusableSkeletons {
     }
     asciiTables = { cased, folded };
   }
-  let cased = '';
-  let folded = '';
+  const { cased: casedTable, folded: foldedTable } = asciiTables;
+  // Joined once: appending per character builds a rope a cached skeleton keeps (S1).
+  const cased = new Array<string>(text.length);
+  const folded = new Array<string>(text.length);
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    cased += asciiTables.cased[code];
-    folded += asciiTables.folded[code];
+    cased[index] = casedTable[code] ?? '';
+    folded[index] = foldedTable[code] ?? '';
   }
   // No ASCII prototype holds a space: the spaces are the text's own.
-  if (!text.includes(' ')) return { cased, folded };
-  const tidy = (skeleton: string) => {
-    const collapsed = skeleton.replace(/ +/g, ' ');
-    return keepEdges ? collapsed : collapsed.trim();
-  };
-  return { cased: tidy(cased), folded: tidy(folded) };
+  const tidy = (skeleton: string) => collapseSpaces(skeleton, !keepEdges, false);
+  return { cased: tidy(cased.join('')), folded: tidy(folded.join('')) };
 }
 
 /**
