@@ -719,9 +719,18 @@ export function joinHolds(
       record(index * 1_000 + position, pattern, constraint, raw, bound);
     // §5.1: in a guard over a state, an unobserved variable is no omitted argument: false.
     const unobserved = raw === undefined && pattern.predicate.declaration.kind === 'state';
+    // §5.1 (O2): a use of a binding on an argument that is not given holds in a guard only
+    // when it is negative (`note = $p` does not fire without a note); a binder without a
+    // value makes the guard's uses of it hold (docs/language.md).
+    const absentUse = raw === undefined && !binding.binds;
     const program = binding.filter;
     if (program !== undefined) {
-      if (raw === undefined) return guard && !unobserved && next();
+      if (raw === undefined)
+        return (
+          (program.stages.some((stage) => stage.kind === 'filter' && stage.binds)
+            ? guard && !unobserved
+            : constraint.holdsWhenAbsent) && next()
+        );
       if (failure === undefined)
         return walkProgram(binding, program, 0, bindingData(raw), guard, failed, next);
       // For feedback: a filter that compares with a bound value and keeps no element under
@@ -741,7 +750,8 @@ export function joinHolds(
       return holds;
     }
     const values = raw === undefined ? undefined : binding.values(raw, context.clock);
-    return settle(binding, values, guard && !unobserved, failed, next);
+    const lenient = absentUse ? constraint.holdsWhenAbsent : guard && !unobserved;
+    return settle(binding, values, lenient, failed, next);
   };
 
   const tryInstance = (index: number, pattern: CompiledPattern, instance: Instance): boolean => {

@@ -1340,14 +1340,16 @@ export class ReferenceSession {
       pattern.constraints.every((constraint) => {
         if (constraint.binding === undefined)
           return this.#guardSatisfies(pattern, constraint, instance, assignment);
-        // A use that does not fit holds, and so does one on an action's argument that is
-        // not given (its comparison cannot be made: guards err toward firing); on an
-        // unobserved state variable it is false, as in rules (§5.1).
+        // A use that does not fit holds; one on an action's argument that is not given
+        // holds when it is negative (§5.1: guards err toward firing, and only a negative
+        // constraint holds on an absent argument); on an unobserved state variable it is
+        // false, as in rules.
         const holds = this.#bindingHolds(pattern, constraint, instance, assignment);
         if (holds !== undefined) return holds;
+        if (argumentValue(pattern, constraint, instance) !== undefined) return true;
         return (
-          pattern.predicate.kind === 'action' ||
-          argumentValue(pattern, constraint, instance) !== undefined
+          pattern.predicate.kind === 'action' &&
+          ['!=', '!~', 'not in', 'not contains', 'not matches'].includes(constraint.operator)
         );
       }),
     );

@@ -79,6 +79,20 @@ describe('O2: positive guards with len, as or a path do not fire on an absent ar
     );
   });
 
+  it('a positive use of a binding on an absent argument does not fire; a negative one does', async () => {
+    await replayChecked(
+      `${rules}reject UpdateListing(listing_id = $l, description = $l) because "not the id again"\nreject UpdateListing(listing_id = $l, launch_date != $l, price > 100)\n`,
+      [
+        { propose: update({ price: 39 }), expect: 'allow' },
+        { propose: update({ description: 'L-204' }), expect: rejected },
+        { propose: update({ description: 'A lamp.' }), expect: 'allow' },
+        { propose: update({ price: 120 }), expect: rejected },
+        { propose: update({ price: 120, launch_date: 'L-204' }), expect: 'allow' },
+      ],
+      tools,
+    );
+  });
+
   it('a path into a given value that lacks the field is a missing field; into an absent one, not', async () => {
     const verdicts = await replayChecked(
       `${rules}reject UpdateListing(details.price > 100)\n`,
