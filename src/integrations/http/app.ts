@@ -106,6 +106,13 @@ function rateLimiter(rate: number): {
   return {
     take: (key) => {
       if (rate <= 0) return true;
+      // Keys that stopped coming (addresses that failed once) must not pile up: past a
+      // bound, the buckets that have refilled are forgotten.
+      if (buckets.size >= maxBuckets && !buckets.has(key)) {
+        for (const known of [...buckets.keys()]) {
+          if (refill(known).tokens >= capacity) buckets.delete(known);
+        }
+      }
       const bucket = refill(key);
       buckets.set(key, bucket);
       if (bucket.tokens < 1) return false;
@@ -120,6 +127,9 @@ function rateLimiter(rate: number): {
     },
   };
 }
+
+/** How many keys a limiter keeps before it forgets the refilled ones. */
+const maxBuckets = 10_000;
 
 /** The address a request came from (the socket's; `local` for in-process requests). */
 function clientAddress(c: Context): string {
