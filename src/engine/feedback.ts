@@ -405,12 +405,16 @@ export function guardReason(
     ...(argumentNames.length > 0 ? { arguments: argumentNames } : {}),
     ...(matched.length > 0 ? { actual: cutText(matched.join(', '), maxEcho) } : {}),
     expected:
-      guard.pattern.constraints
-        .map(
+      [
+        ...guard.pattern.constraints.map(
           (constraint) =>
             `${constraint.source.access?.text ?? constraint.source.variable.name} ${describeExpectation(constraint.source, clock)}`,
-        )
-        .join(', ') || 'any',
+        ),
+        // `absent(cc)`: the guard matches a call that leaves the argument out (E6).
+        ...guard.pattern.absentArguments.map(
+          (variable) => `absent(${guard.pattern.predicate.variables[variable]?.name ?? variable})`,
+        ),
+      ].join(', ') || 'any',
     message: reject
       ? `The spec refuses ${target}${because}.`
       : `The spec asks the user to approve ${target}${because}.`,

@@ -37,7 +37,12 @@ Sent -> Done
       { propose: mail([]), expect: 'allow' },
     ]);
     expect(verdicts[0]).toMatchObject({
-      reasons: [{ message: 'The spec refuses SendMail without cc: the manager must be in copy.' }],
+      reasons: [
+        {
+          expected: 'absent(cc)',
+          message: 'The spec refuses SendMail without cc: the manager must be in copy.',
+        },
+      ],
     });
   });
 
