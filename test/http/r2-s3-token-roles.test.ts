@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../cli/run.js';
 import { killAll, startServer } from './server-process.js';
 
 /**
@@ -207,5 +208,18 @@ describe('S3: token roles and limits', () => {
     expect(locked.retryAfter).toBe('1');
     await new Promise((resolve) => setTimeout(resolve, 1200));
     expect((await api(server.url, agent, 'GET', '/sessions')).status).toBe(200);
+  });
+
+  it('refuses to start with a token in both roles, or an approver token too short', async () => {
+    const both = await run(['serve', '--token', agent, '--approver-token', agent]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('a token cannot be both --token and --approver-token');
+    const short = await run(['serve', '--token', agent], {
+      env: { INTENTGUARD_APPROVER_TOKEN: 'short' },
+    });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('at least 16 printable characters');
+    const cap = await run(['serve', '--token', agent, '--max-sessions', '0']);
+    expect(cap.code).toBe(2);
   });
 });
