@@ -102,7 +102,11 @@ export interface Guard {
    * restore, asks about again. Undefined for an id the guard has not checked.
    */
   call(id: string): ToolCall | undefined;
-  /** The latest decision for a call id, without deciding anything; undefined for an unknown id. */
+  /**
+   * The latest decision taken for a call id, without deciding anything; undefined for an
+   * unknown id. It is the record: a call that ran keeps its `run` here. Whether to run a
+   * call (again) is `check`'s answer, which refuses a spent id.
+   */
   decision(id: string): GuardDecision | undefined;
   /**
    * The agent says it is done: `run` (the host may end the run) only when the task is done.
