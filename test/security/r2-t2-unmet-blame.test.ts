@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { replayChecked } from './r2-review-tools.js';
+import { checkSpec, createSession, loadToolSchema, unwrap } from '../../src/index.js';
+import { replayChecked, reviewNow } from './r2-review-tools.js';
 
 /**
  * T2: `unmet-conditions` named a constraint that holds (`get_memberResult`'s
@@ -102,7 +104,7 @@ describe('T2: unmet-conditions names the constraint that failed', () => {
         },
       ],
     });
-    const [reason] = verdicts[2]?.['reasons'] as { message: string }[];
+    const [reason] = (verdicts[2]?.['reasons'] ?? []) as { message: string }[];
     expect(reason?.message).toContain(
       'reserve must be called with some element of legs[code = $c]',
     );
@@ -142,8 +144,59 @@ describe('T2: unmet-conditions names the constraint that failed', () => {
       ],
       tools,
     );
-    const [reason] = verdicts[5]?.['reasons'] as { message: string }[];
+    const [reason] = (verdicts[5]?.['reasons'] ?? []) as { message: string }[];
     expect(reason?.message).toContain('legs[code = $c]');
     expect(reason?.message).not.toContain('get_memberResult');
+  });
+});
+
+describe('T2 as a class: the reason names a constraint that fails', () => {
+  const schema = unwrap(loadToolSchema(JSON.stringify(tools)));
+  const checked = checkSpec(spec, schema);
+  if (!checked.ok) throw new Error('the T2 spec does not check');
+  const code = fc.constantFrom('ZX410', 'ZX411', 'AB100', 'zx410 ');
+  const date = fc.constantFrom('1984-02-29', '1984-03-01', '1990-01-01');
+
+  it('for random plans and proposals, every unmet-conditions reason is on what differs', () => {
+    fc.assert(
+      fc.property(
+        date,
+        fc.uniqueArray(code, { minLength: 1, maxLength: 3 }),
+        date,
+        fc.array(code, { minLength: 1, maxLength: 2 }),
+        (born, planned, given, chosen) => {
+          const session = createSession(checked.value, { now: reviewNow });
+          session.observe({
+            updates: { get_memberResult: { member_id: 'm-5', birth_date: born } },
+          });
+          session.observe({
+            updates: {
+              get_planResult: { plan_id: 'p-9', legs: planned.map((leg) => ({ code: leg })) },
+            },
+          });
+          const verdict = session.propose({
+            action: {
+              name: 'reserve',
+              args: { birth_date: given, legs: chosen.map((leg) => ({ code: leg })) },
+            },
+          });
+          const dateDiffers = born !== given;
+          // Rules compare normalized text: `zx410 ` is `ZX410`.
+          const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+          const legsDiffer = !chosen.some((leg) => planned.some((code) => same(code, leg)));
+          if (!dateDiffers && !legsDiffer) {
+            expect(verdict.decision).toBe('allow');
+            return;
+          }
+          expect(verdict.decision).toBe('revise');
+          // The observed results hold: a reason never blames them.
+          for (const reason of verdict.reasons) {
+            expect(reason).toMatchObject({ code: 'unmet-conditions', predicate: 'reserve' });
+            expect(reason.variable === 'birth_date' ? dateDiffers : legsDiffer).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
