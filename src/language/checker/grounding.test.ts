@@ -9,6 +9,7 @@ import { readGivenValues } from './grounding-values.js';
 const loaded = loadStateSchema(
   JSON.stringify({
     Balance: { observed: true, variables: [{ name: 'balance', type: 'Number' }] },
+    Clock: { observed: true, variables: [{ name: 'at', type: 'DateTime' }] },
     Pay: {
       kind: 'action',
       critical: true,
@@ -168,6 +169,22 @@ describe('dates and times with the session clock', () => {
     ['when < now', 'Pay Alice $5.', []],
   ] as const)('%s for %j', (constraints, instruction, expected) => {
     expect(findings(`${constraints}, amount = 5`, instruction)).toEqual(expected);
+  });
+
+  it('counts a duration as the number it was written with ("in 2 hours" is 2h or 120m)', () => {
+    const spec = (duration: string) => {
+      const checked = checkSpec(
+        `@confirm\nClock(at = $c) & Pay(payee = "Alice", amount = 5, when >= $c + ${duration}) -> Paid\nPaid -> Done`,
+        schema,
+      );
+      if (!checked.ok) throw new Error(checked.diagnostics.map((d) => d.message).join('\n'));
+      return checkGrounding(checked.value, { instruction: 'Pay Alice $5 in 2 hours.' }).map(
+        (diagnostic) => `${diagnostic.code} ${diagnostic.data['value'] ?? ''}`.trim(),
+      );
+    };
+    expect(spec('2h')).toEqual([]);
+    expect(spec('120m')).toEqual([]);
+    expect(spec('3h')).toEqual(['unused-instruction-number 2']);
   });
 
   it('grounds no weekday without the session date, but keeps the words', () => {

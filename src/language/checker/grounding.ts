@@ -250,8 +250,15 @@ function judge(literal: Literal, vocabulary: Vocabulary): Judgement {
         : { what: 'regular expression', value: `/${literal.pattern}/${literal.flags}` };
     }
     // Booleans have nothing to ground; enum members are the schema's own values.
-    default:
+    case 'boolean':
+    case 'enum':
       return undefined;
+    default: {
+      // A kind of value added to the language must be judged here: it does not compile
+      // until it is, and if it ran, it would be reported rather than waved through.
+      const unread: never = literal;
+      return { what: 'value', value: JSON.stringify((unread as Literal).kind) };
+    }
   }
 }
 
@@ -263,6 +270,22 @@ function arithmeticNumbers(arithmetic: CheckedArithmetic, into: string[]): void 
   } else if (arithmetic.kind === 'operation') {
     arithmeticNumbers(arithmetic.left, into);
     arithmeticNumbers(arithmetic.right, into);
+  }
+}
+
+/**
+ * The counts a computed value's durations may have been written with (`2h` is 7200
+ * seconds, 120 minutes, 2 hours): they use the instruction's "in 2 hours".
+ */
+function durationCounts(arithmetic: CheckedArithmetic, into: Set<string>): void {
+  if (arithmetic.kind === 'duration') {
+    for (const unit of [1, 60, 3600, 86_400]) {
+      const count = arithmetic.seconds / unit;
+      if (Number.isInteger(count)) into.add(String(count));
+    }
+  } else if (arithmetic.kind === 'operation') {
+    durationCounts(arithmetic.left, into);
+    durationCounts(arithmetic.right, into);
   }
 }
 
@@ -318,7 +341,10 @@ function walkConstraint(constraint: CheckedConstraint, inGuard: boolean, walk: W
   }
   if (constraint.binding) {
     const numbers: string[] = [];
-    if (constraint.binding.arithmetic) arithmeticNumbers(constraint.binding.arithmetic, numbers);
+    if (constraint.binding.arithmetic) {
+      arithmeticNumbers(constraint.binding.arithmetic, numbers);
+      durationCounts(constraint.binding.arithmetic, walk.used);
+    }
     for (const number of numbers) {
       walk.used.add(number);
       if (!numberGrounded(number, walk.vocabulary))
