@@ -47,12 +47,22 @@ import {
  * requires the document's schema to be the host's own.
  */
 
-/** What a rule (or guard) has bound so far: each binding's value kind (undefined: json). */
-type Bindings = Map<string, string | undefined>;
+/**
+ * What a rule (or guard) has bound so far: each binding's value kind (undefined: json), and
+ * the atom that binds it. The alternatives of one rule share them, as the checker's do
+ * (checker/check.ts resolves an atom once for all alternatives), so an atom they share
+ * binds in each of them.
+ */
+type Bindings = Map<string, { readonly kind: string | undefined; readonly atom: string }>;
 
 interface Where {
   readonly path: string;
   readonly bindings: Bindings;
+  /**
+   * The constraint, by its atom's place in the source and its place in the atom: the same
+   * in each alternative that shares the atom.
+   */
+  readonly atom: string;
   /** Inside `not P(…)`: binds nothing. */
   readonly negated: boolean;
   /** Inside a filter: whether it may bind, and whether it is nested in another filter. */
@@ -192,6 +202,7 @@ function walkSteps(start: Shape, access: CheckedAccess, where: Where): Shape {
       checkConstraint(constraint, element, elementVariable(element), {
         path: `${at}.constraints[${inner}]`,
         bindings: where.bindings,
+        atom: `${where.atom}.${index}.${inner}`,
         negated: where.negated,
         filter: { binds, nested: where.filter !== undefined },
       });
@@ -252,7 +263,7 @@ function arithmeticResult(
     case 'binding':
       if (!bindings.has(expression.name))
         fail(`${path}.name`, `$${expression.name} is used before anything binds it`);
-      return bindings.get(expression.name);
+      return bindings.get(expression.name)?.kind;
     case 'number':
       return 'number';
     case 'duration':
@@ -289,16 +300,18 @@ function checkBinding(constraint: CheckedConstraint, shape: Shape, where: Where)
     if (where.negated) fail(at, 'nothing binds inside not');
     if (where.filter !== undefined && !where.filter.binds)
       fail(at, 'this filter does not stand for one element, so it cannot bind');
-    if (where.bindings.has(binding.name)) fail(`${at}.name`, `$${binding.name} is bound twice`);
+    const earlier = where.bindings.get(binding.name);
+    if (earlier !== undefined && earlier.atom !== where.atom)
+      fail(`${at}.name`, `$${binding.name} is bound twice`);
     if (binding.each !== isList) fail(`${at}.each`, `expected ${isList}`);
     if (recorded !== elementKind)
       fail(`${at}.kind`, `expected ${elementKind ?? 'no kind (json values)'}`);
-    where.bindings.set(binding.name, elementKind);
+    where.bindings.set(binding.name, { kind: elementKind, atom: where.atom });
     return;
   }
   if (!where.bindings.has(binding.name))
     fail(`${at}.name`, `$${binding.name} is used, and nothing before it binds it`);
-  const known = where.bindings.get(binding.name);
+  const known = where.bindings.get(binding.name)?.kind;
   const useKind = constraint.operator.endsWith('contains')
     ? isList
       ? elementKind
@@ -371,11 +384,17 @@ function checkPattern(
   negated: boolean,
 ): void {
   const predicate = pattern.predicate;
+  const atom = `${pattern.range.start.offset}:${pattern.range.end.offset}`;
   pattern.constraints.forEach((constraint, index) => {
     const at = `${path}.constraints[${index}]`;
     const variable = predicate.variables.find((candidate) => candidate === constraint.variable);
     if (variable === undefined) fail(`${at}.variable`, `expected a variable of ${predicate.name}`);
-    checkConstraint(constraint, shapeOf(variable), variable, { path: at, bindings, negated });
+    checkConstraint(constraint, shapeOf(variable), variable, {
+      path: at,
+      bindings,
+      atom: `${atom}#${index}`,
+      negated,
+    });
   });
   pattern.absent?.forEach((variable, index) => {
     if (predicate.kind !== 'action')
@@ -390,6 +409,7 @@ function checkRule(
   path: string,
   objectives: ReadonlySet<string>,
   schema: Schema,
+  bindings: Bindings,
 ): void {
   if (!rule.isDone && (schema.predicates.has(rule.head) || rule.head === answerPredicate.name))
     fail(`${path}.head`, `${rule.head} is a predicate, not an objective`);
@@ -429,7 +449,6 @@ function checkRule(
     if (atom.pattern.predicate === answerPredicate && !rule.isDone)
       fail(`${atom.path}.predicate`, 'Answer holds only in Done rules');
   }
-  const bindings: Bindings = new Map();
   atoms.sort(
     (a, b) =>
       a.pattern.range.start.offset - b.pattern.range.start.offset ||
@@ -481,8 +500,17 @@ export function checkCompiledSpec(
   checkSchema(schema);
   if (!rules.some((rule) => rule.isDone)) fail('$.rules', 'a spec has a Done rule');
   const objectives = new Set(rules.filter((rule) => !rule.isDone).map((rule) => rule.head));
+  // The alternatives of a rule share its bindings (by the id they share, before the suffix).
+  const shared = new Map<string, Bindings>();
   rules.forEach((rule, index) => {
-    checkRule(rule, `$.rules[${index}]`, objectives, schema);
+    const alternative = rule.alternative;
+    let bindings: Bindings = new Map();
+    if (alternative !== undefined) {
+      const base = rule.id.slice(0, rule.id.length - alternative.suffix.length);
+      bindings = shared.get(base) ?? bindings;
+      shared.set(base, bindings);
+    }
+    checkRule(rule, `$.rules[${index}]`, objectives, schema, bindings);
   });
   guards.forEach((guard, index) => {
     checkGuard(guard, `$.guards[${index}]`, schema);

@@ -237,6 +237,30 @@ describe('K1: a compiled spec is type-checked as it is read', () => {
     }
   });
 
+  it('refuses a use of a binding turned into a second binder (the equality it stood for would be gone)', async () => {
+    const text = [
+      'GetLimits() -> Known',
+      'Known & GetLimitsResult(daily = $d) & Withdraw(account = "checking", amount = $d) -> Withdrawn',
+      'Withdrawn -> Done',
+    ].join('\n');
+    const document = compiled(text);
+    expect(document.rules[1].action.constraints[1].binding.binds).toBe(false);
+    document.rules[1].action.constraints[1].binding.binds = true;
+    await expect(loadCompiledGuard(document, {})).rejects.toMatchObject({
+      path: '$.rules[1].action.constraints[1].binding.name',
+    });
+  });
+
+  it('reads back alternatives that share a binding, as the checker writes them', async () => {
+    const text = [
+      'GetLimits() -> Known',
+      '(GetLimitsResult(daily = $d) | Known) & Withdraw(account = "checking", amount = $d) -> Withdrawn',
+      '(GetLimitsResult(daily = $e) | GetLimitsResult(daily >= $e)) & Withdraw(account = "savings", amount <= $e) -> Withdrawn',
+      'Withdrawn -> Done',
+    ].join('\n');
+    await expect(loadCompiledGuard(compiled(text), {})).resolves.toBeDefined();
+  });
+
   it('reads back documents with bindings, filters, paths and arithmetic (the corpus round-trips elsewhere)', async () => {
     const text = [
       'GetLimits() -> Known',
