@@ -149,8 +149,12 @@ const remaining: Readonly<Record<string, readonly string[]>> = {
   web: ['ungrounded-literal 20'],
   // The pair BTCUSD: the user said "5 BTC"; USD is the author's choice.
   '09-binance-urgent-sell-below-market': ['ungrounded-literal "BTCUSD"'],
-  // An allow-list in a guard with verbs the user did not say ("power off").
-  '17-googlehome-devices-off-for-call': ['ungrounded-literal "power off"'],
+  // The kinds of device that may go off without asking ("speaker", "tv", …) and an
+  // allow-list of verbs ("power off"): the author's, not the user's "all devices".
+  '17-googlehome-devices-off-for-call': [
+    'ungrounded-literal /speaker|tv|television|media|audio|music|radio|soundbar|stereo|chromecast/ ("speaker")',
+    'ungrounded-literal "power off"',
+  ],
   // A rounding tolerance (half a cent) around the halved price.
   '29-shopify-halve-outlet-prices': ['ungrounded-literal 0.005'],
   // "High" severity and the "3 trucks" the spec does not count; values that the tool's

@@ -114,8 +114,16 @@ describe('text is compared as normalized words', () => {
       'Pay mallory@good.com $5.',
       ['ungrounded-literal "mallory@evil.com"'],
     ],
-    ['payee matches /^Mallory$/', 'Pay Alice $5.', ['ungrounded-literal /^Mallory$/']],
-    ['payee matches /^(Alice|Mallory)$/', 'Pay Alice $5.', []],
+    ['payee matches /^Mallory$/', 'Pay Alice $5.', ['ungrounded-literal /^Mallory$/ ("Mallory")']],
+    [
+      'payee matches /^(Alice|Mallory)$/',
+      'Pay Alice $5.',
+      ['ungrounded-literal /^(Alice|Mallory)$/ ("Mallory")'],
+    ],
+    ['payee matches /Alice|Bob/', 'Pay Alice or Bob $5.', []],
+    // A choice inside a longer pattern, classes, repetition: a pattern grounding does not judge.
+    ['payee matches /^(Alice|Mallory) Smith$/', 'Pay Alice $5.', []],
+    ['payee matches /^M[a-z]+y$/', 'Pay Alice $5.', []],
     ['speed = "Same Day"', 'Pay Alice $5.', []],
   ] as const)('%s for %j', (constraints, instruction, expected) => {
     expect(findings(`${constraints}, amount = 5`, instruction)).toEqual(expected);
@@ -126,6 +134,26 @@ describe('text is compared as normalized words', () => {
       findings('payee = "Bob", amount = 5', 'Pay $5.', { texts: ['Pay(payee = "Bob")'] }),
     ).toEqual([]);
     expect(findings('payee = "Bob", amount = 5', 'Pay $5.')).toEqual(['ungrounded-literal "Bob"']);
+  });
+
+  it('judges text where it says what is allowed, not where it only refuses more', () => {
+    const codes = (spec: string) => {
+      const checked = checkSpec(spec, schema);
+      if (!checked.ok) throw new Error(checked.diagnostics.map((d) => d.message).join('\n'));
+      return checkGrounding(checked.value, { instruction: 'Pay Alice $5.' }).map((diagnostic) =>
+        `${diagnostic.code} ${diagnostic.data['value'] ?? ''}`.trim(),
+      );
+    };
+    const rule = (constraints: string) => `@confirm\nPay(${constraints}) -> Paid\nPaid -> Done`;
+    expect(codes(rule('payee != "Eve", amount = 5'))).toEqual([]);
+    expect(codes(rule('payee not matches /Eve|Mallory/, amount = 5'))).toEqual([]);
+    expect(codes(`${rule('amount = 5')}\nreject Pay(payee = "Eve")`)).toEqual([]);
+    expect(codes(`${rule('amount = 5')}\nreject Pay(payee != "Mallory")`)).toEqual([
+      'ungrounded-literal "Mallory"',
+    ]);
+    expect(codes(`${rule('amount = 5')}\nreject Pay(amount > 50)`)).toEqual([
+      'ungrounded-literal 50',
+    ]);
   });
 
   it('takes no text from the schema: its names and enum members are the upstream’s', () => {

@@ -185,13 +185,36 @@ function numberGrounded(text: string | undefined, vocabulary: Vocabulary): boole
 
 /**
  * A regex that is a plain text between optional anchors (`/^Mallory$/`, `/green bottle/`),
- * as that text; undefined for a pattern with classes, alternatives or repetition, which
- * the grounding check does not judge.
+ * as that text; undefined for a pattern with classes, alternatives or repetition.
  */
 function plainRegexText(pattern: string): string | undefined {
   const body = pattern.replace(/^\^/, '').replace(/\$$/, '').replace(/\\b/g, ' ');
   if (/(?<!\\)[.*+?()[\]{}|^$]/.test(body) || /\\[a-zA-Z0-9]/.test(body)) return undefined;
   return body.replace(/\\(.)/g, '$1');
+}
+
+function balanced(text: string): boolean {
+  let depth = 0;
+  for (let index = 0; index < text.length; index++) {
+    if (text[index] === '\\') index++;
+    else if (text[index] === '(') depth++;
+    else if (text[index] === ')' && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+/**
+ * The texts a regex chooses among when it is nothing but a choice of plain texts
+ * (`/^(Alice|Mallory)$/`, `/kitchen|grandma/`, `/^Mallory$/`): each must be given, or an
+ * alternation would smuggle in what `=` could not. Undefined for any other pattern
+ * (classes, repetition, a choice inside a longer pattern), which grounding does not judge.
+ */
+function regexChoices(pattern: string): string[] | undefined {
+  let body = pattern.replace(/^\^/, '').replace(/(?<!\\)\$$/, '');
+  const group = /^\((?:\?:)?([\s\S]*)\)$/.exec(body);
+  if (group?.[1] !== undefined && balanced(group[1])) body = group[1];
+  const choices = body.split(/(?<!\\)\|/).map(plainRegexText);
+  return choices.every((choice) => choice !== undefined) ? (choices as string[]) : undefined;
 }
 
 type Judgement = { readonly what: string; readonly value: string } | undefined;
@@ -244,10 +267,15 @@ function judge(literal: Literal, vocabulary: Vocabulary): Judgement {
       return undefined;
     }
     case 'regex': {
-      const text = plainRegexText(literal.pattern);
-      return text === undefined || textGrounded(text, vocabulary)
+      const ungrounded = regexChoices(literal.pattern)?.find(
+        (choice) => !textGrounded(choice, vocabulary),
+      );
+      return ungrounded === undefined
         ? undefined
-        : { what: 'regular expression', value: `/${literal.pattern}/${literal.flags}` };
+        : {
+            what: 'regular expression',
+            value: `/${literal.pattern}/${literal.flags} (${JSON.stringify(ungrounded)})`,
+          };
     }
     // Booleans have nothing to ground; enum members are the schema's own values.
     case 'boolean':
@@ -318,15 +346,20 @@ function numbersOf(literal: Literal, into: Set<string>): void {
 }
 
 /**
- * Judges the literals of one constraint. In a guard, a text, regex or enum literal under
- * a positive operator is not judged: the guard can only refuse, and a guard refusing
- * something else is as good as none — which grounding cannot see either.
+ * Judges the literals of one constraint. `allows` says on which side of a decision the
+ * pattern stands: a rule's own patterns say what is allowed; a guard's, and those under
+ * a rule's `not`, what is refused. A text, regex or enum literal is judged where it says
+ * what is allowed — a positive constraint on the allowing side (`to = "Alice"`), a
+ * negated one on the refusing side (`reject Pay(to != "Alice")`). Elsewhere it only
+ * refuses more (`reject Pay(to = "Eve")`, `command not matches /rm /`): a swapped one is
+ * as good as none, which grounding cannot see either. Numbers, dates and times bound
+ * both ways and are always judged.
  */
-function walkConstraint(constraint: CheckedConstraint, inGuard: boolean, walk: Walk): void {
+function walkConstraint(constraint: CheckedConstraint, allows: boolean, walk: Walk): void {
   const range = constraint.node?.value.range;
   for (const step of constraint.access?.steps ?? []) {
     if (step.kind === 'filter')
-      for (const inner of step.constraints) walkConstraint(inner, inGuard, walk);
+      for (const inner of step.constraints) walkConstraint(inner, allows, walk);
   }
   if (constraint.access?.matches) {
     const literal: Literal = {
@@ -336,7 +369,7 @@ function walkConstraint(constraint: CheckedConstraint, inGuard: boolean, walk: W
       flags: constraint.access.matches.flags,
     };
     numbersOf(literal, walk.used);
-    if (!inGuard)
+    if (allows)
       report(judge(literal, walk.vocabulary), constraint.node?.subject?.range ?? range, walk);
   }
   if (constraint.binding) {
@@ -359,12 +392,10 @@ function walkConstraint(constraint: CheckedConstraint, inGuard: boolean, walk: W
   numbersOf(constraint.value, walk.used);
   const kind = constraint.value.kind;
   if (
-    inGuard &&
-    !operatorPolarity[constraint.operator].negated &&
+    operatorPolarity[constraint.operator].negated === allows &&
     (kind === 'text' || kind === 'regex' || kind === 'enum' || kind === 'list')
   ) {
-    // A list in a positive guard constraint (`in [...]`) only widens what is refused —
-    // unless it holds numbers or dates, which are judged as bounds.
+    // A list only refuses more when it holds text; numbers and dates in it are judged.
     if (kind !== 'list' || constraint.value.elements.every((element) => element.kind === 'text'))
       return;
   }
@@ -385,13 +416,13 @@ function report(judgement: Judgement, range: SourceRange | undefined, walk: Walk
     walk.report('ungrounded-literal', range, { ...judgement, ...hint(judgement.what) });
 }
 
-function walkPattern(pattern: CheckedPattern, inGuard: boolean, walk: Walk): void {
+function walkPattern(pattern: CheckedPattern, allows: boolean, walk: Walk): void {
   // What the agent must tell the user is worded by the spec, not given by the user.
   if (pattern.predicate === answerPredicate || pattern.predicate.name === answerPredicate.name) {
     for (const constraint of pattern.constraints) numbersOf(constraint.value, walk.used);
     return;
   }
-  for (const constraint of pattern.constraints) walkConstraint(constraint, inGuard, walk);
+  for (const constraint of pattern.constraints) walkConstraint(constraint, allows, walk);
 }
 
 /**
@@ -445,13 +476,13 @@ export function checkGrounding(spec: Spec, sources: GroundingSources): Diagnosti
     if (guard.mode === 'confirm') asks = true;
     if (guard.mode === 'confirm' || guard.pattern.constraints.length > 0)
       guarded.add(guard.pattern.predicate.name);
-    walkPattern(guard.pattern, true, walk);
+    walkPattern(guard.pattern, false, walk);
   }
   for (const rule of spec.rules) {
     if (rule.confirm) asks = true;
-    for (const pattern of [...rule.states, ...(rule.negations ?? [])])
-      walkPattern(pattern, false, walk);
-    if (rule.action) walkPattern(rule.action, false, walk);
+    for (const pattern of rule.states) walkPattern(pattern, true, walk);
+    for (const pattern of rule.negations ?? []) walkPattern(pattern, false, walk);
+    if (rule.action) walkPattern(rule.action, true, walk);
     const repeat = rule.node?.annotations.find((annotation) => annotation.kind === 'repeat');
     if (rule.repeat?.limit !== undefined) {
       const text = String(rule.repeat.limit);
