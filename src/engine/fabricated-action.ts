@@ -497,8 +497,12 @@ function walkCalls(
   }
 }
 
-/** A schema action's name right before `(`: `RemoveFile(`, `tools.RemoveFile (`. */
-const callOpening = /(?<![\p{L}\p{N}_])([\p{L}\p{N}_]+)[ \t]*\(/gu;
+/**
+ * A name right before `(`: `RemoveFile(`, `remove-file(`, `tools.RemoveFile (`,
+ * `Gmail.SendEmail(`; group 1: the name with its dotted prefix, group 2: its last part.
+ */
+const callOpening =
+  /(?<![\p{L}\p{N}_.-])((?:[\p{L}\p{N}_-]+\.)*([\p{L}\p{N}_]+(?:-[\p{L}\p{N}_]+)*))[ \t]*\(/gu;
 
 /** The tool calls an answer shows (ReAct blocks, `Tool(…)` calls and JSON-ish calls naming schema actions). */
 export function shownCalls(
@@ -524,7 +528,9 @@ export function shownCalls(
   const callOffsets: number[] = [];
   for (const match of text.matchAll(callOpening)) {
     if (calls.length > maxShownCalls || budget.exceeded !== undefined) break;
-    const predicate = skeletons(match[1]!)
+    // `Gmail.SendEmail` as the tool's own dotted name, else `tools.RemoveFile` by its last part.
+    const predicate = [match[1]!, match[2]!]
+      .flatMap(skeletons)
       .map((skeleton) => lookup(skeleton, byKey))
       .find((candidate) => candidate !== undefined);
     if (!predicate) continue;
