@@ -486,10 +486,12 @@ describe('intentguard formalize', () => {
         '2025-03-14T12:00',
         '--memory',
         database,
+        '--no-grounding-check',
         '--json',
       ],
       { env: testEnv },
     );
+    expect(lexical.code).toBe(0);
     expect(JSON.parse(lexical.stdout).prompt.experiences).toEqual([]);
     const bad = await run(formalizeArgs('--memory-embeddings', 'nonsense'), { env: testEnv });
     expect(bad.code).toBe(2);
