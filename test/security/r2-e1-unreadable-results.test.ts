@@ -119,6 +119,23 @@ describe('E1: a result over a limit is kept as unreadable, and `not` over it doe
     expect(code).toBe(0);
   });
 
+  it('a result with more fields than are read (1,001), or that is no object, still came', async () => {
+    const padded: Record<string, unknown> = { path: '/reports', entries: [nda] };
+    for (let index = 0; index < 1_000; index++) padded[`extra_${index}`] = index;
+    const many = await replay(protect, [
+      list('/reports'),
+      { observe: { updates: { ListFolderResult: padded } }, expect: { ok: false } },
+      { ...remove('/reports/scan-1.png'), expect: { decision: 'revise' } },
+    ]);
+    expect(many.code).toBe(0);
+    const shapeless = await replay(protect, [
+      list('/reports'),
+      { observe: { updates: { ListFolderResult: 'nda-acme-signed.pdf' } }, expect: { ok: false } },
+      { ...remove('/reports/scan-1.png'), expect: { decision: 'revise' } },
+    ]);
+    expect(shapeless.code).toBe(0);
+  });
+
   it('a rule that needs the content does not fire on an unreadable result', async () => {
     const needs =
       'ListFolderResult(path = "/reports", count(entries) >= 1) & RemoveFile() -> Removed\nRemoved -> Done\n';
