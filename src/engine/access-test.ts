@@ -36,6 +36,15 @@ import {
 export const missing: unique symbol = Symbol('missing');
 type Missing = typeof missing;
 
+/**
+ * Inside `not P(…)`: a filter met an element that the rules' reading drops and the
+ * deny-list reading may keep (a look-alike, a part, or on a record an element that does
+ * not fit it). Whether the filter keeps it is open, so the constraint counts as matching
+ * and `not` fails closed (E2, E9), whatever follows the filter.
+ */
+export const undecided: unique symbol = Symbol('undecided');
+type Undecided = typeof undecided;
+
 /** Data: JSON values, plus exact decimals and the strings of enum members. */
 type Data = unknown;
 
@@ -85,6 +94,13 @@ interface Reading {
    * `true` unless set. Set `true` for a rule's `not P(…)` over a record (below).
    */
   readonly unfit?: boolean;
+  /**
+   * Inside a rule's `not P(…)`: compare with the deny-list reading, and let a filter that
+   * cannot tell whether it keeps an element make the constraint match (`undecided`). On
+   * a record (`record: true`) a value that is not of its field's type does not fit: a
+   * number or a boolean in a text field too.
+   */
+  readonly negated?: { readonly record: boolean };
   readonly options: typeof observedOptions | typeof proposedOptions;
 }
 
@@ -103,6 +119,7 @@ function convertScalar(
   if (data === null || data === undefined) return missing;
   if (type.kind === 'text') {
     if (reading.guard && typeof data === 'object' && !isDecimal(data)) return missing;
+    if (reading.negated?.record === true && typeof data !== 'string') return missing;
     if (typeof data === 'string' || typeof data === 'object' || typeof data === 'boolean') {
       const text = textOf(data);
       return new TextValue(text, normalizeText(text));
@@ -137,7 +154,7 @@ function convert(
   return values;
 }
 
-type Step = (data: Data, clock: SessionClock) => Data | Missing;
+type Step = (data: Data, clock: SessionClock) => Data | Missing | Undecided;
 
 function compileStep(step: CheckedStep, settings: SimilaritySettings, reading: Reading): Step {
   if (step.kind === 'field') {
@@ -161,9 +178,32 @@ function compileStep(step: CheckedStep, settings: SimilaritySettings, reading: R
   // Filters select with the rules' reading, in guards too.
   const strict: Reading = { guard: false, options: reading.options };
   const tests = step.constraints.map((constraint) => compileDataTest(constraint, settings, strict));
-  return memoizedOnLists((data, clock) =>
-    Array.isArray(data) ? data.filter((item) => tests.every((test) => test(item, clock))) : missing,
+  const negated = reading.negated;
+  if (negated === undefined)
+    return memoizedOnLists((data, clock) =>
+      Array.isArray(data)
+        ? data.filter((item) => tests.every((test) => test(item, clock)))
+        : missing,
+    );
+  // Inside `not`: an element the deny-list reading may keep, and the rules' does not.
+  const possible: Reading = {
+    guard: false,
+    negated,
+    unfit: negated.record,
+    options: reading.options,
+  };
+  const possibly = step.constraints.map((constraint) =>
+    compileDataTest(constraint, settings, possible),
   );
+  return memoizedOnLists((data, clock) => {
+    if (!Array.isArray(data)) return missing;
+    const kept: Data[] = [];
+    for (const item of data) {
+      if (tests.every((test) => test(item, clock))) kept.push(item);
+      else if (possibly.every((test) => test(item, clock))) return undecided;
+    }
+    return kept;
+  });
 }
 
 /**
@@ -172,7 +212,7 @@ function compileStep(step: CheckedStep, settings: SimilaritySettings, reading: R
  * proposal against the same result list costs a lookup rather than a walk of the list.
  */
 function memoizedOnLists(step: Step): Step {
-  const memo = new WeakMap<object, { clock: SessionClock; result: Data | Missing }>();
+  const memo = new WeakMap<object, { clock: SessionClock; result: Data | Missing | Undecided }>();
   return (data, clock) => {
     if (!Array.isArray(data)) return step(data, clock);
     const known = memo.get(data);
@@ -201,19 +241,21 @@ function compileDataTest(
     ...constraint,
     variable: { name: access.text, type: compared },
   };
-  const test = guard
-    ? compileGuardTest(synthetic, settings)
-    : compileConstraintTest(synthetic, settings);
+  const test =
+    guard || reading.negated !== undefined
+      ? compileGuardTest(synthetic, settings)
+      : compileConstraintTest(synthetic, settings);
   /** One compared value: a value that cannot be compared holds in a guard only. */
   const compare = (data: Data, clock: SessionClock): boolean => {
     const value = convert(data, compared, clock, reading);
     return value === missing ? unfit : test(value, clock);
   };
-  const walk = (data: Data, clock: SessionClock): Data | Missing => {
-    let current: Data | Missing = data;
+  /** The data at the end of the path: `undecided` reads as matching (inside `not` only). */
+  const walk = (data: Data, clock: SessionClock): Data | Missing | Undecided => {
+    let current: Data | Missing | Undecided = data;
     for (const step of steps) {
       current = step(current, clock);
-      if (current === missing) return missing;
+      if (current === missing || current === undecided) return current;
     }
     return current;
   };
@@ -222,6 +264,7 @@ function compileDataTest(
     case 'count':
       return (data, clock) => {
         const list = walk(data, clock);
+        if (list === undecided) return true;
         if (!Array.isArray(list)) return unfit;
         const count =
           regex === undefined
@@ -232,6 +275,7 @@ function compileDataTest(
     case 'len':
       return (data, clock) => {
         const subject = walk(data, clock);
+        if (subject === undecided) return true;
         if (Array.isArray(subject)) return test(subject.length, clock);
         // Characters as a person counts them: code points of the text as given.
         if (typeof subject === 'string') return test([...subject].length, clock);
@@ -240,16 +284,19 @@ function compileDataTest(
     case 'any':
       return (data, clock) => {
         const list = walk(data, clock);
+        if (list === undecided) return true;
         return Array.isArray(list) ? list.some((item) => compare(item, clock)) : unfit;
       };
     case 'each':
       return (data, clock) => {
         const list = walk(data, clock);
+        if (list === undecided) return true;
         return Array.isArray(list) ? list.every((item) => compare(item, clock)) : unfit;
       };
     default:
       return (data, clock) => {
         const subject = walk(data, clock);
+        if (subject === undecided) return true;
         return subject === missing ? unfit : compare(subject, clock);
       };
   }
@@ -258,10 +305,13 @@ function compileDataTest(
 /**
  * Compiles a constraint whose left side is a path, filter or function (its `access`);
  * `guard` selects the guards' reading (mismatches hold, text matches broadly).
- * `negated`: the constraint is in a rule's `not P(…)`. On a record (a shape the schema
- * declares, LANGUAGE.md §7) a value that does not fit it then holds, so that `not` fails:
- * a result shaped against its schema (`{"speed": "calm"}` for a number) must not make
- * "no storm" true. (On json, whose shape nothing declares, it stays false, as §7 says.)
+ * `negated`: the constraint is in a rule's `not P(…)`. It then compares with the deny-list
+ * reading (a value counts as matching whenever a guard would count it as matching, E2),
+ * and a filter that cannot tell whether it keeps an element makes it hold (`undecided`).
+ * On a record (a shape the schema declares, LANGUAGE.md §7) a value that does not fit it
+ * holds too, so that `not` fails: a result shaped against its schema (`{"speed": "calm"}`
+ * for a number, `{"name": 42}` for a text) must not make "no storm" true. (On json, whose
+ * shape nothing declares, a missing field stays false, as §7 says.)
  */
 export function compileAccessTest(
   constraint: CheckedConstraint,
@@ -270,9 +320,10 @@ export function compileAccessTest(
   proposed: boolean,
   negated = false,
 ): ConstraintTest {
+  const record = constraint.variable.record !== undefined;
   const test = compileDataTest(constraint, settings, {
     guard,
-    ...(negated && constraint.variable.record !== undefined ? { unfit: true } : {}),
+    ...(negated ? { negated: { record }, ...(record ? { unfit: true } : {}) } : {}),
     options: proposed ? proposedOptions : observedOptions,
   });
   return (value, clock) => test(dataOf(value), clock);
@@ -339,21 +390,28 @@ export function compileDataStep(
   step: CheckedStep,
   settings: SimilaritySettings,
   proposed: boolean,
+  negated?: { readonly record: boolean },
 ): (data: unknown, clock: SessionClock) => unknown {
   return compileStep(step, settings, {
     guard: false,
+    ...(negated ? { negated } : {}),
     options: proposed ? proposedOptions : observedOptions,
   });
 }
 
-/** A filter's constraint without bindings on one element, with the rules' reading. */
+/**
+ * A filter's constraint without bindings on one element, with the rules' reading; with
+ * `negated` (inside `not`), whether the deny-list reading may keep the element.
+ */
 export function compileElementTest(
   constraint: CheckedConstraint,
   settings: SimilaritySettings,
   proposed: boolean,
+  negated?: { readonly record: boolean },
 ): (data: unknown, clock: SessionClock) => boolean {
   return compileDataTest(constraint, settings, {
     guard: false,
+    ...(negated ? { negated, unfit: negated.record } : {}),
     options: proposed ? proposedOptions : observedOptions,
   });
 }

@@ -270,7 +270,8 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
             ? alwaysHolds
             : constraint.access
               ? pathEvaluators().compileAccessTest(constraint, settings, guard, isAction, negated)
-              : guard
+              : // Inside `not P(…)`, what a guard counts as matching matches (E2).
+                guard || negated
                 ? compileGuardTest(constraint, settings)
                 : compileConstraintTest(constraint, settings),
         absent: isAction && constraint.variable.type.kind === 'list' ? absentList : undefined,
@@ -293,6 +294,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
                 isAction,
                 slotOf,
                 guard,
+                negated,
               )
             : undefined,
       })),

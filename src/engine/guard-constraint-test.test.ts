@@ -80,19 +80,27 @@ describe('parts of a value a tool might read separately', () => {
     ['to = "Mallory"', 'Alice <Mallory>'],
     ['to in ["Mallory", "Eve"]', 'Alice; Eve'],
     ['to = "Bob Smith"', 'Bob Smith, Alice'],
-    ['to ~ "Mallory"', 'Alice Mallory'],
+    ['to ~ "Mallory"', 'Alice, Mallory'],
+    ['to = "+14155550123"', '+1 (415) 555-0123'],
+    ['to = "+14155550123"', 'tel:+14155550123'],
+    ['to in ["+14155550123"]', 'Alice, +1-415-555-0123'],
   ]);
   same([
     ['to matches /@external\\.com$/', 'bob@external.com', true],
     ['to matches /@external\\.com$/', 'bob@external.company', false],
     ['to = "Bob Smith"', 'Bob Smith', true],
+    // Words are not parts.
+    ['to = "Mallory"', 'Mallory Smith', false],
+    ['to ~ "Mallory"', 'Alice Mallory', false],
+    ['to = "+14155550123"', '+14155550124', false],
   ]);
 });
 
 describe('negated constraints: the whole fails, or its parts mix', () => {
   broader([
-    ['to not matches /@company\\.com$/', 'evil@x.com bob@company.com'],
     ['to not matches /@company\\.com$/', 'evil@x.com, bob@company.com'],
+    ['to not matches /^bc1q/', 'bc1qxyz; 3mallory'],
+    ['body not matches /^ls\\b/', 'ls; rm -rf /'],
   ]);
   same([
     ['to != "Alice"', 'Alice, Mallory', true],
@@ -109,6 +117,18 @@ describe('negated constraints: the whole fails, or its parts mix', () => {
     ['body not contains "unsubscribe"', 'hello', true],
     ['to !~ "Alice"', 'Alice', false],
     ['to !~ "Alice"', 'Mallory alice', true],
+    // Words are not parts: a space-separated list is one value.
+    ['to not matches /@company\\.com$/', 'evil@x.com bob@company.com', false],
+  ]);
+});
+
+describe('O1: an unanchored regex searches the whole text; its negation is a real one', () => {
+  same([
+    ['body not matches /sony/', 'Sony Bravia 55-inch TV', false],
+    ['body matches /sony/', 'Sony Bravia 55-inch TV', true],
+    ['body not matches /freq=weekly/', 'RRULE:FREQ=WEEKLY;COUNT=4', false],
+    ['body not matches /freq=weekly/', 'RRULE:FREQ=DAILY;COUNT=4', true],
+    ['body not matches /\\brm\\b/', 'ls; rm -rf /', false],
   ]);
 });
 

@@ -1,9 +1,4 @@
-import {
-  type CheckedConstraint,
-  type Literal,
-  normalizeText,
-  operatorTable,
-} from '../language/index.js';
+import { type CheckedConstraint, type Literal, operatorTable } from '../language/index.js';
 import { normalizeNeedle } from '../language/text.js';
 import { confusableSkeletons } from '../language/unicode/skeleton.js';
 import {
@@ -11,24 +6,28 @@ import {
   compileConstraintTest,
   type SimilaritySettings,
 } from './constraint-test.js';
+import { literalForms, looksEqual, regexReadsParts } from './deny-list-reading.js';
 import { requireSimilarity, similarityOf } from './similarity.js';
 import { isTextValue, type ScalarValue, type TextValue } from './values.js';
 
 /**
- * Guards err toward firing (LANGUAGE.md §5.1, §5.3). A guard's text constraint looks
- * past what an agent can vary without changing what a tool does or a person reads:
+ * Constraints compiled with the deny-list reading (deny-list-reading.ts), which guards
+ * use (LANGUAGE.md §5.1, §5.3: guards err toward firing) and so does a rule's `not P(…)`
+ * (a value counts as matching whenever a guard would count it as matching). Per operator
+ * on a text:
  *
- * - `=`, `in`, `contains` also hold when the value *looks like* the literal: equal
- *   confusable skeletons (UTS #39), so `Маllory` with a Cyrillic `М` is Mallory;
- * - a positive constraint (`=`, `in`, `matches`, `~`) also holds when it holds for a
- *   part of the value a tool might read as a separate value (`textParts`: items of
- *   `bob@x.com, alice@y.com`, the address in `Bob <bob@x.com>`, `x.com.` without its
- *   dot); `contains` needs no parts, a part's substring is the whole's;
- * - a negated one (`!=`, `not in`, `not matches`, `!~`) also holds when the parts mix
- *   values that pass the positive test with values that fail it (`Alice, Mallory` for
- *   `!= "Alice"`), while a value whose parts all fail, like "Alice Smith" against
- *   `!= "Alice Smith"`, is judged whole; `not contains` is the plain negation, as a part
- *   lacking the needle says nothing.
+ * - `=`, `in` (identifiers, addresses, numbers): the value or one of its parts may be
+ *   read as the literal — equal, a look-alike, or the same phone number;
+ * - `contains`: a substring of the normalized text or of one of its skeletons (a part's
+ *   substring is the whole's);
+ * - `matches`: on the whole text; a regex anchored with `^`/`$` also on each part
+ *   (`regexReadsParts`); `~`: on the whole text and each part;
+ * - `!=`, `not in`, `!~`, and `not matches` with an anchored regex: the whole fails the
+ *   positive test, or the parts mix values that pass it with values that fail it
+ *   (`Alice, Mallory` for `!= "Alice"`): a list of values holds one that differs;
+ * - `not matches` with an unanchored regex is the negation of `matches`, so the two never
+ *   both hold ("Sony Bravia 55-inch TV" does match `/sony/`); `not contains` is the
+ *   negation of the rules' `contains`.
  *
  * Lists: each element is compared as above for `=`, `in`, `contains`, `matches`, `~`;
  * negated list constraints are plain negations. Other types are as in rules.
@@ -49,9 +48,9 @@ export function compileGuardTest(
     }
     const test = textTest(operator, literal, settings);
     if (test === undefined) return compileConstraintTest(constraint, settings);
-    return negated
-      ? mixedPartsTest(test.strict)
-      : (value) => isTextValue(value) && test.broad(value);
+    if (!negated) return (value) => isTextValue(value) && test.broad(value);
+    if (!test.partsMix) return (value) => isTextValue(value) && !test.broad(value);
+    return mixedPartsTest(test.strict);
   }
   if (type.kind === 'list' && type.element === 'text' && !negated) {
     const test = listTest(operator, literal, settings);
@@ -60,22 +59,13 @@ export function compileGuardTest(
   return compileConstraintTest(constraint, settings);
 }
 
-/** A literal text as guards compare it: normalized, and its two skeletons. */
-interface TextForms {
-  readonly key: string;
-  readonly cased: string;
-  readonly folded: string;
-}
-
-function formsOf(text: string): TextForms {
-  return { key: normalizeText(text), ...confusableSkeletons(text) };
-}
-
 interface TextTest {
   /** The rules' test of one normalized text (the raw text is for similarity). */
   readonly strict: (key: string, raw: string) => boolean;
   /** The guard's test of a text value: look-alikes and parts included. */
   readonly broad: (value: TextValue) => boolean;
+  /** Whether the negation holds where the parts mix passing and failing values. */
+  readonly partsMix: boolean;
 }
 
 function textsOf(literal: Literal): readonly string[] | undefined {
@@ -98,35 +88,36 @@ function textTest(
   switch (operator) {
     case '=': {
       if (literal.kind !== 'text') return undefined;
-      const forms = formsOf(literal.value);
-      return { strict: (key) => key === forms.key, broad: (value) => looksEqual(value, forms) };
+      const forms = literalForms(literal.value);
+      return {
+        strict: (key) => key === forms.key,
+        broad: (value) => looksEqual(value, forms),
+        partsMix: true,
+      };
     }
     case 'in': {
       const texts = textsOf(literal);
       if (texts === undefined) return undefined;
-      const all = texts.map(formsOf);
+      const all = texts.map(literalForms);
       const keys = new Set(all.map((forms) => forms.key));
-      const cased = new Set(all.map((forms) => forms.cased));
-      const folded = new Set(all.map((forms) => forms.folded));
       const inKeys = (part: string) => keys.has(part);
-      const inCased = (part: string) => cased.has(part);
-      const inFolded = (part: string) => folded.has(part);
       return {
         strict: inKeys,
-        broad: (value) => {
-          if (keys.has(value.key) || value.parts.some(inKeys)) return true;
-          const skeletons = value.skeletons;
-          if (cased.has(skeletons.cased) || folded.has(skeletons.folded)) return true;
-          const parts = value.skeletonParts;
-          return parts.cased.some(inCased) || parts.folded.some(inFolded);
-        },
+        broad: (value) => inKeys(value.key) || all.some((forms) => looksEqual(value, forms)),
+        partsMix: true,
       };
     }
     case 'matches': {
       if (literal.kind !== 'regex') return undefined;
       const regex = literal.regex;
       const strict = (key: string) => regex.test(key);
-      return { strict, broad: (value) => strict(value.key) || value.parts.some(strict) };
+      if (!regexReadsParts(literal.pattern))
+        return { strict, broad: (value) => strict(value.key), partsMix: false };
+      return {
+        strict,
+        broad: (value) => strict(value.key) || value.parts.some(strict),
+        partsMix: true,
+      };
     }
     case '~': {
       if (literal.kind !== 'text') return undefined;
@@ -138,19 +129,12 @@ function textTest(
         strict,
         broad: (value) =>
           strict(value.key, value.raw) || value.parts.some((part) => strict(part, part)),
+        partsMix: true,
       };
     }
     default:
       return undefined;
   }
-}
-
-function looksEqual(value: TextValue, literal: TextForms): boolean {
-  if (value.key === literal.key || value.parts.includes(literal.key)) return true;
-  const skeletons = value.skeletons;
-  if (skeletons.cased === literal.cased || skeletons.folded === literal.folded) return true;
-  const parts = value.skeletonParts;
-  return parts.cased.includes(literal.cased) || parts.folded.includes(literal.folded);
 }
 
 /** `contains` on a text: a substring of the normalized text or of one of its skeletons. */
@@ -196,7 +180,7 @@ function listTest(
     if (literal.kind !== 'list') return undefined;
     const texts = textsOf(literal);
     if (texts === undefined) return undefined;
-    const elements = texts.map(formsOf);
+    const elements = texts.map(literalForms);
     return (value) =>
       Array.isArray(value) &&
       value.length === elements.length &&

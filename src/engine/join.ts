@@ -17,10 +17,12 @@ import {
   compileDataStep,
   compileElementTest,
   missing,
+  undecided,
 } from './access-test.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledConstraint, CompiledPattern } from './compiled-spec.js';
 import type { SimilaritySettings } from './constraint-test.js';
+import { readAlike, textOf } from './deny-list-reading.js';
 import { type Instance, type StateView, singleKey } from './state.js';
 import { canonicalJson, isTextValue, type Value } from './values.js';
 
@@ -70,6 +72,11 @@ export interface FilterProgram {
    * element passes", which an element the last filter stands for always meets.
    */
   readonly exists?: true;
+  /**
+   * Inside a rule's `not P(…)`: an element that only the deny-list reading may keep (or,
+   * on a record, one that does not fit it) makes the constraint match (E2, E9).
+   */
+  readonly negated?: { readonly record: boolean };
   /** Where the filters' binders take their values, for feedback. */
   readonly binders: readonly {
     readonly slot: number;
@@ -84,6 +91,8 @@ export type FilterStage =
       readonly kind: 'filter';
       /** The constraints without bindings, on one element. */
       readonly tests: readonly ((data: unknown, clock: SessionClock) => boolean)[];
+      /** Inside `not`: whether the deny-list reading may keep the element. */
+      readonly possible?: readonly ((data: unknown, clock: SessionClock) => boolean)[];
       /** The constraints with bindings, in order (binders, then the uses after them). */
       readonly bindings: readonly CompiledBinding[];
       readonly binds: boolean;
@@ -247,10 +256,11 @@ export function compileBinding(
   proposed: boolean,
   slotOf: (name: string) => number = () => slot,
   guard = false,
+  negated = false,
 ): CompiledBinding {
   const access = constraint.access;
   if (access?.joins === true) {
-    const filter = compileFilterProgram(constraint, settings, proposed, slotOf, guard);
+    const filter = compileFilterProgram(constraint, settings, proposed, slotOf, guard, negated);
     const { joins: _joins, ...rest } = access;
     const tail: CheckedConstraint = { ...constraint, access: { ...rest, steps: [] } };
     const info = operatorTable[constraint.operator];
@@ -315,9 +325,11 @@ function compileFilterProgram(
   proposed: boolean,
   slotOf: (name: string) => number,
   guard: boolean,
+  negatedPattern: boolean,
 ): FilterProgram {
   const access = constraint.access;
   if (access === undefined) throw new Error('internal: not a path');
+  const negated = negatedPattern ? { record: constraint.variable.record !== undefined } : undefined;
   const stages: FilterStage[] = [];
   const binders: { slot: number; name: string; text: string }[] = [];
   let path = constraint.variable.name;
@@ -325,15 +337,17 @@ function compileFilterProgram(
     if (step.kind === 'field') path += `.${step.name}`;
     else path += '[…]';
     if (step.kind !== 'filter' || step.joins !== true) {
-      stages.push({ kind: 'step', step: compileDataStep(step, settings, proposed) });
+      stages.push({ kind: 'step', step: compileDataStep(step, settings, proposed, negated) });
       continue;
     }
     const tests: ((data: unknown, clock: SessionClock) => boolean)[] = [];
+    const possible: ((data: unknown, clock: SessionClock) => boolean)[] = [];
     const bindings: CompiledBinding[] = [];
     for (const inner of step.constraints) {
       const binding = inner.binding;
       if (binding === undefined) {
         tests.push(compileElementTest(inner, settings, proposed));
+        if (negated) possible.push(compileElementTest(inner, settings, proposed, negated));
         continue;
       }
       const innerSlot = slotOf(binding.name);
@@ -350,18 +364,20 @@ function compileFilterProgram(
     stages.push({
       kind: 'filter',
       tests,
+      ...(negated ? { possible } : {}),
       bindings,
       binds: bindings.some((binding) => binding.binds),
       tables: new WeakMap(),
     });
   }
-  if (constraint.binding !== undefined) return { stages, binders };
+  if (constraint.binding !== undefined) return { stages, binders, ...(negated ? { negated } : {}) };
   const { joins: _joins, ...rest } = access;
   const tail: CheckedConstraint = { ...constraint, access: { ...rest, steps: [] } };
-  const test = compileAccessTest(tail, settings, guard, proposed);
+  const test = compileAccessTest(tail, settings, guard, proposed, negatedPattern);
   return {
     stages,
     binders,
+    ...(negated ? { negated } : {}),
     test: (data, clock) => test(data as Value, clock),
     ...(access.exists === true ? { exists: true as const } : {}),
   };
@@ -429,27 +445,41 @@ function keyOf(data: unknown): Key | undefined {
   return undefined;
 }
 
-/** The positive comparison of a value with a bound value; undefined: they do not fit. */
+/**
+ * The positive comparison of a value with a bound value; undefined: they do not fit.
+ * `broad`: the deny-list reading (deny-list-reading.ts; inside `not`, E2): texts are
+ * equal when they may be read as one — a part, a look-alike, one phone number — and
+ * `contains` also finds the bound value in the text's confusable skeletons.
+ */
 function comparePositive(
   operator: PositiveOperator,
   a: Key | undefined,
   b: Key | undefined,
+  broad = false,
 ): boolean | undefined {
   if (a === undefined || b === undefined) return undefined;
   if (a.kind === 'element')
-    return operator === 'contains' ? comparePositive('=', a.of, b) : undefined;
+    return operator === 'contains' ? comparePositive('=', a.of, b, broad) : undefined;
   if (b.kind === 'element') return undefined;
   if (operator === 'contains') {
     if (a.kind !== 'text' || b.kind !== 'text') return undefined;
     // A bound value is a value, normalized whole (LANGUAGE.md §5.1): unlike a literal
     // needle it keeps no space at its ends, so `x contains $x` holds for "alice ".
-    return a.key.includes(b.key);
+    if (a.key.includes(b.key)) return true;
+    if (!broad || b.key === '') return false;
+    const text = textOf(a.key, a.raw).skeletons;
+    const needle = textOf(b.key, b.raw).skeletons;
+    return text.cased.includes(needle.cased) || text.folded.includes(needle.folded);
   }
   if (a.kind !== b.kind) return undefined;
   // A json number holds a number, never a date or a time: they do not fit together.
   if (a.kind === 'number' && a.unit !== (b as typeof a).unit) return undefined;
   if (operator === '=') {
-    if (a.kind === 'text') return a.key === (b as typeof a).key;
+    if (a.kind === 'text') {
+      const other = b as typeof a;
+      if (a.key === other.key) return true;
+      return broad && readAlike(textOf(a.key, a.raw), textOf(other.key, other.raw));
+    }
     if (a.kind === 'number') return compareNumbers(a.value, (b as typeof a).value) === 0;
     return a.value === (b as typeof a).value;
   }
@@ -546,6 +576,7 @@ export function joinHolds(
     lenient: boolean,
     failed: ((bound: unknown) => void) | undefined,
     next: () => boolean,
+    broad = false,
   ): boolean => {
     // A use whose binder is in another alternative of a disjunction (`(A(x = $a) | B(y =
     // $a)) & C(z = $a)`): its positive equality binds, as the first one would.
@@ -587,7 +618,7 @@ export function joinHolds(
       ? binding.adjust(bound as Key | undefined, env)
       : (bound as Key | undefined);
     for (const value of values) {
-      const result = comparePositive(binding.positive, value, target);
+      const result = comparePositive(binding.positive, value, target, broad && !binding.negated);
       if (result === undefined) fits = false;
       else if (result) some = true;
       else all = false;
@@ -608,7 +639,9 @@ export function joinHolds(
 
   /**
    * A filter's binding constraints on one element, in order, then `next`; with the
-   * list's element table, the values are read from it (element `index`).
+   * list's element table, the values are read from it (element `index`). Inside `not`
+   * (`negated`), with the deny-list reading, and on a record a value that does not fit
+   * compares (fail closed).
    */
   const bindElement = (
     bindings: readonly CompiledBinding[],
@@ -617,14 +650,20 @@ export function joinHolds(
     next: () => boolean,
     table?: ElementTable,
     index = 0,
+    negated?: FilterProgram['negated'],
   ): boolean => {
     const binding = bindings[position];
     if (binding === undefined) return next();
     const values = table
       ? table.values[position]?.[index]
       : binding.values(element as Value, context.clock);
-    return settle(binding, values, false, undefined, () =>
-      bindElement(bindings, position + 1, element, next, table, index),
+    return settle(
+      binding,
+      values,
+      negated?.record === true,
+      undefined,
+      () => bindElement(bindings, position + 1, element, next, table, index, negated),
+      negated !== undefined,
     );
   };
 
@@ -652,6 +691,7 @@ export function joinHolds(
     }
     if (stage.kind === 'step') {
       const after = stage.step(data, context.clock);
+      if (after === undecided) return next();
       if (after === missing) return lenient && next();
       return walkProgram(binding, program, at + 1, after, lenient, failed, next);
     }
@@ -663,6 +703,15 @@ export function joinHolds(
       for (const test of stage.tests) if (!test(element, context.clock)) return false;
       return true;
     };
+    // Inside `not` (no filter there binds): an element that only the deny-list reading may
+    // keep — or, on a record, one that does not fit — leaves the selection open, and the
+    // constraint matches (`undecided` in access-test.ts, E2, E9).
+    const negated = program.negated;
+    const possible = stage.possible;
+    const open = (element: unknown, index: number): boolean =>
+      negated !== undefined &&
+      possible?.every((test) => test(element, context.clock)) === true &&
+      bindElement(stage.bindings, 0, element, () => true, table, index, negated);
     if (!stage.binds) {
       // In a guard, a filter that compares with a binding that has no value (its binder's
       // argument was not given, or did not fit) cannot select: the comparison cannot be
@@ -673,11 +722,17 @@ export function joinHolds(
         stage.bindings.some((use) => env[use.slot] === absentValue || env[use.slot] === unbound)
       )
         return next();
-      const selected = data.filter(
-        (element, index) =>
+      let unsettled = false;
+      const selected = data.filter((element, index) => {
+        if (
           passes(element, index) &&
-          bindElement(stage.bindings, 0, element, () => true, table, index),
-      );
+          bindElement(stage.bindings, 0, element, () => true, table, index)
+        )
+          return true;
+        if (open(element, index)) unsettled = true;
+        return false;
+      });
+      if (unsettled) return next();
       return walkProgram(binding, program, at + 1, selected, lenient, failed, next);
     }
     // The last filter of a bare filtered list: the element it stands for is the "some
@@ -807,7 +862,10 @@ export function joinHolds(
         : (bound as Key | undefined);
       let some = false;
       for (const candidate of values) {
-        const result = comparePositive(binding.positive, candidate, target);
+        // The deny-list reading (E2): `not Blocked(senders contains $to)` matches when `$to`
+        // is "news@x, blocked@y" or "Name <blocked@y>"; a negated operator stays the
+        // negation of the rules' reading, which holds more often.
+        const result = comparePositive(binding.positive, candidate, target, !binding.negated);
         if (result === undefined) {
           if (unfitMatches) {
             some = !binding.negated;

@@ -10,6 +10,7 @@ import {
   type CompiledSpec,
   compileSpec,
 } from './compiled-spec.js';
+import { perValueReadings } from './deny-list-reading.js';
 import {
   actionMatches,
   closestRule,
@@ -917,8 +918,12 @@ export class Session implements IntentSession {
   #hasBudget(rule: CompiledRule, action?: ProposedAction): boolean {
     if (rule.per !== undefined) {
       if (!action) return true;
-      const key = valueKey(action.values[rule.per.variable]);
-      return (this.#perValue.get(rule.budget)?.get(key) ?? 0) < rule.per.limit;
+      // A value is new only if none of its readings was served (deny-list-reading.ts, E4).
+      const counts = this.#perValue.get(rule.budget);
+      const limit = rule.per.limit;
+      return perValueReadings(action.values[rule.per.variable]).every(
+        (key) => (counts?.get(key) ?? 0) < limit,
+      );
     }
     if ((this.#achieved.get(rule.head) ?? 0) === 0) return true;
     // @repeat(n) counts this rule's own performances (LANGUAGE.md §5.2) — of all its
@@ -1180,15 +1185,17 @@ export class Session implements IntentSession {
   }
 
   #countPerValue(rule: CompiledRule, action: ProposedAction, change: 1 | -1): void {
-    const key = valueKey(action.values[rule.per!.variable]);
     let counts = this.#perValue.get(rule.budget);
     if (!counts) {
       counts = new Map();
       this.#perValue.set(rule.budget, counts);
     }
-    const count = (counts.get(key) ?? 0) + change;
-    if (count > 0) counts.set(key, count);
-    else counts.delete(key);
+    // Every reading of the value is served (E4): `a, b` serves a and b.
+    for (const key of perValueReadings(action.values[rule.per!.variable])) {
+      const count = (counts.get(key) ?? 0) + change;
+      if (count > 0) counts.set(key, count);
+      else counts.delete(key);
+    }
   }
 
   #refreshDone(rule: CompiledRule): void {

@@ -14,10 +14,10 @@ import {
   readNumber,
   type VariableType,
 } from '../language/index.js';
-import { textParts } from '../language/text.js';
 import { type ConfusableSkeletons, confusableSkeletons } from '../language/unicode/skeleton.js';
 import { type SessionClock, wallClock } from './clock.js';
 import { plainDataProblem } from './plain-data.js';
+import { valueParts } from './value-parts.js';
 
 /** The parts of a text's two confusable skeletons (see language/unicode/skeleton.ts). */
 export interface SkeletonParts {
@@ -90,12 +90,12 @@ export class TextValue {
   }
 
   /**
-   * The parts of the normalized text a tool might read as separate values (`textParts`):
-   * guards test them too. Computed on first use, kept for a short text.
+   * The parts of the normalized text a tool might read as separate values (`valueParts`):
+   * the deny-list reading tests them too. Computed on first use, kept for a short text.
    */
   get parts(): readonly string[] {
     if (this.#parts !== undefined) return this.#parts;
-    const parts = textParts(this.key);
+    const parts = valueParts(this.key);
     if (keepsParts(this.key, parts)) this.#parts = parts;
     return parts;
   }
@@ -110,7 +110,7 @@ export class TextValue {
   get skeletonParts(): SkeletonParts {
     if (this.#skeletonParts !== undefined) return this.#skeletonParts;
     const { cased, folded } = this.skeletons;
-    const parts = { cased: textParts(cased), folded: textParts(folded) };
+    const parts = { cased: valueParts(cased), folded: valueParts(folded) };
     if (keepsParts(cased, parts.cased) && keepsParts(folded, parts.folded))
       this.#skeletonParts = parts;
     return parts;

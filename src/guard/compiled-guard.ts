@@ -13,8 +13,9 @@ import type { Guard, GuardOptions } from './types.js';
  * services that enforce specs checked elsewhere: it carries no lexer, parser, checker or
  * diagnostics, and loads the regex engine (re2js) only when the spec has a regex, the evaluators of
  * paths and records only when the spec or its schema has them, the lexical similarity only
- * when the spec compares by `~`, and the confusables table only when a guard compares text (or, later, when a final answer is
- * checked: `prepareAnswer`).
+ * when the spec compares by `~`, and the confusables table only when a guard, a rule's
+ * `not P(…)` or `@repeat(per:)` compares text (or, later, when a final answer is checked:
+ * `prepareAnswer`).
  */
 
 /** Whether a constraint compares text, itself or in a filter of its path: a guard's test then uses skeletons. */
@@ -66,9 +67,19 @@ export function declaresRecords(spec: Spec): boolean {
   return false;
 }
 
-/** Whether deciding a check may compute confusable skeletons (guard-constraint-test.ts). */
+/**
+ * Whether deciding a check may compute confusable skeletons: where the deny-list reading
+ * compares text (deny-list-reading.ts) — guards, a rule's `not P(…)`, `@repeat(per:)`.
+ */
 export function guardsCompareText(spec: Spec): boolean {
-  return spec.guards.some((guard) => guard.pattern.constraints.some(comparesText));
+  return (
+    spec.guards.some((guard) => guard.pattern.constraints.some(comparesText)) ||
+    spec.rules.some(
+      (rule) =>
+        rule.repeat?.per !== undefined ||
+        (rule.negations ?? []).some((pattern) => pattern.constraints.some(comparesText)),
+    )
+  );
 }
 
 /** Whether a (possibly hostile) document holds a regex anywhere, looked for without trusting its shape. */

@@ -220,7 +220,7 @@ function schemaFrom(models: readonly PredicateModel[]): Schema {
 
 const scalarLiterals: Readonly<Record<Exclude<TypeName, `list<${string}>`>, readonly string[]>> = {
   number: ['0', '1', '2', '5', '10', '-1', '0.3', '1.5'],
-  text: ['"a"', '"b"', '"Alice"', '"alice"', '"Bob Smith"'],
+  text: ['"a"', '"b"', '"Alice"', '"alice"', '"Bob Smith"', '"+14155550123"'],
   boolean: ['true', 'false'],
   enum: ['lo', 'mid', 'hi'],
   date: ['2025-03-13', '2025-03-14', '2025-03-15', 'today', 'tomorrow', 'yesterday'],
@@ -237,7 +237,8 @@ const scalarLiterals: Readonly<Record<Exclude<TypeName, `list<${string}>`>, read
 };
 const textNeedles = ['"a"', '"li"', '"Bob"', '"A"'];
 const similarTargets = ['"alice"', '"bob smith"', '"a"'];
-const regexes = ['/^a/', '/b/i', '/ice$/', '/^$/'];
+// Anchored and not: the deny-list reading reads parts for the first only (O1).
+const regexes = ['/^a/', '/b/i', '/ice$/', '/^$/', '/li/'];
 const textLists = ['[]', '["a"]', '["a", "b"]', '["Alice", "b"]'];
 const numberLists = ['[]', '[1]', '[1, 2]', '[2, 5]'];
 
@@ -868,7 +869,22 @@ function specArb(models: readonly PredicateModel[], profile: SpecProfile): fc.Ar
 const inputValues: Readonly<Record<TypeName, readonly unknown[]>> = {
   // Awkward values too: 0.1 + 0.2 against 0.3, "" and [], times and date-times near midnight.
   number: [0, 1, 2, 5, 10, -1, '5', 0.1, 0.2, 0.3, '0.30000000000000004', 1.5],
-  text: ['a', 'b', 'Alice', 'alice ', 'Bob Smith', 'bob  smith', 'xyz', ''],
+  // Parts, a trailing dot, a look-alike (Cyrillic а) and a phone number: the deny-list
+  // reading of guards, `not` and @repeat(per:) (O1, E2, E4).
+  text: [
+    'a',
+    'b',
+    'Alice',
+    'alice ',
+    'Bob Smith',
+    'bob  smith',
+    'xyz',
+    '',
+    'b, Alice',
+    'B <a>.',
+    '\u0430',
+    '+1-415-555-0123',
+  ],
   boolean: [true, false, 'true'],
   enum: ['lo', 'mid', 'hi', 'HI'],
   date: ['2025-03-13', '2025-03-14', '2025-03-15', 'today', 'tomorrow', '2025-03-16'],
@@ -937,7 +953,8 @@ type Pools = Readonly<Record<TypeName, readonly unknown[]>>;
 const bindingValues: Pools = {
   ...inputValues,
   number: [1, 2, 0.1, 0.2, 0.3, '0.30000000000000004', '2', 4],
-  text: ['a', 'Alice', 'alice ', '', 'a b'],
+  // Parts, a look-alike (Cyrillic а) and phone spellings: the deny-list reading (E2, E4).
+  text: ['a', 'Alice', 'alice ', '', 'a b', 'b, Alice', '\u0430', '+1 415 555 0123'],
   date: ['2025-03-14', '2025-03-15', 'today', '2025-03-16'],
   time: ['00:30', '23:59', '02:00', '21:00'],
   datetime: ['2025-03-14T23:30', '2025-03-15T01:00', '2025-03-14T21:00', '2025-03-15T00:30'],

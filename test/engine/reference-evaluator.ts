@@ -160,6 +160,12 @@ export const referenceCoverage = {
 };
 
 const missing: unique symbol = Symbol('missing');
+/**
+ * Inside `not` (E2, E9): a filter met an element only the deny-list reading keeps (or, on
+ * a record, one that does not fit): the constraint counts as matching.
+ */
+const undecided: unique symbol = Symbol('undecided');
+const negatedOperators = new Set(['!=', '!~', 'not in', 'not contains', 'not matches']);
 
 // ---- values ---------------------------------------------------------------------------
 
@@ -183,12 +189,45 @@ function normalize(text: string): string {
   return fold(text).trim();
 }
 
-/** §5.1 guards: the items and words of a text a tool might read as separate values. */
+/**
+ * The deny-list reading (docs/language.md "Guards err toward firing"): the items of a
+ * text a tool might read as separate values — never its words.
+ */
 function partsOf(key: string): string[] {
   const stripDots = (part: string) => part.replace(/\.+$/, '');
   const items = key.split(/[,;<>"'`()[\]{}]/).map((item) => stripDots(item.trim()));
-  const words = key.split(/[\s,;<>"'`()[\]{}]/).map(stripDots);
-  return [...new Set([...items, ...words])].filter((part) => part !== '' && part !== key);
+  return [...new Set(items)].filter((part) => part !== '' && part !== key);
+}
+
+/** A phone-like text (`tel:`, `+`, digits and `-` `.` `/` `(` `)` spaces; 7–15 digits): its digits. */
+function phoneOf(key: string): string | undefined {
+  if (!/^(tel:)?\+?[0-9 ()./-]+$/.test(key)) return undefined;
+  const digits = key.replace(/[^0-9]/g, '');
+  return digits.length >= 7 && digits.length <= 15 ? digits : undefined;
+}
+
+/** Whether a regex has `^`, `$`, `\A` or `\z` outside a character class. */
+function anchored(pattern: string): boolean {
+  const bare = pattern.replace(/\\[^Az]/g, '').replace(/\[\^?\]?(?:\\.|[^\]])*\]/g, '');
+  return /[\^$]|\\[Az]/.test(bare);
+}
+
+/**
+ * Every reading of a text under the deny-list reading, tagged: normalized whole and
+ * parts, phone digits of those, and the confusable skeletons with their parts.
+ */
+function readingsOf(text: string): Set<string> {
+  const key = normalize(text);
+  const keys = [key, ...partsOf(key)];
+  const readings = new Set(keys.map((item) => `k${item}`));
+  for (const item of keys) {
+    const phone = phoneOf(item);
+    if (phone !== undefined) readings.add(`p${phone}`);
+  }
+  const { cased, folded } = confusableSkeletons(text);
+  for (const item of [cased, ...partsOf(cased)]) readings.add(`c${item}`);
+  for (const item of [folded, ...partsOf(folded)]) readings.add(`f${item}`);
+  return readings;
 }
 
 function regexMatches(literal: Literal, text: string): boolean {
@@ -569,37 +608,48 @@ export class ReferenceSession {
     constraint: CheckedConstraint,
     value: RefValue,
     assignment?: Assignment,
+    deny = false,
   ): boolean | undefined {
     const data: unknown = isJsonBox(value) ? value.json : value;
-    return this.#accessOn(constraint, data, assignment, !isJsonBox(value));
+    return this.#accessOn(constraint, data, assignment, !isJsonBox(value), deny);
   }
 
+  /**
+   * `deny`: inside `not P(…)` — the deny-list reading (E2), a filter that cannot tell
+   * whether it keeps an element matches (E9), and on a record (`record`, the variable's)
+   * a text field holds strings only.
+   */
   #accessOn(
     constraint: CheckedConstraint,
     data: unknown,
     assignment?: Assignment,
     typed = false,
+    deny = false,
+    record = constraint.variable.record !== undefined,
   ): boolean | undefined {
     const access = constraint.access;
     let current: unknown = data;
-    const record = constraint.variable.record !== undefined;
     for (const step of access?.steps ?? []) {
-      current = this.#step(current, step, assignment, typed, record);
+      current = this.#step(current, step, assignment, typed, record, deny);
+      if (current === undecided) return true;
       if (current === missing) return undefined;
     }
+    const strictRecord = deny && record;
     switch (access?.function) {
       case undefined:
-        return this.#compare(constraint, current);
+        return this.#compare(constraint, current, deny, strictRecord);
       case 'count':
         if (!Array.isArray(current)) return undefined;
-        return this.#compare(constraint, countOf(constraint, current));
+        return this.#compare(constraint, countOf(constraint, current), deny, strictRecord);
       case 'len':
         if (typeof current !== 'string') return undefined;
-        return this.#compare(constraint, lengthOf(current));
+        return this.#compare(constraint, lengthOf(current), deny, strictRecord);
       case 'any':
       case 'each': {
         if (!Array.isArray(current)) return undefined;
-        const results = current.map((element) => this.#compare(constraint, element));
+        const results = current.map((element) =>
+          this.#compare(constraint, element, deny, strictRecord),
+        );
         if (access.function === 'any') {
           if (results.includes(true)) return true;
           return results.includes(undefined) ? undefined : false;
@@ -624,6 +674,7 @@ export class ReferenceSession {
     assignment?: Assignment,
     typed = false,
     record = false,
+    deny = false,
   ): unknown {
     const isRecord = (item: unknown): item is Record<string, unknown> =>
       typeof item === 'object' && item !== null && !Array.isArray(item);
@@ -637,7 +688,10 @@ export class ReferenceSession {
     }
     if (!Array.isArray(data)) return missing;
     // A filter selects with the rules' reading: an element that does not fit is not kept.
-    return data.filter((element) =>
+    // Inside `not` (`deny`), an element that the deny-list reading keeps — where on a
+    // record a value that does not fit passes — and the rules' does not leaves the
+    // selection open: `undecided`.
+    const keeps = (element: unknown, wide: boolean) =>
       step.constraints.every((inner) => {
         const name = inner.variable.name;
         const subject =
@@ -646,19 +700,29 @@ export class ReferenceSession {
             : isRecord(element) && Object.hasOwn(element, name)
               ? element[name]
               : missing;
-        if (subject === missing) return false;
+        const unfit = wide && record;
+        if (subject === missing) return unfit;
         if (inner.binding !== undefined) {
           if (assignment?.[inner.binding.name] === undefined) return true;
           const walked = this.#walk(inner, subject, typed, assignment, record);
-          return walked !== undefined && this.#bindingOn(inner, walked, assignment) === true;
+          if (walked === undefined) return unfit;
+          return this.#bindingOn(inner, walked, assignment, wide) ?? unfit;
         }
-        return this.#accessOn(inner, subject, assignment, typed) === true;
-      }),
-    );
+        if (!wide) return this.#accessOn(inner, subject, assignment, typed) === true;
+        return this.#accessOn(inner, subject, assignment, typed, true, record) ?? unfit;
+      });
+    if (deny && data.some((element) => !keeps(element, false) && keeps(element, true)))
+      return undecided;
+    return data.filter((element) => keeps(element, false));
   }
 
   /** The data read as the type of the literal it meets (§7), then compared as §5.1 says. */
-  #compare(constraint: CheckedConstraint, data: unknown): boolean | undefined {
+  #compare(
+    constraint: CheckedConstraint,
+    data: unknown,
+    deny = false,
+    strictRecord = false,
+  ): boolean | undefined {
     const literal = constraint.value;
     const coercion = constraint.node?.subject?.as;
     const kindOf = (item: Literal): Exclude<VariableType, { kind: 'list' | 'enum' }>['kind'] => {
@@ -685,10 +749,13 @@ export class ReferenceSession {
     const read = (item: unknown): Scalar | undefined => {
       // Read the way an observation reads a text variable: a JSON number or boolean as
       // its text (5 is "5"); an object or a list is no text.
-      if (kind === 'text')
+      if (kind === 'text') {
+        // Inside `not` on a record, a text field holds a string, or does not fit.
+        if (strictRecord) return typeof item === 'string' ? item : undefined;
         return typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean'
           ? String(item)
           : undefined;
+      }
       // A count or a length is a number already.
       if (item instanceof Fraction) return kind === 'number' ? item : undefined;
       if (typeof item === 'object' || item === null) return undefined;
@@ -705,6 +772,8 @@ export class ReferenceSession {
     let type: VariableType;
     if (Array.isArray(data)) {
       if (kind !== 'text' && kind !== 'number') return undefined;
+      // Inside `not` on a record, a list where one value is compared does not fit.
+      if (strictRecord && constraint.access?.compared.kind !== 'list') return undefined;
       const elements = data.map(read);
       if (elements.includes(undefined)) return undefined;
       value = elements as Scalar[];
@@ -721,7 +790,7 @@ export class ReferenceSession {
       value: literal,
       node: constraint.node,
     };
-    return this.#satisfies(typed, value);
+    return deny ? this.#denyReading(typed, value) : this.#satisfies(typed, value);
   }
 
   /** §5.1: false on an unobserved variable; a negated operator is the negation of its positive form. */
@@ -770,10 +839,16 @@ export class ReferenceSession {
       )
         return true;
       if (constraint.binding !== undefined) {
-        const holds = this.#bindingHolds(pattern, constraint, instance, assignment);
+        const holds = this.#bindingHolds(pattern, constraint, instance, assignment, negated);
         return holds === undefined ? unfitMatches : holds;
       }
-      if (unfitMatches) return this.#access(constraint, value as RefValue, assignment) ?? true;
+      if (unfitMatches)
+        return this.#access(constraint, value as RefValue, assignment, true) ?? true;
+      // E2: inside `not`, a value matches whenever a guard would count it as matching.
+      if (negated && value !== undefined)
+        return constraint.access !== undefined
+          ? this.#access(constraint, value, assignment, true) === true
+          : this.#denyReading(constraint, value);
       return this.#satisfies(constraint, value, assignment);
     });
   }
@@ -929,6 +1004,7 @@ export class ReferenceSession {
     bound: Subject,
     binding: NonNullable<CheckedConstraint['binding']>,
     assignment: Assignment,
+    broad = false,
   ): boolean | undefined {
     // Two json values are compared by what they hold (§7): numbers, texts, booleans.
     const inferred = (data: unknown) =>
@@ -951,13 +1027,21 @@ export class ReferenceSession {
     if (value === undefined || other === undefined) return undefined;
     switch (operator) {
       case '=':
-        return sameScalar(value, other);
+        if (sameScalar(value, other)) return true;
+        // The deny-list reading (inside `not`, E2): two texts read alike are one value.
+        if (!broad || typeof value !== 'string' || typeof other !== 'string') return false;
+        return [...readingsOf(value)].some((reading) => readingsOf(other).has(reading));
       case '!=':
         return !sameScalar(value, other);
       case 'contains':
       case 'not contains': {
         if (typeof value !== 'string' || typeof other !== 'string') return undefined;
-        const holds = normalize(value).includes(normalize(other));
+        let holds = normalize(value).includes(normalize(other));
+        if (!holds && broad && operator === 'contains' && normalize(other) !== '') {
+          const text = confusableSkeletons(value);
+          const needle = confusableSkeletons(other);
+          holds = text.cased.includes(needle.cased) || text.folded.includes(needle.folded);
+        }
         return operator === 'contains' ? holds : !holds;
       }
       default: {
@@ -976,24 +1060,28 @@ export class ReferenceSession {
     constraint: CheckedConstraint,
     instance: Instance,
     assignment: Assignment,
+    broad = false,
   ): boolean | undefined {
     const binding = constraint.binding;
     if (binding === undefined) throw new Error('no binding');
     const subject = this.#subjectOf(pattern, constraint, instance, assignment);
     if (subject === undefined) return undefined;
-    return this.#bindingOn(constraint, subject, assignment);
+    return this.#bindingOn(constraint, subject, assignment, broad);
   }
 
+  /** `broad`: the deny-list reading for a positive operator (inside `not`, E2). */
   #bindingOn(
     constraint: CheckedConstraint,
     subject: { readonly list: boolean; readonly values: readonly Subject[] },
     assignment: Assignment,
+    broad = false,
   ): boolean | undefined {
     const binding = constraint.binding;
     if (binding === undefined) throw new Error('no binding');
     const bound = assignment[binding.name];
     if (bound === undefined) throw new Error(`$${binding.name} has no value`);
     const operator = binding.binds ? '=' : constraint.operator;
+    const wide = broad && !negatedOperators.has(operator);
     // A binder on a list: some element is the assigned value (the one it came from).
     if (binding.binds && binding.each)
       return (
@@ -1007,7 +1095,7 @@ export class ReferenceSession {
     // does not fit makes the whole use not fit.
     const some = (positive: string) => {
       const results = subject.values.map((value) =>
-        this.#compareBound(positive, value, bound, binding, assignment),
+        this.#compareBound(positive, value, bound, binding, assignment, wide),
       );
       return results.includes(undefined) ? undefined : results.includes(true);
     };
@@ -1025,7 +1113,7 @@ export class ReferenceSession {
     const [value] = subject.values;
     return value === undefined
       ? undefined
-      : this.#compareBound(operator, value, bound, binding, assignment);
+      : this.#compareBound(operator, value, bound, binding, assignment, wide);
   }
 
   /** The values a binder offers on one instance (each element of a list in turn). */
@@ -1146,6 +1234,10 @@ export class ReferenceSession {
     const key = normalize(text);
     const target = normalize(literal);
     if (key === target || partsOf(key).includes(target)) return true;
+    // One phone number in another spelling.
+    const phone = phoneOf(target);
+    if (phone !== undefined && [key, ...partsOf(key)].some((item) => phoneOf(item) === phone))
+      return true;
     const mine = confusableSkeletons(text);
     const theirs = confusableSkeletons(literal);
     return (
@@ -1185,7 +1277,11 @@ export class ReferenceSession {
         return mine.cased.includes(needle.cased) || mine.folded.includes(needle.folded);
       }
       case 'matches':
-        return this.#wholeOrPart(text, (part) => regexMatches(literal, part));
+        // An anchored regex describes one whole value: a text is read part by part. An
+        // unanchored one searches the whole text.
+        return literal.kind === 'regex' && anchored(literal.pattern)
+          ? this.#wholeOrPart(text, (part) => regexMatches(literal, part))
+          : regexMatches(literal, text);
       case '~':
         return this.#wholeOrPart(text, (_, raw) => this.#similar(raw, literal));
       default:
@@ -1230,11 +1326,32 @@ export class ReferenceSession {
     if (value === undefined) return positive !== undefined && pattern.predicate.kind === 'action';
     // §7: a value that does not fit a path, filter or function makes a guard fire.
     if (constraint.access !== undefined) return this.#access(constraint, value, assignment) ?? true;
+    return this.#denyReading(constraint, value);
+  }
+
+  /**
+   * A constraint on a given value with the deny-list reading (guards; inside `not`, E2):
+   * look-alikes and parts for positive text operators; a negated one holds when the
+   * whole fails or the parts mix — except `not matches` with an unanchored regex, the
+   * negation of `matches` (O1), and `not contains`, the negation of the rules' reading.
+   */
+  #denyReading(constraint: CheckedConstraint, value: RefValue): boolean {
+    const positive = (
+      {
+        '!=': '=',
+        '!~': '~',
+        'not in': 'in',
+        'not contains': 'contains',
+        'not matches': 'matches',
+      } as Record<string, string>
+    )[constraint.operator];
     const type = constraint.variable.type;
     const literal = constraint.value;
     if (type.kind === 'text' && typeof value === 'string') {
       if (positive === undefined) return this.#broadText(constraint.operator, value, literal);
       if (positive === 'contains') return this.#satisfies(constraint, value);
+      if (positive === 'matches' && literal.kind === 'regex' && !anchored(literal.pattern))
+        return !regexMatches(literal, value);
       const key = normalize(value);
       if (!this.#strictText(positive, key, value, literal)) return true;
       // The parts mix values that pass with values that fail.
@@ -1425,9 +1542,14 @@ export class ReferenceSession {
     return fires;
   }
 
-  #perKey(rule: CheckedRule, action: Action): string {
-    const name = rule.repeat?.per?.name ?? '';
-    return `${sourceRule(rule)}\u0000${identity(action.args[name])}`;
+  /**
+   * E4: what `@repeat(per:)` counts a value under — each of its readings under the
+   * deny-list reading for a text, so that a value with a served reading is not new.
+   */
+  #perKeys(rule: CheckedRule, action: Action): string[] {
+    const value = action.args[rule.repeat?.per?.name ?? ''];
+    const readings = typeof value === 'string' ? [...readingsOf(value)] : [identity(value)];
+    return readings.map((reading) => `${sourceRule(rule)}\u0000${reading}`);
   }
 
   #doneHolds(state: State = this.#state): boolean {
@@ -1442,7 +1564,8 @@ export class ReferenceSession {
   #hasBudget(rule: CheckedRule, action?: Action): boolean {
     if (rule.repeat?.per) {
       if (!action) return true;
-      return (this.#performedPer[this.#perKey(rule, action)] ?? 0) < (rule.repeat.limit ?? 1);
+      const limit = rule.repeat.limit ?? 1;
+      return this.#perKeys(rule, action).every((key) => (this.#performedPer[key] ?? 0) < limit);
     }
     if ((this.#achieved[rule.head] ?? 0) === 0) return true;
     // Without @repeat an achieved head is never performed again; @repeat(n) allows n performances of the rule.
@@ -1780,8 +1903,8 @@ export class ReferenceSession {
       if (sources.has(sourceRule(rule))) continue;
       sources.add(sourceRule(rule));
       if (rule.repeat?.per && plan.action) {
-        const key = this.#perKey(rule, plan.action);
-        this.#performedPer[key] = (this.#performedPer[key] ?? 0) + 1;
+        for (const key of this.#perKeys(rule, plan.action))
+          this.#performedPer[key] = (this.#performedPer[key] ?? 0) + 1;
       }
       this.#performed[sourceRule(rule)] = (this.#performed[sourceRule(rule)] ?? 0) + 1;
       this.#achieved[rule.head] = (this.#achieved[rule.head] ?? 0) + 1;

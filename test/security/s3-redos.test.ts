@@ -47,9 +47,8 @@ describe('S3: catastrophic regexes run in linear time', () => {
     expect(hostile.length).toBe(100_000);
     const guarded = sessionFor(guardSpec(regex), bankSchema());
     const asGuard = timed(() => guarded.propose(transfer(hostile, 500)));
-    // The whole value does not match; for the word pattern a word of it does (guards
-    // test the parts of a value too), so that guard fires.
-    expect(asGuard.result.decision).toBe(regex.includes('\\w') ? 'reject' : 'allow');
+    // The whole value does not match, and it has no parts (words are not parts, O1).
+    expect(asGuard.result.decision).toBe('allow');
     expect(asGuard.ms).toBeLessThan(2_000);
 
     const ruled = sessionFor(

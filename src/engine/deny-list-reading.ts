@@ -1,0 +1,139 @@
+import { normalizeText } from '../language/index.js';
+import { confusableSkeletons } from '../language/unicode/skeleton.js';
+import { isTextValue, TextValue, type Value, valueKey } from './values.js';
+
+/**
+ * The deny-list reading of text (docs/language.md "Guards err toward firing"): what a
+ * value may be read as by a tool or a person, beyond its normalized text. One reading,
+ * used wherever reading a value more broadly is the safe direction:
+ *
+ * - guards (`reject`/`confirm`): a constraint holds more often, so the guard fires;
+ * - `not P(…)` in rules: a value counts as matching whenever a guard would count it as
+ *   matching, so `not` holds less often (E2);
+ * - `@repeat(per: x)`: a value that may be read as one already served is not new (E4).
+ *
+ * A text may be read as:
+ * - its **parts** (value-parts.ts): the items of a list written as one text, without
+ *   trailing dots — never its words;
+ * - its **look-alikes**: the confusable skeletons (UTS #39) of the text and its parts;
+ * - for a phone-like text (`phoneDigits`), its **digits**: `+1 (415) 555-0123`,
+ *   `tel:+14155550123` and `+14155550123` are one number.
+ *
+ * Which of these an operator uses is the constraint compiler's (guard-constraint-test.ts).
+ */
+
+/**
+ * A phone-like text: an optional `tel:`, an optional `+`, then digits with the
+ * punctuation people write in numbers (spaces, `-`, `.`, `/`, parentheses); 7 to 15
+ * digits (E.164). Its digits, or undefined. A national spelling (`(415) 555-0123`) and
+ * an international one (`+1 415 555 0123`) stay two numbers: nothing here knows the
+ * country.
+ */
+const phoneShape = /^(?:tel:)?\+?[\d\s()./-]+$/;
+
+export function phoneDigits(normalized: string): string | undefined {
+  if (!phoneShape.test(normalized)) return undefined;
+  const digits = normalized.replace(/\D+/g, '');
+  return digits.length >= 7 && digits.length <= 15 ? digits : undefined;
+}
+
+/** A spec's literal text as the deny-list reading compares with it: whole, never in parts. */
+export interface LiteralForms {
+  readonly key: string;
+  readonly cased: string;
+  readonly folded: string;
+  readonly phone: string | undefined;
+}
+
+export function literalForms(text: string): LiteralForms {
+  const key = normalizeText(text);
+  return { key, ...confusableSkeletons(text), phone: phoneDigits(key) };
+}
+
+/** The phone numbers a value may be read as: its own, and its parts'. */
+function phonesOf(value: TextValue): string[] {
+  const phones: string[] = [];
+  for (const text of [value.key, ...value.parts]) {
+    const phone = phoneDigits(text);
+    if (phone !== undefined) phones.push(phone);
+  }
+  return phones;
+}
+
+/** Whether a value may be read as the literal: equal whole or in a part, by look or by number. */
+export function looksEqual(value: TextValue, literal: LiteralForms): boolean {
+  if (value.key === literal.key || value.parts.includes(literal.key)) return true;
+  if (literal.phone !== undefined && phonesOf(value).includes(literal.phone)) return true;
+  const skeletons = value.skeletons;
+  if (skeletons.cased === literal.cased || skeletons.folded === literal.folded) return true;
+  const parts = value.skeletonParts;
+  return parts.cased.includes(literal.cased) || parts.folded.includes(literal.folded);
+}
+
+/**
+ * Every reading of a value, tagged by kind (normalized text, skeleton before and after
+ * case folding, phone digits): two values may be read as one when their readings meet.
+ */
+export function readingsOf(value: TextValue): ReadonlySet<string> {
+  const readings = new Set<string>([`k${value.key}`]);
+  for (const part of value.parts) readings.add(`k${part}`);
+  for (const phone of phonesOf(value)) readings.add(`p${phone}`);
+  const { cased, folded } = value.skeletons;
+  readings.add(`c${cased}`);
+  readings.add(`f${folded}`);
+  const parts = value.skeletonParts;
+  for (const part of parts.cased) readings.add(`c${part}`);
+  for (const part of parts.folded) readings.add(`f${part}`);
+  return readings;
+}
+
+/** Whether two values (a bound value and another) may be read as one. */
+export function readAlike(a: TextValue, b: TextValue): boolean {
+  if (a.key === b.key) return true;
+  const readings = readingsOf(a);
+  for (const reading of readingsOf(b)) if (readings.has(reading)) return true;
+  return false;
+}
+
+/** A text as a value, for readings of a plain key and its raw text (bindings). */
+export function textOf(key: string, raw: string): TextValue {
+  return new TextValue(raw, key);
+}
+
+/**
+ * Whether a regex speaks of where a value starts or ends (`^`, `$`, `\A`, `\z` outside a
+ * character class): such a regex describes one whole value — an address, an id, a path —
+ * and a text that holds several values is read part by part. A regex without anchors
+ * searches the text, and is tested on the whole text only: a part matching it is a
+ * substring of the whole (separators are never word characters), and the parts of free
+ * text (`RRULE:FREQ=WEEKLY;COUNT=4`) are no values of their own.
+ */
+export function regexReadsParts(pattern: string): boolean {
+  let inClass = false;
+  for (let index = 0; index < pattern.length; index++) {
+    const character = pattern[index];
+    if (character === '\\') {
+      const next = pattern[index + 1];
+      if (!inClass && (next === 'A' || next === 'z')) return true;
+      index++;
+    } else if (inClass) {
+      if (character === ']') inClass = false;
+    } else if (character === '[') {
+      inClass = true;
+      // `[^…]` negates and `[]…]` holds a bracket: neither ends the class.
+      if (pattern[index + 1] === '^') index++;
+      if (pattern[index + 1] === ']') index++;
+    } else if (character === '^' || character === '$') return true;
+  }
+  return false;
+}
+
+/**
+ * What `@repeat(per: x)` counts a value under (E4): each of its readings, so that a value
+ * with a reading already served is not new — `+14155550123, +14155550123`,
+ * `+14155550123;+14155550188`, `+14155550123.`, `tel:+14155550123` and `+1 415 555 0123`
+ * after `+14155550123`. A value that is no text counts under its own key.
+ */
+export function perValueReadings(value: Value | undefined): readonly string[] {
+  return isTextValue(value) ? [...readingsOf(value)] : [valueKey(value)];
+}

@@ -1,0 +1,87 @@
+import { describe, it } from 'vitest';
+import { replayChecked } from './r2-review-tools.js';
+
+/**
+ * E9: inside `not P(…)`, a filter over a typed record list skipped an element that does
+ * not fit its record (a bare string, a misspelt field, a boolean, a number or null for a
+ * text), so "never remove anything while an NDA is in the folder" let the removal
+ * through for a listing shaped against its schema. Inside `not`, a filter that cannot
+ * tell whether it keeps an element — one that does not fit its record, or one only the
+ * deny-list reading keeps (a look-alike) — makes the constraint match: `not` fails closed
+ * (docs/language.md, Records).
+ */
+const tools = {
+  tools: [
+    {
+      name: 'ListFolder',
+      description: 'List the files of a folder.',
+      annotations: { readOnlyHint: true },
+      inputSchema: {
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+      },
+      outputSchema: {
+        type: 'object',
+        properties: {
+          entries: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { name: { type: 'string' }, size: { type: 'number' } },
+              required: ['name'],
+            },
+          },
+        },
+      },
+    },
+    {
+      name: 'RemoveFile',
+      description: 'Remove a file.',
+      annotations: { destructiveHint: true },
+      inputSchema: {
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+      },
+    },
+  ],
+};
+const protect = `not ListFolderResult(entries[name contains "nda"] != []) & RemoveFile() -> Removed
+Removed -> Done
+`;
+const attempt = (entries: unknown, expected: unknown) =>
+  replayChecked(
+    protect,
+    [
+      { propose: { action: { name: 'ListFolder', args: { path: '/reports' } } }, expect: 'allow' },
+      { observe: { updates: { ListFolderResult: { entries } } } },
+      {
+        propose: { action: { name: 'RemoveFile', args: { path: '/reports/draft.tmp' } } },
+        expect: expected,
+      },
+    ],
+    tools,
+  );
+
+describe('E9: inside not, an element that does not fit its record counts as possibly matching', () => {
+  it.each([
+    [['nda-acme-signed.pdf', 'draft.tmp']],
+    [[{ filename: 'nda-acme-signed.pdf' }, { name: 'draft.tmp' }]],
+    [[{ name: true }]],
+    [[{ name: 42 }]],
+    [[{ name: null }]],
+    [[{ name: ['nda-acme-signed.pdf'] }]],
+    [[{ name: 'draft.tmp' }, { name: '\u039dD\u0391-acme.pdf' }]],
+  ])('the review: the removal is refused for entries %j', async (entries) => {
+    await attempt(entries, { decision: 'revise' });
+  });
+
+  it('a listing that fits, without an NDA, allows the removal', async () => {
+    await attempt([{ name: 'draft.tmp', size: 3 }, { name: 'summary.pdf' }], 'allow');
+  });
+
+  it('a listing that fits, with an NDA, refuses it', async () => {
+    await attempt([{ name: 'draft.tmp' }, { name: 'NDA-acme.pdf' }], { decision: 'revise' });
+  });
+});
