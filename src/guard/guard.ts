@@ -5,6 +5,7 @@ import { sessionSettings } from '../engine/session-settings.js';
 import { readTrace } from '../engine/trace.js';
 import type { FormalizeOptions, FormalizeResult } from '../formalize/formalize.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
+import { requireCompiledFromSource } from '../language/compiled-source.js';
 import { type CompiledSpecDocument, compiledSpecFormat } from '../language/compiled-spec-format.js';
 import { checkSpec, type Schema, type Spec, unwrap } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
@@ -131,11 +132,12 @@ function buildGuard(
 ): IntentGuard {
   // A compiled spec carries its schema: read and checked as data. A schema given with it
   // is the host's own, and the document's must be that one (K1).
-  if (isCompiledSpec(spec))
-    return new IntentGuard(
-      readCompiledSpec(spec, { regex: compileRegex, ...(schema ? { schema } : {}) }),
-      options,
-    );
+  if (isCompiledSpec(spec)) {
+    const read = readCompiledSpec(spec, { regex: compileRegex, ...(schema ? { schema } : {}) });
+    // The checker is loaded here: the document must also be what its source compiles to.
+    requireCompiledFromSource(spec, read);
+    return new IntentGuard(read, options);
+  }
   if (typeof spec === 'string') {
     if (schema === undefined)
       throw argumentError('createGuard', {

@@ -237,6 +237,18 @@ describe('K1: a compiled spec is type-checked as it is read', () => {
     }
   });
 
+  it('where the checker is loaded (createGuard), refuses a document that is not what its source compiles to', () => {
+    const document = compiled();
+    document.guards[0].pattern.constraints[0].value.value = 3000;
+    expect(() => createGuard(document, undefined, { now: new Date() })).toThrow(
+      '$.guards[0].pattern.constraints[0].value.value: not what the source compiles to',
+    );
+    const dropped = compiled();
+    dropped.guards = [];
+    expect(() => createGuard(dropped, schema)).toThrow('$.guards[0]');
+    expect(createGuard(compiled(), schema).check(call).action).toBe('refuse');
+  });
+
   it('refuses a use of a binding turned into a second binder (the equality it stood for would be gone)', async () => {
     const text = [
       'GetLimits() -> Known',
