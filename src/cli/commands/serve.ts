@@ -1,4 +1,8 @@
 import type { Command } from 'commander';
+import {
+  type ServiceMemoryLimits,
+  serviceMemoryLimits,
+} from '../../integrations/http/memory-budget.js';
 import { wholeNumber } from '../flags.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
@@ -13,6 +17,8 @@ interface ServeFlags {
   readonly cors?: string;
   readonly maxBody?: string;
   readonly rateLimit?: string;
+  readonly maxSessionText?: string;
+  readonly maxServiceText?: string;
   readonly model?: string;
 }
 
@@ -52,6 +58,23 @@ function tokensOf(
     }
   }
   return tokens;
+}
+
+/** `--max-session-text` and `--max-service-text`, checked together (a session must fit in the service). */
+function memoryFlags(flags: ServeFlags): ServiceMemoryLimits {
+  const maxSessionText = wholeNumber('--max-session-text', flags.maxSessionText, 1, 2 ** 40);
+  const maxServiceText = wholeNumber('--max-service-text', flags.maxServiceText, 1, 2 ** 40);
+  try {
+    return serviceMemoryLimits({
+      ...(maxSessionText !== undefined ? { maxSessionText } : {}),
+      ...(maxServiceText !== undefined ? { maxServiceText } : {}),
+    });
+  } catch (error) {
+    throw new CliError(
+      `--max-session-text, --max-service-text: ${error instanceof Error ? error.message : String(error)}`,
+      2,
+    );
+  }
 }
 
 /** Resolves when the process is told to stop (SIGINT, SIGTERM). */
@@ -94,6 +117,14 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
     .option('--cors <origin>', 'allow browser requests from this origin (off by default)')
     .option('--max-body <bytes>', 'the largest request body (default 1048576)')
     .option('--rate-limit <n>', 'requests per second per token (default 2000; 0: no limit)')
+    .option(
+      '--max-session-text <chars>',
+      'characters of calls and results one session may hold; then it takes no more (default 32000000, or an eighth of --max-service-text when less)',
+    )
+    .option(
+      '--max-service-text <chars>',
+      'characters all sessions in memory may hold; then idle ones are dropped from memory, or new work is 503 (default: an eighth of the heap limit)',
+    )
     .option('--model <name>', 'a model to formalize sessions created from an instruction')
     .addHelpText(
       'after',
@@ -114,6 +145,7 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
       );
       const maxBodyBytes = wholeNumber('--max-body', flags.maxBody, 1024, 256 * 1024 * 1024);
       const rateLimit = wholeNumber('--rate-limit', flags.rateLimit, 0, 10_000_000);
+      const memory = memoryFlags(flags);
       let model: Awaited<ReturnType<typeof loadModel>> | undefined;
       if (flags.model !== undefined) model = await loadModel(io, flags.model);
       const { startService } = await import('../../integrations/http/server.js');
@@ -130,6 +162,7 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
           ...(model !== undefined ? { model } : {}),
           ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
           ...(rateLimit !== undefined ? { rateLimit } : {}),
+          memory,
           ...(flags.cors !== undefined ? { corsOrigin: flags.cors } : {}),
           log: (line) => io.stderr(`intentguard serve: ${line}\n`),
         });

@@ -5,6 +5,7 @@ import { cors } from 'hono/cors';
 import type { z } from 'zod';
 import type { ChatModel } from '../../formalize/index.js';
 import { jsonNesting } from '../../language/json-nesting.js';
+import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
 import { openApiDocument } from './openapi.js';
 import { approvalsPage } from './page.js';
 import {
@@ -48,6 +49,8 @@ export interface ServiceAppOptions {
   readonly corsOrigin?: string;
   /** Where log lines go (default: stderr). */
   readonly log?: (line: string) => void;
+  /** What the sessions in memory may hold (default: `serviceMemoryLimits()`, memory-budget.ts). */
+  readonly memory?: Partial<ServiceMemoryLimits>;
 }
 
 export interface ServiceApp {
@@ -160,13 +163,21 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const failures = rateLimiter(options.authFailureLimit ?? 10);
   const log =
     options.log ?? ((line: string) => process.stderr.write(`intentguard serve: ${line}\n`));
-  const sessions = new Sessions({ store: options.store, model: options.model, log });
+  const sessions = new Sessions({
+    store: options.store,
+    model: options.model,
+    log,
+    memory: serviceMemoryLimits(options.memory),
+  });
   const limiter = rateLimiter(options.rateLimit ?? 2000);
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const app = new Hono<{ Variables: Variables }>();
 
   app.onError((error, c) => {
-    if (error instanceof ServiceProblem) return problem(c, error.status, error.code, error.message);
+    if (error instanceof ServiceProblem) {
+      if (error.code === 'over-capacity') c.header('Retry-After', '5');
+      return problem(c, error.status, error.code, error.message);
+    }
     log(
       `internal error on ${c.req.method} ${c.req.path}: ${error instanceof Error ? error.message : String(error)}`,
     );

@@ -78,7 +78,7 @@ function post(
           description: 'OK',
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${response}` } } },
         },
-        ...errors(400, 401, 403, 404, 409, 413, 429, ...statuses),
+        ...errors(400, 401, 403, 404, 409, 413, 429, 503, ...statuses),
       },
     },
   };
@@ -91,7 +91,7 @@ export const openApiDocument = {
     title: 'intentguard service',
     version: '1',
     description:
-      'Checks every action an agent proposes against a formal spec before it runs. Bearer tokens; each agent token sees only its own sessions. When the server has approver tokens (--approver-token), only they approve calls (approved: true), in any session, and see every pending approval; they cannot create sessions, check, report results, observe or finish (403 forbidden), and an agent token may only deny (withdraw) its calls. Without approver tokens an agent token approves its own calls. 401s are limited per client address (then 429 for every request from it until the limit refills); open sessions are capped per token (429 too-many-sessions). Bodies nested more than 64 levels deep are 400 invalid-request.',
+      'Checks every action an agent proposes against a formal spec before it runs. Bearer tokens; each agent token sees only its own sessions. When the server has approver tokens (--approver-token), only they approve calls (approved: true), in any session, and see every pending approval; they cannot create sessions, check, report results, observe or finish (403 forbidden), and an agent token may only deny (withdraw) its calls. Without approver tokens an agent token approves its own calls. 401s are limited per client address (then 429 for every request from it until the limit refills); open sessions are capped per token (429 too-many-sessions). Bodies nested more than 64 levels deep are 400 invalid-request. Memory is bounded: a session holding --max-session-text characters of calls and results takes no more work (409 session-full); when the sessions in memory hold --max-service-text, new work is 503 over-capacity (Retry-After).',
   },
   security: [{ bearer: [] }],
   paths: {
@@ -110,7 +110,7 @@ export const openApiDocument = {
             description: 'Created',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Session' } } },
           },
-          ...errors(400, 401, 403, 413, 422, 429),
+          ...errors(400, 401, 403, 413, 422, 429, 503),
         },
       },
     },
@@ -123,7 +123,7 @@ export const openApiDocument = {
             description: 'OK',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Session' } } },
           },
-          ...errors(401, 404, 429),
+          ...errors(401, 404, 429, 503),
         },
       },
     },

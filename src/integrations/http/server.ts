@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { ChatModel } from '../../formalize/index.js';
 import { createServiceApp } from './app.js';
+import type { ServiceMemoryLimits } from './memory-budget.js';
 import { ServiceStore } from './store.js';
 
 export interface StartServiceOptions {
@@ -23,6 +24,8 @@ export interface StartServiceOptions {
   readonly rateLimit?: number;
   readonly corsOrigin?: string;
   readonly log?: (line: string) => void;
+  /** What the sessions in memory may hold (memory-budget.ts). */
+  readonly memory?: Partial<ServiceMemoryLimits>;
 }
 
 export interface RunningService {
@@ -52,6 +55,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
       ...(options.corsOrigin !== undefined ? { corsOrigin: options.corsOrigin } : {}),
       ...(options.log !== undefined ? { log: options.log } : {}),
+      ...(options.memory !== undefined ? { memory: options.memory } : {}),
     });
     const { restored } = sessions.restoreAll();
     const host = options.host ?? '127.0.0.1';

@@ -14,6 +14,7 @@ import {
 import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { sessionRecordFields } from '../../store/journal-anchor.js';
+import { heldCharacters, type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
 import type { AuditRecord, ServiceStore, StoredSession } from './store.js';
 
 /** A failure the client caused or can act on: an HTTP status and a problem body. */
@@ -49,6 +50,12 @@ interface LiveSession {
   finished: boolean;
   /** The last write queued for this session (settled once committed or failed). */
   lastWrite?: Promise<void> | undefined;
+  /** Characters it holds in memory: spec, schema, journal (memory-budget.ts). */
+  held: number;
+  /** When a request last used it (ms): idle sessions may be dropped from memory. */
+  used: number;
+  /** Mutations under way: a session is dropped from memory only when none is. */
+  busy: number;
 }
 
 interface StoredOptions {
@@ -136,6 +143,11 @@ function callOf(guard: Guard, id: string): { name: unknown; args: unknown } | un
   return call && { name: call.name, args: call.args };
 }
 
+/** Characters a session's row holds in memory: its spec and its schema. */
+function storedCharacters(stored: StoredSession): number {
+  return (stored.specText?.length ?? 0) + stored.schemaJson.length;
+}
+
 /** Finished sessions kept in memory (older ones are read from the file when asked for). */
 const maxFinishedInMemory = 256;
 
@@ -143,6 +155,10 @@ export interface SessionsOptions {
   readonly store: ServiceStore;
   readonly model?: ChatModel | undefined;
   readonly log: (line: string) => void;
+  /** What the sessions in memory may hold (default: `serviceMemoryLimits()`). */
+  readonly memory?: ServiceMemoryLimits | undefined;
+  /** How long an open session goes unused before it may be dropped from memory (default 60 s). */
+  readonly idleMs?: number | undefined;
 }
 
 /**
@@ -156,11 +172,69 @@ export class Sessions {
   readonly #log: (line: string) => void;
   readonly #live = new Map<string, LiveSession>();
   readonly #finished: string[] = [];
+  readonly #memory: ServiceMemoryLimits;
+  /** Characters the sessions in `#live` hold together. */
+  #held = 0;
+  readonly #idleMs: number;
 
   constructor(options: SessionsOptions) {
     this.#store = options.store;
     this.#model = options.model;
     this.#log = options.log;
+    this.#memory = options.memory ?? serviceMemoryLimits();
+    this.#idleMs = options.idleMs ?? 60_000;
+  }
+
+  /** Keeps a live session in memory, counted. */
+  #hold(live: LiveSession): void {
+    this.#drop(this.#live.get(live.stored.id));
+    this.#live.set(live.stored.id, live);
+    this.#held += live.held;
+  }
+
+  /** Drops a live session from memory (the file keeps it: the next request restores it). */
+  #drop(live: LiveSession | undefined): void {
+    if (live === undefined || this.#live.get(live.stored.id) !== live) return;
+    this.#live.delete(live.stored.id);
+    this.#held -= live.held;
+  }
+
+  /** A session that takes no more work: finished, or holding `maxSessionText`. */
+  #spent(live: LiveSession): boolean {
+    return live.finished || live.held >= this.#memory.maxSessionText;
+  }
+
+  /**
+   * Makes room for `need` more characters within `maxServiceText` (S1), dropping
+   * sessions from memory (the file keeps them): first those that take no more work,
+   * then open ones unused for `idleMs`, least recently used first — but not one waiting
+   * for a person's approval (the approvals page lists it). Sessions in use stay: when
+   * that is not enough, the request is refused (503), and the service stays up.
+   */
+  #makeRoom(need: number, keep?: LiveSession): void {
+    const max = this.#memory.maxServiceText;
+    if (this.#held + need <= max) return;
+    const idleSince = Date.now() - this.#idleMs;
+    const idle = [...this.#live.values()]
+      .filter(
+        (live) =>
+          live !== keep &&
+          live.busy === 0 &&
+          (this.#spent(live) ||
+            (live.used <= idleSince && live.guard.status().pendingIds.length === 0)),
+      )
+      .sort((a, b) => Number(this.#spent(b)) - Number(this.#spent(a)) || a.used - b.used);
+    for (const live of idle) {
+      if (this.#held + need <= max) return;
+      this.#drop(live);
+    }
+    if (this.#held + need > max) {
+      throw new ServiceProblem(
+        503,
+        'over-capacity',
+        `the service holds as much session data as it may (${max} characters, --max-service-text); try again later`,
+      );
+    }
   }
 
   /** Restores every open session (at start-up); a session that no longer restores is logged and skipped. */
@@ -172,6 +246,8 @@ export class Sessions {
     // (G2): one that does not match what the log recorded is not restored.
     this.#store.verifySessions(open);
     for (const stored of open) {
+      // Within the memory budget: the others are restored when asked for (S1).
+      if (this.#held + this.#memory.maxSessionText > this.#memory.maxServiceText) continue;
       try {
         this.#restore(stored);
         restored++;
@@ -211,8 +287,11 @@ export class Sessions {
       persisted: journal.events.length,
       pending,
       finished: stored.finished,
+      held: storedCharacters(stored) + heldCharacters(journal.events),
+      used: Date.now(),
+      busy: 0,
     };
-    this.#live.set(stored.id, live);
+    this.#hold(live);
     return live;
   }
 
@@ -304,8 +383,18 @@ export class Sessions {
         },
       },
     ]);
-    const live: LiveSession = { stored: withClock, guard, persisted: 0, pending, finished: false };
-    this.#live.set(stored.id, live);
+    const live: LiveSession = {
+      stored: withClock,
+      guard,
+      persisted: 0,
+      pending,
+      finished: false,
+      held: storedCharacters(withClock),
+      used: Date.now(),
+      busy: 0,
+    };
+    this.#makeRoom(live.held);
+    this.#hold(live);
     return { id: stored.id, live };
   }
 
@@ -318,6 +407,7 @@ export class Sessions {
     if (live === undefined) {
       const stored = this.#store.session(id);
       if (stored !== undefined && (tokenHash === undefined || stored.tokenHash === tokenHash)) {
+        this.#makeRoom(this.#memory.maxSessionText);
         try {
           live = this.#restore(stored);
         } catch (error) {
@@ -335,7 +425,35 @@ export class Sessions {
     if (live === undefined || (tokenHash !== undefined && live.stored.tokenHash !== tokenHash)) {
       throw new ServiceProblem(404, 'unknown-session', `there is no session '${id.slice(0, 80)}'`);
     }
+    live.used = Date.now();
     return live;
+  }
+
+  /**
+   * A mutation within the memory budget (S1): a session that holds `maxSessionText`
+   * takes no more work — it fails closed, for good, since what it holds only grows and a
+   * restore counts the same — and when the sessions in memory hold `maxServiceText`, idle
+   * ones are dropped from memory or the request is refused (503).
+   */
+  async #mutate<T>(
+    live: LiveSession,
+    operation: (guard: Guard) => T,
+    finishes?: (answer: T) => boolean,
+  ): Promise<T> {
+    if (!live.finished && live.held >= this.#memory.maxSessionText) {
+      throw new ServiceProblem(
+        409,
+        'session-full',
+        `the session '${live.stored.id}' holds ${live.held} characters of calls and results, as much as a session may (${this.#memory.maxSessionText}, --max-session-text); it takes no more calls or results`,
+      );
+    }
+    this.#makeRoom(0, live);
+    live.busy++;
+    try {
+      return await this.#apply(live, operation, finishes);
+    } finally {
+      live.busy--;
+    }
   }
 
   /**
@@ -344,7 +462,7 @@ export class Sessions {
    * decides synchronously, so mutations of one session stay in order; a failed commit
    * forgets the live guard (the file has the last good state) and fails the request.
    */
-  async #mutate<T>(
+  async #apply<T>(
     live: LiveSession,
     operation: (guard: Guard) => T,
     finishes?: (answer: T) => boolean,
@@ -376,6 +494,9 @@ export class Sessions {
     }
     const from = live.persisted;
     const fresh = live.guard.journalSince(from);
+    const grown = heldCharacters(fresh);
+    live.held += grown;
+    if (this.#live.get(live.stored.id) === live) this.#held += grown;
     const audit = live.pending.splice(0);
     live.persisted = from + fresh.length;
     if (finishedNow) live.finished = true;
@@ -387,7 +508,7 @@ export class Sessions {
       this.#finished.push(live.stored.id);
       if (this.#finished.length > maxFinishedInMemory) {
         const oldest = this.#finished.shift();
-        if (oldest !== undefined) this.#live.delete(oldest);
+        if (oldest !== undefined) this.#drop(this.#live.get(oldest));
       }
     }
     return answer;
@@ -406,7 +527,7 @@ export class Sessions {
 
   /** Drops a live guard whose memory may differ from the file; the next request restores it. */
   #forget(live: LiveSession): void {
-    if (this.#live.get(live.stored.id) === live) this.#live.delete(live.stored.id);
+    this.#drop(live);
   }
 
   /** Checks one call; any failure refuses it (fail closed) and is logged. */
