@@ -33,7 +33,8 @@ export function checkerUserPrompt(input: {
 
 /** The reminder after a checker reply that was not the JSON object asked for. */
 export function checkerRepairPrompt(problem: string): string {
-  return `That reply was not the JSON object asked for: ${problem}. Reply with { "verdict": ..., "discrepancies": [...] } only, in one \`\`\`json code block.`;
+  // A JSON parser's message quotes the reply, which may echo a forged marker.
+  return `That reply was not the JSON object asked for: ${defuseMarkers(problem)}. Reply with { "verdict": ..., "discrepancies": [...] } only, in one \`\`\`json code block.`;
 }
 
 /**

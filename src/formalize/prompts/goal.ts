@@ -1,7 +1,7 @@
 import type { Schema } from '../../language/index.js';
 import type { PredicateSelection } from '../relevance.js';
 import { oneLine } from '../signatures.js';
-import { describeNow, quoteInstruction } from './context.js';
+import { defuseMarkers, describeNow, quoteInstruction } from './context.js';
 
 /**
  * Stage 1 of the two-stage mode (RefineAct's intent formalization): the goal, its
@@ -47,5 +47,6 @@ export function goalUserPrompt(input: {
 
 /** The reminder after a stage-1 reply that was not the JSON object asked for. */
 export function goalRepairPrompt(problem: string): string {
-  return `That reply was not the JSON object asked for: ${problem}. Reply with the JSON object only, in one \`\`\`json code block.`;
+  // A JSON parser's message quotes the reply, which may echo a forged marker.
+  return `That reply was not the JSON object asked for: ${defuseMarkers(problem)}. Reply with the JSON object only, in one \`\`\`json code block.`;
 }
