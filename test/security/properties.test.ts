@@ -104,8 +104,9 @@ function propose(specText: string, args: Record<string, unknown>): Verdict {
 /** A catch-all rule: without the guard, every Send is allowed. */
 const allowAll = 'Send() -> Sent\nSent -> Done';
 
-describe('property: no trick on a matching value gets past a reject guard', () => {
-  const textGuards: readonly [string, (target: string) => string, readonly Trick[]][] = [
+/** The guards of the catalogue, per text operator, with the tricks each must catch. */
+function textGuards(): readonly [string, (target: string) => string, readonly Trick[]][] {
+  return [
     [
       '=',
       (target) => `reject Send(to = "${target}")`,
@@ -149,8 +150,10 @@ describe('property: no trick on a matching value gets past a reject guard', () =
       [...caseTricks, ...widthTricks, ...invisibleTricks, ...spacingTricks, ...wrappingTricks],
     ],
   ];
+}
 
-  for (const [operator, guard, tricks] of textGuards) {
+describe('property: no trick on a matching value gets past a reject guard', () => {
+  for (const [operator, guard, tricks] of textGuards()) {
     it(`text ${operator}: case, width, invisible, confusable, spacing and wrapping tricks`, () => {
       fc.assert(
         fc.property(word, fc.nat({ max: tricks.length - 1 }), (target, trickIndex) => {
@@ -360,6 +363,114 @@ describe('property: a declared objective never turns a refusal into a permission
         },
       ),
       { numRuns: runs },
+    );
+  });
+});
+
+/**
+ * One deny-list reading for guards, `not P(…)` and `@repeat(per:)` (E2, E4, O1;
+ * src/engine/deny-list-reading.ts): a value a guard catches makes `not` fail and is no
+ * new value to `per:`; and in a guard `matches r` and `not matches r` never both hold
+ * where r searches the text (no `^`/`$`), nor, for any r, on a value without parts.
+ */
+describe('property: the deny-list reading is one reading (E2, E4, O1)', () => {
+  const denySchema = schemaOf(
+    action('Send', { to: { type: 'text', required: true }, amount: 'number' }, { critical: true }),
+    state('Seen', { to: 'text', senders: 'list<text>' }, { observed: true }),
+  );
+  const decide = (specText: string, seen: Record<string, unknown> | undefined, to: unknown) => {
+    const current = createSession(specOf(specText, denySchema), { now });
+    if (seen !== undefined) current.observe({ updates: { Seen: seen } });
+    return current.propose({ action: { name: 'Send', args: { to, amount: 1 } } });
+  };
+  const constraintOf = (guard: string) => /^reject Send\((.*)\)$/.exec(guard)?.[1] ?? '';
+  /** Text values only: a state's text cannot hold an array or an object. */
+  const textTricks = (tricks: readonly Trick[], value: string) =>
+    tricks.map((trick) => trick(value)).filter((mutated) => typeof mutated === 'string');
+
+  for (const [operator, guard, tricks] of textGuards()) {
+    it(`text ${operator}: no trick on a value a guard catches makes not P(…) hold`, () => {
+      fc.assert(
+        fc.property(word, (target) => {
+          const matching = operator === 'matches' ? `bob@${target}.com` : target;
+          const constraint = constraintOf(guard(target));
+          const rule = `not Seen(${constraint}) & Send() -> Sent\nSent -> Done`;
+          for (const mutated of textTricks(tricks, matching)) {
+            const guarded = decide(`${guard(target)}\n${allowAll}`, undefined, mutated);
+            if (!fires(guarded)) continue;
+            const verdict = decide(rule, { to: mutated }, 'anyone');
+            expect(fires(verdict), `Seen(to = ${JSON.stringify(mutated)})`).toBe(true);
+          }
+          // `not` holds for a value no guard catches.
+          expect(decide(rule, { to: 'qqqq' }, 'anyone').decision).toBe('allow');
+        }),
+        { numRuns: Math.ceil(runs / 3) },
+      );
+    });
+  }
+
+  it('bindings: a recipient a guard would read as a blocked sender never passes not Seen(senders contains $t)', () => {
+    const [, equals, tricks] = textGuards()[0]!;
+    const rule = 'Send(to = $t) & not Seen(senders contains $t) -> Sent\nSent -> Done';
+    fc.assert(
+      fc.property(word, (blocked) => {
+        for (const mutated of textTricks(tricks, blocked)) {
+          if (!fires(decide(`${equals(blocked)}\n${allowAll}`, undefined, mutated))) continue;
+          const verdict = decide(rule, { senders: ['someone', blocked] }, mutated);
+          expect(fires(verdict), JSON.stringify(mutated)).toBe(true);
+        }
+        expect(decide(rule, { senders: [blocked] }, 'qqqq').decision).toBe('allow');
+      }),
+      { numRuns: Math.ceil(runs / 3) },
+    );
+  });
+
+  const separated = /[,;<>"'`()[\]{}]|\.\s*$/;
+  const text = fc
+    .array(fc.constantFrom(...'ab .,;<>@xс'), { maxLength: 12 })
+    .map((characters) => characters.join(''));
+  const regexes = ['/a/', '/b.a/', '/x@/', '/a b/', '/^a/', '/b$/', '/^a.*b$/', '/\\.x$/'];
+
+  it('in a guard, matches r and not matches r never both hold: r unanchored, or a value without parts', () => {
+    fc.assert(
+      fc.property(text, fc.constantFrom(...regexes), (value, regex) => {
+        const firesWith = (operator: string) =>
+          fires(decide(`reject Send(to ${operator} ${regex})\n${allowAll}`, undefined, value));
+        const both = firesWith('matches') && firesWith('not matches');
+        const anchored = /[\^$]/.test(regex);
+        if (!anchored || !separated.test(value))
+          expect(both, `${JSON.stringify(value)} ${regex}`).toBe(false);
+      }),
+      { numRuns: runs },
+    );
+  });
+
+  it('@repeat(per:): a value any of whose readings was served is not new', () => {
+    const perSpec = '@repeat(per: to)\nSend() -> Sent\nSent -> Done';
+    const [, , tricks] = textGuards()[0]!;
+    const phone = fc
+      .tuple(fc.integer({ min: 200, max: 999 }), fc.integer({ min: 1_000_000, max: 9_999_999 }))
+      .map(([area, line]) => `+1${area}${line}`);
+    const phoneSpellings: Trick[] = [
+      (value) => `tel:${value}`,
+      (value) => `${value.slice(0, 2)} ${value.slice(2, 5)} ${value.slice(5, 8)} ${value.slice(8)}`,
+      (value) => `${value.slice(0, 2)}-${value.slice(2, 5)}-${value.slice(5, 8)}-${value.slice(8)}`,
+      (value) =>
+        `${value.slice(0, 2)} (${value.slice(2, 5)}) ${value.slice(5, 8)}-${value.slice(8)}`,
+    ];
+    fc.assert(
+      fc.property(fc.oneof(word, phone), (served) => {
+        const spellings = /^\+\d+$/.test(served) ? [...tricks, ...phoneSpellings] : tricks;
+        for (const mutated of textTricks(spellings, served)) {
+          const current = createSession(specOf(perSpec, denySchema), { now });
+          const send = (to: string) =>
+            current.propose({ action: { name: 'Send', args: { to, amount: 1 } } });
+          expect(send(served).decision).toBe('allow');
+          expect(fires(send(mutated)), JSON.stringify(mutated)).toBe(true);
+          expect(send('qqqq').decision).toBe('allow');
+        }
+      }),
+      { numRuns: Math.ceil(runs / 3) },
     );
   });
 });
