@@ -536,6 +536,10 @@ export function shownCalls(
     if (!predicate) continue;
     const open = match.index + match[0].length - 1;
     const content = parenthesized(text, open);
+    // The scan is work too: an answer of many unclosed `RemoveFile(` is refused, not slow.
+    budget.characters +=
+      content === undefined ? Math.min(text.length - open, maxCallArguments) : content.length;
+    if (budget.characters > maxParsedCharacters) budget.exceeded ??= tooMuch;
     const positional = !/\s\($/u.test(match[0]);
     const input =
       content === undefined ? undefined : callArguments(content, predicate, positional, budget);
