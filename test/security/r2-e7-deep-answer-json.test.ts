@@ -23,6 +23,12 @@ describe('E7: deeply nested JSON in an answer is refused within fixed bounds', (
     expect(verdict.feedback).toContain('deeper than 64 levels');
   });
 
+  it('an answer of many calls that never close is refused as too tangled', () => {
+    const verdict = finishWith('ListFolder('.repeat(9000));
+    expect(verdict.reasons[0]?.code).toBe('fabricated-action');
+    expect(verdict.feedback).toContain('more call-like text than can be checked');
+  });
+
   it('reads nesting within the bound as before', () => {
     const nested = `{"path": "/reports", "note": ${'['.repeat(20)}${']'.repeat(20)}}`;
     expect(finishWith(`{"name": "ListFolder", "arguments": ${nested}}`).reasons[0]?.code).toBe(
