@@ -1,5 +1,7 @@
 import { createSession } from '../src/engine/index.js';
+import { createGuard } from '../src/guard/index.js';
 import { checkSpec, createSchema, type Spec } from '../src/language/index.js';
+import { loadToolSchema } from '../src/schema/index.js';
 import { collectGarbage, formatMicros, percentile, table, timeCall } from './measure.js';
 
 /**
@@ -121,6 +123,73 @@ function largeArgumentRow(count: number): string[] {
   ];
 }
 
+const pageTools = loadToolSchema(
+  JSON.stringify({
+    tools: [
+      {
+        name: 'ReadPage',
+        annotations: { readOnlyHint: true },
+        inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+      },
+      {
+        name: 'Pay',
+        annotations: { destructiveHint: true },
+        inputSchema: {
+          type: 'object',
+          properties: { payee: { type: 'string' }, amount: { type: 'number' } },
+          required: ['payee', 'amount'],
+        },
+      },
+    ],
+  }),
+);
+const paySpec = 'Pay(payee = "Bob", amount <= 10) -> Paid\nPaid -> Done\n';
+const pageReaders: readonly (readonly [string, string, string])[] = [
+  ['no rule', paySpec, 'the quick brown fox jumps\nover the lazy dog.\n'],
+  [
+    'not … contains',
+    `not ReadPageResult(content contains "wire the money") & ${paySpec}`,
+    'the quick brown fox jumps\nover the lazy dog.\n',
+  ],
+  [
+    'not … contains, non-Latin-1',
+    `not ReadPageResult(content contains "wire the money") & ${paySpec}`,
+    'Ünïcödé façade — naïve CAFÉ\nΟΔΟΣ STRAẞE\n',
+  ],
+];
+
+/**
+ * S1 (round 2): the heap a guard keeps per 1 MB of text results (pages with line breaks,
+ * off the ASCII fast path), read by no rule or by a `not` over them (target ≤ 1.5 MB
+ * for a result no rule reads; ~17.8 MB before).
+ */
+function resultMemoryRow([reader, spec, line]: readonly [string, string, string]): string[] {
+  if (!pageTools.ok) throw new Error('bench: the page tools do not load');
+  const guard = createGuard(spec, pageTools.value, { now });
+  const count = 8;
+  const before = heapMegabytes();
+  let megabytes = 0;
+  const started = process.hrtime.bigint();
+  for (let index = 1; index <= count; index++) {
+    const page = `<h1>page ${index}</h1>\n${line.repeat(Math.ceil(990_000 / line.length))}`.slice(
+      0,
+      990_000,
+    );
+    megabytes += (/^[\x00-\xff]*$/.test(page) ? page.length : 2 * page.length) / 1024 / 1024;
+    const id = `read-${index}`;
+    guard.check({ id, name: 'ReadPage', args: { url: `https://news.example/${index}` } });
+    if (!guard.result(id, { output: { content: page } }).ok)
+      throw new Error('bench: a page result was not kept');
+  }
+  // One decision reads every result (the rule's `not`), as the next call of an agent would.
+  if (guard.check({ id: 'pay', name: 'Pay', args: { payee: 'Bob', amount: 5 } }).action !== 'run')
+    throw new Error('bench: the payment was not allowed');
+  const elapsed = Number(process.hrtime.bigint() - started);
+  const kept = heapMegabytes() - before;
+  if (!guard.status().done) throw new Error('bench: the task is not done');
+  return [reader, String(count), (kept / megabytes).toFixed(2), formatMicros(elapsed / count)];
+}
+
 export function securityBench(proposals: number): void {
   console.log(
     '\nReDoS: one propose, `reject BankTransfer(to matches /(a+)+$/)`, to = "a"×(n−1) + "!" (median of 7)',
@@ -134,4 +203,20 @@ export function securityBench(proposals: number): void {
   console.log(table(['proposals', 'heap MB', 'µs/proposal'], refusalMemoryRows(proposals)));
   console.log('\n1 MB arguments: refused, not stored');
   console.log(table(['proposals', 'verdict', 'µs p50', 'heap MB after'], [largeArgumentRow(200)]));
+  resultMemoryBench();
 }
+
+/** The S1 rows alone (`node --expose-gc …/bench/security.js results` runs only them). */
+export function resultMemoryBench(): void {
+  console.log(
+    '\nHeap per 1 MB text result: 0.99 MB pages with line breaks kept by a guard (target ≤ 1.5 MB when no rule reads them; was ~17.8)',
+  );
+  console.log(
+    table(
+      ['read by', 'results', 'heap MB per MB', 'µs per result'],
+      pageReaders.map(resultMemoryRow),
+    ),
+  );
+}
+
+if (process.argv[2] === 'results' && process.argv[1]?.endsWith('security.js')) resultMemoryBench();
