@@ -193,6 +193,101 @@ const edits: readonly [string, (document: Json) => void, string][] = [
 
 const call = { id: 'w1', name: 'Withdraw', args: { account: 'checking', amount: 5000 } };
 
+/** The review's `protect.intent`, over a folder listing with typed records. */
+const folderSchema = unwrap(
+  loadToolSchema(
+    JSON.stringify({
+      tools: [
+        {
+          name: 'ListFolder',
+          annotations: { readOnlyHint: true },
+          inputSchema: {
+            type: 'object',
+            properties: { path: { type: 'string' } },
+            required: ['path'],
+          },
+          outputSchema: {
+            type: 'object',
+            properties: {
+              entries: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: { name: { type: 'string' }, size: { type: 'number' } },
+                  required: ['name'],
+                },
+              },
+            },
+          },
+        },
+        {
+          name: 'RemoveFile',
+          annotations: { destructiveHint: true },
+          inputSchema: {
+            type: 'object',
+            properties: { path: { type: 'string' } },
+            required: ['path'],
+          },
+        },
+      ],
+    }),
+  ),
+);
+const protect = [
+  'ListFolder(path = "/reports") -> Listed',
+  'Listed & not ListFolderResult(entries[name contains "nda"] != []) & RemoveFile() -> Removed',
+  'Removed -> Done',
+].join('\n');
+const negated = '$.rules[1].negations[0].constraints[0]';
+const inFilter = `${negated}.access.steps[0].constraints[0]`;
+const pathEdits: readonly [string, (document: Json) => void, string][] = [
+  [
+    'a field the record does not declare',
+    (d) => {
+      d.rules[1].negations[0].constraints[0].access.steps[0].constraints[0].access.steps[0].name =
+        'owner';
+    },
+    `${inFilter}.access.steps[0].name`,
+  ],
+  [
+    'a path into a text field',
+    (d) => {
+      d.rules[1].negations[0].constraints[0].access.steps[0].constraints[0].access.steps.push({
+        kind: 'field',
+        name: 'length',
+      });
+    },
+    `${inFilter}.access.steps[1].name`,
+  ],
+  [
+    "a schema variable for the filter's element",
+    (d) => {
+      d.rules[1].negations[0].constraints[0].access.steps[0].constraints[0].variable = [
+        'ListFolder',
+        0,
+      ];
+    },
+    `${inFilter}.variable`,
+  ],
+  [
+    'a compared type the path does not reach',
+    (d) => {
+      d.rules[1].negations[0].constraints[0].access.compared = { kind: 'number' };
+    },
+    `${negated}.access.compared`,
+  ],
+  [
+    'a number for contains in the filter',
+    (d) => {
+      d.rules[1].negations[0].constraints[0].access.steps[0].constraints[0].value = {
+        kind: 'number',
+        value: 3,
+      };
+    },
+    `${inFilter}.value`,
+  ],
+];
+
 describe('K1: a compiled spec is type-checked as it is read', () => {
   it('the document as compiled loads, and its guard fires', async () => {
     const guard = await loadCompiledGuard(compiled(), { now: new Date() });
@@ -207,6 +302,18 @@ describe('K1: a compiled spec is type-checked as it is read', () => {
     await expect(loading).rejects.toMatchObject({ code: 'invalid-compiled-spec', path });
     // createGuard reads documents the same way.
     expect(() => createGuard(document, undefined, { now: new Date() })).toThrow(path);
+  });
+
+  it.each(pathEdits)('refuses %s, naming where', async (_, edit, path) => {
+    const document = JSON.parse(
+      JSON.stringify(writeCompiledSpec(unwrap(checkSpec(protect, folderSchema)))),
+    );
+    await expect(loadCompiledGuard(document, {})).resolves.toBeDefined();
+    edit(document);
+    await expect(loadCompiledGuard(document, {})).rejects.toMatchObject({
+      code: 'invalid-compiled-spec',
+      path,
+    });
   });
 
   it("with the host schema given, refuses a document whose schema is not the host's: a destructive tool made harmless, an argument no longer required, a tool's result left out", async () => {
