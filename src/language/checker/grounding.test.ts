@@ -129,6 +129,30 @@ describe('text is compared as normalized words', () => {
     expect(findings(`${constraints}, amount = 5`, instruction)).toEqual(expected);
   });
 
+  it('holds for any names: the user’s name is grounded in any case, another name never', () => {
+    const name = fc.stringMatching(/^[a-z][a-z0-9]{2,11}$/);
+    fc.assert(
+      fc.property(name, name, (given, other) => {
+        // A plural of the given name counts as it ("tests" for "test").
+        fc.pre(![given, `${given}s`, `${given}es`].includes(other));
+        fc.pre(![other, `${other}s`, `${other}es`].includes(given));
+        // "Pay" is a word of the instruction too.
+        fc.pre(![other, given.slice(0, -2)].includes('pay'));
+        const instruction = `Pay ${given} $5.`;
+        expect(findings(`payee = "${given.toUpperCase()}", amount = 5`, instruction)).toEqual([]);
+        expect(findings(`payee = "${other}", amount = 5`, instruction)).toEqual([
+          `ungrounded-literal "${other}"`,
+        ]);
+        // A part of the name is not the name.
+        if (given.length > 3)
+          expect(findings(`payee = "${given.slice(0, -2)}", amount = 5`, instruction)).toContain(
+            `ungrounded-literal "${given.slice(0, -2)}"`,
+          );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('counts a trusted text (a policy) as a source, and tool descriptions never', () => {
     expect(
       findings('payee = "Bob", amount = 5', 'Pay $5.', { texts: ['Pay(payee = "Bob")'] }),
