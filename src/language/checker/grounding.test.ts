@@ -144,7 +144,8 @@ describe('text is compared as normalized words', () => {
           `ungrounded-literal "${other}"`,
         ]);
         // A part of the name is not the name.
-        if (given.length > 3)
+        // (Unless the part is the name's singular: "boxes" and "box".)
+        if (given.length > 3 && !given.endsWith('es'))
           expect(findings(`payee = "${given.slice(0, -2)}", amount = 5`, instruction)).toContain(
             `ungrounded-literal "${given.slice(0, -2)}"`,
           );
