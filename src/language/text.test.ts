@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizeNeedle, normalizeText, textParts } from './text.js';
+import { collapseSpaces, normalizeNeedle, normalizeText, textParts } from './text.js';
 
 describe('normalizeText: NFKC_Casefold, invisible characters out, whitespace collapsed', () => {
   it.each([
@@ -94,6 +94,48 @@ describe('normalizeText: NFKC_Casefold, invisible characters out, whitespace col
         expect(result).toBe(result.trim());
         expect(result).not.toMatch(/\s\s/);
       }),
+    );
+  });
+});
+
+describe('collapseSpaces: one pass instead of replace(/\\s+/g), with the same result', () => {
+  const units = fc.oneof(
+    fc.constantFrom(
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\r\n',
+      '\v',
+      '\f',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u2028',
+    ),
+    fc.constantFrom('\u202f', '\u3000', '\ufeff', '\u0000', '\u001b', '\u007f', 'a', 'Bc', 'é'),
+    fc.string({ unit: 'binary', maxLength: 3 }),
+  );
+  const texts = fc.array(units, { maxLength: 24 }).map((parts) => parts.join(''));
+
+  it('collapses and trims as the regular expressions do', () => {
+    fc.assert(
+      fc.property(texts, fc.boolean(), (text, trim) => {
+        const expected = (trim ? text.trim() : text).replace(/\s+/g, ' ');
+        expect(collapseSpaces(text, trim, false)).toBe(expected);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('drops the ASCII controls that do not separate words first, when asked', () => {
+    fc.assert(
+      fc.property(texts, fc.boolean(), (text, trim) => {
+        const visible = text.replace(/[\x00-\x08\x0e-\x1f\x7f]/g, '');
+        const expected = (trim ? visible.trim() : visible).replace(/\s+/g, ' ');
+        expect(collapseSpaces(text, trim, true)).toBe(expected);
+      }),
+      { numRuns: 2_000 },
     );
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { caseFold as packageCaseFold } from 'unicode-case-folding';
 import { describe, expect, it } from 'vitest';
 import {
@@ -22,6 +23,15 @@ describe('case folding from the compact data', () => {
         differences.push(codePoint.toString(16));
     }
     expect(differences).toEqual([]);
+  });
+
+  it('folds a text as the package does, code point by code point (surrogates left alone)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 64 }), (text) => {
+        expect(caseFold(text)).toBe([...text].map((character) => caseFold(character)).join(''));
+        if (!/[\ud800-\udfff]/.test(text)) expect(caseFold(text)).toBe(packageCaseFold(text));
+      }),
+    );
   });
 
   it.each([
