@@ -218,7 +218,8 @@ function walkSteps(start: Shape, access: CheckedAccess, where: Where): Shape {
 }
 
 /** The shape compared after the path, the function and `as` (checker/access.ts `typeAccess`). */
-function accessShape(start: Shape, access: CheckedAccess, where: Where): Shape {
+function accessShape(start: Shape, constraint: CheckedConstraint, where: Where): Shape {
+  const access = constraint.access!;
   let shape = walkSteps(start, access, where);
   const joins = access.steps.some((step) => step.kind === 'filter' && step.joins === true);
   if ((access.joins === true) !== joins)
@@ -228,6 +229,21 @@ function accessShape(start: Shape, access: CheckedAccess, where: Where): Shape {
     );
   const fn = access.function;
   const at = `${where.path}.access`;
+  // A bare filtered list `list[…]` is `count(list[…]) >= 1` (parser.ts), no other.
+  if (access.exists === true) {
+    if (
+      fn !== 'count' ||
+      access.steps[access.steps.length - 1]?.kind !== 'filter' ||
+      access.coercion !== undefined ||
+      constraint.operator !== '>=' ||
+      constraint.value.kind !== 'number' ||
+      constraint.value.value !== 1
+    )
+      fail(
+        `${at}.exists`,
+        'only a bare filtered list, count(list[…]) >= 1, stands for some element',
+      );
+  }
   if (access.matches !== undefined && fn !== 'count')
     fail(`${at}.matches`, 'a regex on the subject only counts elements: count(list matches /r/)');
   if (fn !== undefined) {
@@ -351,7 +367,7 @@ function checkConstraint(
       `expected ${variable.name === 'it' ? 'the element it' : variable.name}`,
     );
   const access = constraint.access;
-  const shape = access === undefined ? start : accessShape(start, access, where);
+  const shape = access === undefined ? start : accessShape(start, constraint, where);
   if (constraint.binding !== undefined) {
     if (access !== undefined && !same(access.compared, shapeType(shape)))
       fail(`${where.path}.access.compared`, `expected ${typeText(shapeType(shape))}`);

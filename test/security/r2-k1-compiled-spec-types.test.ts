@@ -277,6 +277,13 @@ const pathEdits: readonly [string, (document: Json) => void, string][] = [
     `${negated}.access.compared`,
   ],
   [
+    '"some element" on a filtered list compared with []',
+    (d) => {
+      d.rules[1].negations[0].constraints[0].access.exists = true;
+    },
+    `${negated}.access.exists`,
+  ],
+  [
     'a number for contains in the filter',
     (d) => {
       d.rules[1].negations[0].constraints[0].access.steps[0].constraints[0].value = {
