@@ -1991,6 +1991,75 @@ reject A1(at = $g, until < $g)`;
     ]);
   });
 
+  it('on a hand-written world with the deny-list reading: not P(…), @repeat(per:), guards', () => {
+    const models: PredicateModel[] = [
+      {
+        name: 'B',
+        kind: 'state',
+        variables: [
+          { name: 'senders', type: 'list<text>' },
+          { name: 'who', type: 'text' },
+        ],
+        keyed: false,
+        critical: false,
+        observed: true,
+      },
+      {
+        name: 'A0',
+        kind: 'action',
+        variables: [
+          { name: 'p0', type: 'text' },
+          { name: 'p1', type: 'text' },
+        ],
+        keyed: false,
+        critical: true,
+      },
+    ];
+    const text = `@repeat(per: p0)
+A0(p0 = $t, p1 = "mail") & not B(senders contains $t) & not B(who = "mallory") -> O0
+@repeat
+A0(p1 = "item") -> O1
+O0 -> Done
+reject A0(p1 = "item", p0 not matches /sony/)
+reject A0(p1 = "item", p0 not matches /^sony/)`;
+    const mail = (p0: string) => ({ action: { name: 'A0', args: { p0, p1: 'mail' } } });
+    const item = (p0: string) => ({ action: { name: 'A0', args: { p0, p1: 'item' } } });
+    const trace: TraceEvent[] = [
+      { observe: { updates: { B: { senders: ['promo@spam.example'], who: 'x' } } } },
+      { propose: mail('news@friend.example, promo@spam.example'), label: 'listed' },
+      { propose: mail('Promo <promo@spam.example>'), label: 'display name' },
+      { propose: mail('promo@sp\u0430m.example'), label: 'look-alike' },
+      { propose: mail('+14155550123'), label: 'number' },
+      { propose: mail('+1 (415) 555-0123'), label: 'the number again' },
+      { propose: mail('tel:+14155550124'), label: 'another number' },
+      { observe: { updates: { B: { who: 'Eve, Mallory' } } } },
+      { propose: mail('reader@friend.example'), label: 'mallory listed' },
+      { propose: item('Sony Bravia 55-inch TV'), label: 'sony' },
+      { propose: item('sony; tv'), label: 'anchored parts' },
+    ];
+    const spec: SpecModel = { text, heads: ['O0', 'O1'] };
+    runWorld({ models, spec, trace, escalateAfter: 9, unplannedCritical: 'revise' });
+    const engine = createSession(checkSpec(text, schemaFrom(models)).value!, { now: fixedNow });
+    const verdicts = trace.map((event) =>
+      'propose' in event
+        ? `${engine.propose(event.propose).decision}`
+        : `observe:${'observe' in event && engine.observe(event.observe).ok}`,
+    );
+    expect(verdicts).toEqual([
+      'observe:true',
+      'revise',
+      'revise',
+      'revise',
+      'allow',
+      'revise',
+      'allow',
+      'observe:true',
+      'revise',
+      'allow',
+      'reject',
+    ]);
+  });
+
   it('on a hand-written world with keyed instances, tool results and repeats', () => {
     const models: PredicateModel[] = [
       {
