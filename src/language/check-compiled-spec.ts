@@ -532,3 +532,20 @@ export function checkCompiledSpec(
     checkGuard(guard, `$.guards[${index}]`, schema);
   });
 }
+
+/** Requires the document's schema to be the host's (`ReadCompiledSpecOptions.schema`), predicate for predicate. */
+export function requireSchema(schema: Schema, expected: Schema): void {
+  [...schema.predicates.entries()].forEach(([name, predicate], index) => {
+    const own = expected.predicates.get(name);
+    if (own === undefined || !same(predicate, own))
+      fail(
+        `$.schema.predicates[${index}]`,
+        own === undefined
+          ? `${name} is not a predicate of the given schema`
+          : `${name} differs from its declaration in the given schema`,
+      );
+  });
+  for (const name of expected.predicates.keys())
+    if (!schema.predicates.has(name))
+      fail('$.schema.predicates', `${name} of the given schema is missing`);
+}

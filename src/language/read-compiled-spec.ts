@@ -1,4 +1,4 @@
-import { checkCompiledSpec } from './check-compiled-spec.js';
+import { checkCompiledSpec, requireSchema } from './check-compiled-spec.js';
 import type { CheckedRule, Spec } from './checker/spec.js';
 import {
   answerPredicate,
@@ -279,41 +279,6 @@ function readSchema(value: Json, context: Context): Schema {
   return { id: schema.id, predicates: context.predicates };
 }
 
-/** Plain data of a declaration, for comparing: JSON text with undefined fields left out. */
-function declarationText(predicate: PredicateDeclaration): string {
-  const sorted = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(sorted);
-    if (typeof value !== 'object' || value === null) return value;
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
-    );
-  };
-  return JSON.stringify(sorted(predicate));
-}
-
-/** Requires the document's schema to be the host's (`ReadCompiledSpecOptions.schema`). */
-function pinSchema(schema: Schema, expected: Schema): void {
-  const names = [...schema.predicates.keys()];
-  names.forEach((name, index) => {
-    const own = expected.predicates.get(name);
-    if (own === undefined)
-      throw new CompiledSpecError(
-        `$.schema.predicates[${index}]`,
-        `${name} is not a predicate of the given schema`,
-      );
-    if (declarationText(own) !== declarationText(schema.predicates.get(name)!))
-      throw new CompiledSpecError(
-        `$.schema.predicates[${index}]`,
-        `${name} differs from its declaration in the given schema`,
-      );
-  });
-  for (const name of expected.predicates.keys())
-    if (!schema.predicates.has(name))
-      throw new CompiledSpecError('$.schema.predicates', `${name} of the given schema is missing`);
-}
-
 /** Reads a compiled spec; throws `CompiledSpecError` at the first thing that is not one. */
 export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOptions = {}): Spec {
   if (!isRecord(document))
@@ -391,7 +356,7 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
   // The checker's type rules, again: a document with the right shapes may still hold a
   // spec the checker would never have produced (K1).
   checkCompiledSpec(schema, rules, guards);
-  if (options.schema !== undefined) pinSchema(schema, options.schema);
+  if (options.schema !== undefined) requireSchema(schema, options.schema);
   // Derived as the checker derives them (checker/check.ts).
   const objectives = new Map<string, CheckedRule[]>();
   for (const rule of rules) {
