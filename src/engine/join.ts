@@ -806,7 +806,9 @@ export function joinHolds(
     }
     const values = raw === undefined ? undefined : binding.values(raw, context.clock);
     const lenient = absentUse ? constraint.holdsWhenAbsent : guard && !unobserved;
-    return settle(binding, values, lenient, failed, next);
+    // A guard compares with the deny-list reading (`from = $a, to = $a` fires for a `to`
+    // that lists `$a`); a rule with the rules'.
+    return settle(binding, values, lenient, failed, next, guard);
   };
 
   const tryInstance = (index: number, pattern: CompiledPattern, instance: Instance): boolean => {

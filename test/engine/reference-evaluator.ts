@@ -1461,7 +1461,8 @@ export class ReferenceSession {
         // holds when it is negative (§5.1: guards err toward firing, and only a negative
         // constraint holds on an absent argument); on an unobserved state variable it is
         // false, as in rules.
-        const holds = this.#bindingHolds(pattern, constraint, instance, assignment);
+        // The deny-list reading, as for literals.
+        const holds = this.#bindingHolds(pattern, constraint, instance, assignment, true);
         if (holds !== undefined) return holds;
         if (argumentValue(pattern, constraint, instance) !== undefined) return true;
         return (

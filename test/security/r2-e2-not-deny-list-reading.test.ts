@@ -58,6 +58,25 @@ Sent -> Done
     ]);
   });
 
+  it('a guard with a binding compares with the same reading', async () => {
+    const spec = `reject SendMail(to = $a, cc contains $a) because "nobody in both to and cc"
+@repeat
+SendMail() -> Sent
+Sent -> Done
+`;
+    const both = (to: string, cc: string[]) => ({
+      action: { name: 'SendMail', args: { to, cc, subject: 'News', body: 'Hi' } },
+    });
+    const rejected = { decision: 'reject', code: 'guard-reject' };
+    await replayChecked(spec, [
+      { propose: both('bob@x.example', ['BOB@x.example']), expect: rejected },
+      { propose: both('Bob <bob@x.example>', ['bob@x.example']), expect: rejected },
+      { propose: both('ann@x.example', ['b\u043eb@x.example, bob@x.example']), expect: 'allow' },
+      { propose: both('bob@x.example', ['ann@x.example, b\u043eb@x.example']), expect: rejected },
+      { propose: both('ann@x.example', ['bob@x.example']), expect: 'allow' },
+    ]);
+  });
+
   const pay = {
     name: 'Pay',
     description: 'Pay someone.',
