@@ -169,3 +169,34 @@ export function preview(value: unknown, max: number): string {
     return '(unreadable)';
   }
 }
+
+/**
+ * Characters of data as a session or a journal keeps it (S1): each string and key its
+ * length, any other value 8. Walked with a stack (data is as deep as a client's JSON)
+ * and each object once (a host's object may have cycles); a getter that throws leaves
+ * the count as far as it got.
+ */
+export function keptSize(data: unknown): number {
+  let total = 0;
+  const seen = new Set<object>();
+  const stack: unknown[] = [data];
+  try {
+    while (stack.length > 0) {
+      const value = stack.pop();
+      if (typeof value === 'string') total += value.length;
+      else if (typeof value !== 'object' || value === null) total += 8;
+      else if (!seen.has(value)) {
+        seen.add(value);
+        if (Array.isArray(value)) for (const element of value) stack.push(element);
+        else
+          for (const [key, field] of Object.entries(value)) {
+            total += key.length;
+            stack.push(field);
+          }
+      }
+    }
+  } catch {
+    // A host's getter threw: the reading of the observation reports it.
+  }
+  return total;
+}

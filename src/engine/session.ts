@@ -38,6 +38,7 @@ import {
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
+import { keptSize } from './plain-data.js';
 import {
   type NormalizedProposal,
   type ProposalProblem,
@@ -64,14 +65,7 @@ import {
   type StateView,
   singleKey,
 } from './state.js';
-import {
-  formatValue,
-  isTextValue,
-  observedSize,
-  textValue,
-  type Value,
-  valueKey,
-} from './values.js';
+import { formatValue, isTextValue, textValue, type Value, valueKey } from './values.js';
 import {
   type Decision,
   type Reason,
@@ -254,6 +248,13 @@ export class Session implements IntentSession {
   observe(input: unknown): ObservationResult {
     try {
       this.#assertIntact();
+      // Counted before it is read: a guard's journal keeps every observation, read or not.
+      const beyond = this.#beyondObservedText(input);
+      if (beyond) {
+        this.#broken = `an observation could not be kept: ${beyond.message}`;
+        this.#record({ kind: 'observe', ok: false });
+        return { ok: false, problems: [beyond], ignored: [], status: this.status() };
+      }
       const read = readObservation(
         input,
         this.#compiled,
@@ -273,12 +274,6 @@ export class Session implements IntentSession {
         this.#record({ kind: 'observe', ok: false });
         return { ok: false, problems: read.problems, ignored: [], status: this.status() };
       }
-      const beyond = this.#beyondObservedText(read.value);
-      if (beyond) {
-        this.#broken = `an observation could not be kept: ${beyond.message}`;
-        this.#record({ kind: 'observe', ok: false });
-        return { ok: false, problems: [beyond], ignored: [], status: this.status() };
-      }
       this.#commit({ updates: read.value, rules: [], finish: false });
       this.#record({ kind: 'observe', ok: true });
       return { ok: true, problems: [], ignored: read.ignored, status: this.status() };
@@ -296,10 +291,8 @@ export class Session implements IntentSession {
    * Counts an observation toward `maxObservedText` (S1), or names the limit when it
    * would go beyond: memory per session stays in proportion to what it takes in.
    */
-  #beyondObservedText(updates: readonly StateUpdate[]): ProposalProblem | undefined {
-    let size = 0;
-    for (const update of updates)
-      for (const [, value] of update.assignments) size += observedSize(value);
+  #beyondObservedText(input: unknown): ProposalProblem | undefined {
+    const size = keptSize(input);
     const { maxObservedText } = this.#settings.limits;
     if (this.#observedText + size <= maxObservedText) {
       this.#observedText += size;

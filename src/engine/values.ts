@@ -522,19 +522,6 @@ export function formatValue(
   }
 }
 
-/**
- * What a value counts toward `limits.maxObservedText`: a text its length, a list its
- * elements, any other value 8 (about what a number or a date keeps).
- */
-export function observedSize(value: Value | undefined): number {
-  if (value === undefined) return 0;
-  if (isTextValue(value)) return value.raw.length;
-  if (!Array.isArray(value)) return 8;
-  let size = 0;
-  for (const element of value) size += observedSize(element);
-  return size;
-}
-
 /** A canonical string for identity checks (identical proposals, instance keys). */
 export function valueKey(value: Value | undefined): string {
   if (value === undefined) return '∅';

@@ -66,11 +66,12 @@ export interface Limits {
    */
   readonly maxInstances: number;
   /**
-   * Characters of observed values one session takes in over its life (tool results and
-   * observations: a text counts its length, any other value 8). Replaced results count
-   * too: a guard's journal keeps every observation to restore the session. The
-   * observation that would go beyond it is not kept, and the session fails closed like
-   * past `maxInstances` (S1: memory per session stays in proportion to this).
+   * Characters of observations one session takes in over its life (tool results and
+   * app observations: each string and key its length, any other value 8). Everything
+   * counts — replaced results, fields the schema does not declare, observations that do
+   * not read — since a guard's journal keeps every observation to restore the session.
+   * The observation that would go beyond it is not kept, and the session fails closed
+   * like past `maxInstances` (S1: memory per session stays in proportion to this).
    */
   readonly maxObservedText: number;
 }

@@ -158,6 +158,28 @@ describe('S1: a session takes in at most maxObservedText characters of observati
     }
   });
 
+  it('counts what the schema does not declare, and results that do not read: the journal keeps them', () => {
+    const guard = createGuard(paySpec, schema, options);
+    const extra = { content: 'short', html: page(1) };
+    expect(read(guard, 1, 'short').ok).toBe(true);
+    const id = 'read-extra';
+    guard.check({ id, name: 'ReadPage', args: { url: 'https://news.example/extra' } });
+    const ignored = guard.result(id, { output: extra });
+    expect(ignored.ok).toBe(true);
+    expect(ignored.ignored.map((problem) => problem.message).join()).toContain('html');
+    // A result the session cannot read (a number where text goes) is journaled whole too.
+    guard.check({ id: 'read-bad', name: 'ReadPage', args: { url: 'https://news.example/bad' } });
+    expect(
+      guard.result('read-bad', { output: { content: ['not', 'text'], html: page(2) } }).ok,
+    ).toBe(false);
+    guard.check({ id: 'read-last', name: 'ReadPage', args: { url: 'https://news.example/l' } });
+    const lost = guard.result('read-last', { output: { content: 'short', html: page(3) } });
+    expect(lost.problems[0]).toMatchObject({ limit: 'maxObservedText' });
+    expect(guard.check({ id: 'pay', name: 'Pay', args: { payee: 'Bob', amount: 5 } }).action).toBe(
+      'refuse',
+    );
+  });
+
   it('fails the same way after a restore from the journal', () => {
     const guard = createGuard(readingSpec, schema, options);
     for (const index of [1, 2, 3]) read(guard, index, page(index));

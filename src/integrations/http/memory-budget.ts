@@ -45,26 +45,3 @@ export function serviceMemoryLimits(given: Partial<ServiceMemoryLimits> = {}): S
     );
   return { maxSessionText, maxServiceText };
 }
-
-/**
- * Characters of plain data (journal events, parsed JSON): each string and key its
- * length, any other value 8. Walked with a stack, not recursion: a journal event is as
- * deep as a client's JSON was.
- */
-export function heldCharacters(data: unknown): number {
-  let total = 0;
-  const stack: unknown[] = [data];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (typeof value === 'string') total += value.length;
-    else if (Array.isArray(value)) {
-      for (const element of value) stack.push(element);
-    } else if (typeof value === 'object' && value !== null) {
-      for (const [key, field] of Object.entries(value)) {
-        total += key.length;
-        stack.push(field);
-      }
-    } else total += 8;
-  }
-  return total;
-}

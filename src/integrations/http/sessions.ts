@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { keptSize } from '../../engine/plain-data.js';
 import { formalize } from '../../formalize/formalize.js';
 import type { ChatModel } from '../../formalize/index.js';
 import {
@@ -14,7 +15,7 @@ import {
 import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { sessionRecordFields } from '../../store/journal-anchor.js';
-import { heldCharacters, type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
+import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
 import type { AuditRecord, ServiceStore, StoredSession } from './store.js';
 
 /** A failure the client caused or can act on: an HTTP status and a problem body. */
@@ -287,7 +288,7 @@ export class Sessions {
       persisted: journal.events.length,
       pending,
       finished: stored.finished,
-      held: storedCharacters(stored) + heldCharacters(journal.events),
+      held: storedCharacters(stored) + keptSize(journal.events),
       used: Date.now(),
       busy: 0,
     };
@@ -494,7 +495,7 @@ export class Sessions {
     }
     const from = live.persisted;
     const fresh = live.guard.journalSince(from);
-    const grown = heldCharacters(fresh);
+    const grown = keptSize(fresh);
     live.held += grown;
     if (this.#live.get(live.stored.id) === live) this.#held += grown;
     const audit = live.pending.splice(0);
