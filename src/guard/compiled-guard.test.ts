@@ -5,7 +5,7 @@ import { checkSpec, unwrap } from '../language/index.js';
 import { writeCompiledSpec } from '../language/write-compiled-spec.js';
 import { schemaFromMcpTools } from '../schema/from-mcp.js';
 import { loadToolSchema } from '../schema/index.js';
-import { compiledSpecHasRegex, loadCompiledGuard } from './compiled-guard.js';
+import { compiledSpecHasRegex, guardsCompareText, loadCompiledGuard } from './compiled-guard.js';
 import { createGuard } from './guard.js';
 import type { Guard } from './types.js';
 
@@ -70,6 +70,18 @@ describe('guards from compiled specs', () => {
       args: { to: 'MALLORY', amount: 1 },
     });
     expect(decision.action).toBe('refuse');
+  });
+});
+
+describe('the confusables table, where the deny-list reading compares text', () => {
+  const needs = (text: string) => guardsCompareText(unwrap(checkSpec(text, schema)));
+  it('is needed by a text guard, a text constraint inside not, and @repeat(per:)', () => {
+    expect(needs(specText)).toBe(false);
+    expect(needs(`${specText}\nreject BankTransfer(to = "Mallory")`)).toBe(true);
+    const sent = 'BankTransfer(to = "Alice") -> Sent';
+    expect(needs(`${sent}\nSent & not BankCheckBalanceResult(balance > 5) -> Done`)).toBe(false);
+    expect(needs(`${sent}\nSent & not Answer(text contains "refund") -> Done`)).toBe(true);
+    expect(needs(`@repeat(per: to)\n${sent}\nSent -> Done`)).toBe(true);
   });
 });
 
