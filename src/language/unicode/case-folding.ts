@@ -45,7 +45,13 @@ export function caseFold(text: string): string {
   for (let index = 0; index < text.length; ) {
     const codePoint = text.codePointAt(index) ?? 0;
     const width = codePoint > 0xffff ? 2 : 1;
-    const folded = map.get(codePoint);
+    // ASCII folds only A–Z: the common case skips the table.
+    const folded =
+      codePoint < 0x80
+        ? codePoint >= 0x41 && codePoint <= 0x5a
+          ? String.fromCharCode(codePoint + 0x20)
+          : undefined
+        : map.get(codePoint);
     if (folded !== undefined) {
       if (index > start) pieces.push(text.slice(start, index));
       pieces.push(folded);

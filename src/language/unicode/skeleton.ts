@@ -74,16 +74,21 @@ function prototypeMap(): Map<number, string> {
   return map;
 }
 
+/** The prototypes of ASCII, from the map, by code (an array lookup, not a hash). */
+let asciiPrototypes: (string | undefined)[] | undefined;
+
 /** Each code point's prototype; unchanged stretches sliced and joined once (no rope, S1). */
 function mapPrototypes(text: string): string {
   const map = prototypeMap();
+  asciiPrototypes ??= Array.from({ length: 0x80 }, (_, code) => map.get(code));
+  const ascii = asciiPrototypes;
   const decomposed = text.normalize('NFD');
   const pieces: string[] = [];
   let start = 0;
   for (let index = 0; index < decomposed.length; ) {
     const codePoint = decomposed.codePointAt(index) ?? 0;
     const width = codePoint > 0xffff ? 2 : 1;
-    const prototype = map.get(codePoint);
+    const prototype = codePoint < 0x80 ? ascii[codePoint] : map.get(codePoint);
     if (prototype !== undefined) {
       if (index > start) pieces.push(decomposed.slice(start, index));
       pieces.push(prototype);
@@ -125,11 +130,18 @@ function slowFolded(text: string): string {
 
 let asciiTables: { cased: string[]; folded: string[] } | undefined;
 
-/** Printable ASCII maps character by character; tables make the common case cheap. */
+/**
+ * ASCII maps character by character; tables make the common case cheap. A control is
+ * what `visibleText` makes of it: a space for those that separate words, else nothing.
+ */
 function asciiSkeletons(text: string, keepEdges: boolean): ConfusableSkeletons {
   if (!asciiTables) {
     const cased: string[] = [];
     const folded: string[] = [];
+    for (const code of [...Array(0x20).keys(), 0x7f]) {
+      cased[code] = code >= 0x09 && code <= 0x0d ? ' ' : '';
+      folded[code] = cased[code] as string;
+    }
     for (let code = 0x20; code < 0x7f; code++) {
       cased[code] = slowCased(String.fromCharCode(code));
       folded[code] = slowFolded(String.fromCharCode(code));
@@ -137,17 +149,29 @@ function asciiSkeletons(text: string, keepEdges: boolean): ConfusableSkeletons {
     asciiTables = { cased, folded };
   }
   const { cased: casedTable, folded: foldedTable } = asciiTables;
-  // Joined once: appending per character builds a rope a cached skeleton keeps (S1).
-  const cased = new Array<string>(text.length);
-  const folded = new Array<string>(text.length);
+  // No ASCII prototype holds a space: the spaces are the text's own (or a control's).
+  const tidy = (skeleton: string) => collapseSpaces(skeleton, !keepEdges, false);
+  return { cased: tidy(mapAscii(text, casedTable)), folded: tidy(mapAscii(text, foldedTable)) };
+}
+
+/**
+ * Each character through the table; the stretches it leaves as they are sliced and the
+ * whole joined once (appending per character builds a rope a cached skeleton keeps, S1).
+ */
+function mapAscii(text: string, table: readonly string[]): string {
+  const pieces: string[] = [];
+  let start = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    cased[index] = casedTable[code] ?? '';
-    folded[index] = foldedTable[code] ?? '';
+    const mapped = table[code] ?? '';
+    if (mapped.length === 1 && mapped.charCodeAt(0) === code) continue;
+    if (index > start) pieces.push(text.slice(start, index));
+    pieces.push(mapped);
+    start = index + 1;
   }
-  // No ASCII prototype holds a space: the spaces are the text's own.
-  const tidy = (skeleton: string) => collapseSpaces(skeleton, !keepEdges, false);
-  return { cased: tidy(cased.join('')), folded: tidy(folded.join('')) };
+  if (start === 0) return text;
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces.join('');
 }
 
 /**
@@ -174,7 +198,8 @@ export interface ConfusableSkeletons {
  * confusableSkeletons('Маllory').cased === confusableSkeletons('mallory').cased // Cyrillic М
  */
 export function confusableSkeletons(text: string, keepEdges = false): ConfusableSkeletons {
-  if (/^[\x20-\x7e]*$/.test(text)) return asciiSkeletons(text, keepEdges);
+  // ASCII with line breaks too: a page of plain text must not take the Unicode path.
+  if (/^[\x00-\x7f]*$/.test(text)) return asciiSkeletons(text, keepEdges);
   const cased = slowCased(text);
   const folded = slowFolded(text);
   return keepEdges ? { cased, folded } : { cased: cased.trim(), folded: folded.trim() };
