@@ -1,16 +1,16 @@
 import { IntentguardError } from '../language/errors.js';
-import type { checkAnswer } from './fabricated-action.js';
+import type { refuseAnswer } from './answer-refusal.js';
 
 /**
- * Where sessions find the fabricated-action check (fabricated-action.ts). It is
- * registered at once wherever the engine is imported whole (engine/index.ts, the root
- * guard), and loaded on demand by a page's guard from a compiled spec before it checks a
- * final answer (`prepareAnswer`), so a page that never checks an answer never downloads
- * it. Without it, a finish with an answer is refused (`internal-error`): an answer is
+ * Where sessions find the fabricated-action check (fabricated-action.ts, with its reason
+ * in answer-refusal.ts). It is registered at once wherever the engine is imported whole
+ * (engine/index.ts, the root guard), and loaded on demand by a page's guard from a
+ * compiled spec before it checks a final answer (`prepareAnswer`), so a page that never
+ * checks an answer never downloads it. Without it, a finish with an answer is refused (`internal-error`): an answer is
  * never taken as honest because the check is missing.
  */
 
-type AnswerCheck = typeof checkAnswer;
+type AnswerCheck = typeof refuseAnswer;
 
 let registered: AnswerCheck | undefined;
 
@@ -31,5 +31,5 @@ export function answerCheck(): AnswerCheck {
 /** Loads and registers the check (a no-op where it is registered). */
 export async function loadAnswerCheck(): Promise<void> {
   if (registered === undefined)
-    provideAnswerCheck((await import('./on-demand-part.js')).checkAnswer);
+    provideAnswerCheck((await import('./on-demand-part.js')).refuseAnswer);
 }

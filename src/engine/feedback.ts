@@ -1,5 +1,4 @@
-import type { CheckedConstraint } from '../language/index.js';
-import { defaultLimits, isDecimal } from '../language/index.js';
+import { defaultLimits } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type {
   CompiledGuard,
@@ -17,11 +16,9 @@ import {
   joinWords,
 } from './describe.js';
 import type { ProposedAction, UnmetCondition } from './evaluation.js';
-import type { FabricationCheck } from './fabricated-action.js';
-import type { Key } from './join.js';
 import { pathEvaluators } from './path-evaluators.js';
 import type { ProposalProblem } from './proposal.js';
-import { canonicalJson, cutText, formatValue, type Value } from './values.js';
+import { cutText, formatValue, type Value } from './values.js';
 import type { Reason } from './verdict.js';
 
 /**
@@ -40,38 +37,6 @@ function actualText(
   const declaration = pattern.predicate.variables[variable];
   if (value === undefined || !declaration) return 'unobserved';
   return formatValue(value, declaration.type, maxEcho);
-}
-
-/**
- * What a path with fields only (`wind.speed`, `count(days)`) reads in a value, as the
- * reason echoes it: the field rather than the whole record or json value (LANGUAGE.md
- * §7). Undefined for paths with filters (the rule's own walk is the authority there).
- */
-function pathText(
-  constraint: CheckedConstraint,
-  value: Value,
-  maxEcho: number,
-): string | undefined {
-  const access = constraint.access;
-  if (access === undefined || access.steps.some((step) => step.kind !== 'field')) return undefined;
-  if (access.function !== undefined && access.function !== 'count' && access.function !== 'len')
-    return undefined;
-  // Only constraints with a path get here: their spec has the path evaluators.
-  let data: unknown = pathEvaluators().bindingData(value);
-  for (const step of access.steps) {
-    if (step.kind !== 'field') return undefined;
-    if (Array.isArray(data)) return undefined;
-    if (typeof data !== 'object' || data === null || !Object.hasOwn(data, step.name))
-      return 'missing';
-    data = (data as Record<string, unknown>)[step.name];
-  }
-  if (access.function !== undefined) {
-    if (Array.isArray(data)) return String(data.length);
-    return typeof data === 'string' && access.function === 'len'
-      ? String([...data].length)
-      : 'not a list';
-  }
-  return cutText(typeof data === 'string' ? JSON.stringify(data) : canonicalJson(data), maxEcho);
 }
 
 /**
@@ -182,9 +147,10 @@ export function unmetReason(
       const { pattern, constraint } = unmet;
       const declaration = pattern.predicate.declaration;
       const actual =
-        (unmet.actual === undefined
+        (unmet.actual === undefined || constraint.source.access === undefined
           ? undefined
-          : pathText(constraint.source, unmet.actual, maxEcho)) ??
+          : // Only constraints with a path get here: their spec has the path evaluators.
+            pathEvaluators().pathText(constraint.source, unmet.actual, maxEcho)) ??
         actualText(pattern, constraint.variable, unmet.actual, maxEcho);
       const isAction = declaration.kind === 'action';
       const verb = isAction ? 'is' : changed(pattern.predicate.index) ? 'would be' : 'is';
@@ -203,7 +169,9 @@ export function unmetReason(
           : `it ${verb} ${actual}`;
       const extra = candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : '';
       const description = constraint.source.variable.description;
-      const bound = unmet.bound === undefined ? '' : describeBound(unmet.bound, maxEcho);
+      // Only a binding has values bound: its spec has the evaluators.
+      const bound =
+        unmet.bound === undefined ? '' : pathEvaluators().describeBound(unmet.bound, maxEcho);
       return {
         code: 'unmet-conditions',
         rule: rule.id,
@@ -230,11 +198,8 @@ function expectedText(
 ): string {
   const access = unmet.constraint.source.access;
   if (access?.exists !== true) return describeExpectation(unmet.constraint.source, clock);
-  const binder = unmet.bound?.binder;
-  const values = (unmet.bound?.bound ?? []).map((value) => cutText(boundText(value), maxEcho));
-  return binder === undefined || values.length === 0
-    ? `some element of ${access.text}`
-    : `some element of ${access.text} with $${binder.name} = ${values.join(' or ')}`;
+  // A path: its spec has the evaluators, and the words that go with them.
+  return pathEvaluators().someElementText(access.text, unmet.bound, maxEcho);
 }
 
 export function unmetFeedback(rule: CompiledRule, reasons: readonly Reason[]): string {
@@ -327,28 +292,6 @@ export function brokenDoneReason(rule: CompiledRule, unmet: readonly Reason[]): 
     ...(first?.expected !== undefined ? { expected: first.expected } : {}),
     ...(first?.actual !== undefined ? { actual: first.actual } : {}),
     message: `The task is done (rule ${rule.id}), and this update would undo it: ${lacks || 'the rule would no longer hold.'}`,
-  };
-}
-
-/** `fabricated-action`: the answer shows calls the session never committed (LANGUAGE.md §7). */
-export function fabricatedActionReason(check: FabricationCheck, maxEcho: number): Reason {
-  const shown = check.fabricated.map((call) => {
-    const input =
-      call.input === undefined ? '' : cutText(JSON.stringify(call.input) ?? '', maxEcho);
-    return input === '' ? call.predicate.name : `${call.predicate.name} ${input}`;
-  });
-  const actions = [...new Set(check.fabricated.map((call) => call.predicate.name))];
-  const listed = shown.slice(0, 10).join('; ');
-  const more = shown.length > 10 ? ` and ${shown.length - 10} more` : '';
-  const what =
-    check.fabricated.length > 0
-      ? `The answer shows actions that were never carried out: ${listed}${more}.`
-      : `The answer cannot be checked: ${check.unreadable}.`;
-  return {
-    code: 'fabricated-action',
-    actions,
-    ...(shown.length > 0 ? { actual: cutText(shown.join('; '), maxEcho) } : {}),
-    message: `${what} Report only what was done; to do more, propose each action and wait for its result.`,
   };
 }
 
@@ -497,41 +440,4 @@ export function invalidProposalReasons(problems: readonly ProposalProblem[]): Re
     });
   }
   return reasons;
-}
-
-/** `, the one results[name = "Mike Johnson"].unique_id of SpokeoSearchPeopleResult gave ("a1b2")` */
-function describeBound(
-  bound: NonNullable<Extract<UnmetCondition, { kind: 'constraint' }>['bound']>,
-  maxEcho: number,
-): string {
-  if (bound.exhausted) return ' (the search for values of its bindings took too many steps)';
-  const values = bound.bound.map((value) => cutText(boundText(value), maxEcho));
-  const binder = bound.binder;
-  const others =
-    bound.others === undefined || bound.others.length === 0
-      ? ''
-      : `, with ${joinWords(bound.others.map((other) => `$${other.name} = ${cutText(boundText(other.value), maxEcho)}`))}`;
-  if ('computed' in bound) {
-    // `$p * 0.5 + 10 = 35 — $p is the products[…].price of ProductsResult (50)`
-    const source =
-      binder === undefined
-        ? ''
-        : ` — $${binder.name} is the ${binder.text} of ${binder.predicate} (${joinWords(values, 'or')})`;
-    const value =
-      bound.computed === undefined
-        ? 'no value (the computation does not fit: a division by zero or a value of another type)'
-        : boundText(bound.computed);
-    return ` = ${value}${source}${others}`;
-  }
-  const source = binder === undefined ? '' : ` — the ${binder.text} of ${binder.predicate}`;
-  return `${source} (${joinWords(values, 'or')})${others}`;
-}
-
-function boundText(value: unknown): string {
-  const key = value as Key | undefined;
-  if (key === undefined) return 'nothing';
-  if (key.kind === 'text') return JSON.stringify(key.raw);
-  if (key.kind === 'number') return isDecimal(key.value) ? key.value.toString() : String(key.value);
-  if (key.kind === 'element') return boundText(key.of);
-  return String(key.value);
 }

@@ -1,5 +1,6 @@
 import { bindingData, compileAccessTest } from './access-test.js';
-import { checkAnswer } from './fabricated-action.js';
+import { refuseAnswer } from './answer-refusal.js';
+import { describeBound, pathText, someElementText } from './binding-feedback.js';
 import { compileBinding, joinHolds } from './join.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
 import type { PathEvaluators } from './path-evaluators.js';
@@ -7,8 +8,8 @@ import { recordArgumentProblem } from './record-values.js';
 
 /*
  * The engine's parts a page's guard loads on demand, as one module: the evaluators of
- * paths, filters, bindings and records (path-evaluators.ts), the fabricated-action check
- * of a final answer (answer-check.ts) and the lexical similarity of `~` (similarity.ts).
+ * paths, filters, bindings and records with the words of their reasons (path-evaluators.ts),
+ * the fabricated-action check of a final answer (answer-check.ts) and the lexical similarity of `~` (similarity.ts).
  * One module rather than one each: every part on its own would share a different set of
  * the engine's modules with the page, and the bundler would split what the page loads
  * up front into that many more files, each compressed on its own.
@@ -20,6 +21,9 @@ export const evaluators: PathEvaluators = {
   compileBinding,
   joinHolds,
   recordArgumentProblem,
+  describeBound,
+  pathText,
+  someElementText,
 };
 
-export { checkAnswer, lexicalSimilarity };
+export { lexicalSimilarity, refuseAnswer };

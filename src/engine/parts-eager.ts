@@ -1,5 +1,5 @@
 import { provideAnswerCheck } from './answer-check.js';
-import { checkAnswer, evaluators, lexicalSimilarity } from './on-demand-part.js';
+import { evaluators, lexicalSimilarity, refuseAnswer } from './on-demand-part.js';
 import { providePathEvaluators } from './path-evaluators.js';
 import { provideLexicalSimilarity } from './similarity.js';
 
@@ -8,6 +8,6 @@ import { provideLexicalSimilarity } from './similarity.js';
  * demand (on-demand-part.ts: answer-check.ts, path-evaluators.ts, similarity.ts). Imported
  * by every Node entry point: the engine index, the root guard, the majority session.
  */
-provideAnswerCheck(checkAnswer);
+provideAnswerCheck(refuseAnswer);
 providePathEvaluators(evaluators);
 provideLexicalSimilarity(lexicalSimilarity);

@@ -1,5 +1,6 @@
 import { IntentguardError } from '../language/errors.js';
 import type { bindingData, compileAccessTest } from './access-test.js';
+import type { describeBound, pathText, someElementText } from './binding-feedback.js';
 import type { compileBinding, joinHolds } from './join.js';
 import type { recordArgumentProblem } from './record-values.js';
 
@@ -20,6 +21,10 @@ export interface PathEvaluators {
   readonly compileBinding: typeof compileBinding;
   readonly joinHolds: typeof joinHolds;
   readonly recordArgumentProblem: typeof recordArgumentProblem;
+  /** The words of reasons about paths and bindings (binding-feedback.ts). */
+  readonly describeBound: typeof describeBound;
+  readonly pathText: typeof pathText;
+  readonly someElementText: typeof someElementText;
 }
 
 let registered: PathEvaluators | undefined;

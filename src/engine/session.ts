@@ -24,7 +24,6 @@ import { errorMessage, internalErrorVerdict } from './fail-closed.js';
 import {
   alreadyAchievedReason,
   brokenDoneReason,
-  fabricatedActionReason,
   guardReason,
   invalidProposalReasons,
   repeatedViolationReason,
@@ -463,14 +462,14 @@ export class Session implements IntentSession {
     if (proposal.finish) {
       // v2: whatever the rules say, an answer that shows calls never made is refused.
       if (proposal.answer !== undefined) {
-        const check = answerCheck()(
+        const reason = answerCheck()(
           proposal.answer,
           this.#compiled,
           this.#committedCalls,
           this.#clock,
+          this.#settings.limits.maxEchoLength,
         );
-        if (check.fabricated.length > 0 || check.unreadable !== undefined) {
-          const reason = fabricatedActionReason(check, this.#settings.limits.maxEchoLength);
+        if (reason !== undefined) {
           return this.#hardRefusal(
             proposal,
             recheck,

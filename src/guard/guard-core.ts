@@ -5,7 +5,6 @@ import type { ObservationResult, SessionOptions } from '../engine/session-types.
 import type { Verdict } from '../engine/verdict.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
 import type { Spec } from '../language/checker/spec.js';
-import { IntentguardError } from '../language/errors.js';
 import type { Schema } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
 import { loadConfusables } from '../language/unicode/skeleton.js';
@@ -24,6 +23,12 @@ import type {
   ToolOutcome,
 } from './types.js';
 
+/** What a journal's replay reads of a guard: its schema, and whether a call waits for an answer. */
+export interface ReplayView {
+  readonly schema: Schema | undefined;
+  asked(id: string): boolean;
+}
+
 /** Where a call stands. */
 type CallState = 'asked' | 'running' | 'done' | 'refused' | 'denied' | 'failed';
 
@@ -40,7 +45,7 @@ interface CallRecord {
   outcome: ObservationResult | undefined;
 }
 
-const finishId = '#finish';
+export const finishId = '#finish';
 const maxIdLength = 256;
 
 /** JSON text of a value, or undefined when it has none (cycles, BigInt, a throwing toJSON). */
@@ -363,71 +368,17 @@ export class IntentGuard implements Guard {
     return this.#events.length;
   }
 
-  /** Replays a journal (restoreGuard): every event through the same methods, checked line by line. */
-  replay(journal: GuardJournal): void {
+  /**
+   * Runs a journal's replay (journal-replay.ts, for restoreGuard) with what it needs of
+   * the guard's state, and no event reaching the host again.
+   */
+  restoring(replay: (view: ReplayView) => void): void {
     this.#restoring = true;
     try {
-      const { events } = journal;
-      for (let index = 0; index < events.length; index++) {
-        const event = events[index]!;
-        const before = this.#events.length;
-        this.#replayEvent(event, events[index + 1]);
-        const produced = this.#events.slice(before);
-        const expected = events.slice(index, index + produced.length);
-        if (produced.length === 0 || jsonOf(produced) !== jsonOf(expected)) {
-          throw new GuardJournalError(
-            'journal-mismatch',
-            `journal event ${index + 1} does not replay as recorded (${jsonOf(event)?.slice(0, 200)}): the spec, schema or options differ from the run that wrote it`,
-          );
-        }
-        index += produced.length - 1;
-      }
+      replay({ schema: this.#schema, asked: (id) => this.#calls.get(id)?.state === 'asked' });
     } finally {
       this.#restoring = false;
     }
-  }
-
-  #replayEvent(event: JournalEvent, next: JournalEvent | undefined): void {
-    if ('propose' in event) {
-      if (event.id === finishId) {
-        const answer = (event.propose as { answer?: unknown }).answer;
-        this.finish(typeof answer === 'string' ? answer : undefined);
-        return;
-      }
-      const known = event.id === undefined ? undefined : this.#calls.get(event.id);
-      if (known?.state === 'asked') {
-        void next;
-        this.approve(known.call.id, true);
-        return;
-      }
-      const action = event.propose.action as { name?: unknown; args?: unknown } | undefined;
-      this.check({
-        id: event.id ?? '',
-        name: typeof action?.name === 'string' ? action.name : '',
-        args: action?.args,
-        ...(event.propose.updates !== undefined ? { updates: event.propose.updates } : {}),
-        ...(typeof event.propose.objective === 'string'
-          ? { objective: event.propose.objective }
-          : {}),
-      });
-      return;
-    }
-    if ('resolve' in event) {
-      this.approve(event.id, event.resolve.approved);
-      return;
-    }
-    if ('fail' in event) {
-      this.result(event.fail.id, { error: 'restored from the journal' });
-      return;
-    }
-    if (event.id !== undefined) {
-      const record = this.#record(event.id, 'result');
-      const resultName = this.#schema?.predicates.get(record.call.name)?.resultPredicate;
-      const updates = event.observe.updates as Record<string, unknown> | undefined;
-      this.result(event.id, { output: resultName === undefined ? {} : updates?.[resultName] });
-      return;
-    }
-    this.observe(event.observe.updates);
   }
 
   /**
@@ -582,16 +533,4 @@ function checkCall(call: unknown): { id: string; name: string } {
       actual: describeArgument(candidate.name),
     });
   return { id: candidate.id, name: candidate.name };
-}
-
-/**
- * A journal that cannot be restored: it is not a journal (`invalid-journal`), or it does
- * not replay as recorded (`journal-mismatch`: another spec, schema or options) — then
- * restoring it would decide differently, so nothing is restored.
- */
-export class GuardJournalError extends IntentguardError {
-  constructor(code: 'invalid-journal' | 'journal-mismatch', message: string) {
-    super({ code, message });
-    this.name = 'GuardJournalError';
-  }
 }

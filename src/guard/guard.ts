@@ -10,12 +10,8 @@ import { type CompiledSpecDocument, compiledSpecFormat } from '../language/compi
 import { checkSpec, type Schema, type Spec, unwrap } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { compileRegex } from '../language/regex.js';
-import {
-  checkGuardOptions,
-  GuardJournalError,
-  IntentGuard,
-  sessionOptionsOf,
-} from './guard-core.js';
+import { checkGuardOptions, IntentGuard, sessionOptionsOf } from './guard-core.js';
+import { GuardJournalError, replayJournal } from './journal-replay.js';
 import type { Guard, GuardJournal, GuardOptions } from './types.js';
 
 export { GuardJournalError };
@@ -203,6 +199,6 @@ export function restoreGuard(
     now: checked.now,
     timeZone: checked.timeZone,
   });
-  guard.replay(checked);
+  replayJournal(guard, checked);
   return guard;
 }

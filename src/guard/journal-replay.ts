@@ -1,0 +1,93 @@
+import { IntentguardError } from '../language/errors.js';
+import { finishId, type IntentGuard, type ReplayView } from './guard-core.js';
+import type { GuardJournal, JournalEvent } from './types.js';
+
+/**
+ * Restoring a guard from its journal (restoreGuard): every event replayed through the
+ * guard's own methods, checked line by line. Apart from the guard's core, so that a page's
+ * guard, which never restores one, does not carry it.
+ */
+
+/**
+ * A journal that cannot be restored: it is not a journal (`invalid-journal`), or it does
+ * not replay as recorded (`journal-mismatch`: another spec, schema or options) — then
+ * restoring it would decide differently, so nothing is restored.
+ */
+export class GuardJournalError extends IntentguardError {
+  constructor(code: 'invalid-journal' | 'journal-mismatch', message: string) {
+    super({ code, message });
+    this.name = 'GuardJournalError';
+  }
+}
+
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Replays `journal` on a new guard; throws `GuardJournalError` where it does not replay as recorded. */
+export function replayJournal(guard: IntentGuard, journal: GuardJournal): void {
+  guard.restoring((view) => {
+    const { events } = journal;
+    for (let index = 0; index < events.length; index++) {
+      const event = events[index]!;
+      const before = guard.journalLength();
+      replayEvent(guard, view, event);
+      const produced = guard.journalSince(before);
+      const expected = events.slice(index, index + produced.length);
+      if (produced.length === 0 || jsonOf(produced) !== jsonOf(expected)) {
+        throw new GuardJournalError(
+          'journal-mismatch',
+          `journal event ${index + 1} does not replay as recorded (${jsonOf(event)?.slice(0, 200)}): the spec, schema or options differ from the run that wrote it`,
+        );
+      }
+      index += produced.length - 1;
+    }
+  });
+}
+
+function replayEvent(guard: IntentGuard, view: ReplayView, event: JournalEvent): void {
+  if ('propose' in event) {
+    if (event.id === finishId) {
+      const answer = (event.propose as { answer?: unknown }).answer;
+      guard.finish(typeof answer === 'string' ? answer : undefined);
+      return;
+    }
+    if (event.id !== undefined && view.asked(event.id)) {
+      guard.approve(event.id, true);
+      return;
+    }
+    const action = event.propose.action as { name?: unknown; args?: unknown } | undefined;
+    guard.check({
+      id: event.id ?? '',
+      name: typeof action?.name === 'string' ? action.name : '',
+      args: action?.args,
+      ...(event.propose.updates !== undefined ? { updates: event.propose.updates } : {}),
+      ...(typeof event.propose.objective === 'string'
+        ? { objective: event.propose.objective }
+        : {}),
+    });
+    return;
+  }
+  if ('resolve' in event) {
+    guard.approve(event.id, event.resolve.approved);
+    return;
+  }
+  if ('fail' in event) {
+    guard.result(event.fail.id, { error: 'restored from the journal' });
+    return;
+  }
+  if (event.id !== undefined) {
+    // An unknown id is refused by `result` as it is for a host.
+    const name = guard.call(event.id)?.name;
+    const resultName =
+      name === undefined ? undefined : view.schema?.predicates.get(name)?.resultPredicate;
+    const updates = event.observe.updates as Record<string, unknown> | undefined;
+    guard.result(event.id, { output: resultName === undefined ? {} : updates?.[resultName] });
+    return;
+  }
+  guard.observe(event.observe.updates);
+}
