@@ -338,16 +338,23 @@ export function compileAccessValue(
   constraint: CheckedConstraint,
   settings: SimilaritySettings,
   proposed: boolean,
+  negated = false,
 ): (value: Value, clock: SessionClock) => unknown {
   const access = constraint.access as CheckedAccess;
-  const reading: Reading = { guard: false, options: proposed ? proposedOptions : observedOptions };
+  // Inside `not`, a filter on the path that cannot tell gives `undecided` (E2, E9).
+  const reading: Reading = {
+    guard: false,
+    ...(negated ? { negated: { record: constraint.variable.record !== undefined } } : {}),
+    options: proposed ? proposedOptions : observedOptions,
+  };
   const steps = access.steps.map((step) => compileStep(step, settings, reading));
   const regex = access.matches;
   return (value, clock) => {
-    let current: Data | Missing = dataOf(value);
+    let current: Data | Missing | Undecided = dataOf(value);
     for (const step of steps) {
       current = step(current, clock);
       if (current === missing) return undefined;
+      if (current === undecided) return undecided;
     }
     switch (access.function) {
       case 'count':

@@ -279,7 +279,7 @@ export function compileBinding(
   const binding = constraint.binding;
   if (binding === undefined) throw new Error('internal: not a binding constraint');
   const read = constraint.access
-    ? compileAccessValue(constraint, settings, proposed)
+    ? compileAccessValue(constraint, settings, proposed, negated)
     : (value: Value) => bindingData(value);
   // `any(xs) = $x` / `each(xs) <= $x`: the elements are compared one by one.
   const quantified = access?.function === 'any' || access?.function === 'each';
@@ -307,6 +307,7 @@ export function compileBinding(
     values: (value, clock) => {
       const data = read(value, clock);
       if (data === undefined) return undefined;
+      if (data === undecided) return undecidedValues;
       if (each) return Array.isArray(data) ? keysOf(data) : undefined;
       // `list contains $x` (and `not contains`): an element equal to the bound value, as
       // `contains` means on a list (LANGUAGE.md §5.1) — not a substring of some element.
@@ -498,6 +499,12 @@ function comparePositive(
       return undefined;
   }
 }
+
+/**
+ * Inside `not`: the values of a path whose filter cannot tell whether it keeps an element
+ * (`undecided` in access-test.ts): the constraint matches, whatever it compares.
+ */
+const undecidedValues: readonly (Key | undefined)[] = Object.freeze([]);
 
 class JoinLimit extends Error {}
 
@@ -855,6 +862,7 @@ export function joinHolds(
       const bound = env[binding.slot];
       if (bound === unbound || bound === absentValue) return false;
       const values = binding.values(value, context.clock);
+      if (values === undecidedValues) continue;
       if (values === undefined) {
         if (unfitMatches) continue;
         return false;

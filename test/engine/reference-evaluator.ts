@@ -839,7 +839,14 @@ export class ReferenceSession {
       )
         return true;
       if (constraint.binding !== undefined) {
-        const holds = this.#bindingHolds(pattern, constraint, instance, assignment, negated);
+        const holds = this.#bindingHolds(
+          pattern,
+          constraint,
+          instance,
+          assignment,
+          negated,
+          negated,
+        );
         return holds === undefined ? unfitMatches : holds;
       }
       if (unfitMatches)
@@ -865,10 +872,24 @@ export class ReferenceSession {
     constraint: CheckedConstraint,
     instance: Instance,
     assignment?: Assignment,
-  ): { readonly list: boolean; readonly values: readonly Subject[] } | undefined {
+    deny = false,
+  ):
+    | { readonly list: boolean; readonly values: readonly Subject[] }
+    | undefined
+    | typeof undecided {
     const raw = argumentValue(pattern, constraint, instance);
     if (raw === undefined) return undefined;
     const json = isJsonBox(raw);
+    // Inside `not` (E2, E9): a filter on the path that cannot tell makes the use match.
+    if (deny) {
+      let current: unknown = json ? raw.json : raw;
+      for (const step of constraint.access?.steps ?? []) {
+        const record = constraint.variable.record !== undefined;
+        current = this.#step(current, step, assignment, !json, record, true);
+        if (current === undecided) return undecided;
+        if (current === missing) break;
+      }
+    }
     return this.#walk(
       constraint,
       json ? raw.json : raw,
@@ -1061,10 +1082,12 @@ export class ReferenceSession {
     instance: Instance,
     assignment: Assignment,
     broad = false,
+    inNot = false,
   ): boolean | undefined {
     const binding = constraint.binding;
     if (binding === undefined) throw new Error('no binding');
-    const subject = this.#subjectOf(pattern, constraint, instance, assignment);
+    const subject = this.#subjectOf(pattern, constraint, instance, assignment, inNot);
+    if (subject === undecided) return true;
     if (subject === undefined) return undefined;
     return this.#bindingOn(constraint, subject, assignment, broad);
   }
@@ -1119,7 +1142,7 @@ export class ReferenceSession {
   /** The values a binder offers on one instance (each element of a list in turn). */
   #offers(pattern: CheckedPattern, binder: CheckedConstraint, instance: Instance): Subject[] {
     const subject = this.#subjectOf(pattern, binder, instance);
-    if (subject === undefined) return [];
+    if (subject === undefined || subject === undecided) return [];
     if (binder.binding?.each) return subject.list ? [...subject.values] : [];
     return subject.list ? [] : [...subject.values];
   }
@@ -1429,6 +1452,7 @@ export class ReferenceSession {
     if (
       binders.some((binder) => {
         const subject = this.#subjectOf(pattern, binder, instance);
+        if (subject === undecided) throw new Error('undecided outside not');
         return subject === undefined || (binder.binding?.each === true && !subject.list);
       })
     ) {

@@ -77,6 +77,35 @@ describe('E9: inside not, an element that does not fit its record counts as poss
     await attempt(entries, { decision: 'revise' });
   });
 
+  it('with a binding after the filter: a misfit element might be the file removed', async () => {
+    const spec = `@repeat
+RemoveFile(path = $p) & not ListFolderResult(entries[size > 100].name = $p) -> Removed
+Removed -> Done
+`;
+    const remove = (path: string) => ({ action: { name: 'RemoveFile', args: { path } } });
+    const listed = (entries: unknown) => ({
+      observe: { updates: { ListFolderResult: { entries } } },
+    });
+    await replayChecked(
+      spec,
+      [
+        { propose: { action: { name: 'ListFolder', args: { path: '/' } } }, expect: 'allow' },
+        listed([
+          { name: 'big.bin', size: 500 },
+          { name: 'small.txt', size: 3 },
+        ]),
+        { propose: remove('big.bin'), expect: { decision: 'revise' } },
+        { propose: remove('small.txt'), expect: 'allow' },
+        listed([
+          { name: 'big.bin', size: 'huge' },
+          { name: 'small.txt', size: 3 },
+        ]),
+        { propose: remove('small.txt'), expect: { decision: 'revise' } },
+      ],
+      tools,
+    );
+  });
+
   it('a listing that fits, without an NDA, allows the removal', async () => {
     await attempt([{ name: 'draft.tmp', size: 3 }, { name: 'summary.pdf' }], 'allow');
   });
