@@ -71,6 +71,7 @@ function page(index: number): string {
 function agentOf(server: ServerProcess, session: string) {
   let calls = 0;
   return {
+    id: session,
     async read() {
       const id = `read-${++calls}`;
       const check = await api(server, 'POST', `/v1/sessions/${session}/check`, {
@@ -135,7 +136,7 @@ describe('S1: serve bounds the memory of sessions', () => {
   });
 
   it('answers 503 over-capacity when the sessions in use hold the whole budget', async () => {
-    const server = await startServer([
+    const args = [
       '--db',
       join(dir, 'capacity.db'),
       '--token',
@@ -144,7 +145,8 @@ describe('S1: serve bounds the memory of sessions', () => {
       '2500000',
       '--max-service-text',
       '4500000',
-    ]);
+    ];
+    const server = await startServer(args);
     const [a, b, c] = [
       await newSession(server),
       await newSession(server),
@@ -164,6 +166,20 @@ describe('S1: serve bounds the memory of sessions', () => {
     const listed = await api(server, 'GET', '/v1/sessions');
     expect(listed.status).toBe(200);
     expect(server.child.exitCode).toBeNull();
+
+    // After a restart, the open sessions that do not fit stay in the file until asked for.
+    await server.kill();
+    const again = await startServer(args);
+    const restored = Number(/(\d+) open sessions? restored/.exec(again.stderr())?.[1]);
+    const left = Number(/(\d+) open sessions? left in the file/.exec(again.stderr())?.[1]);
+    expect(left).toBeGreaterThanOrEqual(1);
+    expect(restored + left).toBe(3);
+    const reopened = await api(again, 'POST', `/v1/sessions/${c.id}/check`, {
+      id: 'after-restart',
+      name: 'Pay',
+      args: { payee: 'Bob', amount: 5 },
+    });
+    expect(reopened.body.action).toBe('run');
   });
 
   it('holds on a 128 MB heap with the default limits, whatever the agents send', async () => {

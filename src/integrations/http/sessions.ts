@@ -246,9 +246,13 @@ export class Sessions {
     // One pass over the audit chain vouches for every open session's row and journal
     // (G2): one that does not match what the log recorded is not restored.
     this.#store.verifySessions(open);
+    let deferred = 0;
     for (const stored of open) {
       // Within the memory budget: the others are restored when asked for (S1).
-      if (this.#held + this.#memory.maxSessionText > this.#memory.maxServiceText) continue;
+      if (this.#held + this.#memory.maxSessionText > this.#memory.maxServiceText) {
+        deferred++;
+        continue;
+      }
       try {
         this.#restore(stored);
         restored++;
@@ -259,6 +263,10 @@ export class Sessions {
         );
       }
     }
+    if (deferred > 0)
+      this.#log(
+        `${deferred} open session${deferred === 1 ? '' : 's'} left in the file (--max-service-text); restored when asked for`,
+      );
     return { restored, failed };
   }
 
@@ -289,7 +297,8 @@ export class Sessions {
       pending,
       finished: stored.finished,
       held: storedCharacters(stored) + keptSize(journal.events),
-      used: Date.now(),
+      // Unused until a request uses it (`get`): one restored at start may make room.
+      used: 0,
       busy: 0,
     };
     this.#hold(live);
