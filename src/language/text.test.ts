@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { collapseSpaces, normalizeNeedle, normalizeText, textParts } from './text.js';
+import { collapseSpaces, normalizeNeedle, normalizeText } from './text.js';
 
 describe('normalizeText: NFKC_Casefold, invisible characters out, whitespace collapsed', () => {
   it.each([
@@ -145,24 +145,5 @@ describe('normalizeNeedle', () => {
     expect(normalizeNeedle(' RM ')).toBe(' rm ');
     expect(normalizeNeedle('\tＰａｓｓ\u200bword  ')).toBe(' password ');
     expect(normalizeNeedle('@EVIL.com')).toBe('@evil.com');
-  });
-});
-
-describe('textParts: the values a tool might read out of one text', () => {
-  it.each([
-    ['bob <bob@external.com>', ['bob', 'bob@external.com']],
-    ['bob@external.com, alice@company.com', ['bob@external.com', 'alice@company.com']],
-    ['bob@external.com;alice@company.com', ['bob@external.com', 'alice@company.com']],
-    ['bob@external.com.', ['bob@external.com']],
-    ['"mallory" (the other one)', ['mallory', 'the other one', 'the', 'other', 'one']],
-    ['alice smith, bob', ['alice smith', 'bob', 'alice', 'smith']],
-  ])('%j → %j', (text, parts) => {
-    expect(textParts(text)).toEqual(parts);
-  });
-
-  it('is empty for a text that is one part', () => {
-    expect(textParts('alice')).toEqual([]);
-    expect(textParts('bob@external.com')).toEqual([]);
-    expect(textParts('')).toEqual([]);
   });
 });
