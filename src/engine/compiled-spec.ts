@@ -10,7 +10,6 @@ import type {
 } from '../language/index.js';
 import {
   answerPredicate,
-  defaultLimits,
   type Literal,
   operatorPolarity,
   performanceLimit,
@@ -23,56 +22,11 @@ import {
   scalarKey,
 } from './constraint-test.js';
 import { compileGuardTest } from './guard-constraint-test.js';
-import type { Binder, CompiledBinding, JoinPlan } from './join.js';
+import type { CompiledBinding, JoinPlan } from './join.js';
 import { pathEvaluators } from './path-evaluators.js';
 import { absentList, type Value } from './values.js';
 
 const alwaysHolds = () => true;
-
-/** A join over patterns in body order, with where each binding gets its value. */
-function joinPlan(
-  patterns: readonly CompiledPattern[],
-  slots: ReadonlyMap<string, number>,
-  negations: readonly CompiledPattern[] = [],
-): JoinPlan {
-  const ordered = [...patterns].sort(
-    (a, b) => a.source.range.start.offset - b.source.range.start.offset,
-  );
-  const binders: Binder[] = [...slots.keys()].map((name) => ({
-    name,
-    text: `$${name}`,
-    predicate: '',
-  }));
-  for (const pattern of ordered) {
-    for (const constraint of pattern.constraints) {
-      const binding = constraint.binding;
-      for (const inner of binding?.filter?.binders ?? [])
-        binders[inner.slot] = {
-          name: inner.name,
-          text: inner.text,
-          predicate: pattern.predicate.name,
-        };
-      if (binding === undefined || !binding.binds) continue;
-      binders[binding.slot] = {
-        name: binding.name,
-        text: constraint.source.access?.text ?? constraint.source.variable.name,
-        predicate: pattern.predicate.name,
-      };
-    }
-  }
-  return {
-    patterns: ordered,
-    bindingConstraints: ordered.map((pattern) =>
-      pattern.constraints.filter((constraint) => constraint.binding !== undefined),
-    ),
-    binders,
-    // `not P(x = $a)`: judged for each assignment, after every positive atom bound it.
-    negations: negations.filter((pattern) =>
-      pattern.constraints.some((constraint) => constraint.binding !== undefined),
-    ),
-    limit: defaultLimits.maxJoinWork,
-  };
-}
 
 /**
  * A spec prepared for fast evaluation: variables addressed by index, constraint
@@ -339,7 +293,7 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     );
     rule.action = source.action ? compilePattern(source.action, rule, false, slots) : undefined;
     if (slots.size > 0)
-      rule.join = joinPlan(
+      rule.join = pathEvaluators().joinPlan(
         rule.action ? [...rule.states, rule.action] : rule.states,
         slots,
         rule.negations,
@@ -380,7 +334,10 @@ export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledS
     const pattern = compilePattern(guard.pattern, undefined, true, slots);
     push(guardsByPredicate, guard.pattern.predicate.name, {
       source: guard,
-      pattern: slots.size > 0 ? { ...pattern, join: joinPlan([pattern], slots) } : pattern,
+      pattern:
+        slots.size > 0
+          ? { ...pattern, join: pathEvaluators().joinPlan([pattern], slots) }
+          : pattern,
     });
   }
 

@@ -2,6 +2,7 @@ import { bindingData, compileAccessTest } from './access-test.js';
 import { refuseAnswer } from './answer-refusal.js';
 import { describeBound, pathText, someElementText } from './binding-feedback.js';
 import { compileBinding, joinHolds } from './join.js';
+import { joinPlan } from './join-plan.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
 import type { PathEvaluators } from './path-evaluators.js';
 import { recordArgumentProblem } from './record-values.js';
@@ -20,6 +21,7 @@ export const evaluators: PathEvaluators = {
   compileAccessTest,
   compileBinding,
   joinHolds,
+  joinPlan,
   recordArgumentProblem,
   describeBound,
   pathText,

@@ -2,6 +2,7 @@ import { IntentguardError } from '../language/errors.js';
 import type { bindingData, compileAccessTest } from './access-test.js';
 import type { describeBound, pathText, someElementText } from './binding-feedback.js';
 import type { compileBinding, joinHolds } from './join.js';
+import type { joinPlan } from './join-plan.js';
 import type { recordArgumentProblem } from './record-values.js';
 
 /**
@@ -20,6 +21,7 @@ export interface PathEvaluators {
   readonly compileAccessTest: typeof compileAccessTest;
   readonly compileBinding: typeof compileBinding;
   readonly joinHolds: typeof joinHolds;
+  readonly joinPlan: typeof joinPlan;
   readonly recordArgumentProblem: typeof recordArgumentProblem;
   /** The words of reasons about paths and bindings (binding-feedback.ts). */
   readonly describeBound: typeof describeBound;

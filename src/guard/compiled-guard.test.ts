@@ -153,6 +153,26 @@ describe('parts a page loads on demand', () => {
     ).toThrow(/not loaded \(loadPathEvaluators\)/);
   });
 
+  it("loadCompiledGuard loads the reader of tools' outputs for a schema with tool results, and an output is read as the result", async () => {
+    const { compiledGuard } = await freshModules();
+    const guard = await compiledGuard.loadCompiledGuard(compiled, options);
+    expect(guard.check({ id: 'c1', name: 'BankCheckBalance', args: {} }).action).toBe('run');
+    expect(guard.result('c1', { output: '{"balance": 900}' }).ok).toBe(true);
+    // BankCheckBalanceResult(balance <= 1000) holds: the task is done.
+    expect(guard.finish().action).toBe('run');
+    expect(guard.journal().events.at(-2)).toEqual({
+      observe: { updates: { BankCheckBalanceResult: { balance: 900 } } },
+      id: 'c1',
+    });
+  });
+
+  it("a guard over a schema with tool results is refused when the reader of tools' outputs is not loaded (never an output dropped)", async () => {
+    const { guardCore, reader } = await freshModules();
+    expect(() => new guardCore.IntentGuard(reader.readCompiledSpec(compiled), options)).toThrow(
+      /not loaded \(loadToolResultReader\)/,
+    );
+  });
+
   const similarDocument = JSON.parse(
     JSON.stringify(
       writeCompiledSpec(
@@ -180,7 +200,9 @@ describe('parts a page loads on demand', () => {
     expect(
       () => new guardCore.IntentGuard(reader.readCompiledSpec(similarDocument), options),
     ).toThrow(/lexical similarity is not loaded/);
-    // A host measure needs nothing loaded: this one finds every name similar.
+    // A host measure needs nothing loaded: this one finds every name similar. (The
+    // schema declares a tool's result: its reader is loaded, as loadCompiledGuard would.)
+    await (await import('./tool-result-reader.js')).loadToolResultReader();
     const guard = new guardCore.IntentGuard(reader.readCompiledSpec(similarDocument), {
       ...options,
       similarity: () => 1,

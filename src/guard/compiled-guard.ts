@@ -6,6 +6,7 @@ import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import type { Schema } from '../language/schema-model.js';
 import { loadConfusables } from '../language/unicode/skeleton.js';
 import { checkGuardOptions, IntentGuard } from './guard-core.js';
+import { declaresToolResults, loadToolResultReader } from './tool-result-reader.js';
 import type { Guard, GuardOptions } from './types.js';
 
 /**
@@ -13,7 +14,8 @@ import type { Guard, GuardOptions } from './types.js';
  * services that enforce specs checked elsewhere: it carries no lexer, parser, checker or
  * diagnostics, and loads the regex engine (re2js) only when the spec has a regex, the evaluators of
  * paths and records only when the spec or its schema has them, the lexical similarity only
- * when the spec compares by `~`, and the confusables table only when a guard, a rule's
+ * when the spec compares by `~`, the reader of tools' outputs only when its schema declares
+ * a tool's result, and the confusables table only when a guard, a rule's
  * `not P(…)` or `@repeat(per:)` compares text (or, later, when a final answer is checked:
  * `prepareAnswer`).
  */
@@ -129,5 +131,6 @@ export async function loadCompiledGuard(
   if (guardsCompareText(spec)) await loadConfusables();
   if (usesPaths(spec) || declaresRecords(spec)) await loadPathEvaluators();
   if (usesSimilarity(spec) && checked.similarity === undefined) await loadLexicalSimilarity();
+  if (declaresToolResults(spec.schema)) await loadToolResultReader();
   return new IntentGuard(spec, checked);
 }

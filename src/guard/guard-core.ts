@@ -9,7 +9,7 @@ import type { Schema } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
 import { loadConfusables } from '../language/unicode/skeleton.js';
 import { renderForModel, renderForPerson, unshowableCall } from './render.js';
-import { toolResultObservation } from './tool-results.js';
+import { toolResultReader } from './tool-result-reader.js';
 import type {
   Guard,
   GuardAction,
@@ -112,6 +112,8 @@ export function checkGuardOptions(options: unknown): GuardOptions {
 export class IntentGuard implements Guard {
   readonly #session: Session | NoSpecSession;
   readonly #schema: Schema | undefined;
+  /** Reads a tool's output as its result; undefined where the schema declares no result. */
+  readonly #readResult: ReturnType<typeof toolResultReader>;
   readonly #mode: 'enforce' | 'shadow';
   readonly #render: (verdict: Verdict) => string;
   readonly #onEvent: ((event: GuardEvent) => void) | undefined;
@@ -138,6 +140,7 @@ export class IntentGuard implements Guard {
     this.#session = withoutSpec
       ? spec
       : new Session(spec, { ...sessionOptionsOf(options), rollback: true });
+    this.#readResult = withoutSpec ? undefined : toolResultReader(spec.schema);
     // The clock is fixed once, so that a restored guard decides exactly as this one.
     if ('clock' in this.#session) {
       this.#now = formatDateTime(this.#session.clock.dateTime);
@@ -281,7 +284,7 @@ export class IntentGuard implements Guard {
       const observation =
         this.#schema === undefined
           ? undefined
-          : toolResultObservation(this.#schema, record.call.name, outcome.output, record.call.args);
+          : this.#readResult?.(this.#schema, record.call.name, outcome.output, record.call.args);
       if (observation) {
         answer = this.#session.observe(observation);
         this.#journal({ observe: observation, id });

@@ -1,5 +1,7 @@
-// The root guard checks final answers at once (a page's guard loads the check on demand).
+// The root guard checks final answers and reads tools' outputs at once (a page's guard
+// loads them on demand).
 import '../engine/parts-eager.js';
+import './tool-results-eager.js';
 import { NoSpecSession } from '../engine/no-spec-session.js';
 import { sessionSettings } from '../engine/session-settings.js';
 import { readTrace } from '../engine/trace.js';

@@ -1,0 +1,54 @@
+import { defaultLimits } from '../language/index.js';
+import type { CompiledPattern } from './compiled-spec.js';
+import type { Binder, JoinPlan } from './join.js';
+
+/*
+ * The plan of a join (join.ts), made when a rule or a guard with bindings is compiled
+ * (compiled-spec.ts): only a spec with bindings needs it, so it is part of the engine's
+ * on-demand part with the evaluators that run it (path-evaluators.ts).
+ */
+
+/** A join over patterns in body order, with where each binding gets its value. */
+export function joinPlan(
+  patterns: readonly CompiledPattern[],
+  slots: ReadonlyMap<string, number>,
+  negations: readonly CompiledPattern[] = [],
+): JoinPlan {
+  const ordered = [...patterns].sort(
+    (a, b) => a.source.range.start.offset - b.source.range.start.offset,
+  );
+  const binders: Binder[] = [...slots.keys()].map((name) => ({
+    name,
+    text: `$${name}`,
+    predicate: '',
+  }));
+  for (const pattern of ordered) {
+    for (const constraint of pattern.constraints) {
+      const binding = constraint.binding;
+      for (const inner of binding?.filter?.binders ?? [])
+        binders[inner.slot] = {
+          name: inner.name,
+          text: inner.text,
+          predicate: pattern.predicate.name,
+        };
+      if (binding === undefined || !binding.binds) continue;
+      binders[binding.slot] = {
+        name: binding.name,
+        text: constraint.source.access?.text ?? constraint.source.variable.name,
+        predicate: pattern.predicate.name,
+      };
+    }
+  }
+  return {
+    patterns: ordered,
+    bindingConstraints: ordered.map((pattern) =>
+      pattern.constraints.filter((constraint) => constraint.binding !== undefined),
+    ),
+    binders,
+    // `not P(x = $a)`: judged for each assignment, after every positive atom bound it.
+    negations: negations.filter((pattern) =>
+      pattern.constraints.some((constraint) => constraint.binding !== undefined),
+    ),
+    limit: defaultLimits.maxJoinWork,
+  };
+}
