@@ -70,6 +70,13 @@ interface PredicateModel {
   readonly keys?: readonly string[];
 }
 
+/**
+ * DIFF_SEED replays a failure fast-check reported (`seed: …` in its message), e.g.
+ * DIFF_SEED=-2054118657; every property of the file then starts from that seed.
+ */
+const seeded =
+  process.env['DIFF_SEED'] === undefined ? {} : { seed: Number(process.env['DIFF_SEED']) };
+
 // ---- schemas --------------------------------------------------------------------------
 
 const variablesArb = (
@@ -1752,6 +1759,7 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
   it('on random schemas, specs and traces', () => {
     // DIFF_RUNS raises the number of worlds for a longer hunt (e.g. DIFF_RUNS=20000).
     fc.assert(fc.property(worldArb(schemaModelArb, mixedSpecs), runWorld), {
+      ...seeded,
       numRuns: Number(process.env['DIFF_RUNS'] ?? 600),
     });
     // The generator must mostly produce valid specs, and every decision must occur.
@@ -1790,6 +1798,7 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
   it('on specs with many rules over one action (the argument index)', () => {
     const before = statistics.pinnedActions;
     fc.assert(fc.property(worldArb(oneActionSchemaArb, actionHeavySpecs), runWorld), {
+      ...seeded,
       numRuns: Math.ceil(Number(process.env['DIFF_RUNS'] ?? 600) / 2),
     });
     expect(statistics.pinnedActions - before).toBeGreaterThan(30);
@@ -1803,7 +1812,7 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
         if (observesDistinctCalls(world.trace)) statistics.distinctCalls++;
         runWorld(world);
       }),
-      { numRuns: Number(process.env['DIFF_RUNS'] ?? 800) },
+      { ...seeded, numRuns: Number(process.env['DIFF_RUNS'] ?? 800) },
     );
     expect(statistics.worlds - worlds).toBeGreaterThan(400);
     expect(statistics.distinctCalls - before).toBeGreaterThan(100);
@@ -1821,6 +1830,7 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
       unplannedCritical: fc.constantFrom('revise' as const, 'confirm' as const),
     });
     fc.assert(fc.property(recordWorlds, runWorld), {
+      ...seeded,
       numRuns: Number(process.env['DIFF_RUNS'] ?? 600),
     });
     expect(statistics.worlds - worlds).toBeGreaterThan(300);
@@ -1851,6 +1861,7 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
       ),
     );
     fc.assert(fc.property(filterGuardWorlds, runWorld), {
+      ...seeded,
       numRuns: Number(process.env['DIFF_RUNS'] ?? 600),
     });
     expect(statistics.worlds - worlds).toBeGreaterThan(300);
@@ -1863,6 +1874,7 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
     const before = new Map(statistics.decisions);
     const worlds = statistics.worlds;
     fc.assert(fc.property(worldArb(bindingSchemaArb, bindingSpecs), runWorld), {
+      ...seeded,
       numRuns: Number(process.env['DIFF_RUNS'] ?? 1000),
     });
     expect(statistics.worlds - worlds).toBeGreaterThan(400);
@@ -1962,6 +1974,28 @@ reject A1(at = $g, until < $g)`;
         propose: { finish: true, answer: 'Paid.\nAction: A0\nAction Input: {"p0": "Carol"}' },
         label: 'fabricated',
       },
+      // Calls that were made, shown with arguments that cannot be read (a cut-off object,
+      // plain text for an action of two arguments): what they claim cannot be compared.
+      {
+        propose: { finish: true, answer: 'Paid.\nAction: A0\nAction Input: {"p0": "alice", ' },
+        label: 'cut off',
+      },
+      {
+        propose: { finish: true, answer: 'Paid.\nAction: A1\nAction Input: 21:00' },
+        label: 'plain text for two arguments',
+      },
+      // The call made, shown without arguments or with its own: accounted for (too long).
+      {
+        propose: { finish: true, answer: 'Paid.\nAction: T\nAction Input: None' },
+        label: 'no arguments',
+      },
+      {
+        propose: {
+          finish: true,
+          answer: 'Paid.\nAction: A0\nAction Input: {"p0": "alice", "p1": 0.3}',
+        },
+        label: 'shown as made',
+      },
       { propose: { finish: true, answer: 'Paid alice, at long last.' }, label: 'too long' },
       { propose: { finish: true, answer: 'Paid Alice.' }, label: 'finish' },
     ];
@@ -1986,6 +2020,10 @@ reject A1(at = $g, until < $g)`;
       'reject/guard-reject',
       'revise/premature-finish',
       'revise/fabricated-action',
+      'revise/fabricated-action',
+      'revise/fabricated-action',
+      'revise/premature-finish',
+      'revise/premature-finish',
       'revise/premature-finish',
       'allow',
     ]);

@@ -1977,9 +1977,12 @@ export class ReferenceSession {
   /**
    * §7: whether the answer shows a call never committed. This reads the one form the
    * differential generator writes — an `Action: Name` line followed by an
-   * `Action Input: {json}` line — and matches each shown call of a schema action with a
-   * committed call of that action whose arguments equal every shown one (an input that
-   * is not JSON is matched by the name alone); each committed call accounts for one.
+   * `Action Input:` line — and matches each shown call of a schema action with a
+   * committed call of that action whose arguments equal every shown one; each committed
+   * call accounts for one. The input is a JSON object; nothing, `None`, `null` or `{}`
+   * show no arguments (the name alone is matched); for an action of one argument, plain
+   * text is that argument; anything else (a cut-off object) shows arguments that cannot
+   * be read, and no committed call accounts for it.
    */
   #fabricated(answer: string): boolean {
     const lines = answer.split('\n');
@@ -1988,15 +1991,20 @@ export class ReferenceSession {
       const name = /^Action:\s*(\S+)\s*$/.exec(line)?.[1];
       const predicate = this.#predicate(name);
       if (predicate?.kind !== 'action') continue;
-      const input = /^Action Input:\s*(.*)$/.exec(lines[index + 1] ?? '')?.[1];
+      const input = (/^Action Input:(.*)$/.exec(lines[index + 1] ?? '')?.[1] ?? '').trim();
       let shown: Record<string, unknown> | undefined;
-      try {
-        const parsed: unknown = JSON.parse(input ?? '');
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      if (input === '' || /^(?:None|null|\{\s*\})$/.test(input)) shown = undefined;
+      else if (input.startsWith('{')) {
+        try {
+          const parsed: unknown = JSON.parse(input);
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return true;
           shown = parsed as Record<string, unknown>;
-      } catch {
-        shown = undefined;
-      }
+        } catch {
+          return true;
+        }
+      } else if (predicate.variables.length === 1)
+        shown = { [predicate.variables[0]!.name]: input };
+      else return true;
       const accounts = (call: Action) =>
         call.predicate.name === predicate.name &&
         (shown === undefined ||
