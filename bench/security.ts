@@ -206,6 +206,62 @@ export function securityBench(proposals: number): void {
   resultMemoryBench();
 }
 
+/** A payment a task may make again and again, each time reading every result. */
+const repeatedPay = (condition: string) =>
+  `@repeat\nPay(payee = $p, amount <= 10) & not ReadPageResult(${condition}) -> Paid\nPaid -> Done\n`;
+const commaReaders: readonly (readonly [string, string, boolean])[] = [
+  ['not … contains "…"', repeatedPay('content contains "wire the money"'), false],
+  ['not … = "…"', repeatedPay('content = "wire the money"'), false],
+  ['not … contains $p, one payee', repeatedPay('content contains $p'), false],
+  ['not … contains $p, a new payee each check', repeatedPay('content contains $p'), true],
+  ['not … = $p, one payee', repeatedPay('content = $p'), false],
+];
+
+/**
+ * The deny-list reading of large results: ten 1 MB results of short comma-separated
+ * items (`a,b,c;d,…`: many parts) read by a `not` over them, then checks of a payment
+ * that reads them all. A check must stay in milliseconds however much the agent read
+ * (ten results took 6.5 s for the first check, and through a binding every check), and a read result must not keep its skeletons and parts.
+ */
+function commaResultRow([reader, spec, freshPayee]: readonly [string, string, boolean]): string[] {
+  if (!pageTools.ok) throw new Error('bench: the page tools do not load');
+  const guard = createGuard(spec, pageTools.value, { now });
+  const count = 10;
+  const line = 'a,b,c;d,e,f,g,h,i,j\n';
+  const before = heapMegabytes();
+  for (let index = 1; index <= count; index++) {
+    const page = `<h1>page ${index}</h1>\n${line.repeat(Math.ceil(1_000_000 / line.length))}`;
+    const id = `read-${index}`;
+    guard.check({ id, name: 'ReadPage', args: { url: `https://lists.example/${index}` } });
+    if (!guard.result(id, { output: { content: page.slice(0, 1_000_000) } }).ok)
+      throw new Error('bench: a page result was not kept');
+  }
+  const megabytes = (count * 1_000_000) / 1024 / 1024;
+  const times: number[] = [];
+  for (let check = 0; check < 21; check++) {
+    const payee = freshPayee ? `Bob ${check}` : 'Bob';
+    times.push(
+      timeCall(() => {
+        const verdict = guard.check({
+          id: `pay-${check}`,
+          name: 'Pay',
+          args: { payee, amount: 5 },
+        });
+        if (verdict.action !== 'run') throw new Error('bench: the payment was not allowed');
+      }),
+    );
+  }
+  const first = times[0] ?? Number.NaN;
+  const later = times.slice(1).sort((a, b) => a - b);
+  const kept = heapMegabytes() - before;
+  return [
+    reader,
+    (first / 1e6).toFixed(1),
+    (percentile(later, 0.5) / 1e6).toFixed(2),
+    (kept / megabytes).toFixed(2),
+  ];
+}
+
 /** The S1 rows alone (`node --expose-gc …/bench/security.js results` runs only them). */
 export function resultMemoryBench(): void {
   console.log(
@@ -215,6 +271,15 @@ export function resultMemoryBench(): void {
     table(
       ['read by', 'results', 'heap MB per MB', 'µs per result'],
       pageReaders.map(resultMemoryRow),
+    ),
+  );
+  console.log(
+    '\nChecks after ten 1 MB results of short comma-separated items, read by a not (first check, then p50 of 20; heap kept per MB of results)',
+  );
+  console.log(
+    table(
+      ['read by', 'first check ms', 'check p50 ms', 'heap MB per MB'],
+      commaReaders.map(commaResultRow),
     ),
   );
 }

@@ -1,6 +1,7 @@
 import { normalizeText } from '../language/index.js';
 import { confusableSkeletons } from '../language/unicode/skeleton.js';
-import { isTextValue, TextValue, type Value, valueKey } from './values.js';
+import { hasPart, hasPhonePart } from './value-parts.js';
+import { isTextValue, shortTextLength, TextValue, type Value, valueKey } from './values.js';
 
 /**
  * The deny-list reading of text (docs/language.md "Guards err toward firing"): what a
@@ -60,14 +61,22 @@ function phonesOf(value: TextValue): string[] {
   return phones;
 }
 
-/** Whether a value may be read as the literal: equal whole or in a part, by look or by number. */
+/**
+ * Whether a value may be read as the literal: equal whole or in a part, by look or by
+ * number. Parts are searched for (`hasPart`), never listed: a page of short items is
+ * not split into its items for each literal compared with it.
+ */
 export function looksEqual(value: TextValue, literal: LiteralForms): boolean {
-  if (value.key === literal.key || value.parts.includes(literal.key)) return true;
-  if (literal.phone !== undefined && phonesOf(value).includes(literal.phone)) return true;
-  const skeletons = value.skeletons;
-  if (skeletons.cased === literal.cased || skeletons.folded === literal.folded) return true;
-  const parts = value.skeletonParts;
-  return parts.cased.includes(literal.cased) || parts.folded.includes(literal.folded);
+  const key = value.key;
+  if (key === literal.key || hasPart(key, literal.key)) return true;
+  if (
+    literal.phone !== undefined &&
+    (phoneDigits(key) === literal.phone || hasPhonePart(key, literal.phone))
+  )
+    return true;
+  const { cased, folded } = value.skeletons;
+  if (cased === literal.cased || folded === literal.folded) return true;
+  return hasPart(cased, literal.cased) || hasPart(folded, literal.folded);
 }
 
 /**
@@ -87,17 +96,60 @@ export function readingsOf(value: TextValue): ReadonlySet<string> {
   return readings;
 }
 
-/** Whether two values (a bound value and another) may be read as one. */
-export function readAlike(a: TextValue, b: TextValue): boolean {
-  if (a.key === b.key) return true;
-  const readings = readingsOf(a);
-  for (const reading of readingsOf(b)) if (readings.has(reading)) return true;
-  return false;
+/** Whether a value may be read as one reading (`readingsOf`) of another, searching it. */
+function hasReading(value: TextValue, reading: string): boolean {
+  const text = reading.slice(1);
+  switch (reading[0]) {
+    case 'k':
+      return value.key === text || hasPart(value.key, text);
+    case 'p':
+      return phoneDigits(value.key) === text || hasPhonePart(value.key, text);
+    case 'c':
+      return value.skeletons.cased === text || hasPart(value.skeletons.cased, text);
+    default:
+      return value.skeletons.folded === text || hasPart(value.skeletons.folded, text);
+  }
 }
 
-/** A text as a value, for readings of a plain key and its raw text (bindings). */
-export function textOf(key: string, raw: string): TextValue {
-  return new TextValue(raw, key);
+/**
+ * Whether two values (a bound value and another) may be read as one. A long text is
+ * searched for the few readings of a short one rather than split into all of its own,
+ * and keeps the answer for the latest values compared with it (`TextValue.verdict`).
+ */
+export function readAlike(a: TextValue, b: TextValue): boolean {
+  if (a.key === b.key) return true;
+  const [short, long] = a.raw.length <= b.raw.length ? [a, b] : [b, a];
+  return long.verdict(`=${short.raw}`, (text) => {
+    const shortReadings = readingsOf(short);
+    if (text.raw.length > shortTextLength && shortReadings.size <= 32) {
+      for (const reading of shortReadings) if (hasReading(text, reading)) return true;
+      return false;
+    }
+    const readings = readingsOf(text);
+    for (const reading of shortReadings) if (readings.has(reading)) return true;
+    return false;
+  });
+}
+
+/**
+ * Whether a text holds a bound value by look: one of its confusable skeletons holds the
+ * value's (the value normalized whole: no space kept at its ends). A long text keeps
+ * the answer for the latest values compared with it.
+ */
+export function containsLookAlike(text: TextValue, value: TextValue): boolean {
+  return text.verdict(`contains ${value.raw}`, (copy) => {
+    const { cased, folded } = copy.skeletons;
+    const needle = value.skeletons;
+    return cased.includes(needle.cased) || folded.includes(needle.folded);
+  });
+}
+
+/**
+ * A text as a value, for readings of a plain key and its raw text (bindings): the value
+ * it was read from when there is one, so that what is computed of it is kept with it.
+ */
+export function textOf(key: string, raw: string, value?: TextValue): TextValue {
+  return value ?? new TextValue(raw, key);
 }
 
 /**

@@ -79,8 +79,26 @@ function textsOf(literal: Literal): readonly string[] | undefined {
   return texts;
 }
 
+/**
+ * A deny-list test of one text whose verdict a long text keeps (`TextValue.verdict`):
+ * a megabyte result is read once per test, not at every check that reads it.
+ */
+function remembered(test: (value: TextValue) => boolean): (value: TextValue) => boolean {
+  const id = {};
+  return (value) => value.verdict(id, test);
+}
+
 /** The guard's tests of `=`, `in`, `matches` and `~` on one text. */
 function textTest(
+  operator: string,
+  literal: Literal,
+  settings: SimilaritySettings,
+): TextTest | undefined {
+  const test = unrememberedTextTest(operator, literal, settings);
+  return test === undefined ? undefined : { ...test, broad: remembered(test.broad) };
+}
+
+function unrememberedTextTest(
   operator: string,
   literal: Literal,
   settings: SimilaritySettings,
@@ -141,12 +159,12 @@ function textTest(
 function containsTest(needleText: string): ConstraintTest {
   const needle = normalizeNeedle(needleText);
   const { cased, folded } = confusableSkeletons(needleText, true);
-  return (value) => {
-    if (!isTextValue(value)) return false;
+  const test = remembered((value) => {
     if (value.key.includes(needle)) return true;
     const skeletons = value.skeletons;
     return skeletons.cased.includes(cased) || skeletons.folded.includes(folded);
-  };
+  });
+  return (value) => isTextValue(value) && test(value);
 }
 
 /**
@@ -154,8 +172,7 @@ function containsTest(needleText: string): ConstraintTest {
  * passing and failing values (`Alice, Mallory` for `!= "Alice"`).
  */
 function mixedPartsTest(strict: TextTest['strict']): ConstraintTest {
-  return (value) => {
-    if (!isTextValue(value)) return false;
+  const test = remembered((value) => {
     if (!strict(value.key, value.raw)) return true;
     const parts = value.parts;
     if (parts.length < 2) return false;
@@ -167,7 +184,8 @@ function mixedPartsTest(strict: TextTest['strict']): ConstraintTest {
       if (passes && fails) return true;
     }
     return false;
-  };
+  });
+  return (value) => isTextValue(value) && test(value);
 }
 
 /** Positive constraints on a `list<text>`, element by element as on one text. */
@@ -180,13 +198,16 @@ function listTest(
     if (literal.kind !== 'list') return undefined;
     const texts = textsOf(literal);
     if (texts === undefined) return undefined;
-    const elements = texts.map(literalForms);
+    const elements = texts.map((text) => {
+      const forms = literalForms(text);
+      return remembered((item) => looksEqual(item, forms));
+    });
     return (value) =>
       Array.isArray(value) &&
       value.length === elements.length &&
       value.every((item: ScalarValue, index) => {
-        const forms = elements[index];
-        return forms !== undefined && isTextValue(item) && looksEqual(item, forms);
+        const equal = elements[index];
+        return equal !== undefined && isTextValue(item) && equal(item);
       });
   }
   // `contains` on a list: some element equal to the literal.

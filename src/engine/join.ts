@@ -22,9 +22,9 @@ import {
 import type { SessionClock } from './clock.js';
 import type { CompiledConstraint, CompiledPattern } from './compiled-spec.js';
 import type { SimilaritySettings } from './constraint-test.js';
-import { readAlike, textOf } from './deny-list-reading.js';
+import { containsLookAlike, readAlike, textOf } from './deny-list-reading.js';
 import { type Instance, type StateView, singleKey } from './state.js';
-import { canonicalJson, isTextValue, type Value } from './values.js';
+import { canonicalJson, isTextValue, type TextValue, type Value } from './values.js';
 
 /**
  * Bindings (LANGUAGE.md §7): a rule (or guard) with `$x` holds if *some* assignment of
@@ -312,7 +312,9 @@ export function compileBinding(
       // `list contains $x` (and `not contains`): an element equal to the bound value, as
       // `contains` means on a list (LANGUAGE.md §5.1) — not a substring of some element.
       if (info.positive === 'contains' && Array.isArray(data)) return elementKeysOf(data);
-      const key = keyOf(data);
+      // A text read whole is compared as its value, which keeps its normalized text and
+      // what the deny-list reading computes of it: not computed again at every check.
+      const key = isTextValue(value) && data === value.raw ? keyOf(value) : keyOf(data);
       if (key === undefined) return undefined;
       // A date is no number: typed temporal values carry their unit (LANGUAGE.md §7).
       return unit !== undefined && key.kind === 'number' ? [{ ...key, unit }] : [key];
@@ -404,7 +406,13 @@ function keysOf(list: readonly unknown[]): readonly (Key | undefined)[] {
 }
 
 export type Key =
-  | { readonly kind: 'text'; readonly key: string; readonly raw: string }
+  /** `value`: the text value it was read from, which keeps what the deny-list reading computes. */
+  | {
+      readonly kind: 'text';
+      readonly key: string;
+      readonly raw: string;
+      readonly value?: TextValue;
+    }
   /**
    * `unit`: a date, time or date-time (a count of days or seconds) of a typed value or an
    * `as` coercion; absent for numbers, and for json numbers, which hold numbers only.
@@ -433,7 +441,7 @@ function elementKeysOf(list: readonly unknown[]): readonly (Key | undefined)[] {
 
 /** A value or datum as bindings compare it; undefined for a list (never compared whole). */
 function keyOf(data: unknown): Key | undefined {
-  if (isTextValue(data)) return { kind: 'text', key: data.key, raw: data.raw };
+  if (isTextValue(data)) return { kind: 'text', key: data.key, raw: data.raw, value: data };
   if (typeof data === 'string') return { kind: 'text', key: normalizeText(data), raw: data };
   if (typeof data === 'number')
     return Number.isFinite(data) ? { kind: 'number', value: data } : undefined;
@@ -468,9 +476,7 @@ function comparePositive(
     // needle it keeps no space at its ends, so `x contains $x` holds for "alice ".
     if (a.key.includes(b.key)) return true;
     if (!broad || b.key === '') return false;
-    const text = textOf(a.key, a.raw).skeletons;
-    const needle = textOf(b.key, b.raw).skeletons;
-    return text.cased.includes(needle.cased) || text.folded.includes(needle.folded);
+    return containsLookAlike(textOf(a.key, a.raw, a.value), textOf(b.key, b.raw, b.value));
   }
   if (a.kind !== b.kind) return undefined;
   // A json number holds a number, never a date or a time: they do not fit together.
@@ -479,7 +485,9 @@ function comparePositive(
     if (a.kind === 'text') {
       const other = b as typeof a;
       if (a.key === other.key) return true;
-      return broad && readAlike(textOf(a.key, a.raw), textOf(other.key, other.raw));
+      return (
+        broad && readAlike(textOf(a.key, a.raw, a.value), textOf(other.key, other.raw, other.value))
+      );
     }
     if (a.kind === 'number') return compareNumbers(a.value, (b as typeof a).value) === 0;
     return a.value === (b as typeof a).value;

@@ -26,6 +26,12 @@ export interface SkeletonParts {
 }
 
 /**
+ * The length up to which a text keeps what the deny-list reading computes of it (its
+ * parts, skeletons); a longer one keeps verdicts instead (`TextValue.verdict`).
+ */
+export const shortTextLength = 8_192;
+
+/**
  * Whether a text keeps its parts once computed: a short one does, and a long one whose
  * parts are long (a page: few, long parts). A long text of many short parts computes
  * them again when read: as separate strings they would take many times the memory of
@@ -33,7 +39,7 @@ export interface SkeletonParts {
  * session keeps what it observed (S1).
  */
 function keepsParts(text: string, parts: readonly unknown[]): boolean {
-  return text.length <= 8_192 || parts.length * 16 <= text.length;
+  return text.length <= shortTextLength || parts.length * 16 <= text.length;
 }
 
 /**
@@ -47,6 +53,13 @@ export class TextValue {
   #parts: readonly string[] | undefined;
   #skeletons: ConfusableSkeletons | undefined;
   #skeletonParts: SkeletonParts | undefined;
+
+  /** The verdicts of deny-list tests on a long text (`verdict`), by test. */
+  #verdicts: WeakMap<object, boolean> | undefined;
+  /** … and of comparisons with bound values, by the value (the latest few). */
+  #comparisons: Map<string, boolean> | undefined;
+  /** A copy a test reads a long text on (`verdict`): dropped after, so it keeps what it computes. */
+  #scratch = false;
 
   readonly #isJson: boolean;
   #json: unknown;
@@ -100,10 +113,59 @@ export class TextValue {
     return parts;
   }
 
-  /** The confusable skeletons of the text, for guards (computed once). */
+  /**
+   * The verdict of a deny-list test (guard-constraint-test.ts: guards, `not P(…)`) on
+   * this text. A long text keeps the verdict, not what the test read to reach it: its
+   * normalized text, skeletons and parts are computed on a copy and dropped (each
+   * about as large as the text or, for parts, many times larger: S1), and the test does
+   * not run again on it — a page read by a `not … contains` costs every later check
+   * nothing. A short text keeps its readings, as before.
+   */
+  verdict(test: object | string, compute: (text: TextValue) => boolean): boolean {
+    if (this.raw.length <= shortTextLength) return compute(this);
+    if (typeof test === 'string') return this.#comparison(test, compute);
+    const known = this.#verdicts?.get(test);
+    if (known !== undefined) return known;
+    const verdict = compute(this.#copy());
+    this.#verdicts ??= new WeakMap();
+    this.#verdicts.set(test, verdict);
+    return verdict;
+  }
+
+  #copy(): TextValue {
+    const copy = new TextValue(this.raw, this.#key, this.#isJson);
+    copy.#scratch = true;
+    return copy;
+  }
+
+  /**
+   * A comparison with a bound value (join.ts), named by the comparison and the value: the
+   * latest 32 are kept, for values of up to 1,024 characters, so that what a session
+   * keeps stays bounded however many values an agent proposes.
+   */
+  #comparison(name: string, compute: (text: TextValue) => boolean): boolean {
+    const known = this.#comparisons?.get(name);
+    if (known !== undefined) return known;
+    const verdict = compute(this.#copy());
+    if (name.length > 1_024) return verdict;
+    this.#comparisons ??= new Map();
+    if (this.#comparisons.size >= 32) {
+      const oldest = this.#comparisons.keys().next().value;
+      if (oldest !== undefined) this.#comparisons.delete(oldest);
+    }
+    this.#comparisons.set(name, verdict);
+    return verdict;
+  }
+
+  /**
+   * The confusable skeletons of the text, for guards: kept by a short text, and by the
+   * copy a long one reads a test on (`verdict`); a long text itself keeps verdicts.
+   */
   get skeletons(): ConfusableSkeletons {
-    this.#skeletons ??= confusableSkeletons(this.raw);
-    return this.#skeletons;
+    if (this.#skeletons !== undefined) return this.#skeletons;
+    const skeletons = confusableSkeletons(this.raw);
+    if (this.raw.length <= shortTextLength || this.#scratch) this.#skeletons = skeletons;
+    return skeletons;
   }
 
   /** The parts of the skeletons, as `parts` of the text (kept for a short text). */
