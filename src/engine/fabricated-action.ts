@@ -113,6 +113,9 @@ const maxShownCalls = 200;
 const maxNesting = 64;
 /** Characters between the parentheses of a shown `Tool(…)` call. */
 const maxCallArguments = 100_000;
+/** Comparisons spent re-matching shown calls the first pass left over. */
+const maxMatchingSteps = 200_000;
+const maxMatchingDepth = 1_000;
 
 function skeletons(text: string): readonly string[] {
   const { cased, folded } = confusableSkeletons(text);
@@ -701,18 +704,41 @@ export function checkAnswer(
 ): FabricationCheck {
   const { calls, unreadable } = shownCalls(answer, spec);
   // Each committed call accounts for one shown call: an answer that shows a payment
-  // twice claims two payments. Calls with arguments are matched first (they are pickier).
-  const used = new Set<number>();
-  const ordered = [...calls].sort(
-    (a, b) => Number(b.input !== undefined) - Number(a.input !== undefined),
-  );
-  const fabricated = ordered.filter((call) => {
+  // twice claims two payments. Calls that show arguments are matched first (they are
+  // pickier; `{}` and `X()` show none), then a shown call left over may take a committed
+  // call from another that has a different one to go to (an augmenting path), so that the
+  // order the answer shows its calls in does not matter.
+  const shows = (call: ShownCall) => call.input !== undefined && Object.keys(call.input).length > 0;
+  const ordered = [...calls].sort((a, b) => Number(shows(b)) - Number(shows(a)));
+  /** For each committed call, the shown call it accounts for. */
+  const holder = new Map<number, number>();
+  const accounts = (position: number, shown: number) =>
+    accountsFor(committed[position]!, ordered[shown]!, clock);
+  const left: number[] = [];
+  for (const [shown] of ordered.entries()) {
     const index = committed.findIndex(
-      (candidate, position) => !used.has(position) && accountsFor(candidate, call, clock),
+      (_, position) => !holder.has(position) && accounts(position, shown),
     );
-    if (index < 0) return true;
-    used.add(index);
+    if (index < 0) left.push(shown);
+    else holder.set(index, shown);
+  }
+  // Bounded, in comparisons and in the depth of the recursion (each level visits one more
+  // committed call): past the bounds, the calls left over stay fabricated (fail closed).
+  let budget = maxMatchingSteps;
+  const augment = (shown: number, visited: Set<number>): boolean => {
+    for (const [position] of committed.entries()) {
+      if (--budget < 0 || visited.size > maxMatchingDepth) return false;
+      if (visited.has(position) || !accounts(position, shown)) continue;
+      visited.add(position);
+      const other = holder.get(position);
+      if (other === undefined || augment(other, visited)) {
+        holder.set(position, shown);
+        return true;
+      }
+    }
     return false;
-  });
+  };
+  const stillLeft = left.filter((shown) => budget <= 0 || !augment(shown, new Set()));
+  const fabricated = stillLeft.map((shown) => ordered[shown]!);
   return unreadable === undefined ? { fabricated } : { fabricated, unreadable };
 }

@@ -1089,25 +1089,54 @@ function updatesArb(
 }
 
 /**
- * Final answers (§7): plain text, text a Done rule looks for, and calls shown the ReAct
- * way — of actions the trace may or may not have committed, with arguments that may or
- * may not be the committed ones, of no schema action, or with an unreadable input.
+ * Final answers (§7): plain text, text a Done rule looks for, and calls shown — the ReAct
+ * way (also with the name in words, in HTML paragraphs, with `None` or plain text for an
+ * action's one argument), as LangChain's `Invoking:` line or as `Name(k=…)` — of actions
+ * the trace may or may not have committed, with arguments that may or may not be the
+ * committed ones, of no schema action, or with an unreadable (cut-off) input.
  */
 function answerArb(models: readonly PredicateModel[], pools: Pools): fc.Arbitrary<string> {
   const actions = models.filter((model) => model.kind === 'action');
-  const shown = fc.constantFrom(...actions).chain((model) =>
-    fc
-      .oneof(
-        {
-          weight: 4,
-          arbitrary: valuesArb(model.variables, false, [], pools).map((args) =>
-            JSON.stringify(args),
-          ),
-        },
-        { weight: 1, arbitrary: fc.constant('{"p0": ') },
-      )
-      .map((input) => `Action: ${model.name}\nAction Input: ${input}\nObservation: ok`),
-  );
+  const shapes = ['react', 'react', 'words', 'html', 'invoking', 'call', 'none'] as const;
+  const shown = fc.constantFrom(...actions).chain((model) => {
+    const only = model.variables.length === 1 ? model.variables[0]! : undefined;
+    const plain =
+      only === undefined || only.type.startsWith('list')
+        ? []
+        : [
+            valueArb(only.type, false, pools).map(
+              (value) => `Action: ${model.name}\nAction Input: ${String(value)}`,
+            ),
+          ];
+    const written = fc
+      .record({
+        args: fc.option(valuesArb(model.variables, false, [], pools), { nil: undefined, freq: 5 }),
+        shape: fc.constantFrom(...shapes),
+      })
+      .map(({ args, shape }) => {
+        // A cut-off input when args is undefined.
+        const input = args === undefined ? '{"p0": ' : JSON.stringify(args);
+        switch (shape) {
+          case 'words':
+            return `Action: ${model.name.split('').join(' ')}\nAction Input: ${input}`;
+          case 'html':
+            return `<p>Action: ${model.name}</p><p>Action Input: ${input}</p>`;
+          case 'invoking':
+            return `Invoking: \`${model.name}\` with \`${input}\``;
+          case 'call':
+            return args === undefined
+              ? `Action: ${model.name}\nAction Input: ${input}`
+              : `${model.name}(${Object.entries(args)
+                  .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+                  .join(', ')})`;
+          case 'none':
+            return `Action: ${model.name}\nAction Input: None`;
+          default:
+            return `Action: ${model.name}\nAction Input: ${input}`;
+        }
+      });
+    return fc.oneof(written, ...plain).map((call) => `${call}\nObservation: ok`);
+  });
   return fc.oneof(
     {
       weight: 3,

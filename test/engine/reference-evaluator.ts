@@ -429,6 +429,35 @@ function callIdentity(value: RefValue | null | undefined): string {
   return identity(value);
 }
 
+/**
+ * `k=json, …` as a shown `Name(…)` call writes its arguments (§7), or undefined when the
+ * text does not read as that: each value is the shortest JSON text that parses and is
+ * followed by the end or by `, k=`.
+ */
+function keywordArguments(text: string): Record<string, unknown> | undefined {
+  const args: Record<string, unknown> = {};
+  let rest = text.trim();
+  while (rest !== '') {
+    const key = /^(\w+)=/.exec(rest);
+    if (!key) return undefined;
+    rest = rest.slice(key[0].length);
+    let read = false;
+    for (let end = 1; end <= rest.length && !read; end++) {
+      const after = rest.slice(end);
+      if (after !== '' && !/^, \w+=/.test(after)) continue;
+      try {
+        args[key[1]!] = JSON.parse(rest.slice(0, end));
+      } catch {
+        continue;
+      }
+      rest = after.replace(/^, /, '');
+      read = true;
+    }
+    if (!read) return undefined;
+  }
+  return args;
+}
+
 function identity(value: RefValue | null | undefined): string {
   if (value === undefined || value === null) return 'unset';
   if (isJsonBox(value)) return `j:${canonical(value.json)}`;
@@ -1975,55 +2004,89 @@ export class ReferenceSession {
   }
 
   /**
-   * §7: whether the answer shows a call never committed. This reads the one form the
-   * differential generator writes — an `Action: Name` line followed by an
-   * `Action Input:` line — and matches each shown call of a schema action with a
-   * committed call of that action whose arguments equal every shown one; each committed
-   * call accounts for one. The input is a JSON object; nothing, `None`, `null` or `{}`
+   * §7: whether the answer shows a call never committed. This reads the forms the
+   * differential generator writes — an `Action: Name` line (the name maybe in words:
+   * `A 0`) followed by an `Action Input:` line, the same in HTML paragraphs,
+   * LangChain's ``Invoking: `Name` with `input` `` and a line `Name(k=json, …)` — and
+   * asks that each shown call of a schema action be accounted for by a committed call
+   * of its own (each committed call accounts for one), whose arguments equal every
+   * shown one. The input is a JSON object; nothing, `None`, `null`, `{}` and `Name()`
    * show no arguments (the name alone is matched); for an action of one argument, plain
    * text is that argument; anything else (a cut-off object) shows arguments that cannot
-   * be read, and no committed call accounts for it.
+   * be read, and no committed call accounts for it. `Name(…)` whose text does not read
+   * as arguments is no call.
    */
   #fabricated(answer: string): boolean {
-    const lines = answer.split('\n');
-    const available = [...this.#calls];
-    for (const [index, line] of lines.entries()) {
-      const name = /^Action:\s*(\S+)\s*$/.exec(line)?.[1];
-      const predicate = this.#predicate(name);
-      if (predicate?.kind !== 'action') continue;
-      const input = (/^Action Input:(.*)$/.exec(lines[index + 1] ?? '')?.[1] ?? '').trim();
-      let shown: Record<string, unknown> | undefined;
-      if (input === '' || /^(?:None|null|\{\s*\})$/.test(input)) shown = undefined;
-      else if (input.startsWith('{')) {
+    const lines = answer.split(/\n|<\/?p>/).filter((line) => line.trim() !== '');
+    const unreadable = Symbol('unreadable');
+    type Shown = Record<string, unknown> | undefined | typeof unreadable;
+    const readInput = (predicate: PredicateDeclaration, text: string): Shown => {
+      const input = text.trim();
+      if (input === '' || /^(?:None|null|\{\s*\})$/.test(input)) return undefined;
+      if (input.startsWith('{')) {
         try {
           const parsed: unknown = JSON.parse(input);
-          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return true;
-          shown = parsed as Record<string, unknown>;
+          return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+            ? (parsed as Record<string, unknown>)
+            : unreadable;
         } catch {
-          return true;
+          return unreadable;
         }
-      } else if (predicate.variables.length === 1)
-        shown = { [predicate.variables[0]!.name]: input };
-      else return true;
-      const accounts = (call: Action) =>
-        call.predicate.name === predicate.name &&
-        (shown === undefined ||
-          Object.entries(shown).every(([argument, value]) => {
-            const variable = predicate.variables.find((candidate) => candidate.name === argument);
-            if (variable === undefined) return false;
-            try {
-              const read = readValue(value, variable.type, this.#clock, variable.jsonText === true);
-              return identity(read) === identity(call.args[argument]);
-            } catch (error) {
-              if (error instanceof Invalid) return false;
-              throw error;
-            }
-          }));
-      const at = available.findIndex(accounts);
-      if (at < 0) return true;
-      available.splice(at, 1);
+      }
+      return predicate.variables.length === 1
+        ? { [predicate.variables[0]!.name]: input }
+        : unreadable;
+    };
+    const shownCalls: { predicate: PredicateDeclaration; shown: Shown }[] = [];
+    for (const [index, line] of lines.entries()) {
+      const react = /^Action:\s*(.+?)\s*$/.exec(line);
+      const invoking = /^Invoking: `([^`]+)` with `(.*)`$/.exec(line);
+      const call = /^(\w+)\((.*)\)$/.exec(line);
+      const named = react?.[1]?.replace(/ /g, '') ?? invoking?.[1] ?? call?.[1];
+      const predicate = this.#predicate(named);
+      if (predicate?.kind !== 'action') continue;
+      if (react) {
+        const input = /^Action Input:(.*)$/.exec(lines[index + 1] ?? '')?.[1] ?? '';
+        shownCalls.push({ predicate, shown: readInput(predicate, input) });
+      } else if (invoking)
+        shownCalls.push({ predicate, shown: readInput(predicate, invoking[2]!) });
+      else {
+        const shown = keywordArguments(call![2]!);
+        if (shown !== undefined)
+          shownCalls.push({
+            predicate,
+            shown: Object.keys(shown).length === 0 ? undefined : shown,
+          });
+      }
     }
-    return false;
+    const accounts = (call: Action, { predicate, shown }: (typeof shownCalls)[number]) =>
+      shown !== unreadable &&
+      call.predicate.name === predicate.name &&
+      (shown === undefined ||
+        Object.entries(shown).every(([argument, value]) => {
+          const variable = predicate.variables.find((candidate) => candidate.name === argument);
+          if (variable === undefined) return false;
+          try {
+            const read = readValue(value, variable.type, this.#clock, variable.jsonText === true);
+            return identity(read) === identity(call.args[argument]);
+          } catch (error) {
+            if (error instanceof Invalid) return false;
+            throw error;
+          }
+        }));
+    // A committed call for every shown one, each used once: augmenting paths.
+    const calls = this.#calls;
+    const holder = new Map<number, number>();
+    const place = (shown: number, visited: Set<number>): boolean =>
+      calls.some((call, position) => {
+        if (visited.has(position) || !accounts(call, shownCalls[shown]!)) return false;
+        visited.add(position);
+        const other = holder.get(position);
+        if (other !== undefined && !place(other, visited)) return false;
+        holder.set(position, shown);
+        return true;
+      });
+    return !shownCalls.every((_, shown) => place(shown, new Set()));
   }
 
   /** Step 2: 'reject' if a reject guard matches, else 'confirm' if a confirm guard does. */

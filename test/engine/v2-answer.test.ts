@@ -116,6 +116,36 @@ describe('fabricated-action', () => {
     expect(finishWith(`${block}\n${block}`).reasons[0]?.code).toBe('fabricated-action');
   });
 
+  it('each shown call finds a committed call of its own, whatever the order it is shown in', () => {
+    const transfers = specOf(
+      '@repeat\nBankTransfer(amount > 0) -> Paid\nPaid >= 2 -> Done',
+      schemaOf(tool('BankTransfer', { to: 'text', amount: 'number' }, { success: 'boolean' })),
+    );
+    const paidTwice = (answer: string) => {
+      const session = createSession(transfers, { now: fixedNow });
+      for (const amount of [5, 7])
+        expect(
+          session.propose({ action: { name: 'BankTransfer', args: { to: 'a', amount } } }),
+        ).toMatchObject({ decision: 'allow' });
+      return session.propose({ finish: true, answer });
+    };
+    const shown = (input: string) => `Action: BankTransfer\nAction Input: ${input}\n`;
+    for (const answer of [
+      // A call shown without arguments (`{}`, `X()`) before one with them.
+      `${shown('{}')}${shown('{"amount": 5}')}`,
+      `BankTransfer()\n${shown('{"amount": 5}')}`,
+      // The first shown could be either transfer; 5 can only be the first one made.
+      `${shown('{"to": "a"}')}${shown('{"amount": 5}')}`,
+    ])
+      expect(paidTwice(answer).decision, answer).toBe('allow');
+    // Still one committed call for one shown call: three shown, two made; two of 7 shown.
+    for (const answer of [
+      `${shown('{"amount": 5}')}${shown('{"to": "a"}')}${shown('{}')}`,
+      `${shown('{"amount": 7}')}${shown('{"to": "a", "amount": 7}')}`,
+    ])
+      expect(paidTwice(answer).reasons[0]?.code, answer).toBe('fabricated-action');
+  });
+
   it.each([
     ['Markdown bold and code', '**Action:** `GmailSendEmail`\n**Action Input:** `{"to": "x"}`'],
     ['a quote and a list item', '> - Action: GmailSendEmail'],
