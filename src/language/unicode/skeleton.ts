@@ -128,7 +128,7 @@ function slowFolded(text: string): string {
   return slowCased(caseFold(visibleText(text)));
 }
 
-let asciiTables: { cased: string[]; folded: string[] } | undefined;
+let asciiTables: { cased: string[]; folded: string[]; differ: RegExp } | undefined;
 
 /**
  * ASCII maps character by character; tables make the common case cheap. A control is
@@ -146,12 +146,18 @@ function asciiSkeletons(text: string, keepEdges: boolean): ConfusableSkeletons {
       cased[code] = slowCased(String.fromCharCode(code));
       folded[code] = slowFolded(String.fromCharCode(code));
     }
-    asciiTables = { cased, folded };
+    // The characters the two orders map apart (only `I`: `l` when mapped first, `i`
+    // when folded first); a text without them has one skeleton, computed once.
+    let differ = '';
+    for (let code = 0; code < 0x80; code++)
+      if (cased[code] !== folded[code]) differ += `\\x${code.toString(16).padStart(2, '0')}`;
+    asciiTables = { cased, folded, differ: new RegExp(differ === '' ? '(?!)' : `[${differ}]`) };
   }
-  const { cased: casedTable, folded: foldedTable } = asciiTables;
+  const { cased: casedTable, folded: foldedTable, differ } = asciiTables;
   // No ASCII prototype holds a space: the spaces are the text's own (or a control's).
   const tidy = (skeleton: string) => collapseSpaces(skeleton, !keepEdges, false);
-  return { cased: tidy(mapAscii(text, casedTable)), folded: tidy(mapAscii(text, foldedTable)) };
+  const cased = tidy(mapAscii(text, casedTable));
+  return { cased, folded: differ.test(text) ? tidy(mapAscii(text, foldedTable)) : cased };
 }
 
 /**
