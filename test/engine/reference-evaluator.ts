@@ -1842,7 +1842,14 @@ export class ReferenceSession {
       const omitted = new Set<string>();
       for (const variable of predicate.variables) {
         if (variable.type.kind === 'list' && values[variable.name] === undefined) {
-          values[variable.name] = [];
+          // Read as a given [] is, so that the proposal is identical to one giving []
+          // (docs/engine.md: identical after values are normalised by type).
+          values[variable.name] = readValue(
+            [],
+            variable.type,
+            this.#clock,
+            variable.jsonText === true,
+          );
           omitted.add(variable.name);
         }
       }
