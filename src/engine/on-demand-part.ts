@@ -1,3 +1,4 @@
+import { checkPathConstraint } from '../language/check-compiled-paths.js';
 import { bindingData, compileAccessTest } from './access-test.js';
 import { refuseAnswer } from './answer-refusal.js';
 import { describeBound, pathText, someElementText } from './binding-feedback.js';
@@ -9,7 +10,8 @@ import { recordArgumentProblem } from './record-values.js';
 
 /*
  * The engine's parts a page's guard loads on demand, as one module: the evaluators of
- * paths, filters, bindings and records with the words of their reasons (path-evaluators.ts),
+ * paths, filters, bindings and records with the words of their reasons (path-evaluators.ts)
+ * and the check of a compiled spec's paths and bindings (language/check-compiled-paths.ts),
  * the fabricated-action check of a final answer (answer-check.ts) and the lexical similarity of `~` (similarity.ts).
  * One module rather than one each: every part on its own would share a different set of
  * the engine's modules with the page, and the bundler would split what the page loads
@@ -28,4 +30,4 @@ export const evaluators: PathEvaluators = {
   someElementText,
 };
 
-export { lexicalSimilarity, refuseAnswer };
+export { checkPathConstraint, lexicalSimilarity, refuseAnswer };

@@ -1,3 +1,4 @@
+import { hasCompiledPathCheck, provideCompiledPathCheck } from '../language/check-compiled-spec.js';
 import { IntentguardError } from '../language/errors.js';
 import type { bindingData, compileAccessTest } from './access-test.js';
 import type { describeBound, pathText, someElementText } from './binding-feedback.js';
@@ -45,8 +46,13 @@ export function pathEvaluators(): PathEvaluators {
   return registered;
 }
 
-/** Loads and registers the evaluators (a no-op where they are registered). */
+/**
+ * Loads and registers the evaluators, with the check of a compiled spec's paths and
+ * bindings that a spec using them needs as it is read (a no-op where they are registered).
+ */
 export async function loadPathEvaluators(): Promise<void> {
-  if (registered === undefined)
-    providePathEvaluators((await import('./on-demand-part.js')).evaluators);
+  if (registered !== undefined && hasCompiledPathCheck()) return;
+  const part = await import('./on-demand-part.js');
+  providePathEvaluators(part.evaluators);
+  provideCompiledPathCheck(part.checkPathConstraint);
 }

@@ -153,6 +153,51 @@ describe('parts a page loads on demand', () => {
     ).toThrow(/not loaded \(loadPathEvaluators\)/);
   });
 
+  // A path into the record: reading it checks the path's types with the part that evaluates it.
+  const pathDocument = JSON.parse(
+    JSON.stringify(
+      writeCompiledSpec(
+        unwrap(
+          checkSpec(
+            'book_trip(city = "Oslo") -> Booked\nBooked -> Done\nreject book_trip(traveller.name = "Mallory") because "not for Mallory"\n',
+            recordSchema,
+          ),
+        ),
+      ),
+    ),
+  );
+  const pathConstraint = '$.guards[0].pattern.constraints[0]';
+  // The path turned into one through the text name: it would compare nothing, and the guard never fire.
+  const tamperedPath = structuredClone(pathDocument);
+  tamperedPath.guards[0].pattern.constraints[0].access.steps.push({ kind: 'field', name: 'first' });
+  const toMallory = {
+    id: 'c1',
+    name: 'book_trip',
+    args: { city: 'Oslo', traveller: { name: 'Mallory' } },
+  };
+
+  it("loadCompiledGuard loads the check of paths and bindings before reading a spec with a path: a path's types are checked, and the guard decides", async () => {
+    const { compiledGuard } = await freshModules();
+    await expect(compiledGuard.loadCompiledGuard(tamperedPath, options)).rejects.toMatchObject({
+      name: 'CompiledSpecError',
+      path: `${pathConstraint}.access.steps[1].name`,
+    });
+    const guard = await compiledGuard.loadCompiledGuard(pathDocument, options);
+    expect(guard.check(toMallory).verdict.reasons.map((reason) => reason.code)).toContain(
+      'guard-reject',
+    );
+  });
+
+  it('a spec with a path or a binding is refused when it is read without the check of paths (never read unchecked)', async () => {
+    const { reader } = await freshModules();
+    for (const document of [pathDocument, tamperedPath])
+      expect(() => reader.readCompiledSpec(document)).toThrow(
+        /path or a binding, and their check is not loaded \(loadPathEvaluators\)/,
+      );
+    // A spec without one reads without it.
+    expect(reader.readCompiledSpec(recordDocument).guards).toEqual([]);
+  });
+
   it("loadCompiledGuard loads the reader of tools' outputs for a schema with tool results, and an output is read as the result", async () => {
     const { compiledGuard } = await freshModules();
     const guard = await compiledGuard.loadCompiledGuard(compiled, options);

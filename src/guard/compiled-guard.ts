@@ -13,7 +13,8 @@ import type { Guard, GuardOptions } from './types.js';
  * A guard from a compiled spec (`intentguard compile`, FORMATS.md §8), for pages and
  * services that enforce specs checked elsewhere: it carries no lexer, parser, checker or
  * diagnostics, and loads the regex engine (re2js) only when the spec has a regex, the evaluators of
- * paths and records only when the spec or its schema has them, the lexical similarity only
+ * paths and records (with the check of paths and bindings as the spec is read) only when
+ * the spec or its schema has them, the lexical similarity only
  * when the spec compares by `~`, the reader of tools' outputs only when its schema declares
  * a tool's result, and the confusables table only when a guard, a rule's
  * `not P(…)` or `@repeat(per:)` compares text (or, later, when a final answer is checked:
@@ -84,22 +85,37 @@ export function guardsCompareText(spec: Spec): boolean {
   );
 }
 
-/** Whether a (possibly hostile) document holds a regex anywhere, looked for without trusting its shape. */
-export function compiledSpecHasRegex(document: unknown): boolean {
+/** Whether some object in a (possibly hostile) document passes `test`, looked for without trusting its shape. */
+function holdsObject(document: unknown, test: (value: object) => boolean): boolean {
   const pending: unknown[] = [document];
   // Bounded like the reader: a document too large for it is refused there anyway.
   for (let seen = 0; pending.length > 0 && seen < 5_000_000; seen++) {
     const value = pending.pop();
     if (typeof value !== 'object' || value === null) continue;
-    if (
-      !Array.isArray(value) &&
-      Object.hasOwn(value, 'kind') &&
-      (value as { kind: unknown }).kind === 'regex'
-    )
-      return true;
+    if (!Array.isArray(value) && test(value)) return true;
     for (const item of Array.isArray(value) ? value : Object.values(value)) pending.push(item);
   }
   return false;
+}
+
+/** Whether a (possibly hostile) document holds a regex anywhere. */
+export function compiledSpecHasRegex(document: unknown): boolean {
+  return holdsObject(
+    document,
+    (value) => Object.hasOwn(value, 'kind') && (value as { kind: unknown }).kind === 'regex',
+  );
+}
+
+/**
+ * Whether a (possibly hostile) document holds a path or a binding anywhere: reading it
+ * checks their types (check-compiled-paths.ts), loaded with the evaluators of paths. One
+ * this misses is refused by the reader, never read unchecked.
+ */
+export function compiledSpecHasPaths(document: unknown): boolean {
+  return holdsObject(
+    document,
+    (value) => Object.hasOwn(value, 'access') || Object.hasOwn(value, 'binding'),
+  );
 }
 
 /**
@@ -123,6 +139,8 @@ export async function loadCompiledGuard(
   let regex: RegexCompiler | undefined;
   // Loaded on demand: a page whose spec has no regex never downloads the engine.
   if (compiledSpecHasRegex(document)) regex = (await import('../language/regex.js')).compileRegex;
+  // Before reading: the reader checks paths and bindings with the part that evaluates them.
+  if (compiledSpecHasPaths(document)) await loadPathEvaluators();
   // `schema`: the host's own; the document's must be that one (criticality included).
   const spec = readCompiledSpec(document, {
     ...(regex ? { regex } : {}),

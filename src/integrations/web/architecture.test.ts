@@ -113,6 +113,8 @@ describe('intentguard/web in the browser', () => {
         'src/engine/join.ts',
         'src/engine/access-test.ts',
         'src/engine/on-demand-part.ts',
+        // The check of a compiled spec's paths and bindings loads with their evaluators.
+        'src/language/check-compiled-paths.ts',
         'src/engine/record-values.ts',
         'src/engine/lexical-similarity.ts',
         'src/integrations/web/dialog.ts',
