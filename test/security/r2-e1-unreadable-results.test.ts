@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkSpec, createGuard, loadToolSchema } from '../../src/index.js';
 import { connectStdio, root, textOf } from '../mcp/helpers.js';
-import { folderTools, list, listed, protect, protectRaw, remove, replay } from './r2-folders.js';
+import { folderTools, list, listed, protect, protectRaw, remove } from './r2-folders.js';
+import { replay } from './r2-review-tools.js';
 
 /**
  * E1 (security-round-2.md): an observation with one value over a limit (a list of more

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replayChecked, reviewTools } from './r2-review-tools.js';
+import { replayChecked } from './r2-review-tools.js';
 
 /**
  * E2: inside `not P(…)` the rules' strict reading applied, so any spelling the strict
@@ -77,31 +77,17 @@ Sent -> Done
     ]);
   });
 
-  const pay = {
-    name: 'Pay',
-    description: 'Pay someone.',
-    annotations: { destructiveHint: true },
-    inputSchema: {
-      type: 'object',
-      properties: { payee: { type: 'string' }, amount: { type: 'number' } },
-      required: ['payee', 'amount'],
-    },
-  };
   const answered = `Pay(payee = "Plumber", amount = 80) -> Paid
 Paid & not Answer(text contains "refund") -> Done
 `;
   const finish = async (answer: string, expected: unknown) =>
-    replayChecked(
-      answered,
-      [
-        {
-          propose: { action: { name: 'Pay', args: { payee: 'Plumber', amount: 80 } } },
-          expect: 'allow',
-        },
-        { propose: { finish: true, answer }, expect: expected },
-      ],
-      { tools: [...reviewTools.tools, pay] },
-    );
+    replayChecked(answered, [
+      {
+        propose: { action: { name: 'Pay', args: { payee: 'Plumber', amount: 80 } } },
+        expect: 'allow',
+      },
+      { propose: { finish: true, answer }, expect: expected },
+    ]);
 
   it.each([
     ['refund'],

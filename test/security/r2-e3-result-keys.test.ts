@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSpec, createGuard, loadToolSchema } from '../../src/index.js';
-import { folderTools, list, listed, protect, protectRaw, remove, replay } from './r2-folders.js';
+import { folderTools, list, listed, protect, protectRaw, remove } from './r2-folders.js';
+import { replay } from './r2-review-tools.js';
 
 /**
  * E3 (security-round-2.md): results were keyed by the normalized text of the call's

@@ -1,4 +1,5 @@
 import { describe, it } from 'vitest';
+import { protect } from './r2-folders.js';
 import { replayChecked } from './r2-review-tools.js';
 
 /**
@@ -10,59 +11,15 @@ import { replayChecked } from './r2-review-tools.js';
  * deny-list reading keeps (a look-alike) — makes the constraint match: `not` fails closed
  * (docs/language.md, Records).
  */
-const tools = {
-  tools: [
-    {
-      name: 'ListFolder',
-      description: 'List the files of a folder.',
-      annotations: { readOnlyHint: true },
-      inputSchema: {
-        type: 'object',
-        properties: { path: { type: 'string' } },
-        required: ['path'],
-      },
-      outputSchema: {
-        type: 'object',
-        properties: {
-          entries: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { name: { type: 'string' }, size: { type: 'number' } },
-              required: ['name'],
-            },
-          },
-        },
-      },
-    },
-    {
-      name: 'RemoveFile',
-      description: 'Remove a file.',
-      annotations: { destructiveHint: true },
-      inputSchema: {
-        type: 'object',
-        properties: { path: { type: 'string' } },
-        required: ['path'],
-      },
-    },
-  ],
-};
-const protect = `not ListFolderResult(entries[name contains "nda"] != []) & RemoveFile() -> Removed
-Removed -> Done
-`;
 const attempt = (entries: unknown, expected: unknown) =>
-  replayChecked(
-    protect,
-    [
-      { propose: { action: { name: 'ListFolder', args: { path: '/reports' } } }, expect: 'allow' },
-      { observe: { updates: { ListFolderResult: { entries } } } },
-      {
-        propose: { action: { name: 'RemoveFile', args: { path: '/reports/draft.tmp' } } },
-        expect: expected,
-      },
-    ],
-    tools,
-  );
+  replayChecked(protect, [
+    { propose: { action: { name: 'ListFolder', args: { path: '/reports' } } }, expect: 'allow' },
+    { observe: { updates: { ListFolderResult: { entries } } } },
+    {
+      propose: { action: { name: 'RemoveFile', args: { path: '/reports/draft.tmp' } } },
+      expect: expected,
+    },
+  ]);
 
 describe('E9: inside not, an element that does not fit its record counts as possibly matching', () => {
   it.each([
@@ -86,24 +43,20 @@ Removed -> Done
     const listed = (entries: unknown) => ({
       observe: { updates: { ListFolderResult: { entries } } },
     });
-    await replayChecked(
-      spec,
-      [
-        { propose: { action: { name: 'ListFolder', args: { path: '/' } } }, expect: 'allow' },
-        listed([
-          { name: 'big.bin', size: 500 },
-          { name: 'small.txt', size: 3 },
-        ]),
-        { propose: remove('big.bin'), expect: { decision: 'revise' } },
-        { propose: remove('small.txt'), expect: 'allow' },
-        listed([
-          { name: 'big.bin', size: 'huge' },
-          { name: 'small.txt', size: 3 },
-        ]),
-        { propose: remove('small.txt'), expect: { decision: 'revise' } },
-      ],
-      tools,
-    );
+    await replayChecked(spec, [
+      { propose: { action: { name: 'ListFolder', args: { path: '/' } } }, expect: 'allow' },
+      listed([
+        { name: 'big.bin', size: 500 },
+        { name: 'small.txt', size: 3 },
+      ]),
+      { propose: remove('big.bin'), expect: { decision: 'revise' } },
+      { propose: remove('small.txt'), expect: 'allow' },
+      listed([
+        { name: 'big.bin', size: 'huge' },
+        { name: 'small.txt', size: 3 },
+      ]),
+      { propose: remove('small.txt'), expect: { decision: 'revise' } },
+    ]);
   });
 
   it('a listing that fits, without an NDA, allows the removal', async () => {

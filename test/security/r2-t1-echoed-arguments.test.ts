@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkSpec, createGuard, loadToolSchema, type Schema } from '../../src/index.js';
-import { replay } from './r2-folders.js';
+import { replay } from './r2-review-tools.js';
 
 /**
  * T1 (security-round-2.md): a result field named like an argument (`order_id` in
