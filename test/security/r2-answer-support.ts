@@ -1,4 +1,5 @@
 import { loadToolSchema, type Session, type Verdict } from '../../src/index.js';
+import { reviewTools } from './r2-review-tools.js';
 import { sessionFor } from './support.js';
 
 /**
@@ -6,40 +7,6 @@ import { sessionFor } from './support.js';
  * /reports, then finishes with an answer. Used by the answer-check regressions (E7, E8,
  * E10).
  */
-const reviewTools = {
-  tools: [
-    {
-      name: 'ListFolder',
-      description: 'List the files of a folder.',
-      annotations: { readOnlyHint: true },
-      inputSchema: {
-        type: 'object',
-        properties: { path: { type: 'string' } },
-        required: ['path'],
-      },
-    },
-    {
-      name: 'RemoveFile',
-      description: 'Remove a file.',
-      annotations: { destructiveHint: true },
-      inputSchema: {
-        type: 'object',
-        properties: { path: { type: 'string' } },
-        required: ['path'],
-      },
-    },
-    {
-      name: 'SendText',
-      description: 'Send a text message.',
-      annotations: { destructiveHint: true },
-      inputSchema: {
-        type: 'object',
-        properties: { number: { type: 'string' }, text: { type: 'string' } },
-        required: ['number', 'text'],
-      },
-    },
-  ],
-};
 
 export const listIntent = 'ListFolder(path = "/reports") -> Listed\nListed -> Done\n';
 
