@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { errorMessage } from '../../engine/index.js';
 import {
   type ServiceMemoryLimits,
   serviceMemoryLimits,
@@ -70,10 +71,7 @@ function memoryFlags(flags: ServeFlags): ServiceMemoryLimits {
       ...(maxServiceText !== undefined ? { maxServiceText } : {}),
     });
   } catch (error) {
-    throw new CliError(
-      `--max-session-text, --max-service-text: ${error instanceof Error ? error.message : String(error)}`,
-      2,
-    );
+    throw new CliError(`--max-session-text, --max-service-text: ${errorMessage(error)}`, 2);
   }
 }
 
