@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
-import { killAll, projectRoot, startServer } from './server-process.js';
+import { callService, killAll, projectRoot, startServer } from './server-process.js';
 
 const token = 'page-token-0123456789abcdef';
 const bankSpec = readFileSync(join(projectRoot, 'examples/bank-transfer/spec.intent'), 'utf8');
@@ -27,13 +27,7 @@ afterAll(async () => {
 });
 
 async function api(url: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    signal: AbortSignal.timeout(10_000),
-  });
-  return (await response.json()) as Record<string, unknown>;
+  return (await callService(url, token, method, path, body)).body;
 }
 
 describe('the approvals page in Chromium', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { killAll, startServer } from './server-process.js';
+import { callService, killAll, startServer } from './server-process.js';
 
 /**
  * G1 through the real `intentguard serve` process, the review's curl sequence: a call
@@ -48,14 +48,8 @@ interface Answer {
   readonly verdict?: { readonly reasons: ReadonlyArray<Record<string, unknown>> };
 }
 
-async function post(url: string, path: string, body: unknown) {
-  const response = await fetch(`${url}/v1/sessions${path}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  return { status: response.status, body: (await response.json()) as Answer };
+function post(url: string, path: string, body: unknown) {
+  return callService<Answer>(url, token, 'POST', `/v1/sessions${path}`, body);
 }
 
 describe('G1: serve never answers run twice for one call id', () => {

@@ -12,7 +12,7 @@ import {
   verifyAuditFile,
 } from '../../src/store/audit-chain.js';
 import { run } from '../cli/run.js';
-import { killAll, startServer } from './server-process.js';
+import { callService, killAll, startServer } from './server-process.js';
 
 /**
  * G2 through the real `intentguard serve` process and a real SQLite file: rows changed
@@ -58,14 +58,8 @@ interface Answer {
   readonly message?: string;
 }
 
-async function post(url: string, path: string, body: unknown) {
-  const response = await fetch(`${url}/v1/sessions${path}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  return { status: response.status, body: (await response.json()) as Answer };
+function post(url: string, path: string, body: unknown) {
+  return callService<Answer>(url, token, 'POST', `/v1/sessions${path}`, body);
 }
 
 /** A file with one session whose payment waits for approval, written by a real service. */

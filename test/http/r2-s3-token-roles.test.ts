@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../cli/run.js';
-import { killAll, startServer } from './server-process.js';
+import { callService, killAll, startServer } from './server-process.js';
 
 /**
  * S3 through the real `intentguard serve` process: with approver tokens, an agent's
@@ -51,18 +51,8 @@ interface Answer {
   readonly sessions?: readonly unknown[];
 }
 
-async function api(url: string, bearer: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${url}/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    signal: AbortSignal.timeout(10_000),
-  });
-  return {
-    status: response.status,
-    retryAfter: response.headers.get('retry-after'),
-    body: (await response.json()) as Answer,
-  };
+function api(url: string, bearer: string, method: string, path: string, body?: unknown) {
+  return callService<Answer>(url, bearer, method, `/v1${path}`, body);
 }
 
 const session = { spec, tools, now: '2025-06-02T09:00' };

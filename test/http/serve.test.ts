@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../cli/run.js';
-import { killAll, projectRoot, startServer } from './server-process.js';
+import { callService, killAll, projectRoot, startServer } from './server-process.js';
 
 const token = 'test-token-0123456789abcdef';
 const bankSpec = readFileSync(join(projectRoot, 'examples/bank-transfer/spec.intent'), 'utf8');
@@ -22,14 +22,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function api(url: string, method: string, path: string, body?: unknown, bearer = token) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    signal: AbortSignal.timeout(10_000),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+function api(url: string, method: string, path: string, body?: unknown, bearer = token) {
+  return callService(url, bearer, method, path, body);
 }
 
 describe('intentguard serve (a real process)', () => {

@@ -88,3 +88,31 @@ export async function killAll(): Promise<void> {
     }),
   );
 }
+
+export interface ServiceAnswer<Body> {
+  readonly status: number;
+  readonly retryAfter: string | null;
+  readonly body: Body;
+}
+
+/** One JSON request to a running service, as a client sends it, bounded in time. */
+export async function callService<Body = Record<string, unknown>>(
+  url: string,
+  bearer: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 10_000,
+): Promise<ServiceAnswer<Body>> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as Body,
+  };
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../cli/run.js';
-import { killAll, type ServerProcess, startServer } from '../http/server-process.js';
+import { callService, killAll, type ServerProcess, startServer } from '../http/server-process.js';
 
 /**
  * S1 (round 2) through the real `intentguard serve` process, on a small heap: check +
@@ -45,18 +45,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function api(server: ServerProcess, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    signal: AbortSignal.timeout(20_000),
-  });
-  return {
-    status: response.status,
-    retryAfter: response.headers.get('retry-after'),
-    body: (await response.json()) as Record<string, unknown>,
-  };
+function api(server: ServerProcess, method: string, path: string, body?: unknown) {
+  return callService(server.url, token, method, path, body, 20_000);
 }
 
 function page(index: number): string {
