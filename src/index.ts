@@ -88,7 +88,7 @@ export {
   type CompiledSpecDocument,
   CompiledSpecError,
 } from './language/compiled-spec-format.js';
-// The syntax tree `parse` returns and `Spec.ast` holds (types only).
+// The syntax tree `Spec.ast` holds (types only).
 export type {
   AnnotationNode,
   AtomNode,
@@ -119,17 +119,15 @@ export type {
   SpecNode,
   ValueNode,
 } from './language/index.js';
-// ---- the intent language: parse, check, print, diagnostics ----
+// ---- the intent language: checkSpec (a Spec from text) and analyzeSpec (every diagnostic) ----
 // Exact numbers: values beyond what a double holds exactly arrive as `Decimal`.
 // ---- results and errors ----
 // ---- schemas: states files and tool schemas ----
 export {
   analyzeSpec,
   type CheckOptions,
-  check,
   checkGrounding,
   checkSpec,
-  checkWithDiagnostics,
   createSchema,
   Decimal,
   type Diagnostic,
@@ -150,13 +148,9 @@ export {
   isObserved,
   type Limits,
   type NumberValue,
-  type ParsedSpec,
   type ParseOptions,
   type PredicateDeclaration,
   type PredicateKind,
-  parse,
-  parseWithDiagnostics,
-  print,
   type RenderOptions,
   type Result,
   renderDiagnostic,

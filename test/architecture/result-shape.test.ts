@@ -4,9 +4,7 @@ import type {
   checkSpec,
   loadStateSchema,
   loadToolSchema,
-  ParsedSpec,
   ParsedTrace,
-  parse,
   parseTrace,
   Result,
   readTrace,
@@ -17,6 +15,7 @@ import type {
   schemaFromToolemu,
   TraceProblem,
 } from '../../src/index.js';
+import type { ParsedSpec, parse } from '../../src/language/index.js';
 
 /**
  * One Result shape: every public function that answers with problems instead of

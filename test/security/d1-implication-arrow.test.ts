@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkSpec, print } from '../../src/index.js';
+import { checkSpec } from '../../src/index.js';
+import { print } from '../../src/language/index.js';
 import { run } from '../cli/run.js';
 import { bankSchema } from './support.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkSpec, print, renderDiagnostics } from '../../src/index.js';
+import { checkSpec, renderDiagnostics } from '../../src/index.js';
+import { print } from '../../src/language/index.js';
 import { run } from '../cli/run.js';
 import { bankSchema, exampleText } from './support.js';
 

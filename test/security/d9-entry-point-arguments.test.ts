@@ -3,17 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { compileSpec } from '../../src/engine/compiled-spec.js';
 import {
   analyzeSpec,
-  check,
   checkSpec,
-  checkWithDiagnostics,
   explainSpec,
   lexicalSimilarity,
   loadStateSchema,
   loadToolSchema,
-  parse,
-  parseWithDiagnostics,
   type Schema,
 } from '../../src/index.js';
+import {
+  check,
+  checkWithDiagnostics,
+  parse,
+  parseWithDiagnostics,
+} from '../../src/language/index.js';
 import { bankSchema, specFor } from './support.js';
 
 /**
