@@ -21,7 +21,7 @@ export type CommandRegistration = (
   state: { exitCode: number },
 ) => void;
 
-const registrations: CommandRegistration[] = [
+const registrations: readonly CommandRegistration[] = [
   registerCheck,
   registerCompile,
   registerFmt,
@@ -35,11 +35,6 @@ const registrations: CommandRegistration[] = [
   registerAudit,
   registerMcpProxy,
 ];
-
-/** Adds a command module (used by optional commands that live in other layers' folders). */
-export function addCommand(registration: CommandRegistration): void {
-  if (!registrations.includes(registration)) registrations.push(registration);
-}
 
 /**
  * Runs the `intentguard` command line with `argv` (without `node` and the script)

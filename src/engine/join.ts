@@ -3,7 +3,6 @@ import {
   type CheckedArithmetic,
   type CheckedConstraint,
   compareNumbers,
-  defaultLimits,
   isDecimal,
   type NumberValue,
   normalizeText,
@@ -946,6 +945,3 @@ export function joinHolds(
     return guard;
   }
 }
-
-/** The work limit of joins (LANGUAGE.md §7; `Limits.maxJoinWork`). */
-export const joinWorkLimit = defaultLimits.maxJoinWork;
