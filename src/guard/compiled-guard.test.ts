@@ -123,7 +123,7 @@ describe('parts a page loads on demand', () => {
     vi.resetModules();
     return {
       compiledGuard: await import('./compiled-guard.js'),
-      guardCore: await import('./guard-core.js'),
+      intentGuard: await import('./intent-guard.js'),
       reader: await import('../language/read-compiled-spec.js'),
     };
   }
@@ -147,9 +147,9 @@ describe('parts a page loads on demand', () => {
   });
 
   it('a guard over a schema with records is refused when the record reader is not loaded (never a misfit taken as fitting)', async () => {
-    const { guardCore, reader } = await freshModules();
+    const { intentGuard, reader } = await freshModules();
     expect(
-      () => new guardCore.IntentGuard(reader.readCompiledSpec(recordDocument), options),
+      () => new intentGuard.IntentGuard(reader.readCompiledSpec(recordDocument), options),
     ).toThrow(/not loaded \(loadPathEvaluators\)/);
   });
 
@@ -212,8 +212,8 @@ describe('parts a page loads on demand', () => {
   });
 
   it("a guard over a schema with tool results is refused when the reader of tools' outputs is not loaded (never an output dropped)", async () => {
-    const { guardCore, reader } = await freshModules();
-    expect(() => new guardCore.IntentGuard(reader.readCompiledSpec(compiled), options)).toThrow(
+    const { intentGuard, reader } = await freshModules();
+    expect(() => new intentGuard.IntentGuard(reader.readCompiledSpec(compiled), options)).toThrow(
       /not loaded \(loadToolResultReader\)/,
     );
   });
@@ -241,14 +241,14 @@ describe('parts a page loads on demand', () => {
   });
 
   it("a spec that compares by ~ is refused without the lexical similarity, and runs with the host's own measure", async () => {
-    const { guardCore, reader } = await freshModules();
+    const { intentGuard, reader } = await freshModules();
     expect(
-      () => new guardCore.IntentGuard(reader.readCompiledSpec(similarDocument), options),
+      () => new intentGuard.IntentGuard(reader.readCompiledSpec(similarDocument), options),
     ).toThrow(/lexical similarity is not loaded/);
     // A host measure needs nothing loaded: this one finds every name similar. (The
     // schema declares a tool's result: its reader is loaded, as loadCompiledGuard would.)
     await (await import('./tool-result-reader.js')).loadToolResultReader();
-    const guard = new guardCore.IntentGuard(reader.readCompiledSpec(similarDocument), {
+    const guard = new intentGuard.IntentGuard(reader.readCompiledSpec(similarDocument), {
       ...options,
       similarity: () => 1,
     });

@@ -5,7 +5,7 @@ import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import type { Schema } from '../language/schema-model.js';
 import { loadConfusables } from '../language/unicode/skeleton.js';
-import { checkGuardOptions, IntentGuard } from './guard-core.js';
+import { checkGuardOptions, IntentGuard } from './intent-guard.js';
 import { declaresToolResults, loadToolResultReader } from './tool-result-reader.js';
 import type { Guard, GuardOptions } from './types.js';
 

@@ -12,7 +12,7 @@ import { type CompiledSpecDocument, compiledSpecFormat } from '../language/compi
 import { checkSpec, type Schema, type Spec, unwrap } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { compileRegex } from '../language/regex.js';
-import { checkGuardOptions, IntentGuard, sessionOptionsOf } from './guard-core.js';
+import { checkGuardOptions, IntentGuard, sessionOptionsOf } from './intent-guard.js';
 import { GuardJournalError, replayJournal } from './journal-replay.js';
 import type { Guard, GuardJournal, GuardOptions } from './types.js';
 

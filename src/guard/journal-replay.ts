@@ -1,5 +1,5 @@
 import { IntentguardError } from '../language/errors.js';
-import { finishId, type IntentGuard, type ReplayView } from './guard-core.js';
+import { finishId, type IntentGuard, type ReplayView } from './intent-guard.js';
 import type { GuardJournal, JournalEvent } from './types.js';
 
 /**
