@@ -14,7 +14,6 @@ export { errorMessage } from './fail-closed.js';
 export type { IntentSession } from './intent-session.js';
 export { lexicalSimilarity } from './lexical-similarity.js';
 export {
-  canonicalSpecText,
   createMajoritySession,
   type MajorityGroup,
   MajoritySession,

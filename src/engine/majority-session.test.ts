@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalSpecText,
   checkSpec,
   createSchema,
   type PredicateDeclaration,
   type Spec,
   type VariableType,
 } from '../language/index.js';
-import { canonicalSpecText, MajoritySession } from './majority-session.js';
+import { MajoritySession } from './majority-session.js';
 import { createSession } from './session.js';
 
 const now = '2025-03-14T12:00';
@@ -72,7 +73,7 @@ const reserveAt = (time: string) => ({
 });
 
 describe('MajoritySession', () => {
-  it('de-duplicates identical specs by canonical text and keeps their weight', () => {
+  it("de-duplicates identical specs and keeps their weight, shown by the earliest one's canonical text", () => {
     const a = reserveBefore('19:00');
     const commented = spec(`# the same spec, with comments\n${a.source}\n# and a trailing one`);
     expect(canonicalSpecText(commented)).toBe(canonicalSpecText(a));
@@ -82,6 +83,28 @@ describe('MajoritySession', () => {
       { text: canonicalSpecText(reserveBefore('18:00')), weight: 1 },
       { text: undefined, weight: 1 },
     ]);
+  });
+
+  it('puts specs that differ only in labels and rule order in one group, which votes with their weight', () => {
+    const a = reserveBefore('19:00');
+    const relabelled = spec(
+      [
+        'Booked: Reserve & ReserveResult(success = true) -> Done',
+        'Booking: ReserveInfo(available = true, time < 19:00, date = today) & RestaurantInfo(name = "R") -> Reserve',
+      ].join('\n'),
+    );
+    expect(canonicalSpecText(relabelled)).not.toBe(canonicalSpecText(a));
+    const session = new MajoritySession([a, reserveBefore('18:00'), relabelled], { now });
+    expect(session.groups).toEqual([
+      { text: canonicalSpecText(a), weight: 2 },
+      { text: canonicalSpecText(reserveBefore('18:00')), weight: 1 },
+    ]);
+    expect(session.propose(reserveAt('18:30')).votes).toEqual({
+      allow: 2,
+      confirm: 0,
+      revise: 1,
+      reject: 0,
+    });
   });
 
   it('writes objective references the same with or without parentheses', () => {

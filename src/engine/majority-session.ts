@@ -1,4 +1,4 @@
-import { type AtomNode, print, type Spec, type SpecNode } from '../language/index.js';
+import { canonicalSpecText, meaningKey, type Spec } from '../language/index.js';
 import './parts-eager.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
@@ -13,38 +13,6 @@ import {
 } from './session.js';
 import { sessionSettings } from './session-settings.js';
 import { type Decision, sessionFinishedReason, type Verdict } from './verdict.js';
-
-/**
- * A spec's canonical printed form without comments, and with objective references
- * written bare (`Reserve()` is `Reserve`): two samples that differ only in comments,
- * layout or such spellings are the same spec.
- */
-export function canonicalSpecText(spec: Spec): string {
-  // A spec read from a compiled document has no syntax tree to print: its text stands for
-  // it (two such specs that differ only in comments count as different, never as one).
-  const ast = spec.ast;
-  if (ast === undefined) return spec.source;
-  const bareAtom = (atom: AtomNode): AtomNode =>
-    atom.kind === 'disjunction'
-      ? { ...atom, alternatives: atom.alternatives.map((atoms) => atoms.map(bareAtom)) }
-      : atom.kind === 'pattern' &&
-          atom.parenthesized &&
-          atom.constraints.length === 0 &&
-          (atom.absent ?? []).length === 0 &&
-          !spec.schema.predicates.has(atom.name.name)
-        ? { ...atom, parenthesized: false }
-        : atom;
-  const bare: SpecNode = {
-    ...ast,
-    items: ast.items.map((item) =>
-      item.kind === 'rule'
-        ? { ...item, comments: [], body: item.body.map(bareAtom) }
-        : { ...item, comments: [] },
-    ),
-    trailingComments: [],
-  };
-  return print(bare);
-}
 
 /** The decisions from the most permissive to the most conservative. */
 const conservativeness: Readonly<Record<Decision, number>> = {
@@ -61,7 +29,10 @@ export interface MajorityVerdict extends Verdict {
 
 /** One distinct spec (or the failed samples) with its vote weight. */
 export interface MajorityGroup {
-  /** Canonical text of the spec; `undefined` for samples that produced no valid spec. */
+  /**
+   * Canonical text of the group's earliest spec (`canonicalSpecText`); `undefined` for
+   * samples that produced no valid spec.
+   */
   readonly text: string | undefined;
   readonly weight: number;
 }
@@ -106,7 +77,8 @@ function field(input: unknown, name: string): unknown {
 /**
  * Majority-at-N over several specs formalized from one instruction: every proposal
  * goes to one session per distinct spec, and the decision with the most votes wins.
- * Identical specs (same canonical text) share one session and keep their weight;
+ * Specs that mean the same (`meaningKey`: labels, rule order and spelling aside) share
+ * one session and keep their weight;
  * samples that produced no spec vote `reject`. Ties go to the more conservative
  * decision (reject > revise > confirm > allow).
  *
@@ -142,11 +114,16 @@ export class MajoritySession implements IntentSession {
     >();
     const failedKey = '\u0000failed';
     for (const spec of specs.length > 0 ? specs : [undefined]) {
-      const text = spec === undefined ? undefined : canonicalSpecText(spec);
-      const key = text ?? failedKey;
+      // Specs that mean the same vote together, as the formalizer's samples do.
+      const key = spec === undefined ? failedKey : meaningKey(spec);
       const group = groups.get(key);
       if (group) group.weight++;
-      else groups.set(key, { spec, text, weight: 1 });
+      else
+        groups.set(key, {
+          spec,
+          text: spec === undefined ? undefined : canonicalSpecText(spec),
+          weight: 1,
+        });
     }
     this.#members = [...groups.values()].map((group) => ({
       ...group,

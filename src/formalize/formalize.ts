@@ -1,17 +1,17 @@
 import { createClock, explainSpec } from '../engine/index.js';
-import { canonicalSpecText } from '../engine/majority-session.js';
 import {
+  canonicalSpecText,
   checkGrounding,
   checkSpec,
   type Diagnostic,
   type GroundingSources,
+  meaningKey,
   type Schema,
   type Spec,
 } from '../language/index.js';
 import type { Experience, ExperienceSource } from './experience.js';
 import type { FormalizeFailure, FormalizeFailureCode } from './failures.js';
 import { formalizeLimits } from './limits.js';
-import { meaningKey } from './meaning.js';
 import {
   addUsage,
   type ChatMessage,

@@ -21,6 +21,7 @@ export type {
   ValueNode,
 } from './ast.js';
 export { confirmCategories, operatorPolarity, operators, relativeDates, ruleIds } from './ast.js';
+export { canonicalSpecText } from './canonical-spec-text.js';
 export { type CheckOptions, check, checkSpec, checkWithDiagnostics } from './checker/check.js';
 export {
   checkGrounding,
@@ -84,6 +85,7 @@ export {
 export { IntentguardError, type IntentguardErrorOptions } from './errors.js';
 export { extractSpecRegion, type SpecRegion } from './extract.js';
 export { defaultLimits, type Limits, resolveLimits } from './limits.js';
+export { meaningKey } from './meaning-key.js';
 export {
   allowedOperators,
   negateOperator,

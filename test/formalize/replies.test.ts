@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalSpecText } from '../../src/engine/index.js';
-import { checkSpec } from '../../src/language/index.js';
+import { canonicalSpecText, checkSpec } from '../../src/language/index.js';
 import { restaurantSchema, restaurantSpec, toolemuSchema } from './support/fixtures.js';
 
 /**

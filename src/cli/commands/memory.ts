@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { canonicalSpecText } from '../../engine/index.js';
+import { canonicalSpecText } from '../../language/index.js';
 import type { ExperienceMemory, MemoryEntry, MemoryOutcome } from '../../store/index.js';
 import { wholeNumber } from '../flags.js';
 import { printJson } from '../inputs.js';
