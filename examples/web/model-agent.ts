@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import type { ChatMessage } from '../../src/formalize/model.js';
-import { createChatModel } from '../../src/formalize/providers.js';
+import type { ChatMessage } from '../../src/formalize/model/model.js';
+import { createChatModel } from '../../src/formalize/model/providers.js';
 import type { PublishedVerdict } from '../../src/integrations/web/index.js';
 import {
   actionVerdict,

@@ -1,7 +1,7 @@
 import { lexicalSimilarity, type SimilarityFunction } from '../engine/index.js';
 import type { CheckedConstraint, Literal, Spec } from '../language/index.js';
 import type { EmbeddingCache } from './experience.js';
-import type { EmbeddingModel } from './model.js';
+import type { EmbeddingModel } from './model/model.js';
 
 export interface EmbeddingSimilarityOptions {
   readonly model: EmbeddingModel;

@@ -11,11 +11,6 @@
  */
 
 export {
-  type AiSdkModelOptions,
-  aiSdkChatModel,
-  aiSdkEmbeddingModel,
-} from './ai-sdk.js';
-export {
   createEmbeddingSimilarity,
   type EmbeddingSimilarity,
   type EmbeddingSimilarityOptions,
@@ -33,22 +28,12 @@ export {
   type FormalizeFailureCode,
   formalizeFailureCodes,
 } from './failures.js';
-export {
-  type AttemptOutcome,
-  type AttemptStage,
-  type Formalization,
-  type FormalizeAttempt,
-  type FormalizeMode,
-  type FormalizeOptions,
-  type FormalizeProgress,
-  type FormalizeReport,
-  type FormalizeResult,
-  formalize,
-  type PromptReport,
-  type SampleOutcome,
-  type VotedSpec,
-} from './formalize.js';
 export { formalizeLimits } from './limits.js';
+export {
+  type AiSdkModelOptions,
+  aiSdkChatModel,
+  aiSdkEmbeddingModel,
+} from './model/ai-sdk-chat-model.js';
 export {
   type ChatMessage,
   type ChatModel,
@@ -61,10 +46,8 @@ export {
   type ModelPurpose,
   noUsage,
   type TokenUsage,
-} from './model.js';
-export { estimateCost, type ModelPrice, modelPrices } from './pricing.js';
-export type { PromptExperience } from './prompts/encode.js';
-export type { Discrepancy } from './prompts/feedback.js';
+} from './model/model.js';
+export { estimateCost, type ModelPrice, modelPrices } from './model/pricing.js';
 export {
   createChatModel,
   createEmbeddingModel,
@@ -73,7 +56,7 @@ export {
   type ProviderName,
   parseModelSpecifier,
   providerInfo,
-} from './providers.js';
+} from './model/providers.js';
 export {
   type RecordEntry,
   type RecordedChat,
@@ -84,11 +67,28 @@ export {
   recordingEmbeddingModel,
   replayChatModel,
   replayEmbeddingModel,
-} from './recording.js';
-export type { PredicateSelection, RelevanceOptions } from './relevance.js';
+} from './model/recording.js';
 export {
   defaultRetryOptions,
   type RetryOptions,
   retryingChatModel,
   retryingEmbeddingModel,
-} from './retry.js';
+} from './model/retry.js';
+export { formalize } from './pipeline/formalize.js';
+export type {
+  AttemptOutcome,
+  AttemptStage,
+  Formalization,
+  FormalizeAttempt,
+  FormalizeMode,
+  FormalizeOptions,
+  FormalizeProgress,
+  FormalizeReport,
+  FormalizeResult,
+  PromptReport,
+  SampleOutcome,
+  VotedSpec,
+} from './pipeline/types.js';
+export type { PromptExperience } from './prompts/encode.js';
+export type { Discrepancy } from './prompts/feedback.js';
+export type { PredicateSelection, RelevanceOptions } from './relevance.js';

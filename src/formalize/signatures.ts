@@ -1,6 +1,7 @@
 import type {
   PredicateDeclaration,
   Schema,
+  Spec,
   VariableDeclaration,
   VariableType,
 } from '../language/index.js';
@@ -183,4 +184,15 @@ export function isToolSchema(schema: Schema): boolean {
     if (predicate.resultPredicate !== undefined || predicate.resultOf !== undefined) return true;
   }
   return false;
+}
+
+/** Predicate names a spec uses, in its rules and guards. */
+export function predicatesOf(spec: Spec): string[] {
+  const names = new Set<string>();
+  for (const rule of spec.rules) {
+    for (const pattern of rule.states) names.add(pattern.predicate.name);
+    if (rule.action) names.add(rule.action.predicate.name);
+  }
+  for (const guard of spec.guards) names.add(guard.pattern.predicate.name);
+  return [...names];
 }

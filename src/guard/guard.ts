@@ -5,7 +5,7 @@ import './tool-results-eager.js';
 import { NoSpecSession } from '../engine/no-spec-session.js';
 import { sessionSettings } from '../engine/session-settings.js';
 import { readTrace } from '../engine/trace.js';
-import type { FormalizeOptions, FormalizeResult } from '../formalize/formalize.js';
+import type { FormalizeOptions, FormalizeResult } from '../formalize/pipeline/types.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
 import { requireCompiledFromSource } from '../language/compiled-source.js';
 import { type CompiledSpecDocument, compiledSpecFormat } from '../language/compiled-spec-format.js';
@@ -102,7 +102,7 @@ export async function formalizeInstruction(
   const now = typeof given === 'string' || given instanceof Date ? given : new Date(given);
   // Loaded only for this form: a guard given its spec (the browser, the service) never
   // carries the formalizer and its dependencies.
-  const { formalize } = await import('../formalize/formalize.js');
+  const { formalize } = await import('../formalize/pipeline/formalize.js');
   const result = await formalize({
     ...source.formalize,
     instruction: source.instruction,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/io.js';
 import { InvalidUtf8Error } from '../../src/cli/utf8.js';
 import { InvalidSimilarityError } from '../../src/engine/similarity.js';
-import { ModelError } from '../../src/formalize/model.js';
+import { ModelError } from '../../src/formalize/model/model.js';
 import { IntentguardError } from '../../src/index.js';
 import { IntentguardDiagnosticsError } from '../../src/language/result.js';
 import { MemoryError } from '../../src/store/experience-memory.js';

@@ -10,7 +10,7 @@ import {
   formalize,
   textsInSpec,
 } from '../../src/formalize/index.js';
-import { lexicalRecallSimilarity, stemWord } from '../../src/formalize/recall.js';
+import { lexicalRecallSimilarity, stemWord } from '../../src/formalize/pipeline/recall.js';
 import { checkSpec } from '../../src/language/index.js';
 import { ExperienceMemory } from '../../src/store/index.js';
 import { type FakeLlmServer, startFakeLlmServer } from './support/fake-llm-server.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { keptSize } from '../../engine/plain-data.js';
-import { formalize } from '../../formalize/formalize.js';
 import type { ChatModel } from '../../formalize/index.js';
+import { formalize } from '../../formalize/pipeline/formalize.js';
 import {
   createGuard,
   type Guard,

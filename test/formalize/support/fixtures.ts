@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createChatModel } from '../../../src/formalize/index.js';
-import type { RetryOptions } from '../../../src/formalize/retry.js';
+import type { RetryOptions } from '../../../src/formalize/model/retry.js';
 import type { Schema } from '../../../src/language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../../src/schema/index.js';
 import { sharedPath } from '../../support/shared.js';

@@ -1,6 +1,10 @@
-import { cosine } from './embedding-similarity.js';
-import type { Experience } from './experience.js';
-import type { EmbeddingModel } from './model.js';
+import { canonicalSpecText, checkSpec } from '../../language/index.js';
+import { cosine } from '../embedding-similarity.js';
+import type { Experience } from '../experience.js';
+import type { EmbeddingModel } from '../model/model.js';
+import type { PromptExperience } from '../prompts/encode.js';
+import { predicatesOf } from '../signatures.js';
+import type { FormalizeOptions } from './types.js';
 
 /**
  * Ranking remembered instructions by meaning. A store's full-text search finds entries
@@ -119,4 +123,58 @@ export async function rankByMeaning(
       return similar || right.score - left.score || left.index - right.index;
     })
     .map(({ entry }) => entry);
+}
+
+/** Recent remembered entries ranked by meaning besides the store's word matches. */
+const recentExperiences = 200;
+
+/**
+ * The remembered specs that prime the prompt (those that still check against today's
+ * schema, at most `memoryExamples`), and how often each predicate occurs in them: the
+ * relevance filter shows those predicates first.
+ */
+export async function recall(
+  options: FormalizeOptions,
+  instruction: string,
+): Promise<{
+  experiences: { id: number; prompt: PromptExperience }[];
+  boosts: Map<string, number>;
+}> {
+  const boosts = new Map<string, number>();
+  const experiences: { id: number; prompt: PromptExperience }[] = [];
+  if (!options.memory) return { experiences, boosts };
+  const shown = options.memoryExamples ?? 3;
+  let found: readonly Experience[];
+  try {
+    const query = { schemaId: options.schema.id, outcome: 'success' as const };
+    const matched = await options.memory.search(instruction, {
+      ...query,
+      limit: Math.max(shown, 8),
+    });
+    const recent = options.memory.list
+      ? await options.memory.list({ ...query, limit: recentExperiences })
+      : [];
+    // Entries found by a shared word stay; the rest must be similar in meaning.
+    found = await rankByMeaning(instruction, [...matched, ...recent], {
+      keep: new Set(matched.map((entry) => entry.id)),
+      ...(options.memoryEmbeddings ? { embeddings: options.memoryEmbeddings } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch {
+    // Memory only primes the prompt; without it the formalizer works cold.
+    return { experiences, boosts };
+  }
+  for (const experience of found) {
+    // A remembered spec is shown only if it still checks against today's schema.
+    const checked = checkSpec(experience.spec, options.schema);
+    if (!checked.ok) continue;
+    for (const name of predicatesOf(checked.value)) boosts.set(name, (boosts.get(name) ?? 0) + 1);
+    if (experiences.length < shown) {
+      experiences.push({
+        id: experience.id,
+        prompt: { instruction: experience.instruction, spec: canonicalSpecText(checked.value) },
+      });
+    }
+  }
+  return { experiences, boosts };
 }

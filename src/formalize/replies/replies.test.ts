@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { extractJson, parseCheckerReply, parseGoalReply } from './reply.js';
+import { parseCheckerReply } from './checker-reply.js';
+import { parseGoalReply } from './goal-reply.js';
+import { extractJson } from './json-in-reply.js';
 
 describe('replies', () => {
   it('finds JSON in fences, bare, or inside prose', () => {

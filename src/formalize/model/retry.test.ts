@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from './ai-sdk.js';
+import { parseRetryAfter } from './ai-sdk-chat-model.js';
 import { ModelError } from './model.js';
 import { retryDelay } from './retry.js';
 

@@ -1,7 +1,11 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { type AiSdkModelOptions, aiSdkChatModel, aiSdkEmbeddingModel } from './ai-sdk.js';
+import {
+  type AiSdkModelOptions,
+  aiSdkChatModel,
+  aiSdkEmbeddingModel,
+} from './ai-sdk-chat-model.js';
 import { type ChatModel, type EmbeddingModel, ModelError } from './model.js';
 import { type RetryOptions, retryingChatModel, retryingEmbeddingModel } from './retry.js';
 

@@ -4,7 +4,7 @@
  * against scripted models and providers are swapped without touching it.
  */
 
-import { IntentguardError } from '../language/index.js';
+import { IntentguardError } from '../../language/index.js';
 
 /** Which step of the pipeline a request belongs to; recorded, and part of the replay key. */
 export type ModelPurpose = 'goal' | 'encode' | 'decode' | 'check';
