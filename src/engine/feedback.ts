@@ -207,6 +207,38 @@ export function unmetFeedback(rule: CompiledRule, reasons: readonly Reason[]): s
   return [`To ${target}:`, ...reasons.map((reason) => `- ${reason.message}`)].join('\n');
 }
 
+/** One way to finish (a Done rule) with what it still lacks. */
+export interface FinishBranch {
+  readonly rule: CompiledRule;
+  readonly reasons: readonly Reason[];
+}
+
+/**
+ * A finish refused: the reasons, and the feedback listing every way to finish, lettered
+ * `a)`, `b)` … when there are several, each with what it still needs.
+ */
+export function prematureFinish(branches: readonly FinishBranch[]): {
+  readonly reasons: Reason[];
+  readonly feedback: string;
+} {
+  const reasons: Reason[] = [
+    { code: 'premature-finish', message: 'The task is not done yet.' },
+    ...branches.flatMap((branch) => branch.reasons),
+  ];
+  const lines = ['The task is not done yet.'];
+  if (branches.length === 1) lines.push(unmetFeedback(branches[0]!.rule, branches[0]!.reasons));
+  else {
+    lines.push('It is done when any of these holds:');
+    branches.forEach((branch, index) => {
+      lines.push(
+        `${String.fromCharCode(97 + (index % 26))}) rule ${branch.rule.id}, which still needs:`,
+      );
+      for (const reason of branch.reasons) lines.push(`   - ${reason.message}`);
+    });
+  }
+  return { reasons, feedback: lines.join('\n') };
+}
+
 export function alreadyAchievedReason(
   rule: CompiledRule,
   count: number,

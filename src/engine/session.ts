@@ -1,39 +1,18 @@
 import { argumentError, specProblem } from '../language/arguments.js';
 import type { Spec } from '../language/index.js';
-import { answerCheck } from './answer-check.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { createClock, type SessionClock } from './clock.js';
 import {
-  type CompiledGuard,
   type CompiledPredicate,
   type CompiledRule,
   type CompiledSpec,
   compileSpec,
 } from './compiled-spec.js';
 import { perValueReadings } from './deny-list-reading.js';
-import {
-  actionMatches,
-  closestRule,
-  type EvaluationContext,
-  explainRule,
-  type ProposedAction,
-  ruleFires,
-} from './evaluation.js';
+import { type EvaluationContext, type ProposedAction, ruleFires } from './evaluation.js';
 import type { CommittedCall } from './fabricated-action.js';
 import { errorMessage, internalErrorVerdict } from './fail-closed.js';
-import {
-  alreadyAchievedReason,
-  brokenDoneReason,
-  guardReason,
-  invalidProposalReasons,
-  repeatedViolationReason,
-  ruleConfirmReason,
-  softDeviationReason,
-  softFeedbackTail,
-  unmetFeedback,
-  unmetReason,
-  unplannedReason,
-} from './feedback.js';
+import { repeatedViolationReason } from './feedback.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
@@ -47,6 +26,9 @@ import {
   readProposal,
 } from './proposal.js';
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
+import { decide, invalidProposal } from './session/decide.js';
+import { guardRejection, matchingGuard } from './session/decide-guards.js';
+import { type CommitPlan, type DecisionHost, headsOf, type Recheck } from './session/decision.js';
 import { type SessionSettings, sessionSettings } from './session-settings.js';
 import type {
   HistoryEntry,
@@ -56,15 +38,7 @@ import type {
   SessionStatus,
 } from './session-types.js';
 import { defaultSimilarity, type SimilarityFunction } from './similarity.js';
-import {
-  type Instance,
-  Overlay,
-  StateStore,
-  type StateUpdate,
-  type StateView,
-  singleKey,
-} from './state.js';
-import { formatValue, isTextValue, textValue, type Value, valueKey } from './values.js';
+import { type Instance, Overlay, StateStore, type StateUpdate } from './state.js';
 import {
   type Decision,
   type Reason,
@@ -75,17 +49,6 @@ import {
 
 export type { HistoryEntry, ObservationResult, ResolutionResult, SessionOptions, SessionStatus };
 export { internalErrorVerdict, NoSpecSession };
-
-/** What a proposal commits when it is allowed, or approved after `confirm`. */
-interface CommitPlan {
-  readonly updates: readonly StateUpdate[];
-  readonly rules: readonly CompiledRule[];
-  /** The proposal's action: what `@repeat(per: arg)` budgets count by. */
-  readonly action?: ProposedAction | undefined;
-  readonly finish: boolean;
-  /** Set when the plan comes from an escalation, to reset its refusal count on approval. */
-  readonly escalated?: string;
-}
 
 /** A `confirm` waiting for `resolve`: what approval commits, and what to re-check first. */
 interface PendingApproval {
@@ -111,15 +74,6 @@ interface UndoRecord {
   readonly rules: readonly CompiledRule[];
   readonly action: ProposedAction | undefined;
 }
-
-/** Set while an approved proposal is re-checked at `resolve`: no memo changes, and approval commits. */
-interface Recheck {
-  readonly approved: true;
-}
-
-const allowFeedback = 'Allowed.';
-/** Ways to finish listed in premature-finish feedback. */
-const maxFinishBranches = 5;
 
 const compiledCache = new WeakMap<Spec, Map<string, CompiledSpec>>();
 
@@ -193,6 +147,7 @@ export class Session implements IntentSession {
   readonly #undo: Map<number, UndoRecord> | undefined;
   /** The commit of the latest proposal or approval, if it committed. */
   #lastCommit: number | undefined;
+  #host: DecisionHost | undefined;
 
   constructor(spec: Spec, options: SessionOptions = {}) {
     assertSpec(spec);
@@ -397,12 +352,14 @@ export class Session implements IntentSession {
       // A person overrules a repeated refusal of the rules, so only a reject guard,
       // which no person can overrule, is checked again.
       const { proposal } = pending;
-      const guard = this.#matchingGuard(proposal.action, proposal.updates, this.#viewOf(proposal));
-      if (guard?.source.mode === 'reject') return this.#guardRejection(guard);
+      const view = proposal.updates.length > 0 ? this.#overlay(proposal.updates) : this.#store;
+      const host = this.#decision();
+      const guard = matchingGuard(host, proposal.action, proposal.updates, view);
+      if (guard?.source.mode === 'reject') return guardRejection(host, guard);
       this.#commit(pending.plan, true);
       return undefined;
     }
-    const verdict = this.#decide(pending.proposal, { approved: true });
+    const verdict = decide(this.#decision(), pending.proposal, { approved: true });
     return verdict.decision === 'allow' ? undefined : verdict;
   }
 
@@ -427,276 +384,40 @@ export class Session implements IntentSession {
       this.#store,
       this.#settings.limits,
     );
-    if (!read.ok) {
-      const reasons = invalidProposalReasons(read.problems);
-      return this.#verdict(
-        'revise',
-        'hard',
-        reasons,
-        [],
-        joinFeedback('The proposal cannot be checked:', reasons),
-      );
-    }
-    return this.#decide(read.value, undefined);
+    if (!read.ok) return invalidProposal(this.#decision(), read.problems);
+    return decide(this.#decision(), read.value, undefined);
   }
 
-  /**
-   * Steps 1–8 for a read proposal. With `recheck` (an approved proposal checked again at
-   * `resolve`), nothing is remembered, nothing escalates, and a confirmation commits.
-   */
-  #decide(proposal: NormalizedProposal, recheck: Recheck | undefined): Verdict {
-    // v2: a question to the user is always allowed, and ends the session as `asked`.
-    if (proposal.ask !== undefined) {
-      this.#commit({ updates: [], rules: [], finish: true });
-      this.#asked = true;
-      return this.#verdict(
-        'allow',
-        undefined,
-        noReasons,
-        [],
-        'The question goes to the user; this session is over.',
-      );
-    }
-
-    // 1. finish
-    if (proposal.finish) {
-      // v2: whatever the rules say, an answer that shows calls never made is refused.
-      if (proposal.answer !== undefined) {
-        const reason = answerCheck()(
-          proposal.answer,
-          this.#compiled,
-          this.#committedCalls,
-          this.#clock,
-          this.#settings.limits.maxEchoLength,
-        );
-        if (reason !== undefined) {
-          return this.#hardRefusal(
-            proposal,
-            recheck,
-            [reason],
-            [],
-            { updates: [], rules: [], finish: true },
-            reason.message,
-          );
-        }
-      }
-      const answered = this.#answerContext(proposal.answer);
-      if (answered ? this.#doneWithAnswer(answered) : this.#done()) {
-        this.#commit({ updates: [], rules: [], finish: true });
-        return this.#verdict('allow', undefined, [], [], 'The task is done.');
-      }
-      const roadmap = this.roadmap();
-      const context = answered ?? this.#currentContext();
-      // Every way to finish is shown with what it still lacks: the closest branch alone
-      // could be the "do nothing" branch and would mislead the agent.
-      const branches = this.#compiled.doneRules.slice(0, maxFinishBranches).map((rule) => ({
-        rule,
-        reasons: explainRule(rule, context).map((unmet) =>
-          unmetReason(
-            this.#compiled,
-            rule,
-            unmet,
-            this.#clock,
-            () => false,
-            this.#settings.limits.maxEchoLength,
-          ),
-        ),
-      }));
-      const reasons: Reason[] = [
-        { code: 'premature-finish', message: 'The task is not done yet.' },
-        ...branches.flatMap((branch) => branch.reasons),
-      ];
-      const lines = ['The task is not done yet.'];
-      if (branches.length === 1) lines.push(unmetFeedback(branches[0]!.rule, branches[0]!.reasons));
-      else {
-        lines.push('It is done when any of these holds:');
-        branches.forEach((branch, index) => {
-          lines.push(
-            `${String.fromCharCode(97 + (index % 26))}) rule ${branch.rule.id}, which still needs:`,
-          );
-          for (const reason of branch.reasons) lines.push(`   - ${reason.message}`);
-        });
-      }
-      const feedback = lines.join('\n');
-      return this.#hardRefusal(
-        proposal,
-        recheck,
-        reasons,
-        [],
-        { updates: [], rules: [], finish: true },
-        feedback,
-        roadmap,
-      );
-    }
-
-    const view = this.#viewOf(proposal);
-    const action = proposal.action;
-
-    // 2. guards: reject wins over confirm
-    const guard = this.#matchingGuard(action, proposal.updates, view);
-    if (guard?.source.mode === 'reject') return this.#guardRejection(guard);
-    const confirmGuard = guard;
-
-    // 3–4. performed rules and the rule-level (hard) check
-    const performed = this.#performedRules(proposal);
-    if (typeof performed === 'string') {
-      const reasons = invalidProposalReasons([{ message: performed }]);
-      return this.#verdict(
-        'revise',
-        'hard',
-        reasons,
-        [],
-        joinFeedback('The proposal cannot be checked:', reasons),
-      );
-    }
-    const context: EvaluationContext = {
-      view,
-      action,
-      achieved: this.#achieved,
+  /** What the steps of the decision procedure read and ask of this session; made once. */
+  #decision(): DecisionHost {
+    this.#host ??= {
+      compiled: this.#compiled,
       clock: this.#clock,
+      settings: this.#settings,
+      achieved: this.#achieved,
+      store: this.#store,
+      doneHolding: this.#doneHolding,
+      committedCalls: this.#committedCalls,
+      softRefused: this.#softRefused,
+      intact: () => this.#broken === undefined,
+      done: () => this.#done(),
+      roadmap: () => this.roadmap(),
+      currentContext: () => this.#currentContext(),
+      overlay: (updates) => this.#overlay(updates),
+      hasBudget: (rule, action) => this.#hasBudget(rule, action),
+      verdict: (decision, severity, reasons, performed, feedback, roadmap) =>
+        this.#verdict(decision, severity, reasons, performed, feedback, roadmap),
+      hardRefusal: (proposal, recheck, reasons, performed, plan, feedback, roadmap) =>
+        this.#hardRefusal(proposal, recheck, reasons, performed, plan, feedback, roadmap),
+      commit: (plan, undoable) => this.#commit(plan, undoable),
+      awaitApproval: (plan, proposal) => {
+        this.#pending = { plan, proposal, version: this.#version };
+      },
+      endAsked: () => {
+        this.#asked = true;
+      },
     };
-    let deciding: readonly CompiledRule[] = [];
-    let unplanned: Reason | undefined;
-    if (performed.length > 0) {
-      const firing = firingRules(this.#firingCandidates(proposal, performed), context);
-      if (firing.length === 0) {
-        const closest = closestRule(performed, context);
-        const rule = closest?.rule ?? performed[0]!;
-        const changed = new Set(proposal.updates.map((update) => update.predicate.index));
-        const reasons = (closest?.unmet ?? []).map((unmet) =>
-          unmetReason(
-            this.#compiled,
-            rule,
-            unmet,
-            this.#clock,
-            (index) => changed.has(index),
-            this.#settings.limits.maxEchoLength,
-          ),
-        );
-        const plan = {
-          updates: proposal.updates,
-          rules: onePerSourceRule(
-            performed.filter((candidate) => this.#hasBudget(candidate, action)),
-          ),
-          finish: false,
-          action,
-        };
-        return this.#hardRefusal(
-          proposal,
-          recheck,
-          reasons,
-          performed,
-          plan,
-          unmetFeedback(rule, reasons),
-          this.roadmap(),
-        );
-      }
-      deciding =
-        firing.length === 1 && this.#hasBudget(firing[0]!, action)
-          ? firing
-          : onePerSourceRule(firing.filter((rule) => this.#hasBudget(rule, action)));
-      if (deciding.length === 0) {
-        const reasons = uniqueByHead(firing).map((rule) =>
-          alreadyAchievedReason(
-            rule,
-            this.#achieved.get(rule.head) ?? 0,
-            rule.per && action ? this.#perValueText(rule, action) : undefined,
-          ),
-        );
-        const plan = {
-          updates: proposal.updates,
-          rules: onePerSourceRule(firing),
-          finish: false,
-          action,
-        };
-        return this.#hardRefusal(
-          proposal,
-          recheck,
-          reasons,
-          performed,
-          plan,
-          joinFeedback('', reasons),
-        );
-      }
-    }
-    // 5. unplanned critical action: its action matches no rule by name and no guard (a
-    // declared objective cannot plan it: see #performedRules).
-    if (
-      action &&
-      confirmGuard === undefined &&
-      action.predicate.declaration.critical &&
-      !this.#compiled.rulesByAction.has(action.predicate.name)
-    ) {
-      const asConfirm = this.#settings.unplannedCritical === 'confirm';
-      unplanned = unplannedReason(action.predicate.name, asConfirm);
-      if (!asConfirm) {
-        const plan = { updates: proposal.updates, rules: deciding, finish: false, action };
-        return this.#hardRefusal(
-          proposal,
-          recheck,
-          [unplanned],
-          performed,
-          plan,
-          unplanned.message,
-          this.roadmap(),
-        );
-      }
-    }
-
-    // 6. predicate-level (soft) check of the anticipated updates
-    if (proposal.updates.length > 0) {
-      const deviations = this.#softCheck(proposal.updates, view);
-      if (deviations.length > 0) {
-        const key = proposalFingerprint(proposal);
-        // An identical repeat passes (it may be an intermediate step); a re-check at
-        // resolve never counts as the repeat.
-        if (!this.#softRefused.has(key)) {
-          if (!recheck) this.#softRefused.set(key, true);
-          return this.#verdict(
-            'revise',
-            'soft',
-            deviations,
-            performed,
-            joinFeedback('', deviations, softFeedbackTail),
-          );
-        }
-      }
-    }
-
-    const plan: CommitPlan = { updates: proposal.updates, rules: deciding, finish: false, action };
-
-    // 7. user approval from @confirm rules, confirm guards, or unplanned critical actions.
-    // A declared objective narrows what is achieved, never what is confirmed: a firing
-    // @confirm rule of the same action still asks (LANGUAGE.md §5.2).
-    const confirming = [
-      ...deciding.filter((rule) => rule.source.confirm !== undefined),
-      ...this.#narrowedAwayConfirms(proposal, context, deciding),
-    ];
-    if (confirmGuard !== undefined || unplanned !== undefined || confirming.length > 0) {
-      const confirmations: Reason[] = [
-        ...uniqueByHead(confirming).map(ruleConfirmReason),
-        ...(confirmGuard
-          ? [guardReason(confirmGuard, this.#clock, action, this.#settings.limits.maxEchoLength)]
-          : []),
-        ...(unplanned ? [unplanned] : []),
-      ];
-      if (recheck) {
-        this.#commit(plan, true);
-        return this.#verdict('allow', undefined, noReasons, performed, allowFeedback);
-      }
-      this.#pending = { plan, proposal, version: this.#version };
-      return this.#verdict(
-        'confirm',
-        undefined,
-        confirmations,
-        performed,
-        joinFeedback('Ask the user first:', confirmations),
-      );
-    }
-
-    // 8. allow and commit
-    this.#commit(plan, true);
-    return this.#verdict('allow', undefined, noReasons, performed, allowFeedback);
+    return this.#host;
   }
 
   /** 9. A hard refusal, or — after N identical ones — a question to a person. */
@@ -776,30 +497,6 @@ export class Session implements IntentSession {
     return this.#broken === undefined && this.#doneHolding.size > 0;
   }
 
-  /**
-   * The current state with the built-in `Answer(text)` holding the answer (LANGUAGE.md
-   * §7), when a Done rule reads it; undefined otherwise.
-   */
-  #answerContext(answer: string | undefined): EvaluationContext | undefined {
-    const predicate = this.#compiled.answer;
-    if (answer === undefined || !predicate) return undefined;
-    const view = this.#overlay([
-      { predicate, operation: 'set', key: singleKey, assignments: [[0, textValue(answer)]] },
-    ]);
-    return { view, action: undefined, achieved: this.#achieved, clock: this.#clock };
-  }
-
-  /** Done with the answer given: the Done rules reading Answer are judged with it. */
-  #doneWithAnswer(context: EvaluationContext): boolean {
-    if (this.#broken !== undefined) return false;
-    const readers = this.#compiled.doneRulesByPredicate[this.#compiled.answer!.index] ?? noRules;
-    for (const rule of this.#compiled.doneRules) {
-      if (readers.includes(rule) ? ruleFires(rule, context) : this.#doneHolding.has(rule))
-        return true;
-    }
-    return false;
-  }
-
   #assertIntact(): void {
     if (this.#broken !== undefined) {
       throw new Error(`${this.#broken}, so the session state is unknown`);
@@ -817,89 +514,10 @@ export class Session implements IntentSession {
     return this.#context;
   }
 
-  /** The tentative state of a proposal: its updates laid over the committed state. */
-  #viewOf(proposal: NormalizedProposal): StateView {
-    return proposal.updates.length > 0 ? this.#overlay(proposal.updates) : this.#store;
-  }
-
-  #guardRejection(guard: CompiledGuard): Verdict {
-    const reason = guardReason(guard, this.#clock);
-    return this.#verdict('reject', undefined, [reason], [], reason.message);
-  }
-
   #overlay(updates: readonly StateUpdate[]): Overlay {
     const overlay = new Overlay(this.#store);
     for (const update of updates) overlay.add(update);
     return overlay;
-  }
-
-  /**
-   * The rules a proposal performs (LANGUAGE.md §5.2), or why it cannot perform its
-   * declared objective. With an action: exactly the rules whose action pattern names it,
-   * narrowed to the declared objective's head — an objective can never let an action skip
-   * its own rules or their `@confirm`. Without an action: the declared objective's rules
-   * that have no action pattern (a UI gesture such as tapping "Reserve"); none can fire
-   * when it has no such rule.
-   */
-  #performedRules(proposal: NormalizedProposal): readonly CompiledRule[] | string {
-    const { objective, action } = proposal;
-    if (action) {
-      const byAction = this.#compiled.rulesByAction.get(action.predicate.name) ?? noRules;
-      if (objective === undefined) return byAction;
-      const narrowed = rulesWithHead(byAction, objective);
-      if (narrowed.length > 0) return narrowed;
-      const heads = headsOf(byAction);
-      return heads.length === 0
-        ? `${action.predicate.name} performs no objective, so it cannot declare '${objective}'; propose it without "objective"`
-        : `${action.predicate.name} does not perform '${objective}' (it performs ${heads.join(', ')})`;
-    }
-    if (objective === undefined) return noRules;
-    // Rules with an action pattern cannot fire without that action; when the objective
-    // has only such rules they are still "performed", so the refusal names the action.
-    return (
-      this.#compiled.gestureRulesByHead.get(objective) ??
-      this.#compiled.rulesByHead.get(objective) ??
-      noRules
-    );
-  }
-
-  /** Firing, budgeted @confirm rules of the action that a declared objective left out. */
-  #narrowedAwayConfirms(
-    proposal: NormalizedProposal,
-    context: EvaluationContext,
-    deciding: readonly CompiledRule[],
-  ): readonly CompiledRule[] {
-    const { action, objective } = proposal;
-    if (!action || objective === undefined) return noRules;
-    const own = this.#compiled.rulesByAction.get(action.predicate.name) ?? noRules;
-    return own.filter(
-      (rule) =>
-        rule.source.confirm !== undefined &&
-        rule.head !== objective &&
-        !deciding.includes(rule) &&
-        this.#hasBudget(rule, action) &&
-        ruleFires(rule, context),
-    );
-  }
-
-  /**
-   * The performed rules that could fire: through the action's argument index when the
-   * proposal names no objective, so a call touches only the rules that can match it.
-   */
-  #firingCandidates(
-    proposal: NormalizedProposal,
-    performed: readonly CompiledRule[],
-  ): readonly CompiledRule[] {
-    const action = proposal.action;
-    // A declared objective has already narrowed the rules; the index covers all of them.
-    if (proposal.objective !== undefined || !action) return performed;
-    const index = this.#compiled.argumentIndexes.get(action.predicate.name);
-    if (!index) return performed;
-    const value = action.values[index.variable];
-    const pinned = value === undefined ? undefined : index.byKey.get(runtimeIndexKey(value));
-    if (!pinned) return index.unindexed;
-    if (index.unindexed.length === 0) return pinned;
-    return [...pinned, ...index.unindexed].sort((a, b) => a.index - b.index);
   }
 
   /**
@@ -924,139 +542,6 @@ export class Session implements IntentSession {
     return (
       rule.source.repeat !== undefined && (this.#performances.get(rule.budget) ?? 0) < rule.limit
     );
-  }
-
-  /**
-   * The first matching reject guard, else the first matching confirm guard: guards on
-   * the action, and guards on states whose anticipated update makes them hold.
-   */
-  #matchingGuard(
-    action: ProposedAction | undefined,
-    updates: readonly StateUpdate[],
-    view: StateView,
-  ): CompiledGuard | undefined {
-    const guards = this.#compiled.guardsByPredicate;
-    if (guards.size === 0) return undefined;
-    let confirm: CompiledGuard | undefined;
-    const consider = (guard: CompiledGuard, candidate: ProposedAction): boolean => {
-      if (!actionMatches(guard.pattern, candidate, this.#clock)) return false;
-      if (guard.source.mode === 'reject') return true;
-      confirm ??= guard;
-      return false;
-    };
-    if (action) {
-      for (const guard of guards.get(action.predicate.name) ?? noGuards) {
-        if (consider(guard, action)) return guard;
-      }
-    }
-    for (const update of updates) {
-      if (update.operation !== 'set') continue;
-      const instance = view.instance(update.predicate, update.key);
-      if (!instance) continue;
-      for (const guard of guards.get(update.predicate.name) ?? noGuards) {
-        if (consider(guard, { predicate: update.predicate, values: instance })) return guard;
-      }
-    }
-    return confirm;
-  }
-
-  /** `to = "+1 555…"`: the value a `@repeat(per: …)` budget is counted for, for feedback. */
-  #perValueText(rule: CompiledRule, action: ProposedAction): string {
-    const variable = rule.per!.variable;
-    const declaration = action.predicate.variables[variable];
-    const value = action.values[variable];
-    const text =
-      value === undefined || !declaration
-        ? 'not given'
-        : formatValue(value, declaration.type, this.#settings.limits.maxEchoLength);
-    return `${declaration?.name ?? variable} = ${text}`;
-  }
-
-  /** Done rules are always live: once Done holds, an update must not undo it (§6 step 6). */
-  #isLive(rule: CompiledRule): boolean {
-    return rule.isDone || this.#hasBudget(rule);
-  }
-
-  /**
-   * Step 6: each changed value must fit some live pattern that constrains its variable,
-   * and an update must not make a holding Done stop holding (LANGUAGE.md §6 step 6).
-   */
-  #softCheck(updates: readonly StateUpdate[], view: StateView): Reason[] {
-    const deviations = this.#variableDeviations(updates);
-    if (deviations.length === 0 && this.#doneHolding.size > 0) {
-      const broken = this.#brokenDone(updates, view);
-      if (broken) deviations.push(broken);
-    }
-    return deviations;
-  }
-
-  /**
-   * When Done holds now and would hold in no way in the tentative state: what the
-   * holding Done rule would lack. Only Done rules mentioning an updated predicate can
-   * stop holding, so the others are not re-evaluated.
-   */
-  #brokenDone(updates: readonly StateUpdate[], view: StateView): Reason | undefined {
-    const touched = new Set<CompiledRule>();
-    for (const update of updates)
-      for (const rule of this.#compiled.doneRulesByPredicate[update.predicate.index] ?? noRules)
-        touched.add(rule);
-    for (const rule of this.#doneHolding) if (!touched.has(rule)) return undefined;
-    const context: EvaluationContext = {
-      view,
-      action: undefined,
-      achieved: this.#achieved,
-      clock: this.#clock,
-    };
-    for (const rule of this.#compiled.doneRules) if (ruleFires(rule, context)) return undefined;
-    const holding = [...this.#doneHolding][0]!;
-    const unmet = explainRule(holding, context).map((condition) =>
-      unmetReason(
-        this.#compiled,
-        holding,
-        condition,
-        this.#clock,
-        () => true,
-        this.#settings.limits.maxEchoLength,
-      ),
-    );
-    return brokenDoneReason(holding, unmet);
-  }
-
-  #variableDeviations(updates: readonly StateUpdate[]): Reason[] {
-    const deviations: Reason[] = [];
-    for (const update of updates) {
-      if (update.operation !== 'set') continue;
-      const byVariable = this.#compiled.patternsByVariable[update.predicate.index];
-      if (!byVariable) continue;
-      const before = this.#store.instance(update.predicate, update.key);
-      for (const [variable, value] of update.assignments) {
-        if (value === undefined) continue;
-        const patterns = byVariable[variable];
-        if (!patterns || patterns.length === 0) continue;
-        if (before && valueKey(before[variable]) === valueKey(value)) continue;
-        const live = patterns.filter(
-          (pattern) => pattern.rule !== undefined && this.#isLive(pattern.rule),
-        );
-        if (live.length === 0) continue;
-        const fits = live.some((pattern) =>
-          pattern.constraints.every(
-            (constraint) => constraint.variable !== variable || constraint.test(value, this.#clock),
-          ),
-        );
-        if (!fits)
-          deviations.push(
-            softDeviationReason(
-              live[0]!,
-              variable,
-              value,
-              live,
-              this.#clock,
-              this.#settings.limits.maxEchoLength,
-            ),
-          );
-      }
-    }
-    return deviations;
   }
 
   /**
@@ -1206,89 +691,11 @@ function assertSpec(spec: unknown): asserts spec is Spec {
   const problem = specProblem(spec);
   if (problem) throw argumentError('createSession', problem);
 }
-/** Shared by allowed verdicts, which carry no reasons; frozen so no caller can change it. */
-const noReasons: readonly Reason[] = Object.freeze([]);
-const noGuards: readonly CompiledGuard[] = [];
-const headsCache = new WeakMap<readonly CompiledRule[], readonly string[]>();
-
-/** The distinct heads of rules, cached for the shared arrays of the compiled spec's indexes. */
-function headsOf(rules: readonly CompiledRule[]): readonly string[] {
-  if (rules.length === 0) return [];
-  let heads = headsCache.get(rules);
-  if (!heads) {
-    // Frozen: verdicts of every session share it, so no caller may change it (D12).
-    heads = Object.freeze([...new Set(rules.map((rule) => rule.head))]);
-    headsCache.set(rules, heads);
-  }
-  return heads;
-}
-
-/** The rules among `rules` with the given head, cached per (rules, head) for the shared index arrays. */
-const narrowedCache = new WeakMap<readonly CompiledRule[], Map<string, readonly CompiledRule[]>>();
-function rulesWithHead(rules: readonly CompiledRule[], head: string): readonly CompiledRule[] {
-  let byHead = narrowedCache.get(rules);
-  if (!byHead) {
-    byHead = new Map();
-    narrowedCache.set(rules, byHead);
-  }
-  let narrowed = byHead.get(head);
-  if (!narrowed) {
-    narrowed = Object.freeze(rules.filter((rule) => rule.head === head));
-    // Bounded by the spec's heads: only heads some rule has are cached.
-    if (narrowed.length > 0) byHead.set(head, narrowed);
-  }
-  return narrowed;
-}
 
 /** Text cut to at most `limit` characters, saying so. */
 function cutFeedback(text: string, limit: number): string {
   const note = '\n… (cut: the feedback was longer than the limit)';
   return `${text.slice(0, Math.max(0, limit - note.length))}${note}`;
-}
-
-function runtimeIndexKey(value: Value): string | number | boolean {
-  return isTextValue(value) ? value.key : (value as number | boolean | string);
-}
-
-/** The rules that fire, without allocating when there is one candidate (the common case). */
-function firingRules(
-  candidates: readonly CompiledRule[],
-  context: EvaluationContext,
-): readonly CompiledRule[] {
-  if (candidates.length === 1) return ruleFires(candidates[0]!, context) ? candidates : noRules;
-  return candidates.filter((rule) => ruleFires(rule, context));
-}
-
-/**
- * The rules, one per source rule: alternatives of one rule that fire together are one
- * performance of it — its budget spent once, its head achieved once (E5).
- */
-function onePerSourceRule(rules: readonly CompiledRule[]): readonly CompiledRule[] {
-  if (rules.length < 2) return rules;
-  const seen = new Set<number>();
-  return rules.filter((rule) => {
-    if (seen.has(rule.budget)) return false;
-    seen.add(rule.budget);
-    return true;
-  });
-}
-
-function uniqueByHead(rules: readonly CompiledRule[]): CompiledRule[] {
-  const seen = new Set<string>();
-  return rules.filter((rule) => {
-    if (seen.has(rule.head)) return false;
-    seen.add(rule.head);
-    return true;
-  });
-}
-
-function joinFeedback(lead: string, reasons: readonly Reason[], tail?: string): string {
-  const lines = reasons.map((reason) =>
-    reasons.length > 1 ? `- ${reason.message}` : reason.message,
-  );
-  return [lead, ...lines, tail]
-    .filter((line): line is string => line !== undefined && line !== '')
-    .join('\n');
 }
 
 /**

@@ -1,0 +1,134 @@
+import type { BoundedMemo } from '../bounded-memo.js';
+import type { SessionClock } from '../clock.js';
+import type { CompiledRule, CompiledSpec } from '../compiled-spec.js';
+import type { EvaluationContext, ProposedAction } from '../evaluation.js';
+import type { CommittedCall } from '../fabricated-action.js';
+import type { NormalizedProposal } from '../proposal.js';
+import type { SessionSettings } from '../session-settings.js';
+import type { StateUpdate, StateView } from '../state.js';
+import type { Decision, Reason, Severity, Verdict } from '../verdict.js';
+
+/**
+ * What the steps of the decision procedure (LANGUAGE.md §6, one `decide-*.ts` per step)
+ * read of a session and ask of it. The session owns its state; a step reads it and
+ * returns a verdict or what the next step needs, and changes it only through `commit`,
+ * `awaitApproval` and `endAsked`.
+ */
+export interface DecisionHost {
+  readonly compiled: CompiledSpec;
+  readonly clock: SessionClock;
+  readonly settings: SessionSettings;
+  readonly achieved: ReadonlyMap<string, number>;
+  /** The committed state. */
+  readonly store: StateView;
+  /** The Done rules that hold in the committed state. */
+  readonly doneHolding: ReadonlySet<CompiledRule>;
+  /** Calls committed (allowed or approved), for the fabricated-action check. */
+  readonly committedCalls: readonly CommittedCall[];
+  /** Soft refusals by proposal fingerprint: an identical repeat passes. */
+  readonly softRefused: BoundedMemo<true>;
+  /** Whether the state is known (no commit failed half-way). */
+  intact(): boolean;
+  done(): boolean;
+  roadmap(): string;
+  currentContext(): EvaluationContext;
+  /** The committed state with updates laid over it. */
+  overlay(updates: readonly StateUpdate[]): StateView;
+  /** Whether the rule may still be performed (by this action). */
+  hasBudget(rule: CompiledRule, action?: ProposedAction): boolean;
+  verdict(
+    decision: Decision,
+    severity: Severity | undefined,
+    reasons: readonly Reason[],
+    performed: readonly CompiledRule[],
+    feedback: string,
+    roadmap?: string,
+  ): Verdict;
+  /** Step 9: a hard refusal, or — after N identical ones — a question to a person. */
+  hardRefusal(
+    proposal: NormalizedProposal,
+    recheck: Recheck | undefined,
+    reasons: readonly Reason[],
+    performed: readonly CompiledRule[],
+    plan: CommitPlan,
+    feedback: string,
+    roadmap?: string,
+  ): Verdict;
+  commit(plan: CommitPlan, undoable?: boolean): void;
+  /** Keeps the plan until the user answers the `confirm`. */
+  awaitApproval(plan: CommitPlan, proposal: NormalizedProposal): void;
+  /** The session ended by a question to the user. */
+  endAsked(): void;
+}
+
+/** What a proposal commits when it is allowed, or approved after `confirm`. */
+export interface CommitPlan {
+  readonly updates: readonly StateUpdate[];
+  readonly rules: readonly CompiledRule[];
+  /** The proposal's action: what `@repeat(per: arg)` budgets count by. */
+  readonly action?: ProposedAction | undefined;
+  readonly finish: boolean;
+  /** Set when the plan comes from an escalation, to reset its refusal count on approval. */
+  readonly escalated?: string;
+}
+
+/** Set while an approved proposal is re-checked at `resolve`: no memo changes, and approval commits. */
+export interface Recheck {
+  readonly approved: true;
+}
+
+export const noRules: readonly CompiledRule[] = Object.freeze([]);
+/** Shared by allowed verdicts, which carry no reasons; frozen so no caller can change it. */
+export const noReasons: readonly Reason[] = Object.freeze([]);
+export const allowFeedback = 'Allowed.';
+
+const headsCache = new WeakMap<readonly CompiledRule[], readonly string[]>();
+
+/** The distinct heads of rules, cached for the shared arrays of the compiled spec's indexes. */
+export function headsOf(rules: readonly CompiledRule[]): readonly string[] {
+  if (rules.length === 0) return [];
+  let heads = headsCache.get(rules);
+  if (!heads) {
+    // Frozen: verdicts of every session share it, so no caller may change it (D12).
+    heads = Object.freeze([...new Set(rules.map((rule) => rule.head))]);
+    headsCache.set(rules, heads);
+  }
+  return heads;
+}
+
+/** A verdict, told apart from the other results a step may return. */
+export function isVerdict(value: object): value is Verdict {
+  return 'decision' in value;
+}
+
+/**
+ * The rules, one per source rule: alternatives of one rule that fire together are one
+ * performance of it — its budget spent once, its head achieved once (E5).
+ */
+export function onePerSourceRule(rules: readonly CompiledRule[]): readonly CompiledRule[] {
+  if (rules.length < 2) return rules;
+  const seen = new Set<number>();
+  return rules.filter((rule) => {
+    if (seen.has(rule.budget)) return false;
+    seen.add(rule.budget);
+    return true;
+  });
+}
+
+export function uniqueByHead(rules: readonly CompiledRule[]): CompiledRule[] {
+  const seen = new Set<string>();
+  return rules.filter((rule) => {
+    if (seen.has(rule.head)) return false;
+    seen.add(rule.head);
+    return true;
+  });
+}
+
+export function joinFeedback(lead: string, reasons: readonly Reason[], tail?: string): string {
+  const lines = reasons.map((reason) =>
+    reasons.length > 1 ? `- ${reason.message}` : reason.message,
+  );
+  return [lead, ...lines, tail]
+    .filter((line): line is string => line !== undefined && line !== '')
+    .join('\n');
+}
