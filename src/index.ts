@@ -67,6 +67,7 @@ export {
   createGuard,
   type Guard,
   type GuardAction,
+  type GuardCallState,
   type GuardDecision,
   type GuardEvent,
   type GuardInstruction,

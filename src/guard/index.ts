@@ -17,6 +17,7 @@ export { toolResultObservation } from './tool-results.js';
 export type {
   Guard,
   GuardAction,
+  GuardCallState,
   GuardDecision,
   GuardEvent,
   GuardJournal,

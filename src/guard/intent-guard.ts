@@ -1,9 +1,10 @@
 import { loadAnswerCheck } from '../engine/answer-check.js';
+import { errorMessage } from '../engine/fail-closed.js';
 import type { NoSpecSession } from '../engine/no-spec-session.js';
 import { Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
 import type { Verdict } from '../engine/verdict.js';
-import { argumentError, describeArgument } from '../language/arguments.js';
+import { type ArgumentProblem, argumentError, describeArgument } from '../language/arguments.js';
 import type { Spec } from '../language/checker/spec.js';
 import type { Schema } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
@@ -13,6 +14,7 @@ import { toolResultReader } from './tool-result-reader.js';
 import type {
   Guard,
   GuardAction,
+  GuardCallState,
   GuardDecision,
   GuardEvent,
   GuardJournal,
@@ -29,16 +31,13 @@ export interface ReplayView {
   asked(id: string): boolean;
 }
 
-/** Where a call stands. */
-type CallState = 'asked' | 'running' | 'done' | 'refused' | 'denied' | 'failed';
-
 interface CallRecord {
   readonly call: ToolCall;
   readonly proposal: Record<string, unknown>;
   /** The call as identity: a framework that reuses an id for another call is refused. */
   readonly fingerprint: string;
   decision: GuardDecision;
-  state: CallState;
+  state: GuardCallState;
   /** The session commit of the allowed call, to roll back if the tool fails. */
   commit: number | undefined;
   /** The answer to `result`, so that reporting twice gives the same answer. */
@@ -158,12 +157,11 @@ export class IntentGuard implements Guard {
   }
 
   check(call: ToolCall): GuardDecision {
-    const { id, name } = checkCall(call);
-    const proposal: Record<string, unknown> = {
-      action: { name, args: copyOf(call.args ?? {}) },
-      ...(call.updates !== undefined ? { updates: copyOf(call.updates) } : {}),
-      ...(call.objective !== undefined ? { objective: call.objective } : {}),
-    };
+    const read = readCall(call);
+    // A call the guard cannot even identify is refused as it is: nothing is recorded,
+    // journaled or reported, and no mode lets it run (there is no id to follow it by).
+    if (!read.ok) return this.#decision(read.id, malformedVerdict(read.problem), 'refuse');
+    const { id, name, proposal } = read;
     const text = jsonOf(proposal);
     const fingerprint = text ?? `unreadable:${id}`;
     const known = this.#calls.get(id);
@@ -187,8 +185,8 @@ export class IntentGuard implements Guard {
         id,
         name,
         args: (proposal.action as { args: unknown }).args,
-        ...(call.updates !== undefined ? { updates: proposal.updates } : {}),
-        ...(call.objective !== undefined ? { objective: call.objective } : {}),
+        ...(proposal.updates !== undefined ? { updates: proposal.updates } : {}),
+        ...(proposal.objective !== undefined ? { objective: proposal.objective as string } : {}),
       },
       proposal,
       fingerprint,
@@ -337,6 +335,10 @@ export class IntentGuard implements Guard {
 
   decision(id: string): GuardDecision | undefined {
     return typeof id === 'string' ? this.#calls.get(id)?.decision : undefined;
+  }
+
+  state(id: string): GuardCallState | undefined {
+    return typeof id === 'string' ? this.#calls.get(id)?.state : undefined;
   }
 
   status(): GuardStatus {
@@ -490,7 +492,7 @@ export class IntentGuard implements Guard {
   }
 }
 
-function stateOf(verdict: Verdict): CallState {
+function stateOf(verdict: Verdict): GuardCallState {
   if (verdict.decision === 'allow') return 'running';
   if (verdict.decision === 'confirm') return 'asked';
   return 'refused';
@@ -509,31 +511,70 @@ function invalidVerdict(message: string): Verdict {
   };
 }
 
-function checkCall(call: unknown): { id: string; name: string } {
+/** A call the guard can decide: its id and name, and the proposal it makes (a copy). */
+type ReadCall =
+  | {
+      readonly ok: true;
+      readonly id: string;
+      readonly name: string;
+      readonly proposal: Record<string, unknown>;
+    }
+  | { readonly ok: false; readonly id: string; readonly problem: ArgumentProblem };
+
+/**
+ * Reads a call as the framework handed it over. What the model or the framework wrote
+ * is data, never a reason to throw: anything the guard cannot identify (no usable id or
+ * name, not an object, a getter that throws) comes back as the problem to refuse it for.
+ */
+function readCall(call: unknown): ReadCall {
   const candidate = call as Partial<ToolCall> | null;
   if (typeof candidate !== 'object' || candidate === null)
-    throw argumentError('Guard.check', {
-      parameter: 'call',
-      expected: 'a tool call { id, name, args }',
-      actual: describeArgument(call),
-    });
-  if (typeof candidate.id !== 'string' || candidate.id === '' || candidate.id.length > maxIdLength)
-    throw argumentError('Guard.check', {
-      parameter: 'call.id',
-      expected: `a non-empty string of at most ${maxIdLength} characters`,
-      actual: describeArgument(candidate.id),
-    });
-  if (candidate.id === finishId)
-    throw argumentError('Guard.check', {
-      parameter: 'call.id',
-      expected: `an id other than '${finishId}' (reserved for finish)`,
-      actual: `'${finishId}'`,
-    });
-  if (typeof candidate.name !== 'string' || candidate.name === '')
-    throw argumentError('Guard.check', {
-      parameter: 'call.name',
-      expected: 'the tool name (a non-empty string)',
-      actual: describeArgument(candidate.name),
-    });
-  return { id: candidate.id, name: candidate.name };
+    return malformed('', 'call', 'a tool call { id, name, args }', call);
+  try {
+    const { id, name } = candidate;
+    const shownId = typeof id === 'string' ? id : '';
+    if (typeof id !== 'string' || id === '' || id.length > maxIdLength)
+      return malformed(
+        shownId,
+        'call.id',
+        `a non-empty string of at most ${maxIdLength} characters`,
+        id,
+      );
+    if (id === finishId)
+      return malformed(id, 'call.id', `an id other than '${finishId}' (reserved for finish)`, id);
+    if (typeof name !== 'string' || name === '')
+      return malformed(id, 'call.name', 'the tool name (a non-empty string)', name);
+    const { updates, objective } = candidate;
+    const proposal: Record<string, unknown> = {
+      action: { name, args: copyOf(candidate.args ?? {}) },
+      ...(updates !== undefined ? { updates: copyOf(updates) } : {}),
+      ...(objective !== undefined ? { objective } : {}),
+    };
+    return { ok: true, id, name, proposal };
+  } catch (error) {
+    return {
+      ok: false,
+      id: '',
+      problem: {
+        parameter: 'call',
+        expected: 'a tool call that can be read',
+        actual: `one that throws (${errorMessage(error).slice(0, 200)})`,
+      },
+    };
+  }
+}
+
+function malformed(id: string, parameter: string, expected: string, value: unknown): ReadCall {
+  return { ok: false, id, problem: { parameter, expected, actual: describeArgument(value) } };
+}
+
+/** The refusal of a call the guard could not read (`invalid-proposal`, with what was expected). */
+function malformedVerdict(problem: ArgumentProblem): Verdict {
+  const message = `This call cannot be checked: its ${problem.parameter} must be ${problem.expected}, not ${problem.actual}. Make the call again with that fixed.`;
+  return {
+    ...invalidVerdict(message),
+    reasons: [
+      { code: 'invalid-proposal', message, expected: problem.expected, actual: problem.actual },
+    ],
+  };
 }

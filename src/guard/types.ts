@@ -77,6 +77,13 @@ export interface GuardStatus extends SessionStatus {
   readonly runningIds: readonly string[];
 }
 
+/**
+ * Where a call the guard has checked stands: `asked` (waiting for a person), `running`
+ * (allowed, its result not in), `done` (its result is in), `refused`, `denied` (a person
+ * said no, or nobody could be asked), `failed` (its tool failed; rolled back).
+ */
+export type GuardCallState = 'asked' | 'running' | 'done' | 'refused' | 'denied' | 'failed';
+
 /** A tool's outcome: its output, or a failure (error result or thrown). */
 export type ToolOutcome = { readonly output: unknown } | { readonly error: unknown };
 
@@ -85,7 +92,9 @@ export interface Guard {
   /**
    * Decides a call before it runs. Asking twice for one id gives the same decision while
    * the call is pending; once its result or failure is reported the id is spent, and
-   * asking again is refused (`invalid-proposal`): a retry needs a new id.
+   * asking again is refused (`invalid-proposal`): a retry needs a new id. It never throws
+   * on what the model or the framework wrote: a malformed call (no usable id or name, not
+   * an object) is refused (`invalid-proposal`) and changes nothing.
    */
   check(call: ToolCall): GuardDecision;
   /** A person's answer to an `ask`: approval re-checks the call against the state now. */
@@ -108,6 +117,8 @@ export interface Guard {
    * call (again) is `check`'s answer, which refuses a spent id.
    */
   decision(id: string): GuardDecision | undefined;
+  /** Where a checked call stands now; undefined for an id the guard has not checked. */
+  state(id: string): GuardCallState | undefined;
   /**
    * The agent says it is done: `run` (the host may end the run) only when the task is done.
    * `answer`, the agent's final answer (LANGUAGE.md §7), is checked too: an answer that

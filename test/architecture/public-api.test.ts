@@ -103,6 +103,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'GroundingSources',
       'Guard',
       'GuardAction',
+      'GuardCallState',
       'GuardDecision',
       'GuardEvent',
       'GuardInstruction',

@@ -502,6 +502,9 @@ describe('guardTools (ai v6): the wrapper itself', () => {
     const guard = newGuard();
     const tools = guardTools(bankTools(newBank()), guard);
     const output = await tools.BankCheckBalance.execute?.({}, { toolCallId: '', messages: [] });
-    expect(isGuardRefusal(output) && output.message).toMatch(/could not be checked/);
+    // The guard refuses a call without an id itself (`invalid-proposal`), as data.
+    expect(isGuardRefusal(output) && output.message).toMatch(
+      /cannot be checked: its call\.id must be a non-empty string/,
+    );
   });
 });

@@ -627,7 +627,9 @@ describe('failing closed', () => {
     expect(await unnamed.needsApproval(noApproval, {}, undefined)).toBe(false);
     const [check] = unnamed.inputGuardrails;
     const empty = await check!.run({ context: noApproval, toolCall: transferItem('') });
-    expect((empty.behavior as { message?: string }).message).toMatch(/could not be checked/);
+    expect((empty.behavior as { message?: string }).message).toMatch(
+      /cannot be checked: its call\.id must be a non-empty string/,
+    );
     expect(() => intentguardToolOptions(guard, '')).toThrow(/'action'/);
   });
 
