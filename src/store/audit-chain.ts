@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
-import { type AuditedSession, collectAudited, firstTamperedSession } from './journal-anchor.js';
+import { type AuditedSession, collectAudited } from './journal-anchor.js';
+import type { SqliteDatabase, SqliteSchema, SqliteStatement } from './sqlite.js';
 
 /**
  * The hash-chained audit log that `intentguard serve` and `intentguard mcp-proxy` keep:
@@ -27,7 +26,13 @@ export interface AuditEntry {
 /** The hash that starts the chain (the "previous" of entry 1). */
 export const genesisHash = '0'.repeat(64);
 
-const auditTableSql = `
+/** The chain's tables, in the service's file and in the proxy's audit file alike. */
+export const auditSchema: SqliteSchema = {
+  name: 'audit',
+  migrations: [
+    {
+      version: 1,
+      sql: `
 CREATE TABLE IF NOT EXISTS audit (
   seq INTEGER PRIMARY KEY,
   at TEXT NOT NULL,
@@ -41,7 +46,10 @@ CREATE TABLE IF NOT EXISTS audit_head (
   one INTEGER PRIMARY KEY CHECK (one = 1),
   seq INTEGER NOT NULL,
   hash TEXT NOT NULL
-);`;
+);`,
+    },
+  ],
+};
 
 /** An audit record before it is chained: which session (or proxy run), what, and its JSON body. */
 export interface AuditRecord {
@@ -51,19 +59,18 @@ export interface AuditRecord {
 }
 
 /**
- * Appends records to the chain of one open database (creating its tables). Call
+ * Appends records to the chain of one open database (opened with `auditSchema`). Call
  * `append` inside the caller's write transaction (`.immediate()`): it reads the head
  * from the file each time, so that several processes sharing one file (proxies with one
  * `--audit` file) extend one chain instead of forking it, and a failed transaction
  * leaves nothing behind.
  */
 export class AuditChain {
-  readonly #insert: Database.Statement;
-  readonly #head: Database.Statement;
-  readonly #setHead: Database.Statement;
+  readonly #insert: SqliteStatement;
+  readonly #head: SqliteStatement;
+  readonly #setHead: SqliteStatement;
 
-  constructor(db: Database.Database) {
-    db.exec(auditTableSql);
+  constructor(db: SqliteDatabase) {
     this.#insert = db.prepare(
       'INSERT INTO audit (seq, at, session, kind, body, prev, hash) VALUES (@seq, @at, @session, @kind, @body, @prev, @hash)',
     );
@@ -119,7 +126,7 @@ export type AuditVerification =
  * sees each entry that checked out (what the log says can be read in the same pass).
  */
 export function verifyAuditChain(
-  db: Database.Database,
+  db: SqliteDatabase,
   onEntry?: (entry: AuditEntry) => void,
 ): AuditVerification {
   const rows = db
@@ -183,7 +190,7 @@ export function verifyAuditChain(
  * it says can be trusted: `problem` says why.
  */
 export function auditedSessions(
-  db: Database.Database,
+  db: SqliteDatabase,
   wanted: (session: string) => boolean,
 ): { readonly problem?: string; readonly sessions: Map<string, AuditedSession> } {
   const sessions = new Map<string, AuditedSession>();
@@ -196,41 +203,4 @@ export function auditedSessions(
       sessions,
     };
   return { sessions };
-}
-
-export class AuditFileError extends Error {}
-
-/** Opens `path` read-only and checks its audit chain. */
-export function verifyAuditFile(path: string): AuditVerification {
-  if (!existsSync(path)) throw new AuditFileError(`there is no file '${path}'`);
-  let db: Database.Database;
-  try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
-  } catch (error) {
-    throw new AuditFileError(
-      `'${path}' is not a database the service wrote: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  try {
-    const table = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'")
-      .get();
-    if (table === undefined) throw new AuditFileError(`'${path}' holds no audit log`);
-    // The service's sessions and journals are what a restart acts on: they must match
-    // what the chain recorded of them (G2).
-    const audited = new Map<string, AuditedSession>();
-    const verified = verifyAuditChain(db, (entry) => collectAudited(audited, entry));
-    if (!verified.ok) return verified;
-    const tampered = firstTamperedSession(db, audited);
-    return tampered === undefined
-      ? verified
-      : { ok: false, entries: verified.entries, ...tampered };
-  } catch (error) {
-    if (error instanceof AuditFileError) throw error;
-    throw new AuditFileError(
-      `'${path}' could not be read: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  } finally {
-    db.close();
-  }
 }

@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { IntentguardError } from '../language/index.js';
 import { ftsQuery } from './fts-query.js';
 import { defaultMemoryLimits, type MemoryLimits } from './limits.js';
+import { openSqlite, type SqliteDatabase, type SqliteSchema, SqliteSchemaError } from './sqlite.js';
 
 export type MemoryOutcome = 'pending' | 'success' | 'failure';
 
@@ -90,9 +90,19 @@ interface EntryRow {
   updated_at: string;
 }
 
-const schemaVersion = 1;
+/**
+ * The version files written before migrations were recorded keep in `meta`; a file
+ * whose `meta` names a later one is refused as well.
+ */
+const legacySchemaVersion = 1;
 
-const migration = `
+/** The memory's tables: migration 1 is the schema files were written with before. */
+export const memorySchema: SqliteSchema = {
+  name: 'memory',
+  migrations: [
+    {
+      version: 1,
+      sql: `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS experiences (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -123,7 +133,23 @@ CREATE TABLE IF NOT EXISTS embeddings (
   PRIMARY KEY (model, text)
 );
 CREATE INDEX IF NOT EXISTS embeddings_by_age ON embeddings (created_at);
-`;
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '1');
+`,
+    },
+  ],
+};
+
+function refuseLegacyNewer(database: SqliteDatabase): void {
+  const version = database.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as
+    | { value: string }
+    | undefined;
+  if (version !== undefined && Number(version.value) > legacySchemaVersion) {
+    throw new MemoryError(
+      'newer-schema',
+      `the memory file was written by a newer intentguard (schema ${version.value}).`,
+    );
+  }
+}
 
 function toEntry(row: EntryRow): MemoryEntry {
   return {
@@ -154,11 +180,11 @@ function toEntry(row: EntryRow): MemoryEntry {
  * memory.search('delete test tasks', { schemaId: schema.id, outcome: 'success', limit: 3 });
  */
 export class ExperienceMemory {
-  readonly #database: Database.Database;
+  readonly #database: SqliteDatabase;
   readonly #limits: MemoryLimits;
   readonly #now: () => Date;
 
-  private constructor(database: Database.Database, options: ExperienceMemoryOptions) {
+  private constructor(database: SqliteDatabase, options: ExperienceMemoryOptions) {
     this.#database = database;
     this.#limits = Object.freeze({ ...defaultMemoryLimits, ...options.limits });
     this.#now = options.now ?? (() => new Date());
@@ -166,29 +192,19 @@ export class ExperienceMemory {
 
   /** Opens (creating if needed) the memory file at `path`; `:memory:` for a temporary one. */
   static open(path: string, options: ExperienceMemoryOptions = {}): ExperienceMemory {
-    const database = new Database(path, {
-      readonly: options.readonly === true,
-      fileMustExist: options.readonly === true,
-      timeout: 5000,
-    });
+    let database: SqliteDatabase;
     try {
-      if (options.readonly !== true) {
-        database.pragma('journal_mode = WAL');
-        database.exec(migration);
-        const version = database
-          .prepare('SELECT value FROM meta WHERE key = ?')
-          .get('schema_version') as { value: string } | undefined;
-        if (version === undefined) {
-          database
-            .prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
-            .run('schema_version', String(schemaVersion));
-        } else if (Number(version.value) > schemaVersion) {
-          throw new MemoryError(
-            'newer-schema',
-            `the memory file was written by a newer intentguard (schema ${version.value}).`,
-          );
-        }
-      }
+      database = openSqlite(path, {
+        schemas: [memorySchema],
+        readonly: options.readonly === true,
+        what: 'the memory file',
+      });
+    } catch (error) {
+      if (SqliteSchemaError.isInstance(error)) throw new MemoryError('newer-schema', error.message);
+      throw error;
+    }
+    try {
+      if (options.readonly !== true) refuseLegacyNewer(database);
     } catch (error) {
       database.close();
       throw error;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type { AuditEntry } from './audit-chain.js';
+import type { SqliteDatabase } from './sqlite.js';
 
 /**
  * The service's journal (and each session's row) tied to the hash-chained audit log, so
@@ -168,7 +168,7 @@ export function sessionFieldsOf(row: SessionRow): SessionFields {
  * A file without the service's tables (the MCP proxy's) has nothing to check.
  */
 export function firstTamperedSession(
-  db: Database.Database,
+  db: SqliteDatabase,
   audited: ReadonlyMap<string, AuditedSession>,
 ): { readonly seq: number; readonly message: string } | undefined {
   const tables = new Set(

@@ -314,8 +314,16 @@ const pinned: Readonly<Record<string, Surface>> = {
   },
   'intentguard/store': {
     source: 'src/store/index.ts',
-    values: ['ExperienceMemory', 'MemoryError', 'defaultMemoryLimits', 'memoryOutcomes'],
+    values: [
+      'ExperienceMemory',
+      'MemoryError',
+      'defaultMemoryLimits',
+      'memoryOutcomes',
+      'verifyAuditChain',
+      'verifyAuditFile',
+    ],
     types: [
+      'AuditVerification',
       'ExperienceMemoryOptions',
       'MemoryEntry',
       'MemoryErrorCode',

@@ -4,13 +4,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceApp } from '../../src/integrations/http/app.js';
-import { ServiceStore } from '../../src/integrations/http/store.js';
-import {
-  type AuditEntry,
-  entryHash,
-  genesisHash,
-  verifyAuditFile,
-} from '../../src/store/audit-chain.js';
+import { type AuditEntry, entryHash, genesisHash } from '../../src/store/audit-chain.js';
+import { verifyAuditFile } from '../../src/store/audit-file.js';
+import { ServiceStore } from '../../src/store/service-sessions.js';
 import { run } from '../cli/run.js';
 import { callService, killAll, startServer } from './server-process.js';
 

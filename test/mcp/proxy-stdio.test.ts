@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyAuditFile } from '../../src/store/audit-chain.js';
+import { verifyAuditFile } from '../../src/store/audit-file.js';
 import {
   connectDirect,
   connectStdio,

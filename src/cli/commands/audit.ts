@@ -16,7 +16,7 @@ export const registerAudit: CommandRegistration = (program: Command, io, state) 
       '\nExit codes: 0 intact, 1 the log was tampered with (names the first bad entry), 2 the file cannot be read.',
     )
     .action(async (file: string, flags: { json?: boolean }) => {
-      const { AuditFileError, verifyAuditFile } = await import('../../store/audit-chain.js');
+      const { AuditFileError, verifyAuditFile } = await import('../../store/audit-file.js');
       let result: ReturnType<typeof verifyAuditFile>;
       try {
         result = verifyAuditFile(file);

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyAuditFile } from '../../store/audit-chain.js';
+import { verifyAuditFile } from '../../store/audit-file.js';
+import { ServiceStore } from '../../store/service-sessions.js';
 import { createServiceApp } from './app.js';
-import { ServiceStore } from './store.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const bankSpec = readFileSync(join(root, 'examples/bank-transfer/spec.intent'), 'utf8');

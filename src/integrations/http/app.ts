@@ -5,6 +5,7 @@ import { cors } from 'hono/cors';
 import type { z } from 'zod';
 import type { ChatModel } from '../../formalize/index.js';
 import { jsonNesting } from '../../language/json-nesting.js';
+import { type ServiceStore, sha256Hex } from '../../store/service-sessions.js';
 import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
 import { openApiDocument } from './openapi.js';
 import { approvalsPage } from './page.js';
@@ -18,7 +19,6 @@ import {
   resultBody,
 } from './schemas.js';
 import { ServiceProblem, Sessions } from './sessions.js';
-import { type ServiceStore, sha256Hex } from './store.js';
 
 export interface ServiceAppOptions {
   readonly store: ServiceStore;

@@ -13,9 +13,9 @@ import {
   restaurantSpec,
   serverModel,
 } from '../../../test/formalize/support/fixtures.js';
-import { verifyAuditFile } from '../../store/audit-chain.js';
+import { verifyAuditFile } from '../../store/audit-file.js';
+import { ServiceStore } from '../../store/service-sessions.js';
 import { createServiceApp } from './app.js';
-import { ServiceStore } from './store.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const states = JSON.parse(

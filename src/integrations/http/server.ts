@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { ChatModel } from '../../formalize/index.js';
+import { ServiceStore } from '../../store/service-sessions.js';
 import { createServiceApp } from './app.js';
 import type { ServiceMemoryLimits } from './memory-budget.js';
-import { ServiceStore } from './store.js';
 
 export interface StartServiceOptions {
   /** The SQLite file (created if missing). */

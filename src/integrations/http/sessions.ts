@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { keptSize } from '../../engine/plain-data.js';
 import type { ChatModel } from '../../formalize/index.js';
 import { formalize } from '../../formalize/pipeline/formalize.js';
+import { auditRecordOf } from '../../guard/adapter-kit/audit-record.js';
 import {
   createGuard,
   type Guard,
   type GuardDecision,
-  type GuardEvent,
+  type GuardJournal,
   type GuardOptions,
   restoreGuard,
   type ToolCall,
@@ -15,8 +16,8 @@ import {
 import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { sessionRecordFields } from '../../store/journal-anchor.js';
+import type { AuditRecord, ServiceStore, StoredSession } from '../../store/service-sessions.js';
 import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
-import type { AuditRecord, ServiceStore, StoredSession } from './store.js';
 
 /** A failure the client caused or can act on: an HTTP status and a problem body. */
 export class ServiceProblem extends Error {
@@ -75,47 +76,6 @@ function loadSchema(kind: 'states' | 'tools', text: string): Schema {
     );
   }
   return result.value;
-}
-
-function auditOf(sessionId: string, event: GuardEvent): AuditRecord {
-  switch (event.kind) {
-    case 'decision':
-      return {
-        session: sessionId,
-        kind: 'decision',
-        body: {
-          call: event.call,
-          action: event.decision.action,
-          decision: event.decision.verdict.decision,
-          reasons: event.decision.verdict.reasons.map((reason) => reason.code),
-          message: event.decision.message,
-        },
-      };
-    case 'approval':
-      return {
-        session: sessionId,
-        kind: 'approval',
-        body: { id: event.id, approved: event.approved, action: event.decision.action },
-      };
-    case 'result':
-      return {
-        session: sessionId,
-        kind: 'result',
-        body: { id: event.id, ok: event.ok, rolledBack: event.rolledBack },
-      };
-    case 'observation':
-      return { session: sessionId, kind: 'observation', body: { ok: event.ok } };
-    case 'finish':
-      return {
-        session: sessionId,
-        kind: 'finish',
-        body: {
-          action: event.decision.action,
-          decision: event.decision.verdict.decision,
-          message: event.decision.message,
-        },
-      };
-  }
 }
 
 /** The decision a check gets when the service itself failed: refuse (fail closed). */
@@ -275,14 +235,15 @@ export class Sessions {
     return {
       ...options,
       onEvent: (event) => {
-        pending.push(auditOf(stored.id, event));
+        pending.push(auditRecordOf(stored.id, event));
       },
     };
   }
 
   #restore(stored: StoredSession): LiveSession {
     const schema = loadSchema(stored.schemaKind, stored.schemaJson);
-    const journal = this.#store.journal(stored);
+    // Read from the file unchecked: restoreGuard checks every event before replaying it.
+    const journal = this.#store.journal(stored) as GuardJournal;
     const pending: AuditRecord[] = [];
     const guard = restoreGuard(
       stored.specText ?? undefined,
@@ -559,7 +520,7 @@ export class Sessions {
           const decision = guard.check(call);
           // An id reused for another call is refused without a journal event: audit it still.
           if (live.pending.length === before && decision !== guard.decision(call.id)) {
-            live.pending.push(auditOf(live.stored.id, { kind: 'decision', call, decision }));
+            live.pending.push(auditRecordOf(live.stored.id, { kind: 'decision', call, decision }));
           }
           return decision;
         }),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GuardEvent } from '../../guard/index.js';
-import { verifyAuditFile } from '../../store/audit-chain.js';
+import { verifyAuditFile } from '../../store/audit-file.js';
 import { openSqliteAudit } from './audit.js';
 
 let dir: string;

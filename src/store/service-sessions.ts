@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
-import Database from 'better-sqlite3';
-import type { GuardJournal, JournalEvent } from '../../guard/index.js';
-import { AuditChain, type AuditRecord, auditedSessions } from '../../store/audit-chain.js';
+import { AuditChain, type AuditRecord, auditedSessions, auditSchema } from './audit-chain.js';
 import {
   emptyJournal,
   extendAnchor,
   type JournalAnchor,
   sessionProblem,
-} from '../../store/journal-anchor.js';
+} from './journal-anchor.js';
+import { openSqlite, type SqliteDatabase, type SqliteSchema } from './sqlite.js';
 
 /** What the service keeps of a session: enough to restore its guard exactly. */
 export interface StoredSession {
@@ -30,7 +29,7 @@ export interface StoredSession {
 interface QueuedWrite {
   readonly sessionId: string;
   readonly from: number;
-  readonly events: readonly JournalEvent[];
+  readonly events: readonly unknown[];
   readonly audit: readonly AuditRecord[];
   readonly finished: boolean;
   readonly resolve: () => void;
@@ -42,7 +41,24 @@ export type { AuditRecord };
 /** A session whose row or journal does not match the audit log: it is not restored (fail closed). */
 export class JournalTamperedError extends Error {}
 
-const schemaSql = `
+/**
+ * A session's journal as stored: its events as the guard wrote them (JSON), unchecked;
+ * restoring a guard from it checks them (`restoreGuard`).
+ */
+export interface StoredJournal {
+  readonly version: 1;
+  readonly now: string;
+  readonly timeZone: string;
+  readonly events: readonly unknown[];
+}
+
+/** The service's tables; the audit chain's are `auditSchema`, in the same file. */
+export const serviceSchema: SqliteSchema = {
+  name: 'service',
+  migrations: [
+    {
+      version: 1,
+      sql: `
 CREATE TABLE IF NOT EXISTS sessions (
   id TEXT PRIMARY KEY,
   token_hash TEXT NOT NULL,
@@ -60,7 +76,10 @@ CREATE TABLE IF NOT EXISTS journal (
   seq INTEGER NOT NULL,
   event TEXT NOT NULL,
   PRIMARY KEY (session, seq)
-) WITHOUT ROWID;`;
+) WITHOUT ROWID;`,
+    },
+  ],
+};
 
 interface SessionRow {
   id: string;
@@ -114,7 +133,7 @@ export function sha256Hex(text: string): string {
  * NORMAL` a killed process loses nothing committed.
  */
 export class ServiceStore {
-  readonly #db: Database.Database;
+  readonly #db: SqliteDatabase;
   readonly #statements;
   readonly #audit: AuditChain;
   #queue: QueuedWrite[] = [];
@@ -130,11 +149,10 @@ export class ServiceStore {
   readonly #open = new Map<string, number>();
 
   constructor(path: string) {
-    this.#db = new Database(path);
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = NORMAL');
-    this.#db.pragma('busy_timeout = 5000');
-    this.#db.exec(schemaSql);
+    this.#db = openSqlite(path, {
+      schemas: [serviceSchema, auditSchema],
+      what: `the service's file '${path}'`,
+    });
     const db = this.#db;
     this.#statements = {
       insertSession: db.prepare(
@@ -168,7 +186,7 @@ export class ServiceStore {
     else this.#open.delete(tokenHash);
   }
 
-  get database(): Database.Database {
+  get database(): SqliteDatabase {
     return this.#db;
   }
 
@@ -198,7 +216,7 @@ export class ServiceStore {
   write(
     sessionId: string,
     from: number,
-    events: readonly JournalEvent[],
+    events: readonly unknown[],
     audit: readonly AuditRecord[],
     finished: boolean,
   ): Promise<void> {
@@ -274,7 +292,7 @@ export class ServiceStore {
    * anchored yet are checked against the whole verified chain (`verifyOpenSessions`
    * does that for all open sessions in one pass at start-up).
    */
-  journal(session: StoredSession): GuardJournal {
+  journal(session: StoredSession): StoredJournal {
     const texts = (this.#statements.events.all(session.id) as { event: string }[]).map(
       (row) => row.event,
     );
@@ -300,7 +318,7 @@ export class ServiceStore {
       version: 1,
       now: session.now,
       timeZone: session.timeZone,
-      events: texts.map((text) => JSON.parse(text) as JournalEvent),
+      events: texts.map((text): unknown => JSON.parse(text)),
     };
   }
 
