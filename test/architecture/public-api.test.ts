@@ -437,16 +437,8 @@ const pinned: Readonly<Record<string, Surface>> = {
   },
   'intentguard/http': {
     source: 'src/integrations/http/index.ts',
-    values: [
-      'ServiceStore',
-      'createServiceApp',
-      'openApiDocument',
-      'startService',
-      'verifyAuditChain',
-      'verifyAuditFile',
-    ],
+    values: ['ServiceStore', 'createServiceApp', 'openApiDocument', 'startService'],
     types: [
-      'AuditVerification',
       'RunningService',
       'ServiceApp',
       'ServiceAppOptions',
