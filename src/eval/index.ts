@@ -8,8 +8,8 @@ export { parseCaseRange } from './case-range.js';
 export { defaultDatasetNow, loadDataset, maxDatasetCases, maxTraceSteps } from './dataset.js';
 export { EvalInputError, type EvalInputErrorCode } from './errors.js';
 export { finishProposal } from './finish.js';
-export { escapeHtml, renderHtmlReport } from './html-report.js';
-export { maxReactCalls, parseReactCalls, type ReactCall } from './react.js';
+export { renderHtmlReport } from './html-report.js';
+export { maxReactCalls, parseReactCalls, type ReactCall } from './react-trace.js';
 export { replayCase } from './replay.js';
 export { readResults } from './results.js';
 export {
@@ -25,7 +25,7 @@ export {
   type SpecProvider,
 } from './run.js';
 export { caseOutcomes, riskyStepOf, scoreCase, summarize } from './score.js';
-export { formatCost, formatMs, outcomeTitles, renderSummaryTable } from './summary-table.js';
+export { outcomeTitles, renderSummaryTable } from './summary-table.js';
 export {
   loadToolemu,
   riskyToolCallRisk,

@@ -3,7 +3,7 @@ import type { Schema } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
 import { EvalInputError } from './errors.js';
 import { finishProposal } from './finish.js';
-import { parseReactCalls } from './react.js';
+import { parseReactCalls } from './react-trace.js';
 import type { EvalCase, EvalStep } from './types.js';
 
 /*

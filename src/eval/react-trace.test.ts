@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maxReactCalls, parseReactCalls } from './react.js';
+import { maxReactCalls, parseReactCalls } from './react-trace.js';
 
 describe('parseReactCalls', () => {
   it('reads the calls an agent wrote into its final answer, with their inputs and claimed observations', () => {
