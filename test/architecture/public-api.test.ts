@@ -435,12 +435,7 @@ const pinned: Readonly<Record<string, Surface>> = {
   'intentguard/http': {
     source: 'src/integrations/http/index.ts',
     values: ['ServiceStore', 'createServiceApp', 'openApiDocument', 'startService'],
-    types: [
-      'RunningService',
-      'ServiceApp',
-      'ServiceAppOptions',
-      'StartServiceOptions',
-    ],
+    types: ['RunningService', 'ServiceApp', 'ServiceAppOptions', 'StartServiceOptions'],
   },
   'intentguard/web': {
     source: 'src/integrations/web/index.ts',
