@@ -12,6 +12,7 @@ import { registerMemory } from './commands/memory.js';
 import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
 import { CliError, type CliIo } from './io.js';
+import { missingPackagesProblem } from './optional-packages.js';
 import { version } from './version.js';
 
 /** A command module: adds its subcommand to the program. Actions set `state.exitCode`. */
@@ -51,6 +52,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride();
   for (const registration of registrations) registration(program, io, state);
+  // The top-level command that runs (`audit` for `audit verify`): what a missing optional
+  // package is reported for.
+  let running: string | undefined;
+  program.hook('preAction', (_, action) => {
+    let command = action;
+    while (command.parent && command.parent !== program) command = command.parent;
+    running = command.name();
+  });
   for (const command of program.commands) {
     command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   }
@@ -70,6 +79,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (CliError.isInstance(error)) {
       io.stderr(`intentguard: ${error.message}\n`);
       return error.exitCode;
+    }
+    const missing = await missingPackagesProblem(running, error);
+    if (missing !== undefined) {
+      io.stderr(`${missing}\n`);
+      return 2;
     }
     io.stderr(
       `intentguard: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

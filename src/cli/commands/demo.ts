@@ -3,7 +3,6 @@ import { createSession, type Verdict } from '../../engine/index.js';
 import { checkSpec, print, renderDiagnostics, type Schema } from '../../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { type DemoScenario, demoScenarios } from '../demo/scenarios.js';
-import { runToolAgentScene } from '../demo/tool-agent-scene.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 
@@ -141,6 +140,8 @@ export const registerDemo: CommandRegistration = (program: Command, io, state) =
     .option('--json', 'print each event and verdict as a JSON line')
     .option('--no-color', 'plain text even on a terminal')
     .action(async (options: DemoOptions) => {
+      // The AI SDK scene needs `ai`, an optional dependency: loaded before anything prints.
+      const { runToolAgentScene } = await import('../demo/tool-agent-scene.js');
       const json = options.json === true;
       const paint = painter(io.stdoutIsTerminal && options.color !== false && !json);
       for (const scenario of demoScenarios) runScenario(scenario, io, paint, json);
