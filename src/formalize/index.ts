@@ -75,6 +75,13 @@ export {
   retryingEmbeddingModel,
 } from './model/retry.js';
 export { formalize } from './pipeline/formalize.js';
+export {
+  type FormalizeRun,
+  type FormalizeRunOptions,
+  type NewExperience,
+  runFormalize,
+} from './pipeline/formalize-run.js';
+export { formalizeRunJson } from './pipeline/report-json.js';
 export type {
   AttemptOutcome,
   AttemptStage,

@@ -2,22 +2,17 @@ import type { Command } from 'commander';
 import type {
   ChatModel,
   EmbeddingModel,
-  FormalizeAttempt,
+  FormalizeMode,
   FormalizeProgress,
   FormalizeResult,
+  FormalizeRun,
   Recording,
 } from '../../formalize/index.js';
 import { formalizeLimits } from '../../formalize/limits.js';
-import {
-  checkSpec,
-  type Diagnostic,
-  groundingCodes,
-  renderDiagnostics,
-  type Schema,
-} from '../../language/index.js';
+import { groundingCodes, renderDiagnostics } from '../../language/index.js';
 import type { MemoryEntry } from '../../store/index.js';
 import { decimal, wholeNumber } from '../flags.js';
-import { diagnosticsJson, displayName, loadSchemaOption, printJson, readInput } from '../inputs.js';
+import { displayName, loadSchemaOption, printJson, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import { openMemory } from '../memory-store.js';
 import type { CommandRegistration } from '../program.js';
@@ -61,16 +56,6 @@ function modelError(module: FormalizeModule, error: unknown, flag: string): neve
 /** Model text on one terminal line: control characters as spaces. */
 function oneLine(text: string): string {
   return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim();
-}
-
-/** `# ` comment lines: the instruction on top of the printed spec. */
-function commentLines(text: string): string {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ').trimEnd())
-    .filter((line) => line.trim() !== '')
-    .map((line) => `# ${line}`)
-    .join('\n');
 }
 
 function formatUsage(result: FormalizeResult): string {
@@ -122,27 +107,6 @@ function progressLine(event: FormalizeProgress, samples: number): string | undef
     default:
       return attempt.stage === 'goal' ? `${who}goal extracted${retries}` : undefined;
   }
-}
-
-function attemptJson(attempt: FormalizeAttempt): Record<string, unknown> {
-  return {
-    sample: attempt.sample + 1,
-    round: attempt.round + 1,
-    stage: attempt.stage,
-    model: attempt.model,
-    outcome: attempt.outcome,
-    reply: attempt.reply,
-    ...(attempt.spec !== undefined ? { spec: attempt.spec } : {}),
-    diagnostics: diagnosticsJson(attempt.diagnostics, 'reply'),
-    discrepancies: attempt.discrepancies,
-    ...(attempt.reading !== undefined ? { reading: attempt.reading } : {}),
-    usage: attempt.usage,
-    latencyMs: attempt.latencyMs,
-    costUsd: attempt.costUsd,
-    retries: attempt.retries,
-    ...(attempt.error !== undefined ? { error: attempt.error } : {}),
-    ...(attempt.problem !== undefined ? { problem: attempt.problem } : {}),
-  };
 }
 
 /** What a failed run prints on stderr: the reason and, for a spec that never checked, its errors. */
@@ -263,6 +227,85 @@ async function modelsFor(
   return { model, checker };
 }
 
+/** The settings of `formalize` the flags give: numbers in range, one of the three modes. */
+function settingsOf(flags: FormalizeFlags): {
+  samples: number;
+  rounds?: number;
+  temperature?: number;
+  maxOutputTokens?: number;
+  mode?: FormalizeMode;
+} {
+  const samples = wholeNumber('--samples', flags.samples, 1, formalizeLimits.maxSamples) ?? 1;
+  const rounds = wholeNumber('--rounds', flags.rounds, 0, formalizeLimits.maxRounds);
+  const temperature = decimal('--temperature', flags.temperature, 0, 2);
+  const maxOutputTokens = wholeNumber('--max-output-tokens', flags.maxOutputTokens, 100, 200_000);
+  if (flags.mode !== undefined && !['auto', 'direct', 'two-stage'].includes(flags.mode)) {
+    throw new CliError(`--mode: '${flags.mode}' must be auto, direct or two-stage`, 2);
+  }
+  return {
+    samples,
+    ...(rounds !== undefined ? { rounds } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(flags.mode !== undefined ? { mode: flags.mode as FormalizeMode } : {}),
+  };
+}
+
+function memoryEmbeddingsFor(
+  module: FormalizeModule,
+  io: CliIo,
+  flags: FormalizeFlags,
+): EmbeddingModel | undefined {
+  if (flags.memoryEmbeddings === undefined) return undefined;
+  try {
+    return module.createEmbeddingModel(flags.memoryEmbeddings, {
+      env: io.env,
+      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    });
+  } catch (error) {
+    modelError(module, error, '--memory-embeddings');
+  }
+}
+
+/** Stage 1 that could not be read is not dropped in silence: say so whatever the outcome. */
+function warnOfGoalProblems(io: CliIo, run: FormalizeRun, samples: number): void {
+  for (const sample of run.result.report.samples) {
+    if (sample.goalProblem === undefined) continue;
+    const who = samples > 1 ? ` of sample ${sample.sample + 1}` : '';
+    io.stderr(
+      `intentguard: warning: the goal analysis (stage 1)${who} could not be read (${oneLine(sample.goalProblem)}); the spec was refined from the instruction alone.\n`,
+    );
+  }
+}
+
+/** The spec file on stdout, or why there is none on stderr; on a terminal, what it cost. */
+function printRun(
+  io: CliIo,
+  run: FormalizeRun,
+  entry: MemoryEntry | undefined,
+  memoryPath: string | undefined,
+): void {
+  const { result } = run;
+  if (result.ok && run.specFile !== undefined) {
+    io.stdout(run.specFile);
+    if (run.warnings.length > 0) {
+      io.stderr(
+        `${renderDiagnostics(run.warnings, run.specFile, { fileName: 'spec', color: io.stderrIsTerminal })}\n`,
+      );
+    }
+    if (entry && memoryPath !== undefined) {
+      io.stderr(
+        `Remembered as entry ${entry.id}; once the task is done, record how it went: ` +
+          `intentguard memory record ${entry.id} success|failure --memory ${memoryPath}\n`,
+      );
+    }
+    if (io.stderrIsTerminal) io.stderr(`${formatUsage(result)}\n`);
+  } else if (!result.ok) {
+    reportFailure(io, result);
+    if (io.stderrIsTerminal) io.stderr(`${formatUsage(result)}\n`);
+  }
+}
+
 async function runFormalize(
   io: CliIo,
   state: { exitCode: number },
@@ -277,23 +320,11 @@ async function runFormalize(
       2,
     );
   }
-  const samples = wholeNumber('--samples', flags.samples, 1, formalizeLimits.maxSamples) ?? 1;
-  const rounds = wholeNumber('--rounds', flags.rounds, 0, formalizeLimits.maxRounds);
-  const temperature = decimal('--temperature', flags.temperature, 0, 2);
-  const maxOutputTokens = wholeNumber('--max-output-tokens', flags.maxOutputTokens, 100, 200_000);
-  if (flags.mode !== undefined && !['auto', 'direct', 'two-stage'].includes(flags.mode)) {
-    throw new CliError(`--mode: '${flags.mode}' must be auto, direct or two-stage`, 2);
-  }
+  const settings = settingsOf(flags);
   const loaded = await loadSchemaOption(io, flags, true);
   if (!loaded) throw new CliError('a schema is required: give --states FILE or --tools FILE', 2);
-  const schema: Schema = loaded.schema;
   const module = await import('../../formalize/index.js');
-  const {
-    model: baseModel,
-    checker: baseChecker,
-    replayed,
-  } = await modelsFor(module, io, flags, instruction);
-
+  const { model, checker, replayed } = await modelsFor(module, io, flags, instruction);
   // A replay rebuilds the recorded prompts, which hold the recorded date and time.
   const now = flags.now ?? replayed?.run?.now ?? new Date().toISOString();
   // The user's own zone by default: "before 7 PM" means 7 PM where they are.
@@ -302,66 +333,27 @@ async function runFormalize(
     replayed?.run?.timeZone ??
     (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
   sessionOptionsFromFlags({ now, timeZone });
-
   const recording = flags.record !== undefined ? new module.Recording() : undefined;
-  if (recording) {
-    recording.add({
-      type: 'run',
-      version: 1,
-      instruction,
-      schema: schema.id,
-      now,
-      timeZone,
-      model: baseModel.id,
-      options: {
-        samples,
-        ...(rounds !== undefined ? { rounds } : {}),
-        semanticCheck: flags.semanticCheck,
-        ...(flags.groundingCheck ? {} : { groundingCheck: false }),
-      },
-    });
-  }
-  const model = recording ? module.recordingChatModel(baseModel, recording) : baseModel;
-  const checker =
-    baseChecker === baseModel
-      ? model
-      : recording
-        ? module.recordingChatModel(baseChecker, recording)
-        : baseChecker;
-
-  let memoryEmbeddings: EmbeddingModel | undefined;
-  if (flags.memoryEmbeddings !== undefined) {
-    try {
-      memoryEmbeddings = module.createEmbeddingModel(flags.memoryEmbeddings, {
-        env: io.env,
-        ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
-      });
-    } catch (error) {
-      modelError(module, error, '--memory-embeddings');
-    }
-  }
+  const memoryEmbeddings = memoryEmbeddingsFor(module, io, flags);
   const memory = flags.memory !== undefined ? await openMemory(flags.memory) : undefined;
   try {
-    const result = await module.formalize({
+    const run = await module.runFormalize({
       instruction,
-      schema,
+      schema: loaded.schema,
       model,
       checker: flags.semanticCheck ? checker : false,
       grounding: flags.groundingCheck,
       ...(flags.llmDecoder ? { decoder: checker } : {}),
-      ...(flags.mode !== undefined ? { mode: flags.mode as 'auto' | 'direct' | 'two-stage' } : {}),
-      samples,
-      ...(rounds !== undefined ? { rounds } : {}),
-      ...(temperature !== undefined ? { temperature } : {}),
-      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+      ...settings,
       now,
       timeZone,
+      ...(recording ? { recording } : {}),
       ...(memory ? { memory } : {}),
       ...(memoryEmbeddings ? { memoryEmbeddings } : {}),
       ...(io.stderrIsTerminal && !flags.json
         ? {
             onProgress: (event: FormalizeProgress) => {
-              const line = progressLine(event, samples);
+              const line = progressLine(event, settings.samples);
               if (line !== undefined) io.stderr(`${line}\n`);
             },
           }
@@ -369,105 +361,18 @@ async function runFormalize(
     });
     if (recording && flags.record !== undefined)
       await io.writeFile(flags.record, recording.toJsonl());
-
-    // Stage 1 that could not be read is not dropped in silence: say so whatever the outcome.
-    if (!flags.json) {
-      for (const sample of result.report.samples) {
-        if (sample.goalProblem === undefined) continue;
-        const who = samples > 1 ? ` of sample ${sample.sample + 1}` : '';
-        io.stderr(
-          `intentguard: warning: the goal analysis (stage 1)${who} could not be read (${oneLine(sample.goalProblem)}); the spec was refined from the instruction alone.\n`,
-        );
-      }
-    }
-
-    let entry: MemoryEntry | undefined;
-    let output: string | undefined;
-    let warnings: readonly Diagnostic[] = [];
-    if (result.ok) {
-      // The split counts samples by meaning; failed samples are the rest of `samples`.
-      const split = result.value.specs.map((voted) => voted.votes);
-      const failed = samples - split.reduce((sum, votes) => sum + votes, 0);
-      const details = [
-        ...(split.length > 1 ? [`vote split ${split.join('-')}`] : []),
-        ...(failed > 0 ? [`${failed} failed`] : []),
-      ];
-      const votes =
-        samples > 1
-          ? `\n# ${split[0] ?? 1} of ${samples} samples gave this spec${details.length > 0 ? ` (${details.join(', ')})` : ''}`
-          : '';
-      output = `${commentLines(instruction)}${votes}\n${result.value.text}`;
-      // Warnings against the printed text, so that their lines are the ones the user sees.
-      const printed = checkSpec(output, schema);
-      warnings = printed.diagnostics.filter((diagnostic) => diagnostic.severity === 'warning');
-      if (memory)
-        entry = memory.record({
-          instruction,
-          schemaId: schema.id,
-          spec: result.value.text,
-          outcome: 'pending',
-          model: baseModel.id,
-        });
-    }
-
+    if (!flags.json) warnOfGoalProblems(io, run, settings.samples);
+    const entry = memory && run.experience ? memory.record(run.experience) : undefined;
     if (flags.json) {
-      printJson(io, {
-        ok: result.ok,
-        ...(result.ok ? { spec: output } : { failure: result.failure }),
-        instruction,
-        schema: displayName(loaded.path),
-        schemaId: schema.id,
-        model: result.report.model,
-        mode: result.report.prompt.mode,
-        now: result.report.now,
-        timeZone: result.report.timeZone,
-        specs: result.ok
-          ? result.value.specs.map((voted) => ({
-              spec: voted.text,
-              votes: voted.votes,
-              samples: voted.samples.map((sample) => sample + 1),
-            }))
-          : [],
-        samples: result.report.samples.map((sample) => ({
-          sample: sample.sample + 1,
-          ok: sample.ok,
-          rounds: sample.rounds,
-          ...(sample.failure ? { failure: sample.failure } : {}),
-          ...(sample.goalProblem !== undefined ? { goalProblem: sample.goalProblem } : {}),
-        })),
-        attempts: result.report.attempts.map(attemptJson),
-        usage: result.report.usage,
-        costUsd: result.report.costUsd,
-        latencyMs: result.report.latencyMs,
-        prompt: {
-          predicates: result.report.prompt.predicates.length,
-          totalPredicates: result.report.prompt.totalPredicates,
-          filtered: result.report.prompt.filtered,
-          experiences: result.report.prompt.experiences,
-        },
-        memory: entry ? { entry: entry.id, outcome: entry.outcome } : null,
-        diagnostics: result.ok
-          ? diagnosticsJson(warnings, 'spec')
-          : diagnosticsJson(result.diagnostics, 'reply'),
-      });
-    } else if (result.ok && output !== undefined) {
-      io.stdout(output);
-      if (warnings.length > 0) {
-        io.stderr(
-          `${renderDiagnostics(warnings, output, { fileName: 'spec', color: io.stderrIsTerminal })}\n`,
-        );
-      }
-      if (entry && flags.memory !== undefined) {
-        io.stderr(
-          `Remembered as entry ${entry.id}; once the task is done, record how it went: ` +
-            `intentguard memory record ${entry.id} success|failure --memory ${flags.memory}\n`,
-        );
-      }
-      if (io.stderrIsTerminal) io.stderr(`${formatUsage(result)}\n`);
-    } else if (!result.ok) {
-      reportFailure(io, result);
-      if (io.stderrIsTerminal) io.stderr(`${formatUsage(result)}\n`);
-    }
+      printJson(
+        io,
+        module.formalizeRunJson(run, {
+          schema: displayName(loaded.path),
+          ...(entry ? { memory: { entry: entry.id, outcome: entry.outcome } } : {}),
+        }),
+      );
+    } else printRun(io, run, entry, flags.memory);
+    const { result } = run;
     const inputProblem =
       !result.ok && ['model-error', 'aborted', 'invalid-input'].includes(result.failure.code);
     state.exitCode = result.ok ? 0 : inputProblem ? 2 : 1;
