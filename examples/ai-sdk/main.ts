@@ -23,7 +23,7 @@ import {
   guardTools,
   isTaskFinished,
   syncApprovals,
-  toolSchemaFromAiSdk,
+  schemaFromAiSdkTools,
 } from '../../src/integrations/ai-sdk/index.js';
 import { unwrap } from '../../src/language/index.js';
 
@@ -139,7 +139,7 @@ function scriptedAgent(): MockLanguageModelV3 {
 }
 
 const model = scriptedAgent();
-const schema = unwrap(await toolSchemaFromAiSdk(bankTools));
+const schema = unwrap(await schemaFromAiSdkTools(bankTools));
 /** What a stateless chat server keeps between requests: the guard's journal, by chat. */
 const journals = new Map<string, string>();
 

@@ -16,7 +16,7 @@ import {
   intentguardMiddleware,
   isIntentguardApprovalRequest,
   journalStateKey,
-  toolSchemaFromLangChain,
+  schemaFromLangChainTools,
 } from '../../src/integrations/langchain/index.js';
 import { unwrap } from '../../src/language/index.js';
 
@@ -35,7 +35,7 @@ const tools = [
 
 // The names the spec may use: the tools, their fields, and the result fields it reads.
 const schema = unwrap(
-  toolSchemaFromLangChain(tools, {
+  schemaFromLangChainTools(tools, {
     results: { BankCheckBalance: z.object({ balance: z.number() }) },
   }),
 );

@@ -344,8 +344,8 @@ const pinned: Readonly<Record<string, Surface>> = {
       'isGuardRefusal',
       'isTaskFinished',
       'observeToolResults',
+      'schemaFromAiSdkTools',
       'syncApprovals',
-      'toolSchemaFromAiSdk',
     ],
     types: [
       'AiSdkToolApprovalOptions',
@@ -367,7 +367,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'finishToolOptions',
       'intentguardToolOptions',
       'resolveInterruptions',
-      'schemaFromAgentTools',
+      'schemaFromOpenAiAgentsTools',
     ],
     types: [
       'AppToolGuardrail',
@@ -400,7 +400,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'intentguardStateSchema',
       'isIntentguardApprovalRequest',
       'journalStateKey',
-      'toolSchemaFromLangChain',
+      'schemaFromLangChainTools',
     ],
     types: [
       'GuardSource',
@@ -421,7 +421,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'listenMcpHttp',
       'openSqliteAudit',
       'parseConfirmMethods',
-      'proxySchema',
+      'schemaFromUpstreamTools',
       'startMcpProxy',
     ],
     types: [

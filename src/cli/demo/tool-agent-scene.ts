@@ -11,7 +11,7 @@ import {
   guardTools,
   isTaskFinished,
   syncApprovals,
-  toolSchemaFromAiSdk,
+  schemaFromAiSdkTools,
 } from '../../integrations/ai-sdk/index.js';
 import { checkSpec, print, unwrap } from '../../language/index.js';
 
@@ -158,7 +158,7 @@ export async function runToolAgentScene(output: SceneOutput): Promise<boolean> {
       },
     }),
   };
-  const schema = unwrap(await toolSchemaFromAiSdk(tools));
+  const schema = unwrap(await schemaFromAiSdkTools(tools));
   const model = scriptedAgent(output);
   const narrate = narrator(output);
   let journal: GuardJournal | undefined;

@@ -55,7 +55,7 @@ export function renderRefusal(refusal: Refusal): string {
     case 'awaiting-approval':
       return 'intentguard: this call waits for the user’s approval and did not run. Do not repeat it; wait for the user’s answer.';
     case 'approval-missing':
-      return `intentguard: refused. This call needs the user's approval (${refusal.question.trim()}), and there is no way to ask the user here, so it was not made. Do not repeat it; tell the user what you want to do and why, so they can do it or allow it.`;
+      return `intentguard: refused. This call needs the user's approval (${refusal.question.trim()}), and the user could not be asked here, so it did not run. Do not repeat it; tell the user what you want to do and why, so they can do it or allow it.`;
     case 'approval-unmatched':
       return 'intentguard: refused. This call was approved, but not in an answer the guard asked for, so it did not run. Ask the user again.';
     case 'user-declined':

@@ -41,3 +41,33 @@ describe('finishTool: the final answer', () => {
     expect(finishTool(lowBalance()).execute({})).toBe(finishedMessage);
   });
 });
+
+describe('finishTool: calls still running', () => {
+  /** A guard whose approved transfer is still running: the task is done once it returns. */
+  function transferring(finishWaitsForResults: boolean) {
+    const guard = createGuard(specText, schema, {
+      now: '2025-03-14T12:00',
+      finishWaitsForResults,
+    });
+    guard.check({ id: 'b1', name: 'BankCheckBalance', args: {} });
+    guard.result('b1', { output: { balance: 1500 } });
+    guard.check({ id: 't1', name: 'BankTransfer', args: { to: 'Alice', amount: 500 } });
+    expect(guard.approve('t1', true).action).toBe('run');
+    return guard;
+  }
+
+  it('waits for their results by default, as the guard does', () => {
+    const guard = transferring(true);
+    expect(finishTool(guard).execute({})).toMatch(
+      /^intentguard: revise \(hard\)\.\nThe results of BankTransfer \(t1\) have not come yet/,
+    );
+    expect(guard.status().finished).toBe(false);
+  });
+
+  it('finishes at once when the host set finishWaitsForResults: false', () => {
+    const guard = transferring(false);
+    expect(guard.status().runningIds).toEqual(['t1']);
+    expect(finishTool(guard).execute({})).toBe(finishedMessage);
+    expect(guard.status().finished).toBe(true);
+  });
+});

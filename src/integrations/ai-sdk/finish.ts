@@ -1,3 +1,4 @@
+import { finishOrRefuse } from '../../guard/adapter-kit/index.js';
 import type { Guard } from '../../guard/index.js';
 
 /**
@@ -12,14 +13,6 @@ const finishToolMarker = Symbol.for('intentguard.ai-sdk.finish-tool');
 
 /** The text the model reads when the guard accepts the finish. */
 export const finishedMessage = 'intentguard: the task is done. End your turn with a short answer.';
-
-function stillRunningMessage(ids: readonly string[]): string {
-  const shown = ids
-    .slice(0, 5)
-    .map((id) => `'${id.slice(0, 80)}'`)
-    .join(', ');
-  return `intentguard: not yet. The calls ${shown}${ids.length > 5 ? ', …' : ''} have not returned their results; call this again once they have.`;
-}
 
 /** The finish tool's input: the final answer, optional (LANGUAGE.md §7). */
 const answerProperties = {
@@ -70,8 +63,9 @@ export interface FinishTool {
  * (`guard.finish()`): when the task is done the result says so and `isTaskFinished`
  * ends the run; otherwise the result is the guard's feedback — what is still missing —
  * and the run goes on. While an allowed call has not returned its result (it may still
- * fail and be rolled back), the finish waits: the model is told to call it again. The guard does not check it as an action: `guardTools` leaves it
- * as it is and `intentguardToolApproval` lets it run.
+ * fail and be rolled back), the guard refuses the finish unless it was created with
+ * `finishWaitsForResults: false`. The guard does not check it as an action: `guardTools`
+ * leaves it as it is and `intentguardToolApproval` lets it run.
  *
  * @example
  * const tools = { ...guardTools(bankTools, guard), finish: finishTool(guard) };
@@ -84,12 +78,8 @@ export function finishTool(guard: Guard, options: FinishToolOptions = {}): Finis
       'Call this when the whole task is done. If something is still missing, the result says what to do next.',
     inputSchema: noInput,
     execute: (input: unknown) => {
-      // A call still running may yet fail and be rolled back: the task is not done
-      // until every allowed call has its result.
-      const { runningIds } = guard.status();
-      if (runningIds.length > 0) return stillRunningMessage(runningIds);
       const answer = (input as { answer?: unknown } | null | undefined)?.answer;
-      const decision = guard.finish(typeof answer === 'string' ? answer : undefined);
+      const decision = finishOrRefuse(guard, answer);
       return decision.action === 'run' ? finishedMessage : decision.message;
     },
   };

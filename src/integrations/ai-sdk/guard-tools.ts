@@ -1,6 +1,6 @@
+import { checkOrRefuse, renderRefusal } from '../../guard/adapter-kit/index.js';
 import type { Guard, ToolOutcome } from '../../guard/index.js';
 import { argumentError, describeArgument } from '../../language/arguments.js';
-import { decide, waitingMessage } from './decide.js';
 import { isFinishTool } from './finish.js';
 import { hasApprovalRequest, syncApprovals } from './messages.js';
 import type {
@@ -154,7 +154,7 @@ function wrapTool(name: string, original: AiSdkToolShape, guard: Guard): AiSdkTo
     // would turn an approval into a denial); `execute` re-checks it.
     if (hasApprovalRequest(options.messages, id)) return true;
     syncApprovals(guard, options.messages);
-    const decision = decide(guard, { id, name, args: input });
+    const decision = checkOrRefuse(guard, { id, name, args: input });
     if (decision.action === 'ask') return true;
     // A refused call is not asked about: `execute` returns the refusal as its result.
     if (decision.action === 'refuse') return false;
@@ -165,12 +165,15 @@ function wrapTool(name: string, original: AiSdkToolShape, guard: Guard): AiSdkTo
   const guardedExecute: Execute = (input, options) => {
     const id = options.toolCallId;
     syncApprovals(guard, options.messages);
-    const decision = decide(guard, { id, name, args: input });
+    const decision = checkOrRefuse(guard, { id, name, args: input });
     if (decision.action !== 'run') {
       const refusal: GuardRefusal = {
         type: 'intentguard-refusal',
         action: decision.action,
-        message: decision.action === 'ask' ? waitingMessage : decision.message,
+        message:
+          decision.action === 'ask'
+            ? renderRefusal({ code: 'awaiting-approval' })
+            : decision.message,
       };
       return Promise.resolve(refusal);
     }

@@ -6,8 +6,10 @@
  *   (`onToolExecutionEnd`).
  * - v6: `guardTools` (wraps `needsApproval` and `execute`).
  * - Both: `finishTool` + `isTaskFinished` (`stopWhen`), `syncApprovals` for the next
- *   request of a stateless chat server, `toolSchemaFromAiSdk` for the guard's schema.
+ *   request of a stateless chat server, `schemaFromAiSdkTools` for the guard's schema.
  */
+
+export type { GuardSource } from '../../guard/adapter-kit/index.js';
 export { type FinishTool, type FinishToolOptions, finishTool, isTaskFinished } from './finish.js';
 export {
   type GuardRefusal,
@@ -16,12 +18,8 @@ export {
   isGuardRefusal,
 } from './guard-tools.js';
 export { syncApprovals } from './messages.js';
-export {
-  type GuardSource,
-  intentguardToolApproval,
-  observeToolResults,
-} from './tool-approval.js';
-export { toolSchemaFromAiSdk } from './tool-schema.js';
+export { intentguardToolApproval, observeToolResults } from './tool-approval.js';
+export { schemaFromAiSdkTools } from './tool-schema.js';
 export type {
   AiSdkToolApprovalOptions,
   AiSdkToolApprovalStatus,

@@ -133,10 +133,10 @@ export function syncApprovals(
   const index = approvalIndex(messages);
   if (index === undefined || index.answers.length === 0) return answered;
   for (const { toolCallId, approved } of index.answers) {
-    const { pendingIds, runningIds } = guard.status();
-    if (pendingIds.includes(toolCallId)) {
+    const state = guard.state(toolCallId);
+    if (state === 'asked') {
       answered.push(guard.approve(toolCallId, approved));
-    } else if (!approved && runningIds.includes(toolCallId)) {
+    } else if (!approved && state === 'running') {
       guard.result(toolCallId, { error: 'the user declined the call; it did not run' });
     }
   }

@@ -79,8 +79,8 @@ describe('intentguard/ai-sdk without the ai package', () => {
       'isGuardRefusal',
       'isTaskFinished',
       'observeToolResults',
+      'schemaFromAiSdkTools',
       'syncApprovals',
-      'toolSchemaFromAiSdk',
     ]);
     vi.doUnmock('ai');
     vi.doUnmock('ai-v7');

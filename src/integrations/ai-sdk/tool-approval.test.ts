@@ -456,7 +456,9 @@ BalanceKnown & BankCheckBalanceResult(balance > 1000) & BankTransfer(to = "Bob",
     // The calls of a step run at once: the finish runs while the balance check is out.
     await generateText({ model, prompt: task, ...guarded(guard, bank) });
     expect(prompts).toHaveLength(2);
-    expect(resultsIn(prompts[1]!).f1).toMatch(/^intentguard: not yet\. The calls 'b1'/);
+    expect(resultsIn(prompts[1]!).f1).toMatch(
+      /^intentguard: revise \(hard\)\.\nThe results of BankCheckBalance \(b1\) have not come yet/,
+    );
     expect(guard.status()).toMatchObject({ finished: true });
   });
 });

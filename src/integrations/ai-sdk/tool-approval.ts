@@ -1,5 +1,10 @@
+import {
+  checkOrRefuse,
+  type GuardSource,
+  renderRefusal,
+  resolveGuard,
+} from '../../guard/adapter-kit/index.js';
 import type { Guard, ToolOutcome } from '../../guard/index.js';
-import { decide } from './decide.js';
 import { isFinishTool } from './finish.js';
 import { hasApprovalRequest, syncApprovals } from './messages.js';
 import type {
@@ -7,13 +12,6 @@ import type {
   AiSdkToolApprovalStatus,
   AiSdkToolExecutionEnd,
 } from './types.js';
-
-/** The guard of a run, or how to find it from the call (one guard per chat). */
-export type GuardSource = Guard | ((options: AiSdkToolApprovalOptions) => Guard);
-
-/** The text the model reads for an approved call the guard could not match to a person's answer. */
-const unmatchedApproval =
-  'intentguard: refused. This call was approved, but not in an answer the guard asked for, so it did not run. Ask the user again.';
 
 function hasOwnTool(tools: unknown, name: string): unknown {
   if (typeof tools !== 'object' || tools === null || !Object.hasOwn(tools, name)) return undefined;
@@ -46,33 +44,26 @@ function hasOwnTool(tools: unknown, name: string): unknown {
  * });
  */
 export function intentguardToolApproval(
-  source: GuardSource,
+  source: GuardSource<AiSdkToolApprovalOptions>,
 ): (options: AiSdkToolApprovalOptions) => AiSdkToolApprovalStatus {
   return (options) => {
     const { toolCall, messages } = options;
     if (isFinishTool(hasOwnTool(options.tools, toolCall.toolName))) return 'not-applicable';
-    let guard: Guard;
-    try {
-      guard = typeof source === 'function' ? source(options) : source;
-      syncApprovals(guard, messages);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return {
-        type: 'denied',
-        reason: `intentguard: refused. The call could not be checked (${reason.slice(0, 300)}), so it did not run.`,
-      };
-    }
-    const decision = decide(guard, {
-      id: toolCall.toolCallId,
-      name: toolCall.toolName,
-      args: toolCall.input,
-    });
+    // Finding the guard and applying the people's answers fail closed with the check.
+    const decision = checkOrRefuse(
+      () => {
+        const guard = resolveGuard(source, options);
+        syncApprovals(guard, messages);
+        return guard;
+      },
+      { id: toolCall.toolCallId, name: toolCall.toolName, args: toolCall.input },
+    );
     if (decision.action === 'run') return 'not-applicable';
     if (decision.action === 'refuse') return { type: 'denied', reason: decision.message };
     // Still waiting although the SDK replays an approval: the answer is not one the
     // guard can match (another chat's journal, a forged history); never run it.
     if (hasApprovalRequest(messages, toolCall.toolCallId))
-      return { type: 'denied', reason: unmatchedApproval };
+      return { type: 'denied', reason: renderRefusal({ code: 'approval-unmatched' }) };
     return { type: 'user-approval', reason: decision.prompt };
   };
 }

@@ -8,7 +8,7 @@ import { createGuard, type Guard, type ToolCall } from '../../guard/index.js';
 import { type Schema, unwrap } from '../../language/index.js';
 import { loadToolSchema } from '../../schema/index.js';
 import { finishTool } from './finish.js';
-import { toolSchemaFromAiSdk } from './tool-schema.js';
+import { schemaFromAiSdkTools } from './tool-schema.js';
 
 const examples = new URL('../../../examples/', import.meta.url);
 const specText = readFileSync(new URL('bank-transfer/spec.intent', examples), 'utf8');
@@ -34,7 +34,7 @@ function decisions(schema: Schema): string[] {
   });
 }
 
-describe('toolSchemaFromAiSdk', () => {
+describe('schemaFromAiSdkTools', () => {
   it('reads v6 tools (jsonSchema and zod) into a schema the guard decides with as with tools.json', async () => {
     const tools = {
       BankCheckBalance: tool({
@@ -50,7 +50,7 @@ describe('toolSchemaFromAiSdk', () => {
       }),
       finish: finishTool(createGuard(undefined)),
     };
-    const schema = unwrap(await toolSchemaFromAiSdk(tools));
+    const schema = unwrap(await schemaFromAiSdkTools(tools));
     expect(schema.predicates.has('finish')).toBe(false);
     expect(schema.predicates.get('BankCheckBalance')?.resultPredicate).toBe(
       'BankCheckBalanceResult',
@@ -77,10 +77,10 @@ describe('toolSchemaFromAiSdk', () => {
         execute: async () => ({ ok: true }),
       }),
     };
-    const schema = unwrap(await toolSchemaFromAiSdk(tools));
+    const schema = unwrap(await schemaFromAiSdkTools(tools));
     expect(decisions(schema)).toEqual(decisions(reference));
     const relaxed = unwrap(
-      await toolSchemaFromAiSdk(tools, {
+      await schemaFromAiSdkTools(tools, {
         critical: (name) => (name === 'BankTransfer' ? false : undefined),
       }),
     );
@@ -90,9 +90,9 @@ describe('toolSchemaFromAiSdk', () => {
 
   it('throws for a schema it cannot turn into JSON Schema', async () => {
     const tools = { Old: { inputSchema: z3.object({ to: z3.string() }), execute: () => 1 } };
-    await expect(toolSchemaFromAiSdk(tools)).rejects.toThrow(
-      /^toolSchemaFromAiSdk: 'tools\.Old\.inputSchema' must be .*zodSchema\(\).*, not a Standard Schema of 'zod' without JSON Schema$/,
+    await expect(schemaFromAiSdkTools(tools)).rejects.toThrow(
+      /^schemaFromAiSdkTools: 'tools\.Old\.inputSchema' must be .*zodSchema\(\).*, not a Standard Schema of 'zod' without JSON Schema$/,
     );
-    await expect(toolSchemaFromAiSdk(null as never)).rejects.toThrow(/'tools' must be a tool set/);
+    await expect(schemaFromAiSdkTools(null as never)).rejects.toThrow(/'tools' must be a tool set/);
   });
 });

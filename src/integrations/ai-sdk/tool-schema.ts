@@ -29,7 +29,7 @@ async function jsonSchemaOf(schema: unknown, parameter: string): Promise<unknown
     const input = standard.jsonSchema.input;
     if (typeof input === 'function') return input({ target: 'draft-07' });
   }
-  throw argumentError('toolSchemaFromAiSdk', {
+  throw argumentError('schemaFromAiSdkTools', {
     parameter,
     expected:
       "an AI SDK schema (jsonSchema(), zodSchema()) or a Standard Schema that converts to JSON Schema (zod 4); wrap a zod 3 schema in zodSchema() from 'ai'",
@@ -48,15 +48,15 @@ async function jsonSchemaOf(schema: unknown, parameter: string): Promise<unknown
  * Rejects with a `TypeError` naming the tool for a schema it cannot read as JSON Schema.
  *
  * @example
- * const schema = unwrap(await toolSchemaFromAiSdk(tools));
+ * const schema = unwrap(await schemaFromAiSdkTools(tools));
  * const guard = createGuard(specText, schema, { now: new Date() });
  */
-export async function toolSchemaFromAiSdk(
+export async function schemaFromAiSdkTools(
   tools: Readonly<Record<string, object>>,
   options: LoadToolSchemaOptions = {},
 ): Promise<Result<Schema>> {
   if (typeof tools !== 'object' || tools === null || Array.isArray(tools))
-    throw argumentError('toolSchemaFromAiSdk', {
+    throw argumentError('schemaFromAiSdkTools', {
       parameter: 'tools',
       expected: 'a tool set (an object of tools by name)',
       actual: describeArgument(tools),

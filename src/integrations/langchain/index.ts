@@ -18,4 +18,4 @@ export {
   journalStateKey,
 } from './middleware.js';
 export type { GuardSource } from './thread-guards.js';
-export { type LangChainToolSchemaOptions, toolSchemaFromLangChain } from './tool-schema.js';
+export { type LangChainToolSchemaOptions, schemaFromLangChainTools } from './tool-schema.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGuard } from '../../guard/index.js';
 import { unwrap } from '../../language/index.js';
-import { intentguardMiddleware, toolSchemaFromLangChain } from './index.js';
+import { intentguardMiddleware, schemaFromLangChainTools } from './index.js';
 
 const bankText = readFileSync(
   new URL('../../../examples/bank-transfer/spec.intent', import.meta.url),
@@ -24,10 +24,10 @@ const transfer = tool(async () => 'sent', {
   schema: z.object({ to: z.string(), amount: z.number() }),
 });
 
-describe('toolSchemaFromLangChain', () => {
+describe('schemaFromLangChainTools', () => {
   it('reads zod tool schemas and result schemas, so the bank spec checks against them', () => {
     const schema = unwrap(
-      toolSchemaFromLangChain([balance, transfer], {
+      schemaFromLangChainTools([balance, transfer], {
         results: { BankCheckBalance: z.object({ balance: z.number() }) },
       }),
     );
@@ -42,7 +42,7 @@ describe('toolSchemaFromLangChain', () => {
   });
 
   it('fails the spec when a result schema is missing', () => {
-    const schema = unwrap(toolSchemaFromLangChain([balance, transfer]));
+    const schema = unwrap(schemaFromLangChainTools([balance, transfer]));
     expect(() => createGuard(bankText, schema)).toThrow(/balance/);
   });
 
@@ -51,16 +51,16 @@ describe('toolSchemaFromLangChain', () => {
       name: 'Lookup',
       schema: { type: 'object', properties: { q: { type: 'string' } } },
     };
-    const lookup = unwrap(toolSchemaFromLangChain([json])).predicates.get('Lookup');
+    const lookup = unwrap(schemaFromLangChainTools([json])).predicates.get('Lookup');
     expect(lookup?.variables.map((variable) => variable.name)).toEqual(['q']);
-    expect(() => toolSchemaFromLangChain([{ name: 'Old', schema: { _def: {} } }])).toThrow(
+    expect(() => schemaFromLangChainTools([{ name: 'Old', schema: { _def: {} } }])).toThrow(
       /schema of 'Old' is neither JSON Schema nor a zod 4 schema/,
     );
   });
 
   it('gives a schema a real agent run is guarded by', async () => {
     const schema = unwrap(
-      toolSchemaFromLangChain([balance, transfer], {
+      schemaFromLangChainTools([balance, transfer], {
         results: {
           BankCheckBalance: { type: 'object', properties: { balance: { type: 'number' } } },
         },

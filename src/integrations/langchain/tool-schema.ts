@@ -21,7 +21,7 @@ function jsonSchemaOf(schema: unknown, where: string): unknown {
   // JSON Schema as given (LangChain accepts it for `tool()` too); zod objects carry `_def`.
   if (isRecord(schema) && !('_def' in schema) && !('_zod' in schema)) return schema;
   throw new TypeError(
-    `toolSchemaFromLangChain: the ${where} is neither JSON Schema nor a zod 4 schema; convert a zod 3 schema to JSON Schema first`,
+    `schemaFromLangChainTools: the ${where} is neither JSON Schema nor a zod 4 schema; convert a zod 3 schema to JSON Schema first`,
   );
 }
 
@@ -42,11 +42,11 @@ export interface LangChainToolSchemaOptions extends LoadToolSchemaOptions {
  *
  * @example
  * const schema = unwrap(
- *   toolSchemaFromLangChain(tools, { results: { BankCheckBalance: z.object({ balance: z.number() }) } }),
+ *   schemaFromLangChainTools(tools, { results: { BankCheckBalance: z.object({ balance: z.number() }) } }),
  * );
  * const guard = createGuard(specText, schema, { now: new Date() });
  */
-export function toolSchemaFromLangChain(
+export function schemaFromLangChainTools(
   tools: readonly object[],
   options: LangChainToolSchemaOptions = {},
 ): Result<Schema> {

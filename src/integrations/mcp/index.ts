@@ -20,4 +20,4 @@ export {
   startMcpProxy,
   type UpstreamTarget,
 } from './proxy.js';
-export { proxySchema, type UpstreamTool } from './schema.js';
+export { schemaFromUpstreamTools, type UpstreamTool } from './schema.js';

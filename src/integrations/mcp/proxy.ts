@@ -44,7 +44,7 @@ import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.
 import type { McpAudit } from './audit.js';
 import { type ConfirmMethod, confirmCall } from './confirm.js';
 import { McpProxyError } from './errors.js';
-import { proxySchema, type UpstreamTool } from './schema.js';
+import { schemaFromUpstreamTools, type UpstreamTool } from './schema.js';
 
 /** The upstream MCP server: a command run over stdio, or a streamable-HTTP endpoint. */
 export type UpstreamTarget =
@@ -255,7 +255,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   try {
     tools = await listAllTools(upstream);
     await options.onTools?.(tools);
-    const built = proxySchema(tools);
+    const built = schemaFromUpstreamTools(tools);
     if (!built.ok)
       throw new McpProxyError(
         'upstream-failed',

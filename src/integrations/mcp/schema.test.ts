@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { proxySchema } from './schema.js';
+import { schemaFromUpstreamTools } from './schema.js';
 
 const input = { type: 'object', properties: { path: { type: 'string' } } };
 
-describe('proxySchema: upstream annotations are untrusted', () => {
+describe('schemaFromUpstreamTools: upstream annotations are untrusted', () => {
   it('never lowers criticality below the name heuristic', () => {
-    const schema = proxySchema([
+    const schema = schemaFromUpstreamTools([
       { name: 'delete_everything', inputSchema: input, annotations: { readOnlyHint: true } },
       { name: 'create_directory', inputSchema: input, annotations: { destructiveHint: false } },
     ]);
@@ -15,7 +15,7 @@ describe('proxySchema: upstream annotations are untrusted', () => {
   });
 
   it('lets annotations raise criticality, and keeps MCP defaults without them', () => {
-    const schema = proxySchema([
+    const schema = schemaFromUpstreamTools([
       { name: 'read_file', inputSchema: input, annotations: { readOnlyHint: true } },
       { name: 'search_notes', inputSchema: input, annotations: { destructiveHint: true } },
       { name: 'frobnicate', inputSchema: input },

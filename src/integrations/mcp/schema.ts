@@ -15,7 +15,7 @@ export interface UpstreamTool {
  * is destructive). Annotations can make a tool more critical, never less — a
  * `delete_everything` that claims `readOnlyHint: true` stays critical.
  */
-export function proxySchema(tools: readonly UpstreamTool[]): Result<Schema> {
+export function schemaFromUpstreamTools(tools: readonly UpstreamTool[]): Result<Schema> {
   const annotationsByName = new Map<string, unknown>();
   for (const tool of tools) {
     if (typeof tool?.name === 'string') annotationsByName.set(tool.name, tool.annotations);

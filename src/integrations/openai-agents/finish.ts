@@ -1,8 +1,8 @@
+import { finishOrRefuse, type GuardSource } from '../../guard/adapter-kit/index.js';
 import type { Guard } from '../../guard/index.js';
-import { guardOf, uncheckedMessage } from './calls.js';
+import { guardOf } from './calls.js';
 import type {
   FunctionToolResultLike,
-  GuardSource,
   RunContextLike,
   ToolCallDetailsLike,
   ToolsToFinalOutputResultLike,
@@ -59,10 +59,10 @@ function summaryOf(input: unknown): string {
  * });
  */
 export function finishToolOptions<TContext = unknown>(
-  guard: GuardSource<TContext>,
+  guard: GuardSource<RunContextLike<TContext>>,
   settings: FinishToolSettings = {},
 ): FinishToolOptions {
-  const source = guard as GuardSource<never>;
+  const source: GuardSource<RunContextLike<never>> = guard;
   return {
     name: settings.name ?? defaultName,
     description: settings.description ?? defaultDescription,
@@ -76,16 +76,16 @@ export function finishToolOptions<TContext = unknown>(
     },
     strict: true,
     execute: async (input, runContext, details) => {
-      let current: Guard;
-      try {
-        current = guardOf(source, runContext);
-      } catch (error) {
-        return uncheckedMessage(error);
-      }
+      let current: Guard | undefined;
       // The summary is the agent's final answer: the guard checks it for calls never made.
-      const summary = (input as { summary?: unknown } | null | undefined)?.summary;
-      const decision = current.finish(typeof summary === 'string' ? summary : undefined);
-      if (decision.action !== 'run') return decision.message;
+      const decision = finishOrRefuse(
+        () => {
+          current = guardOf(source, runContext);
+          return current;
+        },
+        (input as { summary?: unknown } | null | undefined)?.summary,
+      );
+      if (decision.action !== 'run' || current === undefined) return decision.message;
       const id = details?.toolCall?.callId;
       if (id !== undefined) {
         let ids = acceptedFinishes.get(current);
@@ -106,13 +106,13 @@ export function finishToolOptions<TContext = unknown>(
  * runs again and reads the results.
  */
 export function finishBehavior<TContext = unknown>(
-  guard: GuardSource<TContext>,
+  guard: GuardSource<RunContextLike<TContext>>,
   settings: Pick<FinishToolSettings, 'name'> = {},
 ): (
   runContext: RunContextLike,
   toolResults: readonly FunctionToolResultLike[],
 ) => Promise<ToolsToFinalOutputResultLike> {
-  const source = guard as GuardSource<never>;
+  const source: GuardSource<RunContextLike<never>> = guard;
   const name = settings.name ?? defaultName;
   return async (runContext, toolResults) => {
     const finishes = toolResults.filter(

@@ -5,6 +5,8 @@
  * SDK's interruptions, failed calls are rolled back, and the run ends only when the
  * guard says the task is done. Persist `guard.journal()` beside `RunState.toString()`.
  */
+
+export type { GuardSource } from '../../guard/adapter-kit/index.js';
 export {
   type FinishToolOptions,
   type FinishToolSettings,
@@ -17,7 +19,7 @@ export {
   type ResolvedInterruptions,
   resolveInterruptions,
 } from './interruptions.js';
-export { schemaFromAgentTools } from './schema.js';
+export { schemaFromOpenAiAgentsTools } from './schema.js';
 export {
   type IntentguardToolOptions,
   type IntentguardToolSettings,
@@ -29,7 +31,6 @@ export type {
   FunctionCallLike,
   FunctionToolLike,
   FunctionToolResultLike,
-  GuardSource,
   RunContextLike,
   RunStateLike,
   ToolCallDetailsLike,

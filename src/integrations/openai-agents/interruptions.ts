@@ -1,5 +1,5 @@
+import { renderRefusal } from '../../guard/adapter-kit/index.js';
 import type { Guard, GuardDecision } from '../../guard/index.js';
-import { recordedCall } from './calls.js';
 import type { ApprovalItemLike, RunStateLike } from './types.js';
 
 /** What a person is asked about one paused call. */
@@ -38,7 +38,7 @@ function requestFor<TItem extends ApprovalItemLike>(
 ): ApprovalRequest<TItem> | undefined {
   const id = callIdOf(item);
   if (id === undefined) return undefined;
-  const call = recordedCall(guard, id);
+  const call = guard.call(id);
   if (call === undefined) return undefined;
   const decision = guard.check(call);
   return { item, id, name: call.name, args: call.args, prompt: decision.prompt, decision };
@@ -72,7 +72,7 @@ export function answerInterruption<TItem extends ApprovalItemLike>(
       message:
         decision.action === 'refuse'
           ? decision.message
-          : `intentguard: the user declined this call. ${decision.verdict.feedback}`,
+          : renderRefusal({ code: 'user-declined', feedback: decision.verdict.feedback }),
     });
   return decision;
 }

@@ -32,8 +32,9 @@ import {
   type GuardSource,
   type IntentguardToolSettings,
   intentguardToolOptions,
+  type RunContextLike,
   resolveInterruptions,
-  schemaFromAgentTools,
+  schemaFromOpenAiAgentsTools,
 } from './index.js';
 
 const examples = new URL('../../../examples/', import.meta.url);
@@ -59,7 +60,7 @@ function newBank(failures = 0): Bank {
 }
 
 function bankTools<TContext>(
-  guard: GuardSource<TContext>,
+  guard: GuardSource<RunContextLike<TContext>>,
   bank: Bank,
   settings: { balance?: IntentguardToolSettings; transfer?: IntentguardToolSettings } = {},
 ) {
@@ -562,7 +563,7 @@ describe('a guarded run with @openai/agents 0.20 and a scripted model', () => {
   it('builds a schema from the agent tools for writing the spec', () => {
     const guard = newGuard();
     const tools = bankTools(guard, newBank());
-    const derived = unwrap(schemaFromAgentTools(tools, { exclude: ['finish'] }));
+    const derived = unwrap(schemaFromOpenAiAgentsTools(tools, { exclude: ['finish'] }));
     expect([...derived.predicates.keys()].sort()).toEqual([
       'bank_check_balance',
       'bank_check_balanceResult',
@@ -595,7 +596,7 @@ describe('failing closed', () => {
     const answer = await guardrail!.run({ context: noApproval, toolCall: transferItem('t1') });
     expect(answer.behavior).toMatchObject({ type: 'rejectContent' });
     expect((answer.behavior as { message: string }).message).toContain(
-      "needs the user's approval, which it does not have",
+      'needs the user\'s approval (Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)), and the user could not be asked here, so it did not run.',
     );
     expect(guard.status().pendingIds).toEqual(['t1']);
   });
@@ -620,7 +621,7 @@ describe('failing closed', () => {
     const [guardrail] = lost.inputGuardrails;
     const answer = await guardrail!.run({ context: noApproval, toolCall: transferItem('t1') });
     expect((answer.behavior as { message?: string }).message).toMatch(
-      /^intentguard: this call could not be checked, so it did not run \(intentguard: the guard source did not return a guard\)/,
+      /^intentguard: refused\. The call could not be checked \(intentguard: the guard source did not return a guard\), so it did not run\.$/,
     );
     const guard = newGuard();
     const unnamed = intentguardToolOptions(guard, 'BankTransfer');

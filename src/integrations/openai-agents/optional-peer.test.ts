@@ -70,7 +70,7 @@ describe('@openai/agents stays an optional peer', () => {
       'finishToolOptions',
       'intentguardToolOptions',
       'resolveInterruptions',
-      'schemaFromAgentTools',
+      'schemaFromOpenAiAgentsTools',
     ]);
   });
 });

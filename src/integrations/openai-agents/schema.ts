@@ -9,9 +9,9 @@ import type { FunctionToolLike } from './types.js';
  * have no parameters to check and are left out; so is the finish tool, when named.
  *
  * @example
- * const schema = unwrap(schemaFromAgentTools(agent.tools, { exclude: ['finish'] }));
+ * const schema = unwrap(schemaFromOpenAiAgentsTools(agent.tools, { exclude: ['finish'] }));
  */
-export function schemaFromAgentTools(
+export function schemaFromOpenAiAgentsTools(
   tools: readonly FunctionToolLike[],
   options: ToolSchemaOptions & { readonly exclude?: readonly string[] } = {},
 ): Result<Schema> {

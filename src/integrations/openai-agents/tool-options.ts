@@ -1,8 +1,9 @@
+import { errorMessage } from '../../engine/fail-closed.js';
+import { type GuardSource, renderRefusal } from '../../guard/adapter-kit/index.js';
 import type { Guard, GuardDecision } from '../../guard/index.js';
-import { guardOf, parsedArguments, recordedCall, uncheckedMessage } from './calls.js';
+import { guardOf, parsedArguments } from './calls.js';
 import type {
   AppToolGuardrail,
-  GuardSource,
   RunContextLike,
   ToolCallDetailsLike,
   ToolErrorFunctionLike,
@@ -72,7 +73,7 @@ function markAsked(guard: Guard, id: string): void {
 
 /** Reports a call that will not run (the app rejected it, or it failed) so the guard undoes it. */
 function reportFailure(guard: Guard, id: string, error: unknown): boolean {
-  if (!guard.status().runningIds.includes(id)) return false;
+  if (guard.state(id) !== 'running') return false;
   guard.result(id, { error });
   return true;
 }
@@ -88,7 +89,7 @@ function decideAtExecution(
 ): { readonly allow: boolean; readonly decision?: GuardDecision; readonly message?: string } {
   const { toolCall, context } = data;
   const id = toolCall.callId;
-  const recorded = recordedCall(guard, id);
+  const recorded = guard.call(id);
   // The arguments as `needsApproval` checked them (the tool's parsed input); the model's
   // text only when the guard has not seen the call.
   const call =
@@ -111,7 +112,7 @@ function decideAtExecution(
       return {
         allow: false,
         decision,
-        message: `intentguard: this call needs the user's approval, which it does not have. ${decision.verdict.feedback}`,
+        message: renderRefusal({ code: 'approval-missing', question: decision.prompt }),
       };
     }
   }
@@ -142,7 +143,7 @@ function decideAtExecution(
  * });
  */
 export function intentguardToolOptions<TResult = string, TContext = unknown>(
-  guard: GuardSource<TContext>,
+  guard: GuardSource<RunContextLike<TContext>>,
   action: string,
   settings: IntentguardToolSettings<TResult> = {},
 ): IntentguardToolOptions<TResult> {
@@ -150,7 +151,7 @@ export function intentguardToolOptions<TResult = string, TContext = unknown>(
     throw new TypeError(
       "intentguardToolOptions: 'action' must be the tool's name in the spec's schema",
     );
-  const source = guard as GuardSource<never>;
+  const source: GuardSource<RunContextLike<never>> = guard;
   const appInput = [...(settings.inputGuardrails ?? [])];
   const appOutput = [...(settings.outputGuardrails ?? [])];
   const appError = settings.errorFunction;
@@ -184,7 +185,7 @@ export function intentguardToolOptions<TResult = string, TContext = unknown>(
         current = guardOf(source, data.context);
         outcome = decideAtExecution(current, action, data);
       } catch (error) {
-        return rejectContent(uncheckedMessage(error));
+        return rejectContent(renderRefusal({ code: 'unchecked', reason: errorMessage(error) }));
       }
       const info = outcome.decision && { intentguard: outcome.decision };
       if (!outcome.allow) return rejectContent(outcome.message ?? '', info);
@@ -207,7 +208,7 @@ export function intentguardToolOptions<TResult = string, TContext = unknown>(
       let observation: unknown;
       try {
         const current = guardOf(source, data.context);
-        if (current.status().runningIds.includes(data.toolCall.callId))
+        if (current.state(data.toolCall.callId) === 'running')
           observation = current.result(data.toolCall.callId, { output: data.output });
       } catch {
         // Observing is best effort: the tool has run, its output goes to the model.

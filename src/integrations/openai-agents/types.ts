@@ -1,5 +1,3 @@
-import type { Guard } from '../../guard/index.js';
-
 /**
  * The parts of `@openai/agents` (0.20) the adapter touches, as structural types: the
  * adapter never imports the framework at run time, so that `intentguard/openai-agents`
@@ -19,11 +17,6 @@ export interface FunctionCallLike {
   /** The arguments as the model wrote them (JSON text). */
   readonly arguments: string;
 }
-
-/** The guard of a run, or how to find it in the run's context (an agent shared by many runs). */
-export type GuardSource<TContext = unknown> =
-  | Guard
-  | ((runContext: RunContextLike<TContext>) => Guard);
 
 /** What a tool guardrail answers (the SDK's `ToolGuardrailFunctionOutput`). */
 export interface ToolGuardrailOutputLike {
