@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { errorMessage } from '../support/error-message.js';
 import { nodeIo } from './io.js';
 import { runCli } from './program.js';
 
@@ -14,9 +15,7 @@ runCli(process.argv.slice(2), nodeIo()).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(
-      `intentguard: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    process.stderr.write(`intentguard: ${errorMessage(error)}\n`);
     process.exitCode = 2;
   },
 );

@@ -1,4 +1,5 @@
 import type { ExperienceMemory } from '../store/index.js';
+import { errorMessage } from '../support/error-message.js';
 import { CliError } from './io.js';
 
 /** The store is loaded only when --memory is used: it needs the native SQLite module. */
@@ -7,9 +8,6 @@ export async function openMemory(path: string): Promise<ExperienceMemory> {
     const store = await import('../store/index.js');
     return store.ExperienceMemory.open(path);
   } catch (error) {
-    throw new CliError(
-      `--memory: cannot open '${path}': ${error instanceof Error ? error.message : String(error)}`,
-      2,
-    );
+    throw new CliError(`--memory: cannot open '${path}': ${errorMessage(error)}`, 2);
   }
 }

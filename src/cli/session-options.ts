@@ -1,4 +1,5 @@
 import { createClock, type SessionOptions } from '../engine/index.js';
+import { errorMessage } from '../support/error-message.js';
 import { wholeNumber } from './flags.js';
 import { CliError } from './io.js';
 
@@ -27,7 +28,7 @@ export function sessionOptionsFromFlags(flags: SessionFlags): SessionOptions {
     try {
       createClock(flags.now, timeZone);
     } catch (error) {
-      throw new CliError(`--now: ${error instanceof Error ? error.message : String(error)}`, 2);
+      throw new CliError(`--now: ${errorMessage(error)}`, 2);
     }
   }
   const escalateAfter = wholeNumber('--escalate-after', flags.escalateAfter, 0, maxEscalateAfter);

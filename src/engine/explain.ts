@@ -5,6 +5,7 @@ import {
   specProblem,
 } from '../language/arguments.js';
 import type { Spec } from '../language/index.js';
+import { isRecord } from '../support/is-record.js';
 import { type ClockInput, createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
 import { describePattern, describeRuleBody } from './describe.js';
@@ -43,7 +44,7 @@ export function explainSpec(spec: Spec, options: ExplainOptions = {}): Explanati
   // refused by the clock with a RangeError.
   const misuse = firstProblem(
     specProblem(spec),
-    typeof options === 'object' && options !== null && !Array.isArray(options)
+    isRecord(options)
       ? undefined
       : {
           parameter: 'options',

@@ -1,6 +1,7 @@
 import { isDecimal, normalizeText } from '../language/index.js';
 import { jsonNesting } from '../language/json-nesting.js';
 import { confusableSkeletons } from '../language/unicode/skeleton.js';
+import { isRecord } from '../support/is-record.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
 import type { Instance } from './state.js';
@@ -406,10 +407,6 @@ function callArguments(
     input[name] = value;
   }
   return input;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 type ReadInput = Pick<ShownCall, 'input' | 'unreadable'>;

@@ -1,14 +1,10 @@
+import { errorMessage } from '../support/error-message.js';
 import type { Verdict } from './verdict.js';
 
 /*
  * The fail-closed path: whatever goes wrong inside the engine, the answer is a
  * `reject` that says so, never an `allow`.
  */
-
-/** The message of anything thrown. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The verdict for a proposal the engine failed to decide. */
 export function internalErrorVerdict(error: unknown): Verdict {

@@ -10,7 +10,6 @@ export {
   type Explanation,
   explainSpec,
 } from './explain.js';
-export { errorMessage } from './fail-closed.js';
 export type { IntentSession } from './intent-session.js';
 export { lexicalSimilarity } from './lexical-similarity.js';
 export {

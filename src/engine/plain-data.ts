@@ -1,3 +1,5 @@
+import { errorMessage } from '../support/error-message.js';
+
 /**
  * Proposals and observations are JSON data (FORMATS.md §2). A library host may pass
  * anything, though: a BigInt, a cyclic object, a structure nested a hundred thousand
@@ -115,7 +117,7 @@ export function plainDataProblem(input: unknown, bounds: PlainDataBounds): strin
       }
     }
   } catch (error) {
-    return `reading it failed (${cutText(error instanceof Error ? error.message : String(error), 200)})`;
+    return `reading it failed (${cutText(errorMessage(error), 200)})`;
   }
   return undefined;
 }

@@ -1,4 +1,6 @@
 import { defaultLimits, didYouMean, type Limits } from '../language/index.js';
+import { errorMessage } from '../support/error-message.js';
+import { isRecord } from '../support/is-record.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
 import type { ProposedAction } from './evaluation.js';
@@ -58,10 +60,6 @@ interface ReadContext {
   readonly values: ReadOptions;
   readonly problems: ProposalProblem[];
   readonly ignored: ProposalProblem[];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A name or value the agent wrote, quoted in a problem. */
@@ -753,7 +751,7 @@ function readOptions(limits: Limits): { proposal: ReadOptions; observation: Read
  * unreadable — the caller's invalid input, not an engine failure (`internal-error`).
  */
 function unreadable(error: unknown, what: string): ReadResult<never> {
-  const reason = cutText(error instanceof Error ? error.message : String(error), 200);
+  const reason = cutText(errorMessage(error), 200);
   return {
     ok: false,
     problems: [{ message: `the ${what} cannot be read: reading it failed (${reason})` }],

@@ -1,5 +1,6 @@
 import { argumentError, specProblem } from '../language/arguments.js';
 import type { Spec } from '../language/index.js';
+import { errorMessage } from '../support/error-message.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { createClock, type SessionClock } from './clock.js';
 import {
@@ -11,7 +12,7 @@ import {
 import { perValueReadings } from './deny-list-reading.js';
 import { type EvaluationContext, type ProposedAction, ruleFires } from './evaluation.js';
 import type { CommittedCall } from './fabricated-action.js';
-import { errorMessage, internalErrorVerdict } from './fail-closed.js';
+import { internalErrorVerdict } from './fail-closed.js';
 import { repeatedViolationReason } from './feedback.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';

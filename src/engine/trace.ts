@@ -1,4 +1,6 @@
 import { closestNames, defaultLimits, failure, type Result, success } from '../language/index.js';
+import { errorMessage } from '../support/error-message.js';
+import { isRecord } from '../support/is-record.js';
 import { findJsonAmbiguity } from './json-ambiguity.js';
 import {
   type Decision,
@@ -122,10 +124,6 @@ class LineProblem {
     readonly message: string,
     readonly column?: number,
   ) {}
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function suggestKey(key: string, known: readonly string[]): string {
@@ -370,10 +368,7 @@ export function parseTrace(text: string): Result<ParsedTrace, TraceProblem> {
       try {
         value = JSON.parse(raw);
       } catch (error) {
-        throw new LineProblem(
-          'invalid-json',
-          `invalid JSON: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        throw new LineProblem('invalid-json', `invalid JSON: ${errorMessage(error)}`);
       }
       // JSON.parse keeps the last of two equal keys and rounds long numbers: a tool's
       // parser may do otherwise, so such a line is refused rather than read as something else.

@@ -2,6 +2,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { createClock } from '../engine/index.js';
 import type { Schema } from '../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../schema/index.js';
+import { isRecord } from '../support/is-record.js';
 import { EvalInputError } from './errors.js';
 import type { EvalCase, EvalStep, StepLabel } from './types.js';
 
@@ -33,10 +34,6 @@ const stepKeys = {
   observe: ['observe', 'id'],
   fail: ['fail'],
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Reads a file named in the dataset (relative to the dataset's folder). */
 export type DatasetFileReader = (path: string) => Promise<string>;

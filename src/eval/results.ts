@@ -1,10 +1,7 @@
+import { isRecord } from '../support/is-record.js';
 import { EvalInputError } from './errors.js';
 import { caseOutcomes } from './score.js';
 import type { CaseResult, EvalResults } from './types.js';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Reads an earlier results file to resume from: its cases are kept when it is the same

@@ -1,6 +1,7 @@
 import { toolResultObservation } from '../guard/index.js';
 import type { Schema } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
+import { isRecord } from '../support/is-record.js';
 import { EvalInputError } from './errors.js';
 import { finishProposal } from './finish.js';
 import { parseReactCalls } from './react-trace.js';
@@ -44,10 +45,6 @@ export interface ToolemuData {
   readonly count: number;
   /** Builds the evaluation case of one index (its schema holds only the case's toolkits). */
   caseAt(index: number): EvalCase;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parseJson(text: string, file: string): unknown {

@@ -1,5 +1,6 @@
 import { lexicalSimilarity, type SimilarityFunction } from '../engine/index.js';
 import type { CheckedConstraint, Literal, Spec } from '../language/index.js';
+import { errorMessage } from '../support/error-message.js';
 import type { EmbeddingCache } from './experience.js';
 import type { EmbeddingModel } from './model/model.js';
 
@@ -123,7 +124,7 @@ export function createEmbeddingSimilarity(
         }
         return { embedded };
       } catch (error) {
-        return { embedded, error: error instanceof Error ? error.message : String(error) };
+        return { embedded, error: errorMessage(error) };
       }
     },
   };

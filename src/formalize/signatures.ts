@@ -5,7 +5,10 @@ import type {
   VariableDeclaration,
   VariableType,
 } from '../language/index.js';
+import { invisibleClass } from '../support/printable-text.js';
 import { defuseMarkers } from './prompts/context.js';
+
+const invisibleCharacter = new RegExp(`[${invisibleClass}]`, 'gu');
 
 /** Bounds on what one predicate contributes to a prompt. */
 export interface SignatureLimits {
@@ -27,10 +30,7 @@ const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * and no prompt markers (a description cannot forge an `<instruction>` block, F1).
  */
 export function oneLine(text: string, limit: number): string {
-  const flat = defuseMarkers(text)
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const flat = defuseMarkers(text).replace(invisibleCharacter, ' ').replace(/\s+/g, ' ').trim();
   return flat.length <= limit ? flat : `${flat.slice(0, Math.max(0, limit - 1)).trimEnd()}…`;
 }
 

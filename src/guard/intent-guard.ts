@@ -1,5 +1,4 @@
 import { loadAnswerCheck } from '../engine/answer-check.js';
-import { errorMessage } from '../engine/fail-closed.js';
 import type { NoSpecSession } from '../engine/no-spec-session.js';
 import { Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
@@ -9,6 +8,7 @@ import type { Spec } from '../language/checker/spec.js';
 import type { Schema } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
 import { loadConfusables } from '../language/unicode/skeleton.js';
+import { errorMessage } from '../support/error-message.js';
 import { renderForModel, renderForPerson, unshowableCall } from './render.js';
 import { toolResultReader } from './tool-result-reader.js';
 import type {

@@ -1,4 +1,6 @@
 import type { Verdict } from '../engine/verdict.js';
+import { isRecord } from '../support/is-record.js';
+import { invisibleClass } from '../support/printable-text.js';
 
 /**
  * The question a person is asked to approve a call: the one place it is written, for
@@ -58,7 +60,7 @@ export function constrainedArgumentNames(verdict: Verdict): string[] {
 }
 
 /** A character that would change how the text around it reads, or break its line. */
-const hiddenCharacters = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const hiddenCharacters = new RegExp(`[${invisibleClass}]`, 'gu');
 
 /** Text with controls, bidi and invisible characters, and line breaks written as `\uXXXX`. */
 function visible(text: string): string {
@@ -128,10 +130,7 @@ export function personPrompt(name: string, args: unknown, verdict: Verdict): str
   );
   const head = `Allow ${cutMiddle(visible(name), maxNameLength)} `;
   const tail = `? ${why}`.trimEnd();
-  const record =
-    typeof args === 'object' && args !== null && !Array.isArray(args)
-      ? (args as Record<string, unknown>)
-      : { arguments: args };
+  const record = isRecord(args) ? args : { arguments: args };
   const given = Object.keys(record);
   const constrained = constrainedArgumentNames(verdict);
   const targets = given.filter((key) => !constrained.includes(key) && isTargetArgument(key));

@@ -1,4 +1,5 @@
 import type { PredicateDeclaration, Schema, VariableDeclaration } from '../language/index.js';
+import { isRecord } from '../support/is-record.js';
 
 /**
  * A tool's output as an observation of its result predicate (`<Tool>Result`), in the
@@ -73,10 +74,6 @@ function toolPredicate(schema: Schema, toolName: string): PredicateDeclaration |
     if (predicate.kind === 'action' && predicate.sourceName === toolName) return predicate;
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parsedObject(text: string): Record<string, unknown> | undefined {

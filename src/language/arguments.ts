@@ -1,3 +1,4 @@
+import { isRecord } from '../support/is-record.js';
 /**
  * Checks of what callers pass to the public entry points, so that misuse gets an
  * answer that names the parameter instead of a TypeError from deep inside
@@ -23,10 +24,6 @@ export interface ArgumentProblem {
   readonly actual: string;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A short description of a value for a message: its kind, and small scalars as written. */
 export function describeArgument(value: unknown): string {
   if (value === undefined) return 'undefined';
@@ -37,7 +34,7 @@ export function describeArgument(value: unknown): string {
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'symbol') return 'a symbol';
   if (Array.isArray(value)) return 'an array';
-  if (isObject(value) && typeof value.ok === 'boolean' && 'diagnostics' in value) {
+  if (isRecord(value) && typeof value.ok === 'boolean' && 'diagnostics' in value) {
     // The most likely slip: passing the result of checkSpec instead of its value.
     return 'a result object ({ ok, value, diagnostics }); pass its value';
   }
@@ -57,9 +54,9 @@ export function sourceProblem(value: unknown, parameter = 'source'): ArgumentPro
 
 /** A schema: an object whose `predicates` is a map (see `createSchema`, `loadStateSchema`). */
 export function schemaProblem(value: unknown, parameter = 'schema'): ArgumentProblem | undefined {
-  const predicates = isObject(value) ? value.predicates : undefined;
+  const predicates = isRecord(value) ? value.predicates : undefined;
   const mapLike =
-    isObject(predicates) &&
+    isRecord(predicates) &&
     typeof predicates.get === 'function' &&
     typeof predicates.keys === 'function' &&
     typeof predicates.values === 'function';
@@ -74,12 +71,12 @@ export function parsedSpecProblem(
   parameter = 'parsed',
 ): ArgumentProblem | undefined {
   const valid =
-    isObject(value) &&
-    isObject(value.ast) &&
+    isRecord(value) &&
+    isRecord(value.ast) &&
     value.ast.kind === 'spec' &&
     Array.isArray(value.ast.items) &&
     typeof value.source === 'string' &&
-    isObject(value.lines) &&
+    isRecord(value.lines) &&
     typeof value.lines.range === 'function';
   return valid ? undefined : problem(parameter, 'a ParsedSpec (the value of parse)', value);
 }
@@ -87,12 +84,12 @@ export function parsedSpecProblem(
 /** A checked spec: the value of a successful `checkSpec` or `check`. */
 export function specProblem(value: unknown, parameter = 'spec'): ArgumentProblem | undefined {
   const valid =
-    isObject(value) &&
+    isRecord(value) &&
     schemaProblem(value.schema) === undefined &&
     Array.isArray(value.rules) &&
     Array.isArray(value.guards) &&
     Array.isArray(value.doneRules) &&
-    isObject(value.objectives) &&
+    isRecord(value.objectives) &&
     typeof value.objectives.get === 'function' &&
     typeof value.source === 'string';
   return valid
@@ -108,7 +105,7 @@ const limitNames = new Set(Object.keys(defaultLimits));
  */
 export function limitsProblem(value: unknown, parameter = 'limits'): ArgumentProblem | undefined {
   if (value === undefined) return undefined;
-  if (!isObject(value)) return problem(parameter, 'an object of limits', value);
+  if (!isRecord(value)) return problem(parameter, 'an object of limits', value);
   for (const [name, limit] of Object.entries(value)) {
     if (!limitNames.has(name)) {
       const [closest] = closestNames(name, limitNames);
@@ -132,7 +129,7 @@ export function parseOptionsProblem(
   parameter = 'options',
 ): ArgumentProblem | undefined {
   if (value === undefined) return undefined;
-  if (!isObject(value)) return problem(parameter, 'an options object or undefined', value);
+  if (!isRecord(value)) return problem(parameter, 'an options object or undefined', value);
   if (value.extract !== undefined && typeof value.extract !== 'boolean') {
     return problem(`${parameter}.extract`, 'true, false or undefined', value.extract);
   }

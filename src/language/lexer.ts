@@ -1,3 +1,4 @@
+import { unprintableClass } from '../support/printable-text.js';
 import { approximateNumber, isDecimal, type NumberProblem, readNumber } from './decimal.js';
 import type { DiagnosticBag } from './diagnostics/diagnostic.js';
 import type { Limits } from './limits.js';
@@ -5,6 +6,9 @@ import { operatorSymbols } from './operators.js';
 import { compileRegex } from './regex.js';
 import type { LineIndex } from './source-range.js';
 import type { Comment, SymbolText, Token } from './tokens.js';
+
+const unprintableCharacter = new RegExp(`^[${unprintableClass}]$`, 'u');
+const unprintableCharacters = new RegExp(`[${unprintableClass}]`, 'gu');
 
 /** Punctuation; operator spellings come from the operator table. */
 const punctuation: Readonly<Record<string, SymbolText>> = {
@@ -141,7 +145,7 @@ function validDate(text: string): boolean {
  */
 function printableCharacter(character: string): string {
   if (character === '') return character;
-  if (!/^[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Cs}]$/u.test(character)) return character;
+  if (!unprintableCharacter.test(character)) return character;
   const code = character.codePointAt(0) ?? 0;
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
@@ -149,7 +153,7 @@ function printableCharacter(character: string): string {
 /** `text` with every invisible or disturbing character written as `\u{XXXX}`. */
 function printableText(text: string): string {
   return text.replace(
-    /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Cs}]/gu,
+    unprintableCharacters,
     (character) => `\\u{${(character.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`,
   );
 }

@@ -1,3 +1,4 @@
+import { invisibleOrSurrogateClass } from '../support/printable-text.js';
 import {
   argumentDiagnostic,
   firstProblem,
@@ -39,6 +40,8 @@ import { isOperator, operatorWords } from './operators.js';
 import { failure, type Result, success } from './result.js';
 import { LineIndex, type SourceRange } from './source-range.js';
 import type { Token } from './tokens.js';
+
+const invisibleCharacter = new RegExp(`[${invisibleOrSurrogateClass}]`, 'gu');
 
 export interface ParseOptions {
   readonly limits?: Partial<Limits>;
@@ -90,7 +93,7 @@ function isKeyword(token: Token | undefined, keyword: string): boolean {
  * would break or disguise the rendered message.
  */
 function visible(text: string): string {
-  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, ' ');
+  return text.replace(invisibleCharacter, ' ');
 }
 
 function describe(token: Token | undefined): string {

@@ -1,3 +1,4 @@
+import { invisibleOrSurrogateClass } from '../support/printable-text.js';
 import {
   type AnnotationNode,
   type ArithmeticOperand,
@@ -155,7 +156,7 @@ export function printNumber(value: NumberValue): string {
   return numberText(value);
 }
 
-const invisiblePattern = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]$/u;
+const invisiblePattern = new RegExp(`^[${invisibleOrSurrogateClass}]$`, 'u');
 
 /**
  * Double-quoted, escaping what the lexer would otherwise misread, and every character

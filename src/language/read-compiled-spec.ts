@@ -1,3 +1,4 @@
+import { isPlainRecord } from '../support/is-record.js';
 import { checkCompiledSpec, requireSchema } from './check-compiled-spec.js';
 import type { CheckedRule, Spec } from './checker/spec.js';
 import {
@@ -45,12 +46,6 @@ interface Context {
 }
 
 type Json = unknown;
-
-function isRecord(value: Json): value is Record<string, Json> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
 
 function describe(value: Json): string {
   if (value === null) return 'null';
@@ -208,7 +203,7 @@ function readShape(value: Json, name: string, path: string, context: Context, de
       );
     return value;
   }
-  if (!isRecord(value))
+  if (!isPlainRecord(value))
     throw new CompiledSpecError(path, `expected an object, found ${describe(value)}`);
   if ('fields' in shape) return readObject(value, shape.fields, undefined, path, context, depth);
   const kind = own(value, 'kind');
@@ -281,7 +276,7 @@ function readSchema(value: Json, context: Context): Schema {
 
 /** Reads a compiled spec; throws `CompiledSpecError` at the first thing that is not one. */
 export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOptions = {}): Spec {
-  if (!isRecord(document))
+  if (!isPlainRecord(document))
     throw new CompiledSpecError('$', `expected an object, found ${describe(document)}`);
   if (own(document, 'format') !== compiledSpecFormat)
     throw new CompiledSpecError('$.format', `expected "${compiledSpecFormat}"`);

@@ -1,3 +1,4 @@
+import { ignorableClass } from '../support/printable-text.js';
 import { caseFold } from './unicode/case-folding.js';
 
 /**
@@ -13,7 +14,7 @@ const asciiOnly = /^[\x00-\x7f]*$/;
  * characters, bidi controls, the BOM, Hangul fillers) and control characters. The
  * controls that separate words (tab, line breaks, NEL) become a space; the rest go.
  */
-const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu;
+const invisible = new RegExp(`[${ignorableClass}]`, 'gu');
 const separatingControl = /[\t\n\v\f\r\x85]/;
 
 function dropInvisible(text: string): string {

@@ -1,4 +1,4 @@
-import { isRecord } from './json-input.js';
+import { isRecord } from '../support/is-record.js';
 
 function wordSet(words: string): ReadonlySet<string> {
   return new Set(words.trim().split(/\s+/));

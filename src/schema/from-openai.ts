@@ -1,8 +1,9 @@
 import type { Result } from '../language/result.js';
 import type { Schema } from '../language/schema-model.js';
+import { isRecord } from '../support/is-record.js';
 import { isCriticalByName } from './criticality.js';
 import { readDescription } from './fields.js';
-import { abbreviate, describeValue, isRecord, readJsonInput } from './json-input.js';
+import { abbreviate, describeValue, readJsonInput } from './json-input.js';
 import { childPath } from './json-path.js';
 import { convertObjectSchema } from './json-schema.js';
 import { type LoadContext, runLoader } from './load-context.js';

@@ -38,7 +38,9 @@ describe('the schema folder', () => {
       const imports = [...text.matchAll(/from '([^']+)'/g)].map((match) => match[1] ?? '');
       for (const specifier of imports) {
         expect(
-          specifier.startsWith('./') || specifier.startsWith('../language/'),
+          specifier.startsWith('./') ||
+            specifier.startsWith('../language/') ||
+            specifier.startsWith('../support/'),
           `${file}: ${specifier}`,
         ).toBe(true);
       }

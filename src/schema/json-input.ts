@@ -1,10 +1,7 @@
+import { errorMessage } from '../support/error-message.js';
 import type { LoadContext } from './load-context.js';
 
 export type JsonRecord = Readonly<Record<string, unknown>>;
-
-export function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** How a value reads in a message: `a string`, `an array`, `null`. */
 export function describeValue(value: unknown): string {
@@ -57,7 +54,7 @@ export function readJsonInput(
 
 /** The parser's reason, with a line and column when the parser says where it stopped. */
 function jsonErrorData(error: unknown, source: string): Record<string, string | number> {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorMessage(error);
   const match = /at position (\d+)/.exec(reason);
   if (match?.[1] === undefined) return { reason };
   const offset = Number(match[1]);

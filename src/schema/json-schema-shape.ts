@@ -1,5 +1,6 @@
 import type { VariableType } from '../language/schema-model.js';
-import { abbreviate, describeValue, isRecord, type JsonRecord } from './json-input.js';
+import { isRecord } from '../support/is-record.js';
+import { abbreviate, describeValue, type JsonRecord } from './json-input.js';
 import { childPath, pointerPath } from './json-path.js';
 import type { LoadContext } from './load-context.js';
 

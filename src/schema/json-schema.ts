@@ -1,6 +1,7 @@
 import type { Result } from '../language/result.js';
 import type { RecordShape, VariableDeclaration, VariableType } from '../language/schema-model.js';
-import { abbreviate, isRecord } from './json-input.js';
+import { isRecord } from '../support/is-record.js';
+import { abbreviate } from './json-input.js';
 import { childPath } from './json-path.js';
 import {
   anyValue,

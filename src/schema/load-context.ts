@@ -6,6 +6,7 @@ import {
 } from '../language/diagnostics/diagnostic.js';
 import { failure, type Result, success } from '../language/result.js';
 import type { Schema } from '../language/schema-model.js';
+import { errorMessage } from '../support/error-message.js';
 import { resolveSchemaLimits, type SchemaLimits } from './limits.js';
 
 /** What every loader threads through its helpers: where problems go, and the limits. */
@@ -47,7 +48,7 @@ export function runLoader<T = Schema>(
     if (value === undefined || context.bag.hasErrors) return failure(context.bag.items);
     return success(value, context.bag.items);
   } catch (error) {
-    const reason = `The schema could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `The schema could not be read: ${errorMessage(error)}`;
     const diagnostic = createDiagnostic('schema-invalid', { path: '$' }, { reason });
     return failure([...(context?.bag.items ?? []), diagnostic]);
   }

@@ -5,14 +5,9 @@ import {
   type PredicateKind,
   type Schema,
 } from '../language/schema-model.js';
+import { isRecord } from '../support/is-record.js';
 import { checkNameLength, readDescription } from './fields.js';
-import {
-  abbreviate,
-  describeValue,
-  isRecord,
-  type JsonRecord,
-  readJsonInput,
-} from './json-input.js';
+import { abbreviate, describeValue, type JsonRecord, readJsonInput } from './json-input.js';
 import { childPath } from './json-path.js';
 import type { SchemaLimits } from './limits.js';
 import { type LoadContext, runLoader } from './load-context.js';

@@ -1,9 +1,10 @@
 import type { Result } from '../language/result.js';
 import type { Schema } from '../language/schema-model.js';
+import { isRecord } from '../support/is-record.js';
 import { convertMcpTools, isMcpTool } from './from-mcp.js';
 import { convertOpenAiTools, isOpenAiTool } from './from-openai.js';
 import { convertToolemu, isToolemuToolkit } from './from-toolemu.js';
-import { abbreviate, describeValue, isRecord, readJsonInput } from './json-input.js';
+import { abbreviate, describeValue, readJsonInput } from './json-input.js';
 import { type LoadContext, runLoader } from './load-context.js';
 import type { ToolSchemaOptions } from './tool-predicates.js';
 

@@ -5,8 +5,9 @@ import {
   type VariableType,
 } from '../language/schema-model.js';
 import { didYouMean } from '../language/suggest.js';
+import { isRecord } from '../support/is-record.js';
 import { checkNameLength, readDescription } from './fields.js';
-import { abbreviate, describeValue, isRecord } from './json-input.js';
+import { abbreviate, describeValue } from './json-input.js';
 import { childPath } from './json-path.js';
 import type { LoadContext } from './load-context.js';
 import { sanitizeName } from './names.js';

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { errorMessage } from '../support/error-message.js';
 import { type AuditVerification, auditSchema, verifyAuditChain } from './audit-chain.js';
 import { type AuditedSession, collectAudited, firstTamperedSession } from './journal-anchor.js';
 import { serviceSchema } from './service-sessions.js';
@@ -15,7 +16,7 @@ export function verifyAuditFile(path: string): AuditVerification {
     db = openSqlite(path, { readonly: true, schemas: [] });
   } catch (error) {
     throw new AuditFileError(
-      `'${path}' is not a database the service wrote: ${error instanceof Error ? error.message : String(error)}`,
+      `'${path}' is not a database the service wrote: ${errorMessage(error)}`,
     );
   }
   try {
@@ -35,9 +36,7 @@ export function verifyAuditFile(path: string): AuditVerification {
       : { ok: false, entries: verified.entries, ...tampered };
   } catch (error) {
     if (error instanceof AuditFileError) throw error;
-    throw new AuditFileError(
-      `'${path}' could not be read: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new AuditFileError(`'${path}' could not be read: ${errorMessage(error)}`);
   } finally {
     db.close();
   }

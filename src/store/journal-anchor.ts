@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isRecord } from '../support/is-record.js';
 import type { AuditEntry } from './audit-chain.js';
 import type { SqliteDatabase } from './sqlite.js';
 
@@ -78,9 +79,7 @@ export interface AuditedSession {
 function objectOf(text: string): Record<string, unknown> | undefined {
   try {
     const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return isRecord(value) ? value : undefined;
   } catch {
     return undefined;
   }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
  */
 const sourceRoot = resolve(new URL('../../src', import.meta.url).pathname);
 const layers = [
+  'support',
   'language',
   'schema',
   'engine',
@@ -18,7 +19,7 @@ const layers = [
   'eval',
   'cli',
 ] as const;
-const runtimeNeutral = new Set(['language', 'schema', 'engine', 'guard']);
+const runtimeNeutral = new Set(['support', 'language', 'schema', 'engine', 'guard']);
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((entry) => {
@@ -49,6 +50,7 @@ describe('layering', () => {
   const files = sourceFiles(sourceRoot);
 
   it('finds the layers', () => {
+    expect(files.some((file) => layerOf(file) === 'support')).toBe(true);
     expect(files.some((file) => layerOf(file) === 'language')).toBe(true);
     expect(files.some((file) => layerOf(file) === 'engine')).toBe(true);
   });

@@ -24,10 +24,13 @@ import {
 } from '../../eval/index.js';
 import type { ChatModel, FormalizeProgress, Recording } from '../../formalize/index.js';
 import { formalizeLimits } from '../../formalize/limits.js';
+import { invisibleClass } from '../../support/printable-text.js';
 import { wholeNumber } from '../flags.js';
 import { printJson, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
+
+const invisibleCharacter = new RegExp(`[${invisibleClass}]`, 'gu');
 
 interface EvalFlags {
   readonly model?: string;
@@ -163,7 +166,7 @@ function formalizeOptionsOf(flags: EvalFlags): {
 
 /** Case names come from data files: no control character reaches the terminal. */
 function cleanId(id: string): string {
-  return id.replace(/[\p{Cc}\p{Cf}]/gu, '?').slice(0, 80);
+  return id.replace(invisibleCharacter, '?').slice(0, 80);
 }
 
 /** On a terminal, each model call of the case being formalized shows on the progress line. */

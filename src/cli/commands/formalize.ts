@@ -11,12 +11,15 @@ import type {
 import { formalizeLimits } from '../../formalize/limits.js';
 import { groundingCodes, renderDiagnostics } from '../../language/index.js';
 import type { MemoryEntry } from '../../store/index.js';
+import { invisibleClass } from '../../support/printable-text.js';
 import { decimal, wholeNumber } from '../flags.js';
 import { displayName, loadSchemaOption, printJson, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import { openMemory } from '../memory-store.js';
 import type { CommandRegistration } from '../program.js';
 import { sessionOptionsFromFlags } from '../session-options.js';
+
+const invisibleRun = new RegExp(`[${invisibleClass}]+`, 'gu');
 
 interface FormalizeFlags {
   readonly states?: string;
@@ -55,7 +58,7 @@ function modelError(module: FormalizeModule, error: unknown, flag: string): neve
 
 /** Model text on one terminal line: control characters as spaces. */
 function oneLine(text: string): string {
-  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim();
+  return text.replace(invisibleRun, ' ').trim();
 }
 
 function formatUsage(result: FormalizeResult): string {

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { errorMessage } from '../../engine/index.js';
 import {
   type ServiceMemoryLimits,
   serviceMemoryLimits,
 } from '../../integrations/http/memory-budget.js';
+import { errorMessage } from '../../support/error-message.js';
 import { wholeNumber } from '../flags.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
@@ -166,7 +166,7 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
         });
       } catch (error) {
         throw new CliError(
-          `could not serve on ${flags.listen} with '${flags.db}': ${error instanceof Error ? error.message : String(error)}`,
+          `could not serve on ${flags.listen} with '${flags.db}': ${errorMessage(error)}`,
           2,
         );
       }
@@ -189,6 +189,6 @@ async function loadModel(io: CliIo, name: string) {
   try {
     return module.createChatModel(name, { env: io.env });
   } catch (error) {
-    throw new CliError(`--model: ${error instanceof Error ? error.message : String(error)}`, 2);
+    throw new CliError(`--model: ${errorMessage(error)}`, 2);
   }
 }

@@ -13,6 +13,7 @@ import {
   type EmbeddingModel as SdkEmbeddingModel,
   TypeValidationError,
 } from 'ai';
+import { errorMessage } from '../../support/error-message.js';
 import {
   type ChatModel,
   type ChatRequest,
@@ -145,7 +146,7 @@ export function toModelError(
       },
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new ModelError('provider', `${context.id}: ${message}`, { cause: error });
 }
 

@@ -1,3 +1,5 @@
+import { errorMessage } from '../../support/error-message.js';
+import { isRecord } from '../../support/is-record.js';
 import {
   type ChatMessage,
   type ChatModel,
@@ -119,10 +121,6 @@ export class Recording {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function readEntry(value: unknown, line: number): RecordEntry {
   const bad = (why: string) => new ModelError('invalid-recording', `line ${line}: ${why}`);
   if (!isRecord(value)) throw bad('expected a JSON object.');
@@ -175,7 +173,7 @@ function errorData(error: unknown): NonNullable<RecordedChat['error']> {
       ...(error.status !== undefined ? { status: error.status } : {}),
     };
   }
-  return { code: 'provider', message: error instanceof Error ? error.message : String(error) };
+  return { code: 'provider', message: errorMessage(error) };
 }
 
 /** Wraps a chat model so that every exchange (answer or final error) is added to `recording`. */

@@ -1,4 +1,5 @@
 import type { GroundingSources, Schema } from '../../language/index.js';
+import { errorMessage } from '../../support/error-message.js';
 import type { FormalizeFailureCode } from '../failures.js';
 import {
   type ChatMessage,
@@ -110,7 +111,7 @@ export async function call(
   } catch (error) {
     const modelError = ModelError.isInstance(error)
       ? error
-      : new ModelError('provider', error instanceof Error ? error.message : String(error), {
+      : new ModelError('provider', errorMessage(error), {
           cause: error,
         });
     return { error: modelError, latencyMs: context.clock() - started };

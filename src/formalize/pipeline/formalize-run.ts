@@ -1,4 +1,5 @@
 import { checkSpec, type Diagnostic } from '../../language/index.js';
+import { invisibleClass } from '../../support/printable-text.js';
 import type { ExperienceOutcome } from '../experience.js';
 import type { ChatModel } from '../model/model.js';
 import { type Recording, recordingChatModel } from '../model/recording.js';
@@ -37,11 +38,13 @@ export interface FormalizeRun {
   readonly experience?: NewExperience;
 }
 
+const invisibleCharacter = new RegExp(`[${invisibleClass}]`, 'gu');
+
 /** `# ` comment lines: the instruction on top of the spec file. */
 function commentLines(text: string): string {
   return text
     .split(/\r?\n/)
-    .map((line) => line.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ').trimEnd())
+    .map((line) => line.replace(invisibleCharacter, ' ').trimEnd())
     .filter((line) => line.trim() !== '')
     .map((line) => `# ${line}`)
     .join('\n');

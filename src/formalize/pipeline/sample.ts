@@ -1,4 +1,5 @@
 import { canonicalSpecText, checkGrounding, checkSpec, type Spec } from '../../language/index.js';
+import { errorMessage } from '../../support/error-message.js';
 import type { FormalizeFailure } from '../failures.js';
 import type { ChatMessage } from '../model/model.js';
 import { encoderSystemPrompt, encoderUserPrompt } from '../prompts/encode.js';
@@ -207,7 +208,7 @@ export async function runSample(context: Context, sample: number): Promise<Sampl
     const failure: FormalizeFailure =
       error instanceof SampleFailure
         ? { code: error.code, message: error.message }
-        : { code: 'model-error', message: error instanceof Error ? error.message : String(error) };
+        : { code: 'model-error', message: errorMessage(error) };
     return finishWith({ sample, ok: false, failure, rounds: state.round });
   }
 }

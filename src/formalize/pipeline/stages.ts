@@ -1,5 +1,6 @@
 import { explainSpec } from '../../engine/index.js';
 import { canonicalSpecText, type Spec } from '../../language/index.js';
+import { invisibleClass } from '../../support/printable-text.js';
 import type { ChatMessage, ChatModel } from '../model/model.js';
 import {
   checkerRepairPrompt,
@@ -15,12 +16,11 @@ import { goalReplyJsonSchema, parseGoalReply } from '../replies/goal-reply.js';
 import { predicatesOf, renderSignatures } from '../signatures.js';
 import { type Context, call, callStage, failOnError, record, SampleFailure } from './context.js';
 
+const invisibleRun = new RegExp(`[${invisibleClass}]+`, 'gu');
+
 /** A model's reply quoted in a message: one line, bounded, control characters shown as spaces. */
 function excerpt(text: string, limit = 300): string {
-  const line = text
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const line = text.replace(invisibleRun, ' ').replace(/\s+/g, ' ').trim();
   if (line === '') return 'empty';
   return JSON.stringify(line.length > limit ? `${line.slice(0, limit - 1)}…` : line);
 }

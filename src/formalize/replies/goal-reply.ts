@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../../support/is-record.js';
 import { bound, extractJson } from './json-in-reply.js';
 
 const boundedText = (limit: number) =>
@@ -46,7 +47,7 @@ const goalParameters = z.preprocess(
         : value;
     if (!Array.isArray(entries)) return entries;
     return entries.map((entry) =>
-      typeof entry === 'object' && entry !== null && !Array.isArray(entry)
+      isRecord(entry)
         ? {
             ...entry,
             value:

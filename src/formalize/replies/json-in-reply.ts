@@ -1,3 +1,4 @@
+import { isRecord } from '../../support/is-record.js';
 /**
  * The JSON a model's reply holds, read as models write it (fenced, bare, inside
  * prose; with comments, trailing commas or single quotes): shared by the readers of
@@ -89,9 +90,7 @@ export function extractJson(
   reply: string,
 ): { readonly value: unknown } | { readonly problem: string } {
   const { values, problem } = jsonCandidates(reply);
-  const object = values.find(
-    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-  );
+  const object = values.find(isRecord);
   return object !== undefined ? { value: object } : { problem };
 }
 

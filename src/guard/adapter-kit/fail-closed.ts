@@ -1,4 +1,4 @@
-import { errorMessage } from '../../engine/fail-closed.js';
+import { errorMessage } from '../../support/error-message.js';
 import type { Guard, GuardDecision, ToolCall } from '../types.js';
 import { refusalDecision } from './refusals.js';
 

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../engine/fail-closed.js';
+import { errorMessage } from '../../support/error-message.js';
 import { finishId } from '../intent-guard.js';
 import type { Guard, GuardDecision } from '../types.js';
 import { refusalDecision } from './refusals.js';

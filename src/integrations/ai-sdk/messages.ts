@@ -1,4 +1,5 @@
 import type { Guard, GuardDecision } from '../../guard/index.js';
+import { isRecord } from '../../support/is-record.js';
 
 /**
  * Reading the SDK's model messages (`ModelMessage[]`, the same shape in v6 and v7):
@@ -15,10 +16,6 @@ interface ApprovalRequestPart {
 interface ApprovalResponsePart {
   readonly approvalId: string;
   readonly approved: boolean;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }
 
 /** The parts of the messages with the given role, in order. */

@@ -1,6 +1,7 @@
 import { argumentError, describeArgument } from '../../language/arguments.js';
 import type { Result, Schema } from '../../language/index.js';
 import { type LoadToolSchemaOptions, loadToolSchema } from '../../schema/index.js';
+import { isRecord } from '../../support/is-record.js';
 import { isFinishTool } from './finish.js';
 
 /**
@@ -12,17 +13,13 @@ import { isFinishTool } from './finish.js';
 /** The SDK's mark on `jsonSchema()` / `zodSchema()` values (`Symbol.for`, shared by v6 and v7). */
 const aiSdkSchemaMarker = Symbol.for('vercel.ai.schema');
 
-function isRecord(value: unknown): value is Record<string | symbol, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
 /** JSON Schema of an SDK `FlexibleSchema`: an SDK schema, a lazy one, or a Standard Schema. */
 async function jsonSchemaOf(schema: unknown, parameter: string): Promise<unknown> {
   if (schema === undefined || schema === null)
     return { type: 'object', properties: {}, additionalProperties: false };
   // A lazy schema (`lazySchema(() => jsonSchema(…))`): a function returning an SDK schema.
   const value = typeof schema === 'function' ? (schema as () => unknown)() : schema;
-  if (isRecord(value) && value[aiSdkSchemaMarker] === true && 'jsonSchema' in value)
+  if (isRecord(value) && Reflect.get(value, aiSdkSchemaMarker) === true && 'jsonSchema' in value)
     return await (value.jsonSchema as unknown);
   const standard = isRecord(value) ? value['~standard'] : undefined;
   if (isRecord(standard) && isRecord(standard.jsonSchema)) {

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { ChatModel } from '../../formalize/index.js';
 import { jsonNesting } from '../../language/json-nesting.js';
 import { type ServiceStore, sha256Hex } from '../../store/service-sessions.js';
+import { errorMessage } from '../../support/error-message.js';
 import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
 import { openApiDocument } from './openapi.js';
 import { approvalsPage } from './page.js';
@@ -178,9 +179,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
       if (error.code === 'over-capacity') c.header('Retry-After', '5');
       return problem(c, error.status, error.code, error.message);
     }
-    log(
-      `internal error on ${c.req.method} ${c.req.path}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    log(`internal error on ${c.req.method} ${c.req.path}: ${errorMessage(error)}`);
     return problem(
       c,
       500,

@@ -17,6 +17,7 @@ import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { sessionRecordFields } from '../../store/journal-anchor.js';
 import type { AuditRecord, ServiceStore, StoredSession } from '../../store/service-sessions.js';
+import { errorMessage } from '../../support/error-message.js';
 import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
 
 /** A failure the client caused or can act on: an HTTP status and a problem body. */
@@ -218,9 +219,7 @@ export class Sessions {
         restored++;
       } catch (error) {
         failed++;
-        this.#log(
-          `session ${stored.id} could not be restored: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        this.#log(`session ${stored.id} could not be restored: ${errorMessage(error)}`);
       }
     }
     if (deferred > 0)
@@ -333,11 +332,7 @@ export class Sessions {
         timeZone,
       });
     } catch (error) {
-      throw new ServiceProblem(
-        422,
-        'invalid-session',
-        error instanceof Error ? error.message : String(error),
-      );
+      throw new ServiceProblem(422, 'invalid-session', errorMessage(error));
     }
     const journal = guard.journal();
     const withClock: StoredSession = { ...stored, now: journal.now, timeZone: journal.timeZone };
@@ -382,9 +377,7 @@ export class Sessions {
         try {
           live = this.#restore(stored);
         } catch (error) {
-          this.#log(
-            `session ${id} could not be restored: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          this.#log(`session ${id} could not be restored: ${errorMessage(error)}`);
           throw new ServiceProblem(
             503,
             'session-unavailable',
@@ -528,7 +521,7 @@ export class Sessions {
     } catch (error) {
       if (error instanceof ServiceProblem) throw error;
       this.#log(
-        `check of ${calls.length === 1 ? `call ${JSON.stringify(calls[0]?.id).slice(0, 100)}` : `${calls.length} calls`} in session ${live.stored.id} failed; refused: ${error instanceof Error ? error.message : String(error)}`,
+        `check of ${calls.length === 1 ? `call ${JSON.stringify(calls[0]?.id).slice(0, 100)}` : `${calls.length} calls`} in session ${live.stored.id} failed; refused: ${errorMessage(error)}`,
       );
       return calls.map((call) => internalRefusal(call.id));
     }

@@ -1,4 +1,5 @@
 import type { GuardDecision, ToolCall } from '../../guard/index.js';
+import { isRecord } from '../../support/is-record.js';
 
 /**
  * What the middleware passes to LangGraph's `interrupt` when calls wait for a person.
@@ -54,10 +55,6 @@ export function approvalRequest(asks: readonly GuardDecision[], calls: readonly 
     intentguard: { callIds: asks.map((decision) => decision.id) },
   };
   return request;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The answers for `count` calls; whatever is not an explicit approval is a denial (fail closed). */

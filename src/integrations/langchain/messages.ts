@@ -1,4 +1,5 @@
 import type { Guard, ToolCall, ToolOutcome } from '../../guard/index.js';
+import { isRecord } from '../../support/is-record.js';
 import { IntentguardMiddlewareError } from './errors.js';
 
 /*
@@ -32,10 +33,6 @@ export interface HumanMessageLike {
   readonly type: 'human';
   readonly content: string;
   readonly name: 'intentguard';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function messagesOf(messages: unknown): readonly MessageFields[] {

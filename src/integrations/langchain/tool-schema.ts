@@ -1,15 +1,12 @@
 import type { Result, Schema } from '../../language/index.js';
 import { type LoadToolSchemaOptions, loadToolSchema } from '../../schema/index.js';
+import { isRecord } from '../../support/is-record.js';
 
 /*
  * The guard's schema from LangChain tools, read structurally (`name`, `description`,
  * `schema`) without importing LangChain. A tool's `schema` is zod or JSON Schema; zod
  * converts through its Standard JSON Schema interface (zod 4).
  */
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function jsonSchemaOf(schema: unknown, where: string): unknown {
   if (schema === undefined || schema === null) return { type: 'object', properties: {} };

@@ -1,6 +1,11 @@
 import { openSync } from 'node:fs';
 import { ReadStream, WriteStream } from 'node:tty';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { errorMessage } from '../../support/error-message.js';
+import { invisibleClass } from '../../support/printable-text.js';
+
+/** Shown as a space on the terminal: a prompt cannot move the cursor or reorder the line. */
+const invisibleCharacter = new RegExp(`[${invisibleClass}]`, 'gu');
 
 /**
  * How the proxy asks the person to approve a call the spec wants confirmed:
@@ -82,7 +87,7 @@ async function elicit(context: ConfirmContext, options: ConfirmOptions): Promise
   } catch (error) {
     return {
       answered: false,
-      reason: `elicitation failed: ${error instanceof Error ? error.message : String(error)}`,
+      reason: `elicitation failed: ${errorMessage(error)}`,
     };
   }
 }
@@ -133,7 +138,9 @@ function askTerminal(context: ConfirmContext, options: ConfirmOptions): Promise<
       finish({ answered: true, approved: answer === 'y' || answer === 'yes', method: 'console' });
     });
     input.on('error', () => finish({ answered: false, reason: 'the terminal could not be read' }));
-    output.write(`\nintentguard: ${context.prompt.replace(/[\p{Cc}]/gu, ' ')}\nApprove? [y/N] `);
+    output.write(
+      `\nintentguard: ${context.prompt.replace(invisibleCharacter, ' ')}\nApprove? [y/N] `,
+    );
   });
 }
 

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../../support/error-message.js';
 import type { McpProxy } from './proxy.js';
 
 export interface McpHttpOptions {
@@ -165,8 +166,7 @@ export async function listenMcpHttp(
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       const status = (error as { status?: number }).status ?? 500;
-      if (status === 500)
-        log(`intentguard: http: ${error instanceof Error ? error.message : String(error)}`);
+      if (status === 500) log(`intentguard: http: ${errorMessage(error)}`);
       problem(response, status, status === 500 ? 'internal error' : (error as Error).message);
     });
   });

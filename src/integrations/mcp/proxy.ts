@@ -41,10 +41,15 @@ import {
   type GuardOptions,
 } from '../../guard/index.js';
 import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
+import { errorMessage } from '../../support/error-message.js';
+import { invisibleClass } from '../../support/printable-text.js';
 import type { McpAudit } from './audit.js';
 import { type ConfirmMethod, confirmCall } from './confirm.js';
 import { McpProxyError } from './errors.js';
 import { schemaFromUpstreamTools, type UpstreamTool } from './schema.js';
+
+/** Invisible characters and quotes: a label cannot close the quotes it is shown in. */
+const labelBreaking = new RegExp(`[${invisibleClass}"'\`[\\]«»‘’‚‛“”„‟‹›]`, 'gu');
 
 /** The upstream MCP server: a command run over stdio, or a streamable-HTTP endpoint. */
 export type UpstreamTarget =
@@ -111,7 +116,7 @@ function describeUpstream(target: UpstreamTarget): string {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /**
@@ -120,7 +125,7 @@ function errorText(error: unknown): string {
  */
 export function upstreamQuestionLabel(name: unknown): string {
   const clean = String(name ?? '')
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"'`[\]«»‘’‚‛“”„‟‹›]/gu, ' ')
+    .replace(labelBreaking, ' ')
     .replace(/\s+/gu, ' ')
     .trim();
   const cut = [...clean];

@@ -1,6 +1,6 @@
-import { errorMessage } from '../../engine/fail-closed.js';
 import { type GuardSource, renderRefusal } from '../../guard/adapter-kit/index.js';
 import type { Guard, GuardDecision } from '../../guard/index.js';
+import { errorMessage } from '../../support/error-message.js';
 import { guardOf, parsedArguments } from './calls.js';
 import type {
   AppToolGuardrail,

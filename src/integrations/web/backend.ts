@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import type { Verdict } from '../../engine/verdict.js';
 import type { Guard, GuardDecision, ToolCall } from '../../guard/types.js';
+import { errorMessage } from '../../support/error-message.js';
 
 /**
  * Where the web layer's decisions come from: a guard in the page (synchronous) or the
@@ -68,7 +69,7 @@ export function failureDecision(
 }
 
 export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** A guard running in the page (`createGuard` from the root export). */

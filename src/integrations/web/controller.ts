@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import type { Decision, Severity } from '../../engine/verdict.js';
 import type { Guard, GuardDecision, ToolCall } from '../../guard/types.js';
+import { errorMessage } from '../../support/error-message.js';
 import {
   type Backend,
   type BackendDecision,
@@ -608,7 +609,7 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
         if (jsonOf(now.args) !== jsonOf(call.args) || jsonOf(now.updates) !== jsonOf(call.updates))
           problem = `The action changed while it was being decided (${jsonOf(now.args ?? now.updates) ?? 'unreadable'} instead of ${jsonOf(call.args ?? call.updates) ?? 'unreadable'}); it was not performed. Perform it again to have it checked.`;
       } catch (error) {
-        problem = `The action could not be read again before it ran: ${error instanceof Error ? error.message : String(error)}.`;
+        problem = `The action could not be read again before it ran: ${errorMessage(error)}.`;
       }
     }
     if (problem === undefined) {
@@ -670,7 +671,7 @@ export function createWebGuard(options: WebGuardOptions): WebGuard {
         failureDecision(
           id,
           'trigger-error',
-          `The trigger of ${trigger.options.action} failed: ${error instanceof Error ? error.message : String(error)}.`,
+          `The trigger of ${trigger.options.action} failed: ${errorMessage(error)}.`,
         ),
         { id, name: trigger.options.action },
         trigger,

@@ -2,6 +2,7 @@
 import type { Schema } from '../../language/index.js';
 import { IntentguardDiagnosticsError } from '../../language/index.js';
 import { loadStateSchema } from '../../schema/index.js';
+import { errorMessage } from '../../support/error-message.js';
 
 /** One variable of a declared state or action, as in a states file (docs/schemas.md). */
 export interface StateVariable {
@@ -55,9 +56,7 @@ export function defineStates(declarations: StatesDeclaration, id = 'web'): Defin
   try {
     json = JSON.parse(JSON.stringify(declarations)) as StatesDeclaration;
   } catch (error) {
-    throw new TypeError(
-      `defineStates: the declaration must be JSON data (${error instanceof Error ? error.message : String(error)})`,
-    );
+    throw new TypeError(`defineStates: the declaration must be JSON data (${errorMessage(error)})`);
   }
   const loaded = loadStateSchema(json, { id });
   if (!loaded.ok) throw new IntentguardDiagnosticsError(loaded.diagnostics);

@@ -1,5 +1,8 @@
+import { invisibleOrSurrogateClass } from '../../support/printable-text.js';
 import { LineIndex } from '../source-range.js';
 import type { Diagnostic } from './diagnostic.js';
+
+const invisibleCharacter = new RegExp(`[${invisibleOrSurrogateClass}]`, 'gu');
 
 export interface RenderOptions {
   /** Shown before line numbers, e.g. the file name. */
@@ -22,9 +25,7 @@ const plain = { red: String, yellow: String, blue: String, bold: String } satisf
  * what was parsed ("Trojan Source"); show each code unit of them as a space.
  */
 function visible(text: string): string {
-  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (character) =>
-    ' '.repeat(character.length),
-  );
+  return text.replace(invisibleCharacter, (character) => ' '.repeat(character.length));
 }
 
 const maxExcerptWidth = 160;

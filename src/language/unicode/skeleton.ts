@@ -1,3 +1,4 @@
+import { ignorableClass } from '../../support/printable-text.js';
 import { IntentguardError } from '../errors.js';
 import { collapseSpaces } from '../text.js';
 import { caseFold } from './case-folding.js';
@@ -100,7 +101,7 @@ function mapPrototypes(text: string): string {
   return (start === 0 ? decomposed : pieces.join('')).normalize('NFD');
 }
 
-const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu;
+const invisible = new RegExp(`[${ignorableClass}]`, 'gu');
 const marks = /[\p{Mn}\p{Me}]/gu;
 
 function visibleText(text: string): string {
