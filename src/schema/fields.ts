@@ -17,11 +17,16 @@ export function readDescription(
   const fieldPath = childPath(path, field);
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') {
-    context.invalid(fieldPath, `'${field}' must be a string; found ${describeValue(value)}.`);
+    context.problem(
+      'schema-wrong-type',
+      fieldPath,
+      `'${field}' must be a string; found ${describeValue(value)}.`,
+    );
     return '';
   }
   if (value.length > context.limits.maxDescriptionLength) {
-    context.invalid(
+    context.problem(
+      'schema-too-large',
       fieldPath,
       `This description is ${value.length} characters long; at most ${context.limits.maxDescriptionLength} are accepted.`,
       'Shorten it; descriptions are shown to the model that writes specs.',
@@ -39,7 +44,8 @@ export function checkNameLength(
   context: LoadContext,
 ): boolean {
   if (name.length <= context.limits.maxNameLength) return true;
-  context.invalid(
+  context.problem(
+    'schema-too-large',
     path,
     `The ${what} name '${abbreviate(name)}' is ${name.length} characters long; at most ${context.limits.maxNameLength} are accepted.`,
   );

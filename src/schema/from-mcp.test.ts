@@ -100,7 +100,7 @@ describe('schemaFromMcpTools', () => {
     const response = { jsonrpc: '2.0', id: 1, result: { tools: [tool], nextCursor: 'x' } };
     expect(schemaFromMcpTools(response).value?.predicates.has('pingResult')).toBe(true);
     const broken = schemaFromMcpTools({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 7 }] } });
-    expect(problems(broken)).toEqual([['schema-invalid', '$.result.tools[0].name']]);
+    expect(problems(broken)).toEqual([['schema-missing-field', '$.result.tools[0].name']]);
   });
 
   it('keeps outputSchema objects as records in the result predicate', () => {
@@ -217,7 +217,7 @@ describe('schemaFromMcpTools', () => {
     expect(problems(result)).toEqual([
       ['schema-duplicate', '$.tools[1].name'],
       ['schema-duplicate', '$.tools[3].name'],
-      ['schema-invalid', '$.tools[4].name'],
+      ['schema-reserved-name', '$.tools[4].name'],
       ['schema-invalid-name', '$.tools[5].name'],
     ]);
     expect(result.diagnostics[1]?.message).toBe("'sendResult' is declared more than once.");
@@ -239,11 +239,11 @@ describe('schemaFromMcpTools', () => {
       ],
     });
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$.tools[0]'],
-      ['schema-invalid', '$.tools[1].name'],
-      ['schema-invalid', '$.tools[2].inputSchema'],
-      ['schema-invalid', '$.tools[3].inputSchema'],
-      ['schema-invalid', '$.tools[4].description'],
+      ['schema-wrong-type', '$.tools[0]'],
+      ['schema-missing-field', '$.tools[1].name'],
+      ['schema-missing-field', '$.tools[2].inputSchema'],
+      ['schema-wrong-type', '$.tools[3].inputSchema'],
+      ['schema-wrong-type', '$.tools[4].description'],
       ['schema-unknown-type', '$.tools[5].outputSchema.properties.x.type'],
     ]);
   });

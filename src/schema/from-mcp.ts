@@ -82,7 +82,8 @@ export function convertMcpTools(
 
 function readMcpTool(tool: unknown, path: string, context: LoadContext): ConvertedTool | undefined {
   if (!isRecord(tool)) {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       path,
       `An MCP tool must be an object with a name and an inputSchema; found ${describeValue(tool)}.`,
     );
@@ -91,12 +92,17 @@ function readMcpTool(tool: unknown, path: string, context: LoadContext): Convert
   const namePath = childPath(path, 'name');
   const name = tool['name'];
   if (typeof name !== 'string' || name === '') {
-    context.invalid(namePath, `An MCP tool needs a name; found ${describeValue(name)}.`);
+    context.problem(
+      'schema-missing-field',
+      namePath,
+      `An MCP tool needs a name; found ${describeValue(name)}.`,
+    );
     return undefined;
   }
   const inputPath = childPath(path, 'inputSchema');
   if (tool['inputSchema'] === undefined) {
-    context.invalid(
+    context.problem(
+      'schema-missing-field',
       inputPath,
       `The MCP tool '${name}' has no inputSchema.`,
       'Give { "type": "object", "properties": { … } }.',

@@ -91,9 +91,9 @@ describe('schemaFromOpenAiTools', () => {
     ]);
     expect(problems(result)).toEqual([
       ['schema-invalid', '$[0].type'],
-      ['schema-invalid', '$[1].function.name'],
-      ['schema-invalid', '$[2].name'],
-      ['schema-invalid', '$[3]'],
+      ['schema-missing-field', '$[1].function.name'],
+      ['schema-missing-field', '$[2].name'],
+      ['schema-wrong-type', '$[3]'],
     ]);
     expect(result.diagnostics[0]?.message).toContain("'web_search'");
   });
@@ -109,7 +109,7 @@ describe('schemaFromOpenAiTools', () => {
       },
     ]);
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$[0].function.parameters.properties.a.$ref'],
+      ['schema-unknown-reference', '$[0].function.parameters.properties.a.$ref'],
     ]);
   });
 

@@ -86,12 +86,17 @@ function readOpenAiTool(
   context: LoadContext,
 ): ConvertedTool | undefined {
   if (!isRecord(tool)) {
-    context.invalid(path, `An OpenAI tool must be an object; found ${describeValue(tool)}.`);
+    context.problem(
+      'schema-wrong-type',
+      path,
+      `An OpenAI tool must be an object; found ${describeValue(tool)}.`,
+    );
     return undefined;
   }
   const type = tool['type'];
   if (type !== undefined && type !== 'function') {
-    context.invalid(
+    context.problem(
+      'schema-invalid',
       childPath(path, 'type'),
       `Only function tools can be converted; this tool's type is ${typeof type === 'string' ? `'${abbreviate(type)}'` : describeValue(type)}.`,
       'Built-in tools (web search, file search, …) have no schema to check arguments against; leave them out.',
@@ -105,7 +110,11 @@ function readOpenAiTool(
   const namePath = childPath(functionPath, 'name');
   const name = definition['name'];
   if (typeof name !== 'string' || name === '') {
-    context.invalid(namePath, `A function tool needs a name; found ${describeValue(name)}.`);
+    context.problem(
+      'schema-missing-field',
+      namePath,
+      `A function tool needs a name; found ${describeValue(name)}.`,
+    );
     return undefined;
   }
   const parametersPath = childPath(functionPath, 'parameters');

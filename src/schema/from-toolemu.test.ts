@@ -198,14 +198,14 @@ describe('schemaFromToolemu on small inputs', () => {
       ]),
     ]);
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$[0]'],
-      ['schema-invalid', '$[1].name_for_model'],
-      ['schema-invalid', '$[2].tools'],
-      ['schema-invalid', '$[3].tools[0]'],
-      ['schema-invalid', '$[3].tools[1].name'],
-      ['schema-invalid', '$[3].tools[2].parameters'],
-      ['schema-invalid', '$[3].tools[2].returns[0]'],
-      ['schema-invalid', '$[3].tools[3].parameters[0].required'],
+      ['schema-wrong-type', '$[0]'],
+      ['schema-missing-field', '$[1].name_for_model'],
+      ['schema-wrong-type', '$[2].tools'],
+      ['schema-wrong-type', '$[3].tools[0]'],
+      ['schema-missing-field', '$[3].tools[1].name'],
+      ['schema-wrong-type', '$[3].tools[2].parameters'],
+      ['schema-wrong-type', '$[3].tools[2].returns[0]'],
+      ['schema-wrong-type', '$[3].tools[3].parameters[0].required'],
       ['schema-unknown-type', '$[3].tools[3].parameters[0].type'],
     ]);
   });
@@ -242,7 +242,7 @@ describe('schemaFromToolemu on small inputs', () => {
   it('bounds the number of tools', () => {
     const tools = Array.from({ length: 4 }, (_, index) => ({ name: `T${index}`, parameters: [] }));
     const result = schemaFromToolemu(toolkit(tools), { limits: { maxTools: 2 } });
-    expect(problems(result)).toEqual([['schema-invalid', '$.tools[2]']]);
+    expect(problems(result)).toEqual([['schema-too-large', '$.tools[2]']]);
     expect(result.diagnostics[0]?.message).toBe('More than 2 tools; the rest were not read.');
   });
 });

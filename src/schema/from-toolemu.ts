@@ -71,7 +71,8 @@ function readToolkit(
   predicates: ToolPredicates,
 ): void {
   if (!isRecord(toolkit)) {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       path,
       `A toolkit must be an object with name_for_model and tools; found ${describeValue(toolkit)}.`,
     );
@@ -80,13 +81,15 @@ function readToolkit(
   const prefix = toolkit['name_for_model'];
   const tools = toolkit['tools'];
   if (typeof prefix !== 'string') {
-    context.invalid(
+    context.problem(
+      'schema-missing-field',
       childPath(path, 'name_for_model'),
       `A toolkit needs its name_for_model (the prefix of its tool names); found ${describeValue(prefix)}.`,
     );
   }
   if (!Array.isArray(tools)) {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       childPath(path, 'tools'),
       `A toolkit's tools must be an array; found ${describeValue(tools)}.`,
     );
@@ -109,7 +112,8 @@ function readTool(
   context: LoadContext,
 ): ConvertedTool | undefined {
   if (!isRecord(tool)) {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       path,
       `A tool must be an object with a name, parameters and returns; found ${describeValue(tool)}.`,
     );
@@ -118,7 +122,11 @@ function readTool(
   const namePath = childPath(path, 'name');
   const name = tool['name'];
   if (typeof name !== 'string' || name === '') {
-    context.invalid(namePath, `A tool needs a name; found ${describeValue(name)}.`);
+    context.problem(
+      'schema-missing-field',
+      namePath,
+      `A tool needs a name; found ${describeValue(name)}.`,
+    );
     return undefined;
   }
   return {
@@ -142,7 +150,11 @@ function readValues(
   const path = childPath(toolPath, field);
   if (values === undefined || values === null) return [];
   if (!Array.isArray(values)) {
-    context.invalid(path, `'${field}' must be an array; found ${describeValue(values)}.`);
+    context.problem(
+      'schema-wrong-type',
+      path,
+      `'${field}' must be an array; found ${describeValue(values)}.`,
+    );
     return [];
   }
   const role: VariableRole = field === 'parameters' ? 'parameter' : 'result field';
@@ -150,7 +162,8 @@ function readValues(
   return values.slice(0, context.limits.maxVariables + 1).flatMap((value: unknown, index) => {
     const valuePath = childPath(path, index);
     if (!isRecord(value) || typeof value['name'] !== 'string') {
-      context.invalid(
+      context.problem(
+        'schema-wrong-type',
         valuePath,
         `Each of a tool's ${field} must be an object with a name and a type.`,
       );
@@ -158,7 +171,8 @@ function readValues(
     }
     const required = value['required'];
     if (required !== undefined && typeof required !== 'boolean') {
-      context.invalid(
+      context.problem(
+        'schema-wrong-type',
         childPath(valuePath, 'required'),
         `'required' must be true or false; found ${describeValue(required)}.`,
       );

@@ -31,13 +31,14 @@ export function readJsonInput(
   const text = input instanceof Uint8Array ? new TextDecoder().decode(input) : input;
   if (typeof text !== 'string') {
     if (text === undefined) {
-      context.invalid('$', 'No schema was given.');
+      context.problem('schema-invalid', '$', 'No schema was given.');
       return undefined;
     }
     return { value: text };
   }
   if (text.length > context.limits.maxInputLength) {
-    context.invalid(
+    context.problem(
+      'schema-too-large',
       '$',
       `The schema is ${text.length} characters long; at most ${context.limits.maxInputLength} are accepted.`,
     );

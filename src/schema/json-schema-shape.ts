@@ -67,7 +67,7 @@ export function resolveSchema(
     const reference = current['$ref'];
     const referencePath = childPath(currentPath, '$ref');
     if (depth >= context.limits.maxReferenceDepth) {
-      context.reportOnce('schema-invalid', referencePath, {
+      context.reportOnce('schema-too-large', referencePath, {
         reason: `More than ${context.limits.maxReferenceDepth} references in a chain (or a cycle) at '${abbreviate(reference)}'.`,
       });
       return undefined;
@@ -77,7 +77,7 @@ export function resolveSchema(
     const segments = pointerSegments(reference);
     const target = segments === undefined ? undefined : lookUp(document.root, segments);
     if (segments === undefined || target === undefined) {
-      context.reportOnce('schema-invalid', referencePath, {
+      context.reportOnce('schema-unknown-reference', referencePath, {
         reason: `The reference '${abbreviate(reference)}' does not point to a schema in this document.`,
         hint: 'Only local references (#/$defs/Name, #/definitions/Name) are resolved.',
       });
@@ -121,7 +121,7 @@ function descriptionOf(schema: unknown, path: string, context: LoadContext): str
   if (typeof text !== 'string') return '';
   const { maxDescriptionLength } = context.limits;
   if (text.length > maxDescriptionLength) {
-    context.reportOnce('schema-invalid', childPath(path, 'description'), {
+    context.reportOnce('schema-too-large', childPath(path, 'description'), {
       reason: `This description is ${text.length} characters long; at most ${maxDescriptionLength} are accepted.`,
     });
     return text.slice(0, maxDescriptionLength);
@@ -146,7 +146,7 @@ export function classifySchema(
   }
   if (schema === true) return { kind: 'approximate', from: anyValue };
   if (!isRecord(schema)) {
-    context.reportOnce('schema-invalid', path, {
+    context.reportOnce('schema-wrong-type', path, {
       reason: `A JSON Schema must be an object; found ${describeValue(schema)}.`,
     });
     return { kind: 'invalid' };
@@ -181,7 +181,7 @@ export function classifySchema(
       return { kind: 'type', type: { kind: 'number' } };
     return { kind: 'approximate', from: names.join(' | ') };
   }
-  context.reportOnce('schema-invalid', childPath(path, 'type'), {
+  context.reportOnce('schema-wrong-type', childPath(path, 'type'), {
     reason: `'type' must be a type name or an array of type names; found ${describeValue(type)}.`,
   });
   return { kind: 'invalid' };
@@ -225,14 +225,14 @@ function objectShape(schema: JsonRecord, path: string, context: LoadContext): Sc
   const properties = schema['properties'] ?? {};
   const propertiesPath = childPath(path, 'properties');
   if (!isRecord(properties)) {
-    context.reportOnce('schema-invalid', propertiesPath, {
+    context.reportOnce('schema-wrong-type', propertiesPath, {
       reason: `'properties' must be an object; found ${describeValue(properties)}.`,
     });
     return { kind: 'invalid' };
   }
   const required = schema['required'] ?? [];
   if (!Array.isArray(required) || !required.every((name) => typeof name === 'string')) {
-    context.reportOnce('schema-invalid', childPath(path, 'required'), {
+    context.reportOnce('schema-wrong-type', childPath(path, 'required'), {
       reason: "'required' must be an array of property names.",
     });
     return { kind: 'invalid' };
@@ -378,7 +378,7 @@ function constShape(value: unknown): SchemaShape {
 function enumShape(schema: JsonRecord, path: string, context: LoadContext): SchemaShape {
   const values = schema['enum'];
   if (!Array.isArray(values)) {
-    context.reportOnce('schema-invalid', childPath(path, 'enum'), {
+    context.reportOnce('schema-wrong-type', childPath(path, 'enum'), {
       reason: `'enum' must be an array; found ${describeValue(values)}.`,
     });
     return { kind: 'invalid' };

@@ -144,8 +144,8 @@ describe('variablesFromJsonSchema: scalar types', () => {
 
   it('refuses a top-level schema that is not an object', () => {
     const result = variablesFromJsonSchema({ type: 'string' });
-    expect(problems(result)).toEqual([['schema-invalid', '$']]);
-    expect(problems(variablesFromJsonSchema('object'))).toEqual([['schema-invalid', '$']]);
+    expect(problems(result)).toEqual([['schema-wrong-type', '$']]);
+    expect(problems(variablesFromJsonSchema('object'))).toEqual([['schema-wrong-type', '$']]);
   });
 });
 
@@ -314,12 +314,12 @@ describe('variablesFromJsonSchema: objects', () => {
 
   it('reports malformed properties and required', () => {
     expect(problems(variablesFromJsonSchema({ type: 'object', properties: [] }))).toEqual([
-      ['schema-invalid', '$.properties'],
+      ['schema-wrong-type', '$.properties'],
     ]);
     expect(
       problems(variablesFromJsonSchema({ type: 'object', properties: {}, required: 'a' })),
-    ).toEqual([['schema-invalid', '$.required']]);
-    expect(problems(convert({ a: 'string' }))).toEqual([['schema-invalid', '$.properties.a']]);
+    ).toEqual([['schema-wrong-type', '$.required']]);
+    expect(problems(convert({ a: 'string' }))).toEqual([['schema-wrong-type', '$.properties.a']]);
   });
 
   it('merges allOf of objects and unwraps allOf of one schema', () => {
@@ -420,8 +420,8 @@ describe('variablesFromJsonSchema: unions', () => {
     const result = convert({ a: { type: 'str' }, b: { type: 5 }, c: { enum: 'x' } });
     expect(problems(result)).toEqual([
       ['schema-unknown-type', '$.properties.a.type'],
-      ['schema-invalid', '$.properties.b.type'],
-      ['schema-invalid', '$.properties.c.enum'],
+      ['schema-wrong-type', '$.properties.b.type'],
+      ['schema-wrong-type', '$.properties.c.enum'],
     ]);
   });
 });
@@ -494,9 +494,9 @@ describe('variablesFromJsonSchema: references', () => {
       $defs: { Loop: { $ref: '#/$defs/Loop' } },
     });
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$.properties.a.$ref'],
-      ['schema-invalid', '$.$defs.Loop.$ref'],
-      ['schema-invalid', '$.properties.d.$ref'],
+      ['schema-unknown-reference', '$.properties.a.$ref'],
+      ['schema-too-large', '$.$defs.Loop.$ref'],
+      ['schema-unknown-reference', '$.properties.d.$ref'],
     ]);
   });
 
@@ -516,14 +516,14 @@ describe('variablesFromJsonSchema: limits', () => {
       { type: 'object', properties },
       { limits: { maxVariables: 3 } },
     );
-    expect(problems(result)).toEqual([['schema-invalid', '$']]);
+    expect(problems(result)).toEqual([['schema-too-large', '$']]);
     expect(result.diagnostics[0]?.message).toContain('more than 3 parameters');
     // Fields count too: one wide record is as costly as many variables.
     const wide = variablesFromJsonSchema(
       { type: 'object', properties: { r: { type: 'object', properties } } },
       { limits: { maxVariables: 3 } },
     );
-    expect(problems(wide)).toEqual([['schema-invalid', '$']]);
+    expect(problems(wide)).toEqual([['schema-too-large', '$']]);
     expect(wide.diagnostics[0]?.message).toContain('record fields');
   });
 
@@ -536,7 +536,7 @@ describe('variablesFromJsonSchema: limits', () => {
       properties: { rows: { type: 'array', items: { type: 'object', properties: huge } } },
     });
     expect(wide.ok).toBe(false);
-    expect(problems(wide)).toEqual([['schema-invalid', '$']]);
+    expect(problems(wide)).toEqual([['schema-too-large', '$']]);
     const recursive = variablesFromJsonSchema({
       type: 'object',
       properties: { tree: { $ref: '#/$defs/Tree' } },
@@ -571,6 +571,6 @@ describe('variablesFromJsonSchema: limits', () => {
       { type: 'object', properties: { a: { type: 'string', description: 'x'.repeat(20) } } },
       { limits: { maxDescriptionLength: 10 } },
     );
-    expect(problems(result)).toEqual([['schema-invalid', '$.properties.a.description']]);
+    expect(problems(result)).toEqual([['schema-too-large', '$.properties.a.description']]);
   });
 });

@@ -159,14 +159,14 @@ class Converter {
     const { maxVariables, maxNameLength } = this.context.limits;
     if (this.#count >= maxVariables) {
       this.#full = true;
-      this.context.reportOnce('schema-invalid', this.document.rootPath, {
+      this.context.reportOnce('schema-too-large', this.document.rootPath, {
         reason: `This schema has more than ${maxVariables} ${this.role}s and record fields.`,
       });
       return undefined;
     }
     const name = site.name;
     if (name.length > maxNameLength) {
-      this.context.reportOnce('schema-invalid', site.path, {
+      this.context.reportOnce('schema-too-large', site.path, {
         reason: `The ${this.role} name '${abbreviate(name)}' is ${name.length} characters long; at most ${maxNameLength} are accepted.`,
       });
       return undefined;
@@ -218,7 +218,7 @@ export function convertObjectSchema(
     return converter.properties(shape.properties, shape.required, 0);
   } else if (shape.kind === 'type' || (shape.kind === 'approximate' && shape.from !== anyValue)) {
     const found = shape.kind === 'type' ? shape.type.kind : shape.from;
-    context.reportOnce('schema-invalid', path, {
+    context.reportOnce('schema-wrong-type', path, {
       reason: `A tool's ${options.role}s must be described by an object schema; found ${found}.`,
       hint: 'Give { "type": "object", "properties": { … } }.',
     });

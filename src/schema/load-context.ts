@@ -1,4 +1,4 @@
-import type { DiagnosticCode } from '../language/diagnostics/catalog.js';
+import type { DiagnosticCode, SchemaProblemCode } from '../language/diagnostics/catalog.js';
 import {
   createDiagnostic,
   DiagnosticBag,
@@ -19,9 +19,9 @@ export class LoadContext {
     this.bag = new DiagnosticBag(limits.maxDiagnostics);
   }
 
-  /** A `schema-invalid` error: a value of the wrong shape, with a reason and an optional hint. */
-  invalid(path: string, reason: string, hint?: string): void {
-    this.bag.report('schema-invalid', { path }, hint === undefined ? { reason } : { reason, hint });
+  /** A schema problem told by a reason and an optional hint, under its kind's code. */
+  problem(code: SchemaProblemCode, path: string, reason: string, hint?: string): void {
+    this.bag.report(code, { path }, hint === undefined ? { reason } : { reason, hint });
   }
 
   /** Reports a diagnostic unless the same code was already reported at the same path. */

@@ -222,17 +222,17 @@ describe('loadStateSchema validation', () => {
   it('refuses a top level that is neither an object nor an array', () => {
     for (const value of ['"Alarm"', '42', 'null']) {
       const result = loadStateSchema(value);
-      expect(problems(result)).toEqual([['schema-invalid', '$']]);
+      expect(problems(result)).toEqual([['schema-wrong-type', '$']]);
     }
     expect(loadStateSchema(undefined).diagnostics[0]?.message).toBe('No schema was given.');
   });
 
   it('points tool schemas to the tool loader', () => {
     const result = load({ tools: [] });
-    expect(problems(result)).toEqual([['schema-invalid', '$']]);
+    expect(problems(result)).toEqual([['schema-wrong-format', '$']]);
     expect(result.diagnostics[0]?.hint).toContain('--tools');
     expect(problems(load([{ type: 'function', function: { name: 'f' } }]))).toEqual([
-      ['schema-invalid', '$'],
+      ['schema-wrong-format', '$'],
     ]);
   });
 
@@ -244,14 +244,14 @@ describe('loadStateSchema validation', () => {
       D: { variables: [7, {}, { name: 3, type: 'Text' }, { name: 'x' }, { name: 'y', type: 5 }] },
     });
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$.A'],
-      ['schema-invalid', '$.B.variables'],
-      ['schema-invalid', '$.C.variables'],
-      ['schema-invalid', '$.D.variables[0]'],
-      ['schema-invalid', '$.D.variables[1].name'],
-      ['schema-invalid', '$.D.variables[2].name'],
-      ['schema-invalid', '$.D.variables[3].type'],
-      ['schema-invalid', '$.D.variables[4].type'],
+      ['schema-wrong-type', '$.A'],
+      ['schema-missing-field', '$.B.variables'],
+      ['schema-wrong-type', '$.C.variables'],
+      ['schema-wrong-type', '$.D.variables[0]'],
+      ['schema-missing-field', '$.D.variables[1].name'],
+      ['schema-wrong-type', '$.D.variables[2].name'],
+      ['schema-missing-field', '$.D.variables[3].type'],
+      ['schema-wrong-type', '$.D.variables[4].type'],
     ]);
     expect(result.diagnostics[1]?.hint).toContain('[] for none');
   });
@@ -259,9 +259,9 @@ describe('loadStateSchema validation', () => {
   it('reports array-form entries without a usable name', () => {
     const result = load([{ variables: [] }, 'B', { name: 4 }]);
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$[0].name'],
-      ['schema-invalid', '$[1]'],
-      ['schema-invalid', '$[2].name'],
+      ['schema-missing-field', '$[0].name'],
+      ['schema-wrong-type', '$[1]'],
+      ['schema-wrong-type', '$[2].name'],
     ]);
   });
 
@@ -312,11 +312,11 @@ describe('loadStateSchema validation', () => {
   it('reserves Done in any case', () => {
     for (const name of ['Done', 'done', 'DONE']) {
       const result = load({ [name]: { variables: [] } });
-      expect(problems(result)).toEqual([['schema-invalid', `$.${name}`]]);
+      expect(problems(result)).toEqual([['schema-reserved-name', `$.${name}`]]);
       expect(result.diagnostics[0]?.message).toContain('reserved');
     }
     expect(problems(load([{ name: 'done', variables: [] }]))).toEqual([
-      ['schema-invalid', '$[0].name'],
+      ['schema-reserved-name', '$[0].name'],
     ]);
   });
 
@@ -357,14 +357,14 @@ describe('loadStateSchema validation', () => {
       },
     });
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$.A.variables[0].enum_values'],
+      ['schema-missing-field', '$.A.variables[0].enum_values'],
       ['schema-invalid', '$.A.variables[1].enum_values'],
-      ['schema-invalid', '$.A.variables[2].enum_values'],
+      ['schema-wrong-type', '$.A.variables[2].enum_values'],
       ['schema-invalid', '$.A.variables[3].enum_values[1]'],
-      ['schema-invalid', '$.A.variables[3].enum_values[2]'],
-      ['schema-invalid', '$.A.variables[3].enum_values[3]'],
-      ['schema-invalid', '$.A.variables[3].enum_values[4]'],
-      ['schema-invalid', '$.A.variables[4].enum_values'],
+      ['schema-wrong-type', '$.A.variables[3].enum_values[2]'],
+      ['schema-wrong-type', '$.A.variables[3].enum_values[3]'],
+      ['schema-wrong-type', '$.A.variables[3].enum_values[4]'],
+      ['schema-misplaced-field', '$.A.variables[4].enum_values'],
     ]);
   });
 
@@ -381,13 +381,13 @@ describe('loadStateSchema validation', () => {
     });
     expect(problems(result)).toEqual([
       ['schema-invalid', '$.A.kind'],
-      ['schema-invalid', '$.B.critical'],
-      ['schema-invalid', '$.C.critical'],
-      ['schema-invalid', '$.D.key_arg_name'],
-      ['schema-invalid', '$.E.key_arg_name'],
+      ['schema-wrong-type', '$.B.critical'],
+      ['schema-misplaced-field', '$.C.critical'],
+      ['schema-unknown-key', '$.D.key_arg_name'],
+      ['schema-misplaced-field', '$.E.key_arg_name'],
       ['schema-duplicate', '$.F.key_arg_name[1]'],
-      ['schema-invalid', '$.G.key_arg_name'],
-      ['schema-invalid', '$.H.key_arg_name[0]'],
+      ['schema-wrong-type', '$.G.key_arg_name'],
+      ['schema-wrong-type', '$.H.key_arg_name[0]'],
     ]);
     expect(result.diagnostics[3]?.hint).toBe("Did you mean 'id'?");
   });
@@ -397,8 +397,8 @@ describe('loadStateSchema validation', () => {
       A: { description: 5, variables: [{ name: 'v', type: 'Text', description: ['x'] }] },
     });
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$.A.description'],
-      ['schema-invalid', '$.A.variables[0].description'],
+      ['schema-wrong-type', '$.A.description'],
+      ['schema-wrong-type', '$.A.variables[0].description'],
     ]);
   });
 
@@ -442,11 +442,11 @@ describe('loadStateSchema validation', () => {
       F: { observed: true, key_arg_name: 'id', variables: [{ name: 'id', type: 'Text' }] },
     });
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$.A.observed'],
-      ['schema-invalid', '$.B.variables[0].observed'],
-      ['schema-invalid', '$.C.observed'],
-      ['schema-invalid', '$.D.variables[0].observed'],
-      ['schema-invalid', '$.E.variables[0].observed'],
+      ['schema-wrong-type', '$.A.observed'],
+      ['schema-wrong-type', '$.B.variables[0].observed'],
+      ['schema-misplaced-field', '$.C.observed'],
+      ['schema-misplaced-field', '$.D.variables[0].observed'],
+      ['schema-misplaced-field', '$.E.variables[0].observed'],
     ]);
     expect(result.diagnostics[0]?.message).toBe(
       "'observed' must be true or false; found a string.",
@@ -486,7 +486,7 @@ describe('loadStateSchema limits', () => {
     );
     const result = loadStateSchema(value, { limits: { maxPredicates: 3 } });
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$'],
+      ['schema-too-large', '$'],
       ['schema-unknown-type', '$.P0.variables[0].type'],
       ['schema-unknown-type', '$.P1.variables[0].type'],
       ['schema-unknown-type', '$.P2.variables[0].type'],
@@ -510,14 +510,14 @@ describe('loadStateSchema limits', () => {
       { limits },
     );
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$.A.variables'],
-      ['schema-invalid', '$.B.variables[0].enum_values'],
-      ['schema-invalid', '$.C.description'],
-      ['schema-invalid', '$.LongerName'],
-      ['schema-invalid', '$.LongerName.variables[0].name'],
+      ['schema-too-large', '$.A.variables'],
+      ['schema-too-large', '$.B.variables[0].enum_values'],
+      ['schema-too-large', '$.C.description'],
+      ['schema-too-large', '$.LongerName'],
+      ['schema-too-large', '$.LongerName.variables[0].name'],
     ]);
     const long = loadStateSchema('{"A": {"variables": []}}', { limits: { maxInputLength: 10 } });
-    expect(problems(long)).toEqual([['schema-invalid', '$']]);
+    expect(problems(long)).toEqual([['schema-too-large', '$']]);
     expect(long.diagnostics[0]?.message).toContain('at most 10');
   });
 
@@ -602,10 +602,10 @@ describe('loadStateSchema: records (LANGUAGE.md §7)', () => {
       },
     });
     expect(problems(result)).toEqual([
-      ['schema-invalid', '$.P.variables[0].fields'],
-      ['schema-invalid', '$.P.variables[1].fields'],
+      ['schema-missing-field', '$.P.variables[0].fields'],
+      ['schema-misplaced-field', '$.P.variables[1].fields'],
       ['schema-duplicate', '$.P.variables[2].fields[1].name'],
-      ['schema-invalid', '$.P.variables[3].fields[0].fields[0].fields'],
+      ['schema-too-large', '$.P.variables[3].fields[0].fields[0].fields'],
     ]);
   });
 });

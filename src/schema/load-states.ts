@@ -74,7 +74,8 @@ const shapeHint =
 
 function predicateEntries(value: unknown, context: LoadContext): PredicateEntry[] | undefined {
   if (looksLikeToolSchema(value)) {
-    context.invalid(
+    context.problem(
+      'schema-wrong-format',
       '$',
       'This is a tool schema, not a states file.',
       'Load it as tools (--tools FILE).',
@@ -91,14 +92,16 @@ function predicateEntries(value: unknown, context: LoadContext): PredicateEntry[
       if (typeof name === 'string') {
         entries.push({ name, body: element, path, namePath: childPath(path, 'name') });
       } else if (isRecord(element)) {
-        context.invalid(
+        context.problem(
+          name === undefined ? 'schema-missing-field' : 'schema-wrong-type',
           childPath(path, 'name'),
           name === undefined
             ? `Predicate ${index} has no name.`
             : `A predicate name must be a string; found ${describeValue(name)}.`,
         );
       } else {
-        context.invalid(
+        context.problem(
+          'schema-wrong-type',
           path,
           `Predicate ${index} must be an object with a name, a description and variables; found ${describeValue(element)}.`,
         );
@@ -107,7 +110,8 @@ function predicateEntries(value: unknown, context: LoadContext): PredicateEntry[
     return entries;
   }
   if (!isRecord(value)) {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       '$',
       `A states file must be a JSON object keyed by predicate name, or an array of predicates; found ${describeValue(value)}.`,
       shapeHint,
@@ -125,7 +129,8 @@ function predicateEntries(value: unknown, context: LoadContext): PredicateEntry[
 function checkPredicateCount(count: number, context: LoadContext): void {
   const { maxPredicates } = context.limits;
   if (count <= maxPredicates) return;
-  context.invalid(
+  context.problem(
+    'schema-too-large',
     '$',
     `The schema declares ${count} predicates; at most ${maxPredicates} are accepted.`,
   );
@@ -149,7 +154,8 @@ function readPredicate(
   const { name, body, path, namePath } = entry;
   const nameIsValid = checkPredicateName(name, namePath, context);
   if (!isRecord(body)) {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       path,
       `The predicate '${abbreviate(name)}' must be an object with a description and variables; found ${describeValue(body)}.`,
       shapeHint,
@@ -168,7 +174,8 @@ function readPredicate(
   const keysPath = childPath(path, 'key_arg_name');
   const keys = readStateKeys(body['key_arg_name'], keysPath, variables, context);
   if (kind === 'action' && keys.length > 0) {
-    context.invalid(
+    context.problem(
+      'schema-misplaced-field',
       keysPath,
       `Only state predicates have keys; '${abbreviate(name)}' is an action.`,
       'Remove key_arg_name, or make the predicate a state.',
@@ -200,14 +207,16 @@ function readObserved(
   if (observed === undefined || observed === null) return false;
   const observedPath = childPath(path, 'observed');
   if (typeof observed !== 'boolean') {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       observedPath,
       `'observed' must be true or false; found ${describeValue(observed)}.`,
     );
     return false;
   }
   if (observed && kind === 'action') {
-    context.invalid(
+    context.problem(
+      'schema-misplaced-field',
       observedPath,
       `Only state predicates are observed; '${abbreviate(name)}' is an action, which the agent proposes.`,
       'Remove "observed", or make the predicate a state.',
@@ -235,13 +244,15 @@ function checkObservedVariables(
       'observed',
     );
     if (kind === 'action') {
-      context.invalid(
+      context.problem(
+        'schema-misplaced-field',
         observedPath,
         `Only variables of state predicates are observed; '${abbreviate(name)}' is an action, whose arguments the agent proposes.`,
         'Remove "observed", or make the predicate a state.',
       );
     } else if (keys.includes(variable.declaration.name)) {
-      context.invalid(
+      context.problem(
+        'schema-misplaced-field',
         observedPath,
         `The key '${variable.declaration.name}' cannot be observed alone: a proposal names an instance by its key.`,
         'Mark the whole predicate "observed": true, or leave the key unmarked.',
@@ -261,7 +272,8 @@ function checkPredicateName(name: string, path: string, context: LoadContext): b
     return false;
   }
   if (isReservedPredicateName(name)) {
-    context.invalid(
+    context.problem(
+      'schema-reserved-name',
       path,
       `'${name}' is reserved: Done is the head that finishes a task, so no predicate can have its name.`,
       `Rename the predicate, e.g. '${name}State'.`,
@@ -276,7 +288,8 @@ function readKind(body: JsonRecord, path: string, context: LoadContext): Predica
   if (kind === undefined || kind === null) return 'state';
   const normalized = typeof kind === 'string' ? kind.trim().toLowerCase() : undefined;
   if (normalized === 'state' || normalized === 'action') return normalized;
-  context.invalid(
+  context.problem(
+    'schema-invalid',
     childPath(path, 'kind'),
     `'kind' must be "state" or "action"; found ${typeof kind === 'string' ? `"${abbreviate(kind)}"` : describeValue(kind)}.`,
   );
@@ -294,14 +307,16 @@ function readCritical(
   const criticalPath = childPath(path, 'critical');
   if (critical === undefined || critical === null) return false;
   if (typeof critical !== 'boolean') {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       criticalPath,
       `'critical' must be true or false; found ${describeValue(critical)}.`,
     );
     return false;
   }
   if (critical && kind !== 'action') {
-    context.invalid(
+    context.problem(
+      'schema-misplaced-field',
       criticalPath,
       `Only actions can be critical; '${abbreviate(name)}' is a state predicate.`,
       'Add "kind": "action", or remove "critical".',

@@ -34,7 +34,8 @@ export function readStateVariables(
   depth = 0,
 ): StateVariable[] {
   if (value === undefined && depth > 0) {
-    context.invalid(
+    context.problem(
+      'schema-missing-field',
       path,
       `The record '${abbreviate(predicateName)}' has no 'fields'.`,
       'Give its fields as "fields": [{ "name": …, "type": … }].',
@@ -42,7 +43,8 @@ export function readStateVariables(
     return [];
   }
   if (value === undefined) {
-    context.invalid(
+    context.problem(
+      'schema-missing-field',
       path,
       `The predicate '${abbreviate(predicateName)}' has no 'variables'.`,
       'Give its variables as "variables": [{ "name": …, "type": … }], or [] for none.',
@@ -50,12 +52,17 @@ export function readStateVariables(
     return [];
   }
   if (!Array.isArray(value)) {
-    context.invalid(path, `'variables' must be an array; found ${describeValue(value)}.`);
+    context.problem(
+      'schema-wrong-type',
+      path,
+      `'variables' must be an array; found ${describeValue(value)}.`,
+    );
     return [];
   }
   const { maxVariables } = context.limits;
   if (value.length > maxVariables) {
-    context.invalid(
+    context.problem(
+      'schema-too-large',
       path,
       `The predicate '${abbreviate(predicateName)}' has ${value.length} variables; at most ${maxVariables} are accepted.`,
     );
@@ -88,7 +95,8 @@ function readStateVariable(
   depth = 0,
 ): StateVariable | undefined {
   if (!isRecord(value)) {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       path,
       `A variable must be an object with a name and a type; found ${describeValue(value)}.`,
     );
@@ -97,7 +105,8 @@ function readStateVariable(
   const namePath = childPath(path, 'name');
   const originalName = value['name'];
   if (typeof originalName !== 'string') {
-    context.invalid(
+    context.problem(
+      originalName === undefined ? 'schema-missing-field' : 'schema-wrong-type',
       namePath,
       originalName === undefined
         ? 'This variable has no name.'
@@ -152,7 +161,8 @@ function readRecordFields(
   const fieldsPath = childPath(path, 'fields');
   if (parseRecordStateType(spelling) === undefined) {
     if (value['fields'] !== undefined)
-      context.invalid(
+      context.problem(
+        'schema-misplaced-field',
         fieldsPath,
         `'fields' is only for Record and List<Record>; '${name}' is ${spelling}.`,
       );
@@ -160,7 +170,8 @@ function readRecordFields(
   }
   const { maxFlattenDepth } = context.limits;
   if (depth + 1 >= maxFlattenDepth) {
-    context.invalid(
+    context.problem(
+      'schema-too-large',
       fieldsPath,
       `Records nest at most ${maxFlattenDepth} levels deep.`,
       'Make the deepest ones Json.',
@@ -175,7 +186,11 @@ function readRecordFields(
 function readObservedVariable(value: unknown, path: string, context: LoadContext): boolean {
   if (value === undefined || value === null) return false;
   if (typeof value === 'boolean') return value;
-  context.invalid(path, `'observed' must be true or false; found ${describeValue(value)}.`);
+  context.problem(
+    'schema-wrong-type',
+    path,
+    `'observed' must be true or false; found ${describeValue(value)}.`,
+  );
   return false;
 }
 
@@ -188,7 +203,8 @@ function readStateType(
   const typePath = childPath(path, 'type');
   const spelling = record['type'];
   if (typeof spelling !== 'string') {
-    context.invalid(
+    context.problem(
+      spelling === undefined ? 'schema-missing-field' : 'schema-wrong-type',
       typePath,
       spelling === undefined
         ? `The variable '${name}' has no type.`
@@ -209,7 +225,8 @@ function readStateType(
     return { kind: 'enum', values: readEnumValues(record['enum_values'], enumPath, name, context) };
   }
   if (record['enum_values'] !== undefined) {
-    context.invalid(
+    context.problem(
+      'schema-misplaced-field',
       enumPath,
       `'enum_values' is only for Enum variables; '${name}' is ${formatType(type)}.`,
       'Make the type Enum, or remove enum_values.',
@@ -226,11 +243,17 @@ function readEnumValues(
 ): string[] {
   const hint = 'List its values as "enum_values": ["…", "…"].';
   if (value === undefined) {
-    context.invalid(path, `The Enum variable '${name}' has no enum_values.`, hint);
+    context.problem(
+      'schema-missing-field',
+      path,
+      `The Enum variable '${name}' has no enum_values.`,
+      hint,
+    );
     return [];
   }
   if (!Array.isArray(value) || value.length === 0) {
-    context.invalid(
+    context.problem(
+      Array.isArray(value) ? 'schema-invalid' : 'schema-wrong-type',
       path,
       `The enum_values of '${name}' must be a non-empty array; found ${Array.isArray(value) ? 'an empty array' : describeValue(value)}.`,
       hint,
@@ -239,7 +262,8 @@ function readEnumValues(
   }
   const { maxEnumValues, maxEnumValueLength } = context.limits;
   if (value.length > maxEnumValues) {
-    context.invalid(
+    context.problem(
+      'schema-too-large',
       path,
       `'${name}' has ${value.length} enum values; at most ${maxEnumValues} are accepted.`,
     );
@@ -251,14 +275,16 @@ function readEnumValues(
     const text =
       typeof element === 'number' && Number.isFinite(element) ? String(element) : element;
     if (typeof text !== 'string' || text.trim() === '') {
-      context.invalid(
+      context.problem(
+        typeof text === 'string' ? 'schema-invalid' : 'schema-wrong-type',
         elementPath,
         `An enum value must be a non-empty string; found ${typeof text === 'string' ? 'an empty string' : describeValue(text)}.`,
       );
       return;
     }
     if (text.length > maxEnumValueLength) {
-      context.invalid(
+      context.problem(
+        'schema-too-large',
         elementPath,
         `This enum value is ${text.length} characters long; at most ${maxEnumValueLength} are accepted.`,
       );
@@ -283,7 +309,8 @@ export function readStateKeys(
   if (value === undefined || value === null) return [];
   const hint = 'Give a variable name or an array of variable names.';
   if (typeof value !== 'string' && !Array.isArray(value)) {
-    context.invalid(
+    context.problem(
+      'schema-wrong-type',
       path,
       `'key_arg_name' must be a string or an array; found ${describeValue(value)}.`,
       hint,
@@ -295,7 +322,8 @@ export function readStateKeys(
   names.slice(0, context.limits.maxVariables).forEach((name, index) => {
     const keyPath = Array.isArray(value) ? childPath(path, index) : path;
     if (typeof name !== 'string') {
-      context.invalid(
+      context.problem(
+        'schema-wrong-type',
         keyPath,
         `A key must be a variable name; found ${describeValue(name)}.`,
         hint,
@@ -307,7 +335,8 @@ export function readStateKeys(
     );
     if (variable === undefined) {
       const candidates = variables.map((candidate) => candidate.declaration.name);
-      context.invalid(
+      context.problem(
+        'schema-unknown-key',
         keyPath,
         `The key '${abbreviate(name)}' is not a variable of this predicate.`,
         didYouMean(name, candidates) || `Its variables are: ${candidates.join(', ') || 'none'}.`,

@@ -78,7 +78,7 @@ export class ToolPredicates {
     const { maxTools, maxPredicates } = this.context.limits;
     const limit = Math.min(maxTools, Math.floor(maxPredicates / 2));
     if (this.#toolCount < limit) return true;
-    this.context.reportOnce('schema-invalid', path, {
+    this.context.reportOnce('schema-too-large', path, {
       reason: `More than ${limit} tools; the rest were not read.`,
     });
     return false;
@@ -191,7 +191,7 @@ export class ToolPredicates {
       return undefined;
     }
     if (isReservedPredicateName(name)) {
-      context.reportOnce('schema-invalid', tool.namePath, {
+      context.reportOnce('schema-reserved-name', tool.namePath, {
         reason: `A tool cannot be called '${name}': Done is the head that finishes a task.`,
       });
       return undefined;
@@ -202,7 +202,7 @@ export class ToolPredicates {
   #declarations(variables: readonly ConvertedVariable[], path: string): VariableDeclaration[] {
     const { maxVariables } = this.context.limits;
     if (variables.length > maxVariables) {
-      this.context.reportOnce('schema-invalid', path, {
+      this.context.reportOnce('schema-too-large', path, {
         reason: `This tool has ${variables.length} variables after flattening; at most ${maxVariables} are accepted.`,
       });
     }

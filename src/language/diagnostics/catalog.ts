@@ -381,7 +381,56 @@ export const diagnosticCatalog = {
     severity: 'error',
     message: 'The schema is not valid JSON: {reason}',
   },
+  /** A value the field does not allow (`"kind": "widget"`, an empty enum), or a loader failure. */
   'schema-invalid': {
+    severity: 'error',
+    message: '{reason}',
+    hint: '{hint}',
+  },
+  /** A value of the wrong JSON type: `"variables": {}` where an array belongs. */
+  'schema-wrong-type': {
+    severity: 'error',
+    message: '{reason}',
+    hint: '{hint}',
+  },
+  /** Something every entry needs is absent: a name, a type, `variables`, `enum_values`. */
+  'schema-missing-field': {
+    severity: 'error',
+    message: '{reason}',
+    hint: '{hint}',
+  },
+  /** A field that does not apply here: keys or `observed` on an action, `critical` on a state. */
+  'schema-misplaced-field': {
+    severity: 'error',
+    message: '{reason}',
+    hint: '{hint}',
+  },
+  /** Beyond a limit of `SchemaLimits` (sizes, counts, nesting, reference chains); the rest is not read. */
+  'schema-too-large': {
+    severity: 'error',
+    message: '{reason}',
+    hint: '{hint}',
+  },
+  /** A predicate or tool named `Done`, the head that finishes every task. */
+  'schema-reserved-name': {
+    severity: 'error',
+    message: '{reason}',
+    hint: '{hint}',
+  },
+  /** A key (`key_arg_name`) that names no variable of its predicate. */
+  'schema-unknown-key': {
+    severity: 'error',
+    message: '{reason}',
+    hint: '{hint}',
+  },
+  /** A local `$ref` that points to no schema in its document. */
+  'schema-unknown-reference': {
+    severity: 'error',
+    message: '{reason}',
+    hint: '{hint}',
+  },
+  /** A tool schema given where a states file belongs. */
+  'schema-wrong-format': {
     severity: 'error',
     message: '{reason}',
     hint: '{hint}',
@@ -412,5 +461,17 @@ export const diagnosticCatalog = {
 } as const satisfies Record<string, DiagnosticDefinition>;
 
 export type DiagnosticCode = keyof typeof diagnosticCatalog;
+
+/** The schema problems told by a reason and a hint (`LoadContext.problem`), one code per kind. */
+export type SchemaProblemCode =
+  | 'schema-invalid'
+  | 'schema-wrong-type'
+  | 'schema-missing-field'
+  | 'schema-misplaced-field'
+  | 'schema-too-large'
+  | 'schema-reserved-name'
+  | 'schema-unknown-key'
+  | 'schema-unknown-reference'
+  | 'schema-wrong-format';
 
 export const diagnosticCodes = /* @__PURE__ */ Object.keys(diagnosticCatalog) as DiagnosticCode[];
