@@ -4,6 +4,8 @@
  * run only when the task is done. LangChain is an optional peer: this module imports
  * nothing of it at run time.
  */
+
+export type { GuardSource } from '../../guard/adapter-kit/index.js';
 export {
   type IntentguardApprovalRequest,
   type IntentguardApprovalResponse,
@@ -17,5 +19,4 @@ export {
   intentguardStateSchema,
   journalStateKey,
 } from './middleware.js';
-export type { GuardSource } from './thread-guards.js';
 export { type LangChainToolSchemaOptions, schemaFromLangChainTools } from './tool-schema.js';

@@ -5,6 +5,7 @@ import { Command, MemorySaver } from '@langchain/langgraph';
 import { createAgent, createMiddleware, tool, toolErrorMiddleware } from 'langchain';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { renderRefusal } from '../../guard/adapter-kit/index.js';
 import {
   createGuard,
   type Guard,
@@ -581,5 +582,63 @@ describe('answers to an approval request', () => {
         intentguard: { callIds: [] },
       }),
     ).toBe(true);
+  });
+});
+
+describe('intentguardMiddleware fails closed, call by call', () => {
+  it('refuses a call whose id the guard cannot take, and the run goes on', async () => {
+    const { ran, tools } = bank(800);
+    const longId = `call_${'x'.repeat(300)}`;
+    const model = fakeModel()
+      .respondWithTools([balanceCall(longId), balanceCall('#finish')])
+      .respondWithTools([balanceCall('b1')])
+      .respond(new AIMessage('Your balance is $800, so I sent nothing.'));
+    const agent = createAgent({
+      model,
+      tools,
+      middleware: [intentguardMiddleware(guardSource())],
+      checkpointer: new MemorySaver(),
+    });
+    const result = await agent.invoke(start, thread('bad-ids'));
+    // Neither call with an id the guard cannot track ran; the model read why.
+    expect(ran.balances).toBe(1);
+    expect(String(toolMessageFor(result.messages, longId).content)).toMatch(
+      /^intentguard: revise \(hard\)\.\nThis call cannot be checked: its call\.id must be a non-empty string of at most 256 characters/,
+    );
+    expect(String(toolMessageFor(result.messages, '#finish').content)).toMatch(
+      /its call\.id must be an id other than '#finish'/,
+    );
+    expect(String(toolMessageFor(result.messages, 'b1').content)).toBe('{"balance":800}');
+    expect(result[journalStateKey]?.events.at(-1)).toMatchObject({
+      expect: { decision: 'allow' },
+    });
+  });
+
+  it('refuses a call the guard cannot check with the one unchecked text, and the run goes on', async () => {
+    const { ran, tools } = bank(800);
+    const model = fakeModel()
+      .respondWithTools([transferCall('t1', 'Mallory', 5)])
+      .respond(new AIMessage('I could not do it.'));
+    // The host's renderer fails: the guard cannot give a refusal its text.
+    const source = guardSource(bankText, {
+      render: () => {
+        throw new Error('renderer down');
+      },
+    });
+    const agent = createAgent({
+      model,
+      tools,
+      middleware: [intentguardMiddleware(source, { maxFinishRefusals: 0 })],
+      checkpointer: new MemorySaver(),
+    });
+    await expect(agent.invoke(start, thread('unchecked'))).rejects.toThrow(
+      IntentguardMiddlewareError,
+    );
+    expect(ran.transfers).toEqual([]);
+    const state = await agent.graph.getState(thread('unchecked'));
+    const messages = (state.values as { messages: unknown[] }).messages;
+    expect(String(toolMessageFor(messages, 't1').content)).toBe(
+      renderRefusal({ code: 'unchecked', reason: 'renderer down' }),
+    );
   });
 });

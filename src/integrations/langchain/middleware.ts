@@ -1,5 +1,12 @@
 import type { AgentMiddleware } from 'langchain';
 import { z } from 'zod';
+import {
+  checkGuardSource,
+  checkOrRefuse,
+  finishOrRefuse,
+  type GuardSource,
+  renderRefusal,
+} from '../../guard/adapter-kit/index.js';
 import type { Guard, GuardDecision, GuardJournal, ToolCall } from '../../guard/index.js';
 import { argumentError, describeArgument } from '../../language/arguments.js';
 import { answersOf, approvalRequest } from './approvals.js';
@@ -15,7 +22,7 @@ import {
   type ToolMessageLike,
   toolMessage,
 } from './messages.js';
-import { type GuardSource, ThreadGuards } from './thread-guards.js';
+import { ThreadGuards } from './thread-guards.js';
 
 /** The state field that holds the guard's journal, checkpointed with the thread. */
 export const journalStateKey = 'intentguardJournal';
@@ -106,27 +113,9 @@ function decisionAtRun(guard: Guard, call: ToolCall): GuardDecision | undefined 
 
 function messageAtRun(call: ToolCall, decision: GuardDecision | undefined): string {
   if (decision === undefined)
-    return `intentguard: this ${call.name} call was not checked after the model's turn (another middleware added or changed it), so it did not run. Make the call again if it is still needed.`;
-  if (decision.action === 'ask')
-    return `intentguard: this ${call.name} call waits for the user's approval, so it did not run.`;
+    return renderRefusal({ code: 'changed-after-check', name: call.name });
+  if (decision.action === 'ask') return renderRefusal({ code: 'awaiting-approval' });
   return decision.message;
-}
-
-function checkSource(source: unknown): GuardSource {
-  if (typeof source === 'function') return source as GuardSource;
-  const guard = source as Partial<Guard> | null;
-  if (
-    typeof guard === 'object' &&
-    guard !== null &&
-    typeof guard.check === 'function' &&
-    typeof guard.journal === 'function'
-  )
-    return guard as Guard;
-  throw argumentError('intentguardMiddleware', {
-    parameter: 'guard',
-    expected: 'a Guard (createGuard) or a function that returns the guard of a thread',
-    actual: describeArgument(source),
-  });
 }
 
 function checkOptions(options: unknown): Required<IntentguardMiddlewareOptions> {
@@ -180,10 +169,10 @@ function checkOptions(options: unknown): Required<IntentguardMiddlewareOptions> 
  * });
  */
 export function intentguardMiddleware(
-  guard: GuardSource,
+  guard: GuardSource<GuardJournal | undefined>,
   options?: IntentguardMiddlewareOptions,
 ): IntentguardMiddleware {
-  const threads = new ThreadGuards(checkSource(guard));
+  const threads = new ThreadGuards(checkGuardSource(guard, 'intentguardMiddleware'));
   const { maxFinishRefusals } = checkOptions(options);
 
   const afterModel = async (state: StateFields, runtime: RuntimeFields) => {
@@ -194,7 +183,9 @@ export function intentguardMiddleware(
     const calls = message === undefined ? [] : pendingCalls(message, answeredIds(state.messages));
     if (calls.length === 0) return { [journalStateKey]: threads.written(bound) };
 
-    const decisions = new Map(calls.map((call) => [call.id, bound.guard.check(call)]));
+    // Fail closed per call: a call the guard refuses or cannot check gets a tool message,
+    // and the run goes on.
+    const decisions = new Map(calls.map((call) => [call.id, checkOrRefuse(bound.guard, call)]));
     const asks = [...decisions.values()].filter((decision) => decision.action === 'ask');
     const notes = new Map<string, string>();
     if (asks.length > 0) {
@@ -228,7 +219,7 @@ export function intentguardMiddleware(
     const bound = threads.bind(threadOf(runtime), state[journalStateKey]);
     reportResults(bound.guard, state.messages);
     if (bound.guard.status().finished) return { [journalStateKey]: threads.written(bound) };
-    const decision = bound.guard.finish(finalAnswer(state.messages));
+    const decision = finishOrRefuse(bound.guard, finalAnswer(state.messages));
     const journal = threads.written(bound);
     if (decision.action === 'run') return { [journalStateKey]: journal };
     const refused = finishRefusals(journal);

@@ -1,3 +1,4 @@
+import { type GuardSource as KitGuardSource, resolveGuard } from '../../guard/adapter-kit/index.js';
 import type { Guard, GuardJournal } from '../../guard/index.js';
 import { IntentguardMiddlewareError } from './errors.js';
 
@@ -6,7 +7,7 @@ import { IntentguardMiddlewareError } from './errors.js';
  * that gives the guard of any thread — a new one when `journal` is undefined, else the
  * guard restored from it (`restoreGuard(spec, schema, journal)`).
  */
-export type GuardSource = Guard | ((journal: GuardJournal | undefined) => Guard);
+type GuardSource = KitGuardSource<GuardJournal | undefined>;
 
 /** A thread's guard, and how much of its journal the thread's state holds. */
 export interface ThreadGuard {
@@ -67,7 +68,7 @@ export class ThreadGuards {
       )
         return known;
     }
-    const guard = source(journal);
+    const guard = resolveGuard(source, journal);
     const restored = guard.journal();
     if (restored.events.length !== (journal?.events.length ?? 0) || !startsWith(restored, journal))
       throw new IntentguardMiddlewareError(
