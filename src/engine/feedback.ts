@@ -52,138 +52,184 @@ export function unmetReason(
   maxEcho: number = defaultLimits.maxEchoLength,
 ): Reason {
   switch (unmet.kind) {
-    case 'objective': {
-      const { condition, actual } = unmet;
-      if (condition.negated) {
-        return {
-          code: 'unmet-conditions',
-          rule: rule.id,
-          objective: condition.name,
-          expected: 'not achieved',
-          actual: String(actual),
-          message: `${condition.name} must not have been achieved; it has been (${actual} time${actual === 1 ? '' : 's'}).`,
-        };
-      }
-      const candidates = candidateActions(spec, { objective: condition.name }, clock);
-      const first = condition.operator === '>=' && condition.count === 1 && actual === 0;
-      const message = first
-        ? `${condition.name} must be achieved first; it has not been.`
-        : `${condition.name} must have been achieved ${condition.operator} ${condition.count} times; so far ${actual}.`;
-      return {
-        code: 'unmet-conditions',
-        rule: rule.id,
-        objective: condition.name,
-        expected: `${condition.operator} ${condition.count}`,
-        actual: String(actual),
-        ...(candidates.length > 0 ? { candidates } : {}),
-        message:
-          candidates.length > 0
-            ? `${message} To achieve it: ${joinWords(candidates, 'or')}.`
-            : message,
-      };
-    }
-    case 'unobserved': {
-      const candidates = candidateActions(
-        spec,
-        { predicate: unmet.pattern.predicate.declaration },
-        clock,
-      );
-      return {
-        code: 'unmet-conditions',
-        rule: rule.id,
-        predicate: unmet.pattern.predicate.name,
-        expected: 'observed',
-        actual: 'unobserved',
-        ...(candidates.length > 0 ? { candidates } : {}),
-        message: `${describePredicate(unmet.pattern.predicate.declaration)} must have been observed; it has not been.${candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : ''}`,
-      };
-    }
-    case 'negation': {
-      const declaration = unmet.pattern.predicate.declaration;
-      const wanted = describePattern(unmet.pattern, clock);
-      return {
-        code: 'unmet-conditions',
-        rule: rule.id,
-        predicate: declaration.name,
-        expected: `no ${declaration.name} matching`,
-        actual: unmet.unread !== undefined ? 'one could not be read' : 'one matches',
-        message:
-          unmet.unread !== undefined
-            ? `There must be no ${wanted}; a ${declaration.name} came that could not be read (${cutText(unmet.unread, maxEcho)}), and a result that cannot be read counts as one.`
-            : unmet.unreported === true
-              ? `There must be no ${wanted}; a ${declaration.name} does not report what the condition reads, and counts as one.`
-              : unmet.pattern.constraints.length === 0
-                ? `${describePredicate(declaration)} must not have been observed; it has been.`
-                : `There must be no ${wanted}; there is one.`,
-      };
-    }
-    case 'present': {
-      const declaration = unmet.pattern.predicate.declaration;
-      const variable = unmet.pattern.predicate.variables[unmet.variable];
-      const name = variable?.name ?? String(unmet.variable);
-      const actual = actualText(unmet.pattern, unmet.variable, unmet.actual, maxEcho);
-      return {
-        code: 'unmet-conditions',
-        rule: rule.id,
-        predicate: declaration.name,
-        variable: name,
-        expected: 'absent',
-        actual,
-        message: `${declaration.name} must be called without ${name}; it is given as ${actual}.`,
-      };
-    }
-    case 'action': {
-      const wanted = describeAction(unmet.pattern, clock);
-      return {
-        code: 'unmet-conditions',
-        rule: rule.id,
-        predicate: unmet.pattern.predicate.name,
-        expected: unmet.pattern.predicate.name,
-        actual: unmet.actual ?? 'no action',
-        message: `This step is done by the action: ${wanted}; the proposal ${unmet.actual === undefined ? 'carries no action' : `calls ${unmet.actual}`}.`,
-      };
-    }
-    case 'constraint': {
-      const { pattern, constraint } = unmet;
-      const declaration = pattern.predicate.declaration;
-      const actual =
-        (unmet.actual === undefined || constraint.source.access === undefined
-          ? undefined
-          : // Only constraints with a path get here: their spec has the path evaluators.
-            pathEvaluators().pathText(constraint.source, unmet.actual, maxEcho)) ??
-        actualText(pattern, constraint.variable, unmet.actual, maxEcho);
-      const isAction = declaration.kind === 'action';
-      const verb = isAction ? 'is' : changed(pattern.predicate.index) ? 'would be' : 'is';
-      const subject = isAction
-        ? `${declaration.name} must be called with`
-        : `${describePredicate(declaration)} must have`;
-      const candidates =
-        unmet.actual === undefined && !isAction
-          ? candidateActions(spec, { predicate: declaration }, clock)
-          : [];
-      const found =
-        unmet.actual === undefined
-          ? isAction
-            ? 'it is not given'
-            : 'it has not been observed yet'
-          : `it ${verb} ${actual}`;
-      const extra = candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : '';
-      const description = constraint.source.variable.description;
-      // Only a binding has values bound: its spec has the evaluators.
-      const bound =
-        unmet.bound === undefined ? '' : pathEvaluators().describeBound(unmet.bound, maxEcho);
-      return {
-        code: 'unmet-conditions',
-        rule: rule.id,
-        predicate: declaration.name,
-        variable: constraint.source.variable.name,
-        expected: expectedText(unmet, clock, maxEcho),
-        actual,
-        ...(candidates.length > 0 ? { candidates } : {}),
-        message: `${subject} ${describeConstraint(constraint.source, clock)}${bound}${description ? ` (${constraint.source.variable.name}: ${description.replace(/\.$/, '')})` : ''}; ${found}.${extra}`,
-      };
-    }
+    case 'objective':
+      return objectiveReason(spec, rule, unmet, clock);
+    case 'unobserved':
+      return unobservedReason(spec, rule, unmet, clock);
+    case 'negation':
+      return negationReason(rule, unmet, clock, maxEcho);
+    case 'present':
+      return presentReason(rule, unmet, maxEcho);
+    case 'action':
+      return actionReason(rule, unmet, clock);
+    case 'constraint':
+      return constraintReason(spec, rule, unmet, clock, changed, maxEcho);
   }
+}
+
+type Unmet<K extends UnmetCondition['kind']> = Extract<UnmetCondition, { kind: K }>;
+
+/** An objective counted too few (or too many) times, with the actions that achieve it. */
+function objectiveReason(
+  spec: CompiledSpec,
+  rule: CompiledRule,
+  unmet: Unmet<'objective'>,
+  clock: SessionClock,
+): Reason {
+  const { condition, actual } = unmet;
+  if (condition.negated) {
+    return {
+      code: 'unmet-conditions',
+      rule: rule.id,
+      objective: condition.name,
+      expected: 'not achieved',
+      actual: String(actual),
+      message: `${condition.name} must not have been achieved; it has been (${actual} time${actual === 1 ? '' : 's'}).`,
+    };
+  }
+  const candidates = candidateActions(spec, { objective: condition.name }, clock);
+  const first = condition.operator === '>=' && condition.count === 1 && actual === 0;
+  const message = first
+    ? `${condition.name} must be achieved first; it has not been.`
+    : `${condition.name} must have been achieved ${condition.operator} ${condition.count} times; so far ${actual}.`;
+  return {
+    code: 'unmet-conditions',
+    rule: rule.id,
+    objective: condition.name,
+    expected: `${condition.operator} ${condition.count}`,
+    actual: String(actual),
+    ...(candidates.length > 0 ? { candidates } : {}),
+    message:
+      candidates.length > 0 ? `${message} To achieve it: ${joinWords(candidates, 'or')}.` : message,
+  };
+}
+
+/** `P()`: P has never been observed, with the actions that observe it. */
+function unobservedReason(
+  spec: CompiledSpec,
+  rule: CompiledRule,
+  unmet: Unmet<'unobserved'>,
+  clock: SessionClock,
+): Reason {
+  const candidates = candidateActions(
+    spec,
+    { predicate: unmet.pattern.predicate.declaration },
+    clock,
+  );
+  return {
+    code: 'unmet-conditions',
+    rule: rule.id,
+    predicate: unmet.pattern.predicate.name,
+    expected: 'observed',
+    actual: 'unobserved',
+    ...(candidates.length > 0 ? { candidates } : {}),
+    message: `${describePredicate(unmet.pattern.predicate.declaration)} must have been observed; it has not been.${candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : ''}`,
+  };
+}
+
+/** `not P(…)`: an instance matches, or may (a result that cannot be read, or does not report). */
+function negationReason(
+  rule: CompiledRule,
+  unmet: Unmet<'negation'>,
+  clock: SessionClock,
+  maxEcho: number,
+): Reason {
+  const declaration = unmet.pattern.predicate.declaration;
+  const wanted = describePattern(unmet.pattern, clock);
+  return {
+    code: 'unmet-conditions',
+    rule: rule.id,
+    predicate: declaration.name,
+    expected: `no ${declaration.name} matching`,
+    actual: unmet.unread !== undefined ? 'one could not be read' : 'one matches',
+    message:
+      unmet.unread !== undefined
+        ? `There must be no ${wanted}; a ${declaration.name} came that could not be read (${cutText(unmet.unread, maxEcho)}), and a result that cannot be read counts as one.`
+        : unmet.unreported === true
+          ? `There must be no ${wanted}; a ${declaration.name} does not report what the condition reads, and counts as one.`
+          : unmet.pattern.constraints.length === 0
+            ? `${describePredicate(declaration)} must not have been observed; it has been.`
+            : `There must be no ${wanted}; there is one.`,
+  };
+}
+
+/** `absent(arg)`: the action gives the argument. */
+function presentReason(rule: CompiledRule, unmet: Unmet<'present'>, maxEcho: number): Reason {
+  const declaration = unmet.pattern.predicate.declaration;
+  const variable = unmet.pattern.predicate.variables[unmet.variable];
+  const name = variable?.name ?? String(unmet.variable);
+  const actual = actualText(unmet.pattern, unmet.variable, unmet.actual, maxEcho);
+  return {
+    code: 'unmet-conditions',
+    rule: rule.id,
+    predicate: declaration.name,
+    variable: name,
+    expected: 'absent',
+    actual,
+    message: `${declaration.name} must be called without ${name}; it is given as ${actual}.`,
+  };
+}
+
+/** The rule needs an action the proposal does not carry. */
+function actionReason(rule: CompiledRule, unmet: Unmet<'action'>, clock: SessionClock): Reason {
+  const wanted = describeAction(unmet.pattern, clock);
+  return {
+    code: 'unmet-conditions',
+    rule: rule.id,
+    predicate: unmet.pattern.predicate.name,
+    expected: unmet.pattern.predicate.name,
+    actual: unmet.actual ?? 'no action',
+    message: `This step is done by the action: ${wanted}; the proposal ${unmet.actual === undefined ? 'carries no action' : `calls ${unmet.actual}`}.`,
+  };
+}
+
+/** A constraint that does not hold: what it expects, what was found, and how to observe it. */
+function constraintReason(
+  spec: CompiledSpec,
+  rule: CompiledRule,
+  unmet: Unmet<'constraint'>,
+  clock: SessionClock,
+  changed: (predicateIndex: number) => boolean,
+  maxEcho: number,
+): Reason {
+  const { pattern, constraint } = unmet;
+  const declaration = pattern.predicate.declaration;
+  const actual =
+    (unmet.actual === undefined || constraint.source.access === undefined
+      ? undefined
+      : // Only constraints with a path get here: their spec has the path evaluators.
+        pathEvaluators().pathText(constraint.source, unmet.actual, maxEcho)) ??
+    actualText(pattern, constraint.variable, unmet.actual, maxEcho);
+  const isAction = declaration.kind === 'action';
+  const verb = isAction ? 'is' : changed(pattern.predicate.index) ? 'would be' : 'is';
+  const subject = isAction
+    ? `${declaration.name} must be called with`
+    : `${describePredicate(declaration)} must have`;
+  const candidates =
+    unmet.actual === undefined && !isAction
+      ? candidateActions(spec, { predicate: declaration }, clock)
+      : [];
+  const found =
+    unmet.actual === undefined
+      ? isAction
+        ? 'it is not given'
+        : 'it has not been observed yet'
+      : `it ${verb} ${actual}`;
+  const extra = candidates.length > 0 ? ` To observe it: ${joinWords(candidates, 'or')}.` : '';
+  const description = constraint.source.variable.description;
+  // Only a binding has values bound: its spec has the evaluators.
+  const bound =
+    unmet.bound === undefined ? '' : pathEvaluators().describeBound(unmet.bound, maxEcho);
+  return {
+    code: 'unmet-conditions',
+    rule: rule.id,
+    predicate: declaration.name,
+    variable: constraint.source.variable.name,
+    expected: expectedText(unmet, clock, maxEcho),
+    actual,
+    ...(candidates.length > 0 ? { candidates } : {}),
+    message: `${subject} ${describeConstraint(constraint.source, clock)}${bound}${description ? ` (${constraint.source.variable.name}: ${description.replace(/\.$/, '')})` : ''}; ${found}.${extra}`,
+  };
 }
 
 /**
@@ -191,11 +237,7 @@ export function unmetReason(
  * of it, with the values of the bindings it compared with (`some element of
  * legs[code = $c] with $c = "ZX410"`, T2).
  */
-function expectedText(
-  unmet: Extract<UnmetCondition, { kind: 'constraint' }>,
-  clock: SessionClock,
-  maxEcho: number,
-): string {
+function expectedText(unmet: Unmet<'constraint'>, clock: SessionClock, maxEcho: number): string {
   const access = unmet.constraint.source.access;
   if (access?.exists !== true) return describeExpectation(unmet.constraint.source, clock);
   // A path: its spec has the evaluators, and the words that go with them.

@@ -535,27 +535,60 @@ export function joinHolds(
   guard: boolean,
   failure?: { current?: JoinFailure },
 ): boolean {
-  const env: unknown[] = plan.binders.map(() => unbound);
-  let work = 0;
-  let depth = -1;
-  const step = (amount = 1) => {
-    work += amount;
-    if (work > plan.limit) throw new JoinLimit();
-  };
-  const record = (
+  const search = new JoinSearch(plan, context, guard, failure);
+  try {
+    return search.holdsFrom(0);
+  } catch (error) {
+    if (!(error instanceof JoinLimit)) throw error;
+    if (failure !== undefined && failure.current !== undefined)
+      failure.current = { ...failure.current, exhausted: true };
+    return guard;
+  }
+}
+
+/**
+ * One search for an assignment: the patterns of the plan in order (`holdsFrom`), each
+ * instance's constraints in order (`bindFrom`), a binding constraint met with the values
+ * it offers (`settle`), through the filters of a path (`walkProgram`), then the negated
+ * patterns under the assignment (`negationsHold`). The work is counted (`maxJoinWork`).
+ */
+class JoinSearch {
+  /** Every binding's value by slot: `unbound`, `absentValue` or a key. */
+  readonly #env: unknown[];
+  #work = 0;
+  /** The depth of the deepest failed use recorded (`index * 1000 + position`). */
+  #depth = -1;
+
+  constructor(
+    readonly plan: JoinPlan,
+    readonly context: JoinContext,
+    readonly guard: boolean,
+    readonly failure: { current?: JoinFailure } | undefined,
+  ) {
+    this.#env = plan.binders.map(() => unbound);
+  }
+
+  #step(amount = 1): void {
+    this.#work += amount;
+    if (this.#work > this.plan.limit) throw new JoinLimit();
+  }
+
+  /** A failed use, kept when it is the deepest so far (with up to three bound values). */
+  #record(
     at: number,
     pattern: CompiledPattern,
     constraint: CompiledConstraint,
     actual: Value | undefined,
     bound: unknown,
     // A filter's use of a binding (`legs[code = $c]`): the binding it compared with.
-    use: CompiledBinding = constraint.binding as CompiledBinding,
-  ) => {
-    if (failure === undefined || at < depth) return;
-    const binding = use;
+    binding: CompiledBinding = constraint.binding as CompiledBinding,
+  ): void {
+    const { failure, plan } = this;
+    const env = this.#env;
+    if (failure === undefined || at < this.#depth) return;
     const previous = failure.current;
-    if (at > depth || previous === undefined || previous.constraint !== constraint) {
-      depth = at;
+    if (at > this.#depth || previous === undefined || previous.constraint !== constraint) {
+      this.#depth = at;
       const others: { name: string; value: unknown }[] = [];
       env.forEach((value, slot) => {
         const name = plan.binders[slot]?.name;
@@ -575,47 +608,28 @@ export function joinHolds(
     } else if (previous.bound.length < 3 && !previous.bound.includes(bound)) {
       failure.current = { ...previous, bound: [...previous.bound, bound] };
     }
-  };
-
-  const bindingConstraints = plan.bindingConstraints;
+  }
 
   /**
    * A binding constraint met with the values its left side offers: a binder tries each,
    * a use compares; then `next`. `lenient`: the guards' reading (a value that does not
    * fit holds); filters select with the rules' reading, in guards too.
    */
-  const settle = (
+  #settle(
     binding: CompiledBinding,
     values: readonly (Key | undefined)[] | undefined,
     lenient: boolean,
     failed: ((bound: unknown) => void) | undefined,
     next: () => boolean,
     broad = false,
-  ): boolean => {
+  ): boolean {
+    const env = this.#env;
     // A use whose binder is in another alternative of a disjunction (`(A(x = $a) | B(y =
     // $a)) & C(z = $a)`): its positive equality binds, as the first one would.
     const binds =
       binding.binds ||
       (env[binding.slot] === unbound && binding.positive === '=' && !binding.negated);
-    if (binds) {
-      if (values === undefined) {
-        if (!lenient) return false;
-        env[binding.slot] = absentValue;
-        const holds = next();
-        env[binding.slot] = unbound;
-        return holds;
-      }
-      for (const value of values) {
-        step();
-        env[binding.slot] = value;
-        if (next()) {
-          env[binding.slot] = unbound;
-          return true;
-        }
-      }
-      env[binding.slot] = unbound;
-      return false;
-    }
+    if (binds) return this.#bind(binding, values, lenient, next);
     const bound = env[binding.slot];
     if (bound === absentValue) return next();
     if (bound === unbound) return lenient && next();
@@ -624,7 +638,7 @@ export function joinHolds(
       failed?.(bound);
       return false;
     }
-    step(values.length);
+    this.#step(values.length);
     let some = false;
     let all = true;
     let fits = true;
@@ -649,7 +663,34 @@ export function joinHolds(
       return false;
     }
     return next();
-  };
+  }
+
+  /** A binder: each value in turn (none given: absent, which holds in a guard), then `next`. */
+  #bind(
+    binding: CompiledBinding,
+    values: readonly (Key | undefined)[] | undefined,
+    lenient: boolean,
+    next: () => boolean,
+  ): boolean {
+    const env = this.#env;
+    if (values === undefined) {
+      if (!lenient) return false;
+      env[binding.slot] = absentValue;
+      const holds = next();
+      env[binding.slot] = unbound;
+      return holds;
+    }
+    for (const value of values) {
+      this.#step();
+      env[binding.slot] = value;
+      if (next()) {
+        env[binding.slot] = unbound;
+        return true;
+      }
+    }
+    env[binding.slot] = unbound;
+    return false;
+  }
 
   /**
    * A filter's binding constraints on one element, in order, then `next`; with the
@@ -657,7 +698,7 @@ export function joinHolds(
    * (`negated`), with the deny-list reading, and on a record a value that does not fit
    * compares (fail closed).
    */
-  const bindElement = (
+  #bindElement(
     bindings: readonly CompiledBinding[],
     position: number,
     element: unknown,
@@ -665,28 +706,28 @@ export function joinHolds(
     table?: ElementTable,
     index = 0,
     negated?: FilterProgram['negated'],
-  ): boolean => {
+  ): boolean {
     const binding = bindings[position];
     if (binding === undefined) return next();
     const values = table
       ? table.values[position]?.[index]
-      : binding.values(element as Value, context.clock);
-    return settle(
+      : binding.values(element as Value, this.context.clock);
+    return this.#settle(
       binding,
       values,
       negated?.record === true,
       undefined,
-      () => bindElement(bindings, position + 1, element, next, table, index, negated),
+      () => this.#bindElement(bindings, position + 1, element, next, table, index, negated),
       negated !== undefined,
     );
-  };
+  }
 
   /**
    * The walk of a path whose filters bind or use bindings, from stage `at` on `data`:
    * a filter that binds tries each element (the rest of the path sees that one element);
    * one that only uses bindings selects under the assignment. Then the comparison.
    */
-  const walkProgram = (
+  #walkProgram(
     binding: CompiledBinding,
     program: FilterProgram,
     at: number,
@@ -694,75 +735,43 @@ export function joinHolds(
     lenient: boolean,
     failed: ((bound: unknown) => void) | undefined,
     next: () => boolean,
-  ): boolean => {
+  ): boolean {
+    const { clock } = this.context;
     const stage = program.stages[at];
     if (stage === undefined) {
       if (program.test !== undefined) {
-        step();
-        return program.test(data, context.clock) && next();
+        this.#step();
+        return program.test(data, clock) && next();
       }
-      return settle(binding, binding.values(data as Value, context.clock), lenient, failed, next);
+      return this.#settle(binding, binding.values(data as Value, clock), lenient, failed, next);
     }
     if (stage.kind === 'step') {
-      const after = stage.step(data, context.clock);
+      const after = stage.step(data, clock);
       if (after === undecided) return next();
       if (after === missing) return lenient && next();
-      return walkProgram(binding, program, at + 1, after, lenient, failed, next);
+      return this.#walkProgram(binding, program, at + 1, after, lenient, failed, next);
     }
     if (!Array.isArray(data)) return lenient && next();
-    const table = elementTable(stage, data, context.clock);
-    const passes = (element: unknown, index: number): boolean => {
-      step();
-      if (table) return table.passes[index] === true;
-      for (const test of stage.tests) if (!test(element, context.clock)) return false;
-      return true;
-    };
-    // Inside `not` (no filter there binds): an element that only the deny-list reading may
-    // keep — or, on a record, one that does not fit — leaves the selection open, and the
-    // constraint matches (`undecided` in access-test.ts, E2, E9).
-    const negated = program.negated;
-    const possible = stage.possible;
-    const open = (element: unknown, index: number): boolean =>
-      negated !== undefined &&
-      possible?.every((test) => test(element, context.clock)) === true &&
-      bindElement(stage.bindings, 0, element, () => true, table, index, negated);
+    const table = elementTable(stage, data, clock);
     if (!stage.binds) {
-      // In a guard, a filter that compares with a binding that has no value (its binder's
-      // argument was not given, or did not fit) cannot select: the comparison cannot be
-      // made, so the constraint holds and the guard fires — never "every element kept",
-      // which under `count(…) = 0` or `not` would let the guard pass.
-      if (
-        lenient &&
-        stage.bindings.some((use) => env[use.slot] === absentValue || env[use.slot] === unbound)
-      )
-        return next();
-      let unsettled = false;
-      const selected = data.filter((element, index) => {
-        if (
-          passes(element, index) &&
-          bindElement(stage.bindings, 0, element, () => true, table, index)
-        )
-          return true;
-        if (open(element, index)) unsettled = true;
-        return false;
-      });
-      if (unsettled) return next();
-      return walkProgram(binding, program, at + 1, selected, lenient, failed, next);
+      const selected = this.#select(stage, program, data, table, lenient);
+      if (selected === undefined) return next();
+      return this.#walkProgram(binding, program, at + 1, selected, lenient, failed, next);
     }
     // The last filter of a bare filtered list: the element it stands for is the "some
     // element" the comparison asks for.
     const last = program.exists === true && at === program.stages.length - 1;
     for (let index = 0; index < data.length; index++) {
       const element: unknown = data[index];
-      if (!passes(element, index)) continue;
+      if (!this.#passes(stage, table, element, index)) continue;
       if (
-        bindElement(
+        this.#bindElement(
           stage.bindings,
           0,
           element,
           last
             ? next
-            : () => walkProgram(binding, program, at + 1, [element], lenient, failed, next),
+            : () => this.#walkProgram(binding, program, at + 1, [element], lenient, failed, next),
           table,
           index,
         )
@@ -770,78 +779,155 @@ export function joinHolds(
         return true;
     }
     return false;
-  };
+  }
 
-  const bindFrom = (
+  /** Whether an element passes a filter's constraints without bindings. */
+  #passes(
+    stage: FilterStageOf<'filter'>,
+    table: ElementTable | undefined,
+    element: unknown,
+    index: number,
+  ): boolean {
+    this.#step();
+    if (table) return table.passes[index] === true;
+    for (const test of stage.tests) if (!test(element, this.context.clock)) return false;
+    return true;
+  }
+
+  /**
+   * The elements a filter that only uses bindings keeps under the assignment; undefined
+   * when the selection is open and the constraint holds: in a guard, a use whose binding
+   * has no value; inside `not`, an element only the deny-list reading may keep.
+   */
+  #select(
+    stage: FilterStageOf<'filter'>,
+    program: FilterProgram,
+    data: readonly unknown[],
+    table: ElementTable | undefined,
+    lenient: boolean,
+  ): unknown[] | undefined {
+    const env = this.#env;
+    const { clock } = this.context;
+    // In a guard, a filter that compares with a binding that has no value (its binder's
+    // argument was not given, or did not fit) cannot select: the comparison cannot be
+    // made, so the constraint holds and the guard fires — never "every element kept",
+    // which under `count(…) = 0` or `not` would let the guard pass.
+    if (
+      lenient &&
+      stage.bindings.some((use) => env[use.slot] === absentValue || env[use.slot] === unbound)
+    )
+      return undefined;
+    // Inside `not` (no filter there binds): an element that only the deny-list reading may
+    // keep — or, on a record, one that does not fit — leaves the selection open, and the
+    // constraint matches (`undecided` in access-test.ts, E2, E9).
+    const negated = program.negated;
+    const possible = stage.possible;
+    const open = (element: unknown, index: number): boolean =>
+      negated !== undefined &&
+      possible?.every((test) => test(element, clock)) === true &&
+      this.#bindElement(stage.bindings, 0, element, () => true, table, index, negated);
+    let unsettled = false;
+    const selected = data.filter((element, index) => {
+      if (
+        this.#passes(stage, table, element, index) &&
+        this.#bindElement(stage.bindings, 0, element, () => true, table, index)
+      )
+        return true;
+      if (open(element, index)) unsettled = true;
+      return false;
+    });
+    return unsettled ? undefined : selected;
+  }
+
+  /** The binding constraints of pattern `index` on an instance from `position` on, then the next pattern. */
+  #bindFrom(
     index: number,
     pattern: CompiledPattern,
     instance: Instance,
     constraints: readonly CompiledConstraint[],
     position: number,
-  ): boolean => {
+  ): boolean {
     const constraint = constraints[position];
-    if (constraint === undefined) return holdsFrom(index + 1);
+    if (constraint === undefined) return this.holdsFrom(index + 1);
     const binding = constraint.binding as CompiledBinding;
     const raw = instance[constraint.variable] ?? constraint.absent;
-    const next = () => bindFrom(index, pattern, instance, constraints, position + 1);
-    const failed = (bound: unknown) =>
-      record(index * 1_000 + position, pattern, constraint, raw, bound);
+    const next = () => this.#bindFrom(index, pattern, instance, constraints, position + 1);
     // §5.1: in a guard over a state, an unobserved variable is no omitted argument: false.
     const unobserved = raw === undefined && pattern.predicate.declaration.kind === 'state';
+    if (binding.filter !== undefined)
+      return this.#bindThroughFilters(index, position, pattern, constraint, raw, unobserved, next);
+    const failed = (bound: unknown) =>
+      this.#record(index * 1_000 + position, pattern, constraint, raw, bound);
     // §5.1 (O2): a use of a binding on an argument that is not given holds in a guard only
     // when it is negative (`note = $p` does not fire without a note); a binder without a
     // value makes the guard's uses of it hold (docs/language.md).
     const absentUse = raw === undefined && !binding.binds;
-    const program = binding.filter;
-    if (program !== undefined) {
-      if (raw === undefined)
-        return (
-          (program.stages.some((stage) => stage.kind === 'filter' && stage.binds)
-            ? guard && !unobserved
-            : constraint.holdsWhenAbsent) && next()
-        );
-      if (failure === undefined)
-        return walkProgram(binding, program, 0, bindingData(raw), guard, failed, next);
-      // For feedback: a filter that compares with a bound value and keeps no element under
-      // it is the failed use (LANGUAGE.md §6 step 4), not a binder that holds (T2).
-      let reached = false;
-      const holds = walkProgram(binding, program, 0, bindingData(raw), guard, failed, () => {
-        reached = true;
-        return next();
-      });
-      if (!holds && !reached) {
-        const use = program.stages
-          .flatMap((stage) => (stage.kind === 'filter' ? stage.bindings : []))
-          .find((candidate) => candidate.slot >= 0 && bound(env[candidate.slot]));
-        if (use !== undefined)
-          record(index * 1_000 + position, pattern, constraint, raw, env[use.slot], use);
-      }
-      return holds;
-    }
-    const values = raw === undefined ? undefined : binding.values(raw, context.clock);
-    const lenient = absentUse ? constraint.holdsWhenAbsent : guard && !unobserved;
+    const values = raw === undefined ? undefined : binding.values(raw, this.context.clock);
+    const lenient = absentUse ? constraint.holdsWhenAbsent : this.guard && !unobserved;
     // A guard compares with the deny-list reading (`from = $a, to = $a` fires for a `to`
     // that lists `$a`); a rule with the rules'.
-    return settle(binding, values, lenient, failed, next, guard);
-  };
+    return this.#settle(binding, values, lenient, failed, next, this.guard);
+  }
 
-  const tryInstance = (index: number, pattern: CompiledPattern, instance: Instance): boolean => {
-    step();
+  /** A binding constraint whose path has filters that bind or use bindings. */
+  #bindThroughFilters(
+    index: number,
+    position: number,
+    pattern: CompiledPattern,
+    constraint: CompiledConstraint,
+    raw: Value | undefined,
+    unobserved: boolean,
+    next: () => boolean,
+  ): boolean {
+    const binding = constraint.binding as CompiledBinding;
+    const program = binding.filter as FilterProgram;
+    const at = index * 1_000 + position;
+    if (raw === undefined)
+      return (
+        (program.stages.some((stage) => stage.kind === 'filter' && stage.binds)
+          ? this.guard && !unobserved
+          : constraint.holdsWhenAbsent) && next()
+      );
+    const failed = (bound: unknown) => this.#record(at, pattern, constraint, raw, bound);
+    const data = bindingData(raw);
+    if (this.failure === undefined)
+      return this.#walkProgram(binding, program, 0, data, this.guard, failed, next);
+    // For feedback: a filter that compares with a bound value and keeps no element under
+    // it is the failed use (LANGUAGE.md §6 step 4), not a binder that holds (T2).
+    let reached = false;
+    const holds = this.#walkProgram(binding, program, 0, data, this.guard, failed, () => {
+      reached = true;
+      return next();
+    });
+    if (!holds && !reached) {
+      const env = this.#env;
+      const use = program.stages
+        .flatMap((stage) => (stage.kind === 'filter' ? stage.bindings : []))
+        .find((candidate) => candidate.slot >= 0 && bound(env[candidate.slot]));
+      if (use !== undefined) this.#record(at, pattern, constraint, raw, env[use.slot], use);
+    }
+    return holds;
+  }
+
+  #tryInstance(index: number, pattern: CompiledPattern, instance: Instance): boolean {
+    this.#step();
     // The plain constraints first: they need no assignment.
     for (const constraint of pattern.constraints) {
       if (constraint.binding !== undefined) continue;
       const value = instance[constraint.variable] ?? constraint.absent;
       if (
-        value === undefined ? !constraint.holdsWhenAbsent : !constraint.test(value, context.clock)
+        value === undefined
+          ? !constraint.holdsWhenAbsent
+          : !constraint.test(value, this.context.clock)
       )
         return false;
     }
-    return bindFrom(index, pattern, instance, bindingConstraints[index] ?? [], 0);
-  };
+    return this.#bindFrom(index, pattern, instance, this.plan.bindingConstraints[index] ?? [], 0);
+  }
 
   /** Whether an instance matches a negated pattern under the current assignment. */
-  const matchesUnder = (pattern: CompiledPattern, instance: Instance): boolean => {
-    step();
+  #matchesUnder(pattern: CompiledPattern, instance: Instance): boolean {
+    this.#step();
     // An unobserved field of a tool's result (not reported, or unreadable: E1, E3) counts
     // as matching too (negationMatches in evaluation.ts).
     const unobservedMatches = pattern.predicate.declaration.resultOf !== undefined;
@@ -857,91 +943,97 @@ export function joinHolds(
       }
       const binding = constraint.binding;
       if (binding === undefined) {
-        if (!constraint.test(value, context.clock)) return false;
+        if (!constraint.test(value, this.context.clock)) return false;
         continue;
       }
-      if (binding.filter !== undefined) {
-        const data = bindingData(value);
-        if (!walkProgram(binding, binding.filter, 0, data, unfitMatches, undefined, () => true))
-          return false;
-        continue;
-      }
-      const bound = env[binding.slot];
-      if (bound === unbound || bound === absentValue) return false;
-      const values = binding.values(value, context.clock);
-      if (values === undecidedValues) continue;
-      if (values === undefined) {
-        if (unfitMatches) continue;
-        return false;
-      }
-      const target = binding.adjust
-        ? binding.adjust(bound as Key | undefined, env)
-        : (bound as Key | undefined);
-      let some = false;
-      for (const candidate of values) {
-        // The deny-list reading (E2): `not Blocked(senders contains $to)` matches when `$to`
-        // is "news@x, blocked@y" or "Name <blocked@y>"; a negated operator stays the
-        // negation of the rules' reading, which holds more often.
-        const result = comparePositive(binding.positive, candidate, target, !binding.negated);
-        if (result === undefined) {
-          if (unfitMatches) {
-            some = !binding.negated;
-            break;
-          }
-          return false;
-        }
-        if (result) some = true;
-      }
-      if (some === binding.negated) return false;
+      if (!this.#useMatches(binding, value, unfitMatches)) return false;
     }
     return true;
-  };
+  }
 
-  const negationsHold = (): boolean => {
-    const view = context.view;
-    for (const pattern of plan.negations) {
+  /** Inside `not`: whether a value matches a constraint with a binding under the assignment. */
+  #useMatches(binding: CompiledBinding, value: Value, unfitMatches: boolean): boolean {
+    if (binding.filter !== undefined) {
+      const data = bindingData(value);
+      return this.#walkProgram(
+        binding,
+        binding.filter,
+        0,
+        data,
+        unfitMatches,
+        undefined,
+        () => true,
+      );
+    }
+    const env = this.#env;
+    const bound = env[binding.slot];
+    if (bound === unbound || bound === absentValue) return false;
+    const values = binding.values(value, this.context.clock);
+    if (values === undecidedValues) return true;
+    if (values === undefined) return unfitMatches;
+    const target = binding.adjust
+      ? binding.adjust(bound as Key | undefined, env)
+      : (bound as Key | undefined);
+    let some = false;
+    for (const candidate of values) {
+      // The deny-list reading (E2): `not Blocked(senders contains $to)` matches when `$to`
+      // is "news@x, blocked@y" or "Name <blocked@y>"; a negated operator stays the
+      // negation of the rules' reading, which holds more often.
+      const result = comparePositive(binding.positive, candidate, target, !binding.negated);
+      if (result === undefined) {
+        if (unfitMatches) {
+          some = !binding.negated;
+          break;
+        }
+        return false;
+      }
+      if (result) some = true;
+    }
+    return some !== binding.negated;
+  }
+
+  #negationsHold(): boolean {
+    const view = this.context.view;
+    for (const pattern of this.plan.negations) {
       if (view === undefined) continue;
       const found =
         pattern.predicate.keyIndexes.length === 0
-          ? (() => {
-              const instance = view.instance(pattern.predicate, singleKey);
-              return instance !== undefined && matchesUnder(pattern, instance);
-            })()
-          : view.someInstance(pattern.predicate, (instance) => matchesUnder(pattern, instance));
+          ? this.#singleMatchesUnder(pattern, view)
+          : view.someInstance(pattern.predicate, (instance) =>
+              this.#matchesUnder(pattern, instance),
+            );
       if (found) return false;
     }
     return true;
-  };
+  }
 
-  const holdsFrom = (index: number): boolean => {
-    const pattern = plan.patterns[index];
-    if (pattern === undefined) return negationsHold();
+  #singleMatchesUnder(pattern: CompiledPattern, view: StateView): boolean {
+    const instance = view.instance(pattern.predicate, singleKey);
+    return instance !== undefined && this.#matchesUnder(pattern, instance);
+  }
+
+  /** Whether the patterns from `index` on (then the negations) hold under the assignment. */
+  holdsFrom(index: number): boolean {
+    const pattern = this.plan.patterns[index];
+    if (pattern === undefined) return this.#negationsHold();
+    const { context } = this;
     if (pattern.predicate.declaration.kind === 'action') {
       const action = context.action;
       return (
         action !== undefined &&
         action.predicate === pattern.predicate &&
-        tryInstance(index, pattern, action.values)
+        this.#tryInstance(index, pattern, action.values)
       );
     }
-    if (context.instance !== undefined) return tryInstance(index, pattern, context.instance);
+    if (context.instance !== undefined) return this.#tryInstance(index, pattern, context.instance);
     const view = context.view;
     if (view === undefined) return false;
     if (pattern.predicate.keyIndexes.length === 0) {
       const instance = view.instance(pattern.predicate, singleKey);
-      return instance !== undefined && tryInstance(index, pattern, instance);
+      return instance !== undefined && this.#tryInstance(index, pattern, instance);
     }
     return view.someInstance(pattern.predicate, (instance) =>
-      tryInstance(index, pattern, instance),
+      this.#tryInstance(index, pattern, instance),
     );
-  };
-
-  try {
-    return holdsFrom(0);
-  } catch (error) {
-    if (!(error instanceof JoinLimit)) throw error;
-    if (failure !== undefined && failure.current !== undefined)
-      failure.current = { ...failure.current, exhausted: true };
-    return guard;
   }
 }
