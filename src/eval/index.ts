@@ -13,6 +13,13 @@ export { maxReactCalls, parseReactCalls, type ReactCall } from './react-trace.js
 export { replayCase } from './replay.js';
 export { readResults } from './results.js';
 export {
+  keepEarlierExchanges,
+  type ResumableRunOptions,
+  type ResumableRunOutcome,
+  readResumedResults,
+  runResumableEvaluation,
+} from './resumable-run.js';
+export {
   type CaseSpec,
   evaluateCase,
   formalizationUsage,

@@ -8,15 +8,15 @@ import {
   EvalInputError,
   type EvalResults,
   givenSpec,
+  keepEarlierExchanges,
   loadDataset,
   loadToolemu,
   maxConcurrency,
   parseCaseRange,
-  readResults,
+  readResumedResults,
   renderHtmlReport,
   renderSummaryTable,
-  retriedFailures,
-  runEvaluation,
+  runResumableEvaluation,
   type SpecProvider,
   toolemuFiles,
   toolemuNow,
@@ -124,9 +124,6 @@ async function formalizerFor(
   const recording = new module.Recording();
   recording.add({ type: 'run', version: 1, ...header, model: base.id });
   if (flags.resume) {
-    // A resumed run keeps the exchanges of the cases it does not run again. Failed
-    // exchanges are dropped: they are what ended the run, and their cases run again
-    // (a replay would otherwise answer the new attempt with the old failure).
     let earlier: string | undefined;
     try {
       earlier = await io.readFile(flags.record);
@@ -135,8 +132,7 @@ async function formalizerFor(
     }
     if (earlier !== undefined) {
       try {
-        for (const entry of module.Recording.parse(earlier).entries)
-          if (entry.type !== 'run' && entry.error === undefined) recording.add(entry);
+        keepEarlierExchanges(recording, module.Recording.parse(earlier));
       } catch (error) {
         if (module.ModelError.isInstance(error))
           throw new CliError(`--record ${flags.record}: ${error.message}`, 2);
@@ -214,65 +210,39 @@ async function evaluate(
       throw new CliError(`--out: cannot create '${out}': ${(error as Error).message}`, 2);
     }
     if (flags.resume && resultsPath !== undefined) {
-      let text: string | undefined;
       try {
-        text = await io.readFile(resultsPath);
-      } catch {
-        text = undefined;
-      }
-      if (text !== undefined) {
-        try {
-          done = readResults(text, resultsPath, header);
-        } catch (error) {
-          inputError(error);
-        }
+        done = await readResumedResults((path) => io.readFile(path), resultsPath, header);
+      } catch (error) {
+        inputError(error);
       }
     }
   }
-  const saved: CaseResult[] = [];
-  let modelFailure: CaseResult | undefined;
   const concurrency = wholeNumber('--concurrency', flags.concurrency, 1, maxConcurrency) ?? 1;
   // On a terminal, the case being formalized shows while its model calls run.
   const shownSpecFor: SpecProvider = async (evalCase) => {
     if (io.stderrIsTerminal) io.stderr(`\r\u001b[2K${cleanId(evalCase.id)}: …`);
     return specFor(evalCase);
   };
-  const results = await runEvaluation(cases, shownSpecFor, header, {
+  const outcome = await runResumableEvaluation(cases, shownSpecFor, header, {
     done,
     concurrency,
-    onCase: async (result, position, total) => {
-      saved.push(result);
-      saved.sort((left, right) => left.index - right.index);
-      progress(io, result, position, total);
-      if (recording.value && recording.path !== undefined)
-        await io.writeFile(recording.path, recording.value.toJsonl());
-      if (resultsPath !== undefined) {
-        const { summarize } = await import('../../eval/score.js');
-        await io.writeFile(
-          resultsPath,
-          `${JSON.stringify({ ...header, cases: saved, summary: summarize(saved) }, null, 2)}\n`,
-        );
-      }
-      if (retriedFailures.includes(result.spec.failure?.code ?? '')) {
-        modelFailure ??= result;
-        throw new StopRun();
-      }
-    },
-  }).catch((error: unknown) => {
-    if (error instanceof StopRun) return undefined;
-    throw error;
+    ...(resultsPath !== undefined ? { resultsPath } : {}),
+    ...(recording.value && recording.path !== undefined
+      ? { recording: { value: recording.value, path: recording.path } }
+      : {}),
+    writeFile: (path, text) => io.writeFile(path, text),
+    onCase: (result, position, total) => progress(io, result, position, total),
   });
-  if (results === undefined || modelFailure !== undefined) {
+  if (!outcome.ok) {
     if (io.stderrIsTerminal) io.stderr('\n');
-    const kept = saved.filter(
-      (result) => !retriedFailures.includes(result.spec.failure?.code ?? ''),
-    ).length;
+    const { stoppedAt, kept } = outcome;
     throw new CliError(
-      `case ${modelFailure?.index} (${modelFailure?.id}): ${modelFailure?.spec.failure?.message ?? 'the model failed'}; ` +
+      `case ${stoppedAt?.index} (${stoppedAt?.id}): ${stoppedAt?.spec.failure?.message ?? 'the model failed'}; ` +
         `${kept} other case${kept === 1 ? '' : 's'} done${resultsPath !== undefined ? ` and kept in ${resultsPath} (continue with --resume)` : ''}`,
       2,
     );
   }
+  const { results } = outcome;
   if (out !== undefined) await io.writeFile(join(out, 'report.html'), renderHtmlReport(results));
   if (flags.json) printJson(io, results);
   else io.stdout(renderSummaryTable(results));
@@ -280,8 +250,6 @@ async function evaluate(
     io.stdout(`Results: ${resultsPath}; report: ${join(out, 'report.html')}\n`);
   state.exitCode = results.cases.every((result) => result.correct) ? 0 : 1;
 }
-
-class StopRun extends Error {}
 
 async function readData(io: CliIo, directory: string, file: string): Promise<string> {
   try {
