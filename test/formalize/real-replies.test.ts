@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formalize } from '../../src/formalize/index.js';
 import { repairDiagnostics } from '../../src/formalize/prompts/feedback.js';
 import { parseCheckerReply } from '../../src/formalize/replies/checker-reply.js';
-import { readSpecReply } from '../../src/formalize/spec-reply.js';
+import { readSpecReply } from '../../src/formalize/replies/spec-reply.js';
 import { checkSpec } from '../../src/language/index.js';
 import { type FakeLlmServer, startFakeLlmServer } from './support/fake-llm-server.js';
 import { agree, fenced, now, serverModel, stateSchema, toolemuSchema } from './support/fixtures.js';

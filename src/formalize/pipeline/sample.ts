@@ -9,7 +9,7 @@ import {
   repairPrompt,
   revisionPrompt,
 } from '../prompts/feedback.js';
-import { ambiguityPrompt, readSpecReply } from '../spec-reply.js';
+import { ambiguityPrompt, readSpecReply } from '../replies/spec-reply.js';
 import {
   type AttemptBase,
   type CallResult,
