@@ -1,7 +1,9 @@
-import { canonicalSpecText, meaningKey, type Spec } from '../language/index.js';
+import { canonicalSpecText, meaningKey, type Schema, type Spec } from '../language/index.js';
 import './parts-eager.js';
+import { createClock, type SessionClock } from './clock.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
+import { callIdOf, PendingApprovals } from './pending-approvals.js';
 import {
   type HistoryEntry,
   NoSpecSession,
@@ -37,10 +39,12 @@ export interface MajorityGroup {
   readonly weight: number;
 }
 
-type Operation =
-  | { readonly kind: 'propose'; readonly input: unknown }
+/** One step applied to a member, tagged with the vote it belongs to (to undo it with that vote). */
+type Operation = { readonly vote?: number } & (
+  | { readonly kind: 'propose'; readonly input: unknown; readonly id: string | undefined }
   | { readonly kind: 'observe'; readonly input: unknown }
-  | { readonly kind: 'resolve'; readonly approved: boolean };
+  | { readonly kind: 'resolve'; readonly approved: boolean; readonly id: string | undefined }
+);
 
 interface Member {
   readonly spec: Spec | undefined;
@@ -52,8 +56,12 @@ interface Member {
 }
 
 interface PendingVote {
-  /** Per member: its decision and the index of the proposal among its operations. */
-  readonly decisions: readonly { readonly decision: Decision; readonly index: number }[];
+  /** The vote's number: its operations carry it, and it is the commit's number when it commits. */
+  readonly number: number;
+  /** The call id the proposal came with. */
+  readonly id: string | undefined;
+  /** Per member: its decision. */
+  readonly decisions: readonly Decision[];
   readonly input: unknown;
   readonly finish: boolean;
 }
@@ -98,16 +106,26 @@ export class MajoritySession implements IntentSession {
   readonly #options: SessionOptions;
   readonly #historyLimit: number;
   readonly #history: HistoryEntry[] = [];
-  #pending: PendingVote | undefined;
+  readonly #waiting: PendingApprovals<PendingVote>;
+  readonly #maxCommits: number;
+  /** The votes that committed and are not undone, oldest first; bounded like a session's undo records. */
+  readonly #commits = new Set<number>();
+  #votes = 0;
+  #lastCommit: number | undefined;
   #finished = false;
   #asked = false;
   #proposals = 0;
+  readonly clock: SessionClock;
 
   constructor(specs: readonly (Spec | undefined)[], options: SessionOptions = {}) {
     // Members may be rebuilt later; they must all see the same "now".
     this.#options = { ...options, now: options.now ?? new Date() };
     // Validated once here, so that a bad option fails at construction like createSession.
-    this.#historyLimit = sessionSettings(this.#options).historyLimit;
+    const settings = sessionSettings(this.#options);
+    this.#historyLimit = settings.historyLimit;
+    this.#maxCommits = settings.limits.maxHistory;
+    this.#waiting = new PendingApprovals(settings.limits.maxHistory);
+    this.clock = createClock(this.#options.now, settings.timeZone);
     const groups = new Map<
       string,
       { spec: Spec | undefined; text: string | undefined; weight: number }
@@ -141,14 +159,23 @@ export class MajoritySession implements IntentSession {
     return this.#history;
   }
 
+  /** The schema of the valid specs (one schema: they were formalized against it). */
+  get schema(): Schema | undefined {
+    return this.#members.find((member) => member.spec !== undefined)?.spec?.schema;
+  }
+
   /** Decides a proposal by weighted majority. Never throws. */
-  propose(input: unknown): MajorityVerdict {
-    if (this.#pending) this.#settlePending(false);
+  propose(input: unknown, callId?: string): MajorityVerdict {
+    this.#lastCommit = undefined;
+    const id = callIdOf(callId);
+    // A confirmation this proposal replaces was never approved.
+    for (const replaced of this.#waiting.proposing(id)) this.#settle(replaced, false);
     if (this.#finished) return this.#record(input, finishedVerdict());
     const copy = snapshot(input);
+    const number = ++this.#votes;
     const verdicts = this.#members.map((member) => {
-      member.operations.push({ kind: 'propose', input: copy });
-      return member.session.propose(copy);
+      member.operations.push({ kind: 'propose', input: copy, id, vote: number });
+      return member.session.propose(copy, id);
     });
     const votes: Record<Decision, number> = { allow: 0, confirm: 0, revise: 0, reject: 0 };
     verdicts.forEach((verdict, index) => {
@@ -162,13 +189,11 @@ export class MajoritySession implements IntentSession {
     );
     // A question to the user (v2 `ask`) ends the session like a finish.
     const finish = field(copy, 'finish') === true || typeof field(copy, 'ask') === 'string';
-    const decisions = this.#members.map((member, index) => ({
-      decision: verdicts[index]?.decision ?? 'reject',
-      index: member.operations.length - 1,
-    }));
-    if (decision === 'confirm') this.#pending = { decisions, input: copy, finish };
-    else this.#settle({ decisions, input: copy, finish }, decision === 'allow');
-    this.#forgetRefusals(decisions);
+    const decisions = verdicts.map((verdict): Decision => verdict.decision);
+    const vote: PendingVote = { number, id, decisions, input: copy, finish };
+    if (decision === 'confirm') this.#waiting.ask(id, vote);
+    else this.#settle(vote, decision === 'allow');
+    this.#forgetRefusals(vote);
 
     // The verdict of the heaviest member that voted for the decision speaks for all.
     let representative: Verdict | undefined;
@@ -230,9 +255,14 @@ export class MajoritySession implements IntentSession {
     };
   }
 
-  /** Answers the latest `confirm`: approval applies the proposal to every member, denial to none. */
-  resolve(approved: boolean): ResolutionResult {
-    if (!this.#pending) {
+  /**
+   * Answers the `confirm` of call `callId`, or the latest proposal's: approval applies the
+   * proposal to every member, denial to none.
+   */
+  resolve(approved: boolean, callId?: string): ResolutionResult {
+    this.#lastCommit = undefined;
+    const vote = this.#waiting.take(callIdOf(callId));
+    if (!vote) {
       return {
         ok: false,
         committed: false,
@@ -240,8 +270,21 @@ export class MajoritySession implements IntentSession {
         status: this.status(),
       };
     }
+    if (approved === true && this.#finished) {
+      // A call still waiting when the task ended runs no more.
+      this.#settle(vote, false);
+      this.#push({ kind: 'resolve', approved: true, committed: false });
+      const refused = finishedVerdict();
+      return {
+        ok: false,
+        committed: false,
+        message: `The session is over; nothing was committed. ${refused.feedback}`,
+        verdict: refused,
+        status: this.status(),
+      };
+    }
     const committed = approved === true;
-    this.#settlePending(committed);
+    this.#settle(vote, committed);
     this.#push({ kind: 'resolve', approved: committed, committed });
     return {
       ok: true,
@@ -267,7 +310,7 @@ export class MajoritySession implements IntentSession {
       finished: this.#finished,
       ...(this.#asked ? { asked: true } : {}),
       achieved: leader ? leader.session.status().achieved : {},
-      pending: this.#pending !== undefined,
+      pending: this.#waiting.size > 0,
       proposals: this.#proposals,
     };
   }
@@ -291,14 +334,37 @@ export class MajoritySession implements IntentSession {
       : new Session(spec, this.#options);
   }
 
-  #settlePending(approved: boolean): void {
-    const pending = this.#pending;
-    this.#pending = undefined;
-    if (pending) this.#settle(pending, approved);
+  /** The number of the vote the latest `propose` or `resolve` committed, if it did. */
+  lastCommit(): number | undefined {
+    return this.#lastCommit;
+  }
+
+  /**
+   * Undoes a committed vote whose tool call failed: every member is rebuilt from its own
+   * operations without that vote's (the proposal it allowed or approved, or the updates it
+   * took as an observation). The operations are kept anyway, so this needs no option.
+   */
+  rollback(commit: number): boolean {
+    if (!this.#commits.delete(commit)) return false;
+    for (const member of this.#members) {
+      const kept = member.operations.filter((operation) => operation.vote !== commit);
+      if (kept.length === member.operations.length) continue;
+      member.operations = kept;
+      this.#rebuild(member);
+    }
+    return true;
   }
 
   /** Brings every member in line with the outcome of a vote: applied (`commit`) or not. */
   #settle(vote: PendingVote, commit: boolean): void {
+    if (commit) {
+      this.#lastCommit = vote.number;
+      this.#commits.add(vote.number);
+      if (this.#commits.size > this.#maxCommits) {
+        const oldest = this.#commits.values().next();
+        if (!oldest.done) this.#commits.delete(oldest.value);
+      }
+    }
     if (commit && vote.finish) {
       this.#finished = true;
       if (typeof field(vote.input, 'ask') === 'string') this.#asked = true;
@@ -306,22 +372,35 @@ export class MajoritySession implements IntentSession {
     this.#members.forEach((member, index) => {
       const own = vote.decisions[index];
       if (!own || member.spec === undefined) return;
-      if (own.decision === 'confirm') {
-        member.operations.push({ kind: 'resolve', approved: commit });
-        member.session.resolve(commit);
-      } else if (own.decision === 'allow' && !commit) {
-        member.operations.splice(own.index, 1);
+      if (own === 'confirm') {
+        member.operations.push({
+          kind: 'resolve',
+          approved: commit,
+          id: vote.id,
+          vote: vote.number,
+        });
+        member.session.resolve(commit, vote.id);
+      } else if (own === 'allow' && !commit) {
+        this.#drop(member, vote.number);
         this.#rebuild(member);
-      } else if ((own.decision === 'revise' || own.decision === 'reject') && commit) {
+      } else if ((own === 'revise' || own === 'reject') && commit) {
         // The action runs anyway: this member sees its effects, but achieves nothing by it.
         const updates = field(vote.input, 'updates');
         if (updates !== undefined) {
           const observation = { updates };
-          member.operations.push({ kind: 'observe', input: observation });
+          member.operations.push({ kind: 'observe', input: observation, vote: vote.number });
           member.session.observe(observation);
         }
       }
     });
+  }
+
+  /** Removes a vote's proposal from a member's operations. */
+  #drop(member: Member, vote: number): void {
+    const index = member.operations.findIndex(
+      (operation) => operation.kind === 'propose' && operation.vote === vote,
+    );
+    if (index >= 0) member.operations.splice(index, 1);
   }
 
   /**
@@ -330,13 +409,10 @@ export class MajoritySession implements IntentSession {
    * proposals must not grow every member's log (a rebuilt member only forgets their
    * refusal memos, which errs toward refusing again).
    */
-  #forgetRefusals(decisions: PendingVote['decisions']): void {
+  #forgetRefusals(vote: PendingVote): void {
     this.#members.forEach((member, index) => {
-      const own = decisions[index];
-      if (!own || (own.decision !== 'revise' && own.decision !== 'reject')) return;
-      if (member.operations[own.index]?.kind === 'propose') {
-        member.operations.splice(own.index, 1);
-      }
+      const own = vote.decisions[index];
+      if (own === 'revise' || own === 'reject') this.#drop(member, vote.number);
     });
   }
 
@@ -344,9 +420,9 @@ export class MajoritySession implements IntentSession {
   #rebuild(member: Member): void {
     const session = this.#createSession(member.spec);
     for (const operation of member.operations) {
-      if (operation.kind === 'propose') session.propose(operation.input);
+      if (operation.kind === 'propose') session.propose(operation.input, operation.id);
       else if (operation.kind === 'observe') session.observe(operation.input);
-      else session.resolve(operation.approved);
+      else session.resolve(operation.approved, operation.id);
     }
     member.session = session;
   }

@@ -1,4 +1,5 @@
 import { defaultLimits, type Schema } from '../language/index.js';
+import { type ClockInput, createClock, type SessionClock } from './clock.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import type {
@@ -16,11 +17,20 @@ export class NoSpecSession implements IntentSession {
   #proposals = 0;
   /** Asking the user is safe without a spec too (LANGUAGE.md §7); it ends the session. */
   #asked = false;
+  readonly schema: Schema | undefined;
+  /** Decides nothing here; kept so that a guard's journal and a restore read the same moment. */
+  readonly clock: SessionClock;
 
   constructor(
-    readonly schema?: Schema,
-    options: { readonly historyLimit?: number } = {},
+    schema?: Schema,
+    options: {
+      readonly historyLimit?: number;
+      readonly now?: ClockInput;
+      readonly timeZone?: string;
+    } = {},
   ) {
+    this.schema = schema;
+    this.clock = createClock(options.now, options.timeZone ?? 'UTC');
     const limit = options.historyLimit ?? defaultLimits.maxHistory;
     if (!Number.isSafeInteger(limit) || limit < 0)
       throw new RangeError(`NoSpecSession: historyLimit must be a whole number >= 0, not ${limit}`);
@@ -93,6 +103,15 @@ export class NoSpecSession implements IntentSession {
 
   roadmap(): string {
     return 'There is no valid spec for this task.';
+  }
+
+  /** Nothing is ever committed without a spec. */
+  lastCommit(): undefined {
+    return undefined;
+  }
+
+  rollback(_commit: number): false {
+    return false;
   }
 }
 

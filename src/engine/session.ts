@@ -1,5 +1,5 @@
 import { argumentError, specProblem } from '../language/arguments.js';
-import type { Spec } from '../language/index.js';
+import type { Schema, Spec } from '../language/index.js';
 import { errorMessage } from '../support/error-message.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { createClock, type SessionClock } from './clock.js';
@@ -17,6 +17,7 @@ import { repeatedViolationReason } from './feedback.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
+import { callIdOf, PendingApprovals } from './pending-approvals.js';
 import { keptSize } from './plain-data.js';
 import {
   type NormalizedProposal,
@@ -125,7 +126,9 @@ export class Session implements IntentSession {
   readonly #history: HistoryEntry[] = [];
   readonly #settings: SessionSettings;
   readonly #describe: (rule: CompiledRule) => string;
+  /** The confirmation the proposal being decided asks, until `propose` files it under its call id. */
   #pending: PendingApproval | undefined;
+  readonly #waiting: PendingApprovals<PendingApproval>;
   /**
    * Why the state is no longer known, if it is not: a commit failed half-way (updates
    * applied while Done was not re-evaluated), or an observation could not be kept. The
@@ -161,6 +164,7 @@ export class Session implements IntentSession {
     this.#hardRefusals = new BoundedMemo(maxRefusalMemo, maxRefusalMemoCharacters);
     this.#describe = ruleDescriber(this.#clock);
     this.#undo = settings.rollback ? new Map() : undefined;
+    this.#waiting = new PendingApprovals(settings.limits.maxHistory);
     for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
   }
 
@@ -172,6 +176,10 @@ export class Session implements IntentSession {
     return this.#clock;
   }
 
+  get schema(): Schema {
+    return this.#compiled.spec.schema;
+  }
+
   get history(): readonly HistoryEntry[] {
     return this.#history;
   }
@@ -181,14 +189,20 @@ export class Session implements IntentSession {
   }
 
   /** Decides a proposal. Never throws: an internal error becomes a `reject`. */
-  propose(input: unknown): Verdict {
+  propose(input: unknown, callId?: string): Verdict {
     this.#lastCommit = undefined;
+    const id = callIdOf(callId);
+    this.#waiting.proposing(id);
     let verdict: Verdict;
     try {
       verdict = this.#propose(input);
     } catch (error) {
       this.#pending = undefined;
       verdict = internalErrorVerdict(error);
+    }
+    if (this.#pending !== undefined) {
+      this.#waiting.ask(id, this.#pending);
+      this.#pending = undefined;
     }
     this.#proposals++;
     this.#record({
@@ -265,10 +279,9 @@ export class Session implements IntentSession {
    * asked, the proposal is checked again first (LANGUAGE.md §6, session life): when
    * it no longer passes, nothing is committed and the new verdict is returned.
    */
-  resolve(approved: boolean): ResolutionResult {
+  resolve(approved: boolean, callId?: string): ResolutionResult {
     this.#lastCommit = undefined;
-    const pending = this.#pending;
-    this.#pending = undefined;
+    const pending = this.#waiting.take(callIdOf(callId));
     if (!pending) {
       return {
         ok: false,
@@ -279,6 +292,24 @@ export class Session implements IntentSession {
     }
     const { plan } = pending;
     if (plan.escalated !== undefined) this.#hardRefusals.delete(plan.escalated);
+    if (approved === true && this.#finished) {
+      // A call still waiting when the task ended (finish or ask) runs no more.
+      this.#record({ kind: 'resolve', approved: true, committed: false });
+      const refused = this.#verdict(
+        'reject',
+        undefined,
+        [sessionFinishedReason],
+        [],
+        sessionFinishedReason.message,
+      );
+      return {
+        ok: false,
+        committed: false,
+        message: `The session is over; nothing was committed. ${refused.feedback}`,
+        verdict: refused,
+        status: this.status(),
+      };
+    }
     if (approved === true) {
       try {
         this.#assertIntact();
@@ -322,7 +353,7 @@ export class Session implements IntentSession {
       finished: this.#finished,
       ...(this.#asked ? { asked: true } : {}),
       achieved: Object.fromEntries(this.#achieved),
-      pending: this.#pending !== undefined,
+      pending: this.#waiting.size > 0,
       proposals: this.#proposals,
     };
   }
@@ -715,7 +746,11 @@ export function createSession(
   if (spec === undefined || spec === null) {
     // Fail closed without a spec, but a misconfigured host still hears about its options.
     const settings = sessionSettings(options);
-    return new NoSpecSession(undefined, { historyLimit: settings.historyLimit });
+    return new NoSpecSession(undefined, {
+      historyLimit: settings.historyLimit,
+      now: options.now,
+      timeZone: settings.timeZone,
+    });
   }
   return new Session(spec, options);
 }

@@ -2,8 +2,7 @@
 // loads them on demand).
 import '../engine/parts-eager.js';
 import './tool-results-eager.js';
-import { NoSpecSession } from '../engine/no-spec-session.js';
-import { sessionSettings } from '../engine/session-settings.js';
+import { createSession } from '../engine/session.js';
 import { readTrace } from '../engine/trace.js';
 import type { FormalizeOptions, FormalizeResult } from '../formalize/pipeline/types.js';
 import { argumentError, describeArgument } from '../language/arguments.js';
@@ -152,8 +151,7 @@ function buildGuard(
 function guardOver(spec: Spec | undefined, options: GuardOptions): IntentGuard {
   if (spec !== undefined) return new IntentGuard(spec, options);
   // A misconfigured host still hears about its options.
-  const { historyLimit } = sessionSettings(sessionOptionsOf(options));
-  return new IntentGuard(new NoSpecSession(undefined, { historyLimit }), options);
+  return new IntentGuard(createSession(undefined, sessionOptionsOf(options)), options);
 }
 
 function checkJournal(journal: unknown): GuardJournal {

@@ -1,5 +1,5 @@
 import { loadAnswerCheck } from '../engine/answer-check.js';
-import type { NoSpecSession } from '../engine/no-spec-session.js';
+import type { IntentSession } from '../engine/intent-session.js';
 import { Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
 import type { Verdict } from '../engine/verdict.js';
@@ -25,10 +25,9 @@ import type {
   ToolOutcome,
 } from './types.js';
 
-/** What a journal's replay reads of a guard: its schema, and whether a call waits for an answer. */
+/** What a journal's replay reads of a guard beyond its public methods: its schema. */
 export interface ReplayView {
   readonly schema: Schema | undefined;
-  asked(id: string): boolean;
 }
 
 interface CallRecord {
@@ -109,7 +108,7 @@ export function checkGuardOptions(options: unknown): GuardOptions {
  * several pending approvals, results and failures, and a journal to persist and restore.
  */
 export class IntentGuard implements Guard {
-  readonly #session: Session | NoSpecSession;
+  readonly #session: IntentSession;
   readonly #schema: Schema | undefined;
   /** Reads a tool's output as its result; undefined where the schema declares no result. */
   readonly #readResult: ReturnType<typeof toolResultReader>;
@@ -125,35 +124,25 @@ export class IntentGuard implements Guard {
   #restoring = false;
 
   /**
-   * Over a spec, or over the session that stands in for a missing one (guard.ts: a failed
-   * formalization refuses everything). A page's guard always has a spec, so it never loads
-   * the stand-in.
+   * Over a spec (a session with undo records, so that a failed call rolls back), or over
+   * a session the host made: the one that stands in for a missing spec (guard.ts: a failed
+   * formalization refuses everything), or a `MajoritySession` of several specs. A page's
+   * guard always has a spec, so it never loads the stand-in.
    */
-  constructor(spec: Spec | NoSpecSession, options: GuardOptions) {
+  constructor(source: Spec | IntentSession, options: GuardOptions) {
     this.#mode = options.mode ?? 'enforce';
     this.#render = options.render ?? renderForModel;
     this.#onEvent = options.onEvent;
     this.#waitForResults = options.finishWaitsForResults !== false;
-    const withoutSpec = 'propose' in spec;
-    this.#schema = withoutSpec ? undefined : spec.schema;
-    this.#session = withoutSpec
-      ? spec
-      : new Session(spec, { ...sessionOptionsOf(options), rollback: true });
-    this.#readResult = withoutSpec ? undefined : toolResultReader(spec.schema);
+    this.#session =
+      'propose' in source
+        ? source
+        : new Session(source, { ...sessionOptionsOf(options), rollback: true });
+    this.#schema = this.#session.schema;
+    this.#readResult = this.#schema === undefined ? undefined : toolResultReader(this.#schema);
     // The clock is fixed once, so that a restored guard decides exactly as this one.
-    if ('clock' in this.#session) {
-      this.#now = formatDateTime(this.#session.clock.dateTime);
-      this.#timeZone = this.#session.clock.timeZone;
-    } else {
-      const given = options.now;
-      this.#now =
-        typeof given === 'string'
-          ? given
-          : new Date(
-              given instanceof Date || typeof given === 'number' ? given : Date.now(),
-            ).toISOString();
-      this.#timeZone = options.timeZone ?? 'UTC';
-    }
+    this.#now = formatDateTime(this.#session.clock.dateTime);
+    this.#timeZone = this.#session.clock.timeZone;
   }
 
   check(call: ToolCall): GuardDecision {
@@ -174,7 +163,7 @@ export class IntentGuard implements Guard {
         ),
       );
     }
-    const verdict = this.#session.propose(proposal);
+    const verdict = this.#session.propose(proposal, id);
     // Arguments with no JSON (a BigInt, a cycle) are refused; the journal keeps a stand-in
     // the session refuses the same way, so that the journal stays JSON and replays.
     const journaled =
@@ -203,6 +192,7 @@ export class IntentGuard implements Guard {
     // A question that cannot show every argument the spec asks about is not asked (C1).
     if (record.state === 'asked' && record.decision.prompt.startsWith(unshowableCall)) {
       record.state = 'denied';
+      this.#session.resolve(false, id);
       this.#journal({ resolve: { approved: false }, id });
       record.decision = {
         ...record.decision,
@@ -219,6 +209,7 @@ export class IntentGuard implements Guard {
     if (record.state !== 'asked') return this.#repeated(record);
     if (approved !== true) {
       record.state = 'denied';
+      this.#session.resolve(false, id);
       this.#journal({ resolve: { approved: false }, id });
       record.decision = {
         ...record.decision,
@@ -226,20 +217,9 @@ export class IntentGuard implements Guard {
         message: `intentguard: the user declined this call. ${record.decision.verdict.feedback} Do not make it again; ask the user how to go on, or continue with the rest of the task.`,
       };
     } else {
-      // Several calls may wait for approval at once, and the session holds one pending
-      // proposal: the call is proposed again now, against the state of this moment.
-      const verdict = this.#session.propose(record.proposal);
-      this.#journal({
-        propose: record.proposal,
-        id,
-        expect: { decision: verdict.decision },
-      });
-      if (verdict.decision === 'confirm') this.#resolve(record, true);
-      else {
-        record.decision = this.#decision(id, verdict);
-        record.state = stateOf(verdict);
-        record.commit = this.#commitOf(verdict);
-      }
+      // The session keeps the call's confirmation by its id, however many calls came
+      // since; it checks the call again if the state changed since it was asked.
+      this.#resolve(record, true);
     }
     this.#emit({ kind: 'approval', id, approved: approved === true, decision: record.decision });
     return record.decision;
@@ -271,9 +251,7 @@ export class IntentGuard implements Guard {
     if ('error' in outcome) {
       record.state = 'failed';
       const rolledBack =
-        record.commit !== undefined && 'rollback' in this.#session
-          ? this.#session.rollback(record.commit)
-          : false;
+        record.commit !== undefined ? this.#session.rollback(record.commit) : false;
       this.#journal({ fail: { id } });
       answer = { ok: true, problems: [], ignored: [], status: this.#session.status() };
       this.#emit({ kind: 'result', id, ok: false, rolledBack });
@@ -380,7 +358,7 @@ export class IntentGuard implements Guard {
   restoring(replay: (view: ReplayView) => void): void {
     this.#restoring = true;
     try {
-      replay({ schema: this.#schema, asked: (id) => this.#calls.get(id)?.state === 'asked' });
+      replay({ schema: this.#schema });
     } finally {
       this.#restoring = false;
     }
@@ -416,11 +394,11 @@ export class IntentGuard implements Guard {
   }
 
   #resolve(record: CallRecord, approved: boolean): void {
-    const resolution = this.#session.resolve(approved);
+    const resolution = this.#session.resolve(approved, record.call.id);
     this.#journal({ resolve: { approved }, id: record.call.id });
     if (resolution.committed) {
       record.state = 'running';
-      record.commit = 'lastCommit' in this.#session ? this.#session.lastCommit() : undefined;
+      record.commit = this.#session.lastCommit();
       record.decision = {
         ...record.decision,
         action: 'run',
@@ -446,9 +424,7 @@ export class IntentGuard implements Guard {
   }
 
   #commitOf(verdict: Verdict): number | undefined {
-    return verdict.decision === 'allow' && 'lastCommit' in this.#session
-      ? this.#session.lastCommit()
-      : undefined;
+    return verdict.decision === 'allow' ? this.#session.lastCommit() : undefined;
   }
 
   #decision(

@@ -35,6 +35,11 @@ export function replayJournal(guard: IntentGuard, journal: GuardJournal): void {
     for (let index = 0; index < events.length; index++) {
       const event = events[index]!;
       const before = guard.journalLength();
+      const earlier = earlierApproval(guard, events, index);
+      if (earlier !== undefined) {
+        index += earlier - 1;
+        continue;
+      }
       replayEvent(guard, view, event);
       const produced = guard.journalSince(before);
       const expected = events.slice(index, index + produced.length);
@@ -49,15 +54,45 @@ export function replayJournal(guard: IntentGuard, journal: GuardJournal): void {
   });
 }
 
+/**
+ * An approval as journals written before the session kept confirmations by call id
+ * recorded it: the call proposed again (`propose` of an id that waits for an answer),
+ * followed, when that said `confirm`, by the `resolve` that approved it. It is replayed as
+ * the approval it was, and must end the same way (the call runs, or it is refused).
+ * Returns how many events it stood for, or undefined when `events[index]` is not one.
+ */
+function earlierApproval(
+  guard: IntentGuard,
+  events: readonly JournalEvent[],
+  index: number,
+): number | undefined {
+  const event = events[index]!;
+  if (!('propose' in event) || event.id === undefined || event.id === finishId) return undefined;
+  const id = event.id;
+  if (guard.state(id) !== 'asked') return undefined;
+  const next = events[index + 1];
+  const confirmed = event.expect.decision === 'confirm';
+  const withResolve =
+    confirmed &&
+    next !== undefined &&
+    'resolve' in next &&
+    next.id === id &&
+    next.resolve.approved === true;
+  guard.approve(id, true);
+  const runs = guard.state(id) === 'running';
+  if ((confirmed && !withResolve) || runs !== (confirmed || event.expect.decision === 'allow'))
+    throw new GuardJournalError(
+      'journal-mismatch',
+      `journal event ${index + 1} does not replay as recorded (${jsonOf(event)?.slice(0, 200)}): the spec, schema or options differ from the run that wrote it`,
+    );
+  return withResolve ? 2 : 1;
+}
+
 function replayEvent(guard: IntentGuard, view: ReplayView, event: JournalEvent): void {
   if ('propose' in event) {
     if (event.id === finishId) {
       const answer = (event.propose as { answer?: unknown }).answer;
       guard.finish(typeof answer === 'string' ? answer : undefined);
-      return;
-    }
-    if (event.id !== undefined && view.asked(event.id)) {
-      guard.approve(event.id, true);
       return;
     }
     const action = event.propose.action as { name?: unknown; args?: unknown } | undefined;

@@ -28,7 +28,7 @@ describe('examples/ai-sdk', () => {
       'tool    BankTransfer → sent $500 to Alice',
       'model   finish {}',
       'guard   finish: the task is done',
-      'server  request ends: finished; journal of 8 events stored',
+      'server  request ends: finished; journal of 7 events stored',
     ]);
     // The feedback the model reads names the missing step.
     expect(output).toContain(

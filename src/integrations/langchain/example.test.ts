@@ -30,7 +30,7 @@ describe('examples/langchain/run.ts', () => {
       '  person: approve',
       '  result: Sent $500 to Alice.',
       'model: Transferred $500 to Alice.',
-      'intentguard: done=true finished=true achieved={"BalanceKnown":1,"Transferred":1} (9 journal events)',
+      'intentguard: done=true finished=true achieved={"BalanceKnown":1,"Transferred":1} (8 journal events)',
     ];
     const positions = order.map((line) => lines.indexOf(line));
     expect(positions).not.toContain(-1);

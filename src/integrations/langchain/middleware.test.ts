@@ -156,8 +156,7 @@ describe('intentguardMiddleware in a LangChain agent', () => {
       'observe', // its result, from the checkpointed tool message
       'propose', // t1 rejected
       'propose', // t2 confirm
-      'propose', // t2 approved: proposed again against the state of that moment
-      'resolve',
+      'resolve', // t2 approved: the session answers the confirmation it kept for t2
       'observe', // BankTransferResult
       'propose', // finish
     ]);
