@@ -24,13 +24,9 @@ export interface CliIo {
 /** `invalid-usage`: a usage or input error (exit 2); `negative-result`: the answer is no (exit 1). */
 export type CliErrorCode = 'invalid-usage' | 'negative-result';
 
-const cliErrorMarker = 'intentguard.error.CliError';
-const cliErrorSymbol = Symbol.for(cliErrorMarker);
-
 /** A failure that ends a command with a message and an exit code (1 negative result, 2 usage/input). */
 export class CliError extends IntentguardError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
-  private readonly [cliErrorSymbol] = true;
+  static override readonly marker = 'intentguard.error.CliError';
   static readonly errorName = 'IntentguardCliError';
   override readonly name = CliError.errorName;
   override readonly code: CliErrorCode;
@@ -42,10 +38,6 @@ export class CliError extends IntentguardError {
     const code = exitCode === 1 ? 'negative-result' : 'invalid-usage';
     super({ code, message });
     this.code = code;
-  }
-
-  static override isInstance(value: unknown): value is CliError {
-    return IntentguardError.hasMarker(value, cliErrorMarker);
   }
 }
 

@@ -1,12 +1,8 @@
 import { IntentguardError, LineIndex } from '../language/index.js';
 
-const invalidUtf8Marker = 'intentguard.error.InvalidUtf8Error';
-const invalidUtf8Symbol = Symbol.for(invalidUtf8Marker);
-
 /** Bytes that are not UTF-8, with where the first bad sequence starts. Code `invalid-utf8`. */
 export class InvalidUtf8Error extends IntentguardError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
-  private readonly [invalidUtf8Symbol] = true;
+  static override readonly marker = 'intentguard.error.InvalidUtf8Error';
   static readonly errorName = 'IntentguardInvalidUtf8Error';
   override readonly name = InvalidUtf8Error.errorName;
   override readonly code = 'invalid-utf8';
@@ -24,10 +20,6 @@ export class InvalidUtf8Error extends IntentguardError {
       code: 'invalid-utf8',
       message: `not valid UTF-8: ${byte === undefined ? 'a truncated character' : `byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')}`} at byte offset ${byteOffset}`,
     });
-  }
-
-  static override isInstance(value: unknown): value is InvalidUtf8Error {
-    return IntentguardError.hasMarker(value, invalidUtf8Marker);
   }
 }
 

@@ -1,4 +1,4 @@
-import { IntentguardError } from '../language/errors.js';
+import { IntentguardError } from '../support/errors.js';
 import type { refuseAnswer } from './answer-refusal.js';
 
 /**

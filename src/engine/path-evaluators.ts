@@ -1,5 +1,5 @@
 import { hasCompiledPathCheck, provideCompiledPathCheck } from '../language/check-compiled-spec.js';
-import { IntentguardError } from '../language/errors.js';
+import { IntentguardError } from '../support/errors.js';
 import type { bindingData, compileAccessTest } from './access-test.js';
 import type { describeBound, pathText, someElementText } from './binding-feedback.js';
 import type { compileBinding, joinHolds } from './join.js';

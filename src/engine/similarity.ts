@@ -11,26 +11,18 @@ export type SimilarityFunction = (left: string, right: string) => number;
 /** The default threshold at or above which two texts are similar. */
 export const defaultSimilarityThreshold = 0.75;
 
-const invalidSimilarityMarker = 'intentguard.error.InvalidSimilarityError';
-const invalidSimilaritySymbol = Symbol.for(invalidSimilarityMarker);
-
 /**
  * A similarity function answered something other than a number in [0, 1]. A guard
  * that compares by `~` must not silently stop firing because an embedding cache
  * missed (`undefined`) or a cosine came out `NaN`: the check fails closed instead.
  */
 export class InvalidSimilarityError extends IntentguardError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
-  private readonly [invalidSimilaritySymbol] = true;
+  static override readonly marker = 'intentguard.error.InvalidSimilarityError';
   override readonly name = 'InvalidSimilarityError';
   override readonly code = 'invalid-similarity';
 
   constructor(message: string) {
     super({ code: 'invalid-similarity', message });
-  }
-
-  static override isInstance(error: unknown): error is InvalidSimilarityError {
-    return IntentguardError.hasMarker(error, invalidSimilarityMarker);
   }
 }
 

@@ -15,16 +15,12 @@ export type EvalInputErrorCode =
   /** An earlier results file that cannot be resumed. */
   | 'invalid-results';
 
-const marker = 'intentguard.error.EvalInputError';
-const markerSymbol = Symbol.for(marker);
-
 /**
  * Input the harness cannot evaluate — located (file and line) where it has a place.
  * The command line turns it into exit code 2.
  */
 export class EvalInputError extends IntentguardError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
-  private readonly [markerSymbol] = true;
+  static override readonly marker = 'intentguard.error.EvalInputError';
   static readonly errorName = 'IntentguardEvalInputError';
   override readonly name = EvalInputError.errorName;
   override readonly code: EvalInputErrorCode;
@@ -32,9 +28,5 @@ export class EvalInputError extends IntentguardError {
   constructor(code: EvalInputErrorCode, message: string) {
     super({ code, message });
     this.code = code;
-  }
-
-  static override isInstance(value: unknown): value is EvalInputError {
-    return IntentguardError.hasMarker(value, marker);
   }
 }

@@ -1,4 +1,4 @@
-import { IntentguardError } from '../language/errors.js';
+import { IntentguardError } from '../support/errors.js';
 import { finishId, type IntentGuard, type ReplayView } from './intent-guard.js';
 import type { GuardJournal, JournalEvent } from './types.js';
 
@@ -14,6 +14,8 @@ import type { GuardJournal, JournalEvent } from './types.js';
  * restoring it would decide differently, so nothing is restored.
  */
 export class GuardJournalError extends IntentguardError {
+  static override readonly marker = 'intentguard.error.GuardJournalError';
+
   constructor(code: 'invalid-journal' | 'journal-mismatch', message: string) {
     super({ code, message });
     this.name = 'GuardJournalError';

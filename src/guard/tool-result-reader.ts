@@ -1,5 +1,5 @@
-import { IntentguardError } from '../language/errors.js';
 import type { Schema } from '../language/schema-model.js';
+import { IntentguardError } from '../support/errors.js';
 import type { toolResultObservation } from './tool-results.js';
 
 /**

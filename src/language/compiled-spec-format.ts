@@ -1,7 +1,7 @@
+import { IntentguardError } from '../support/errors.js';
 import { comparisonOperators } from './ast.js';
 import { answerPredicate } from './checker/spec.js';
 import { Decimal, readNumber } from './decimal.js';
-import { IntentguardError } from './errors.js';
 import { operators } from './operators.js';
 import type { RegexCompilation } from './regex.js';
 
@@ -227,6 +227,7 @@ export const documentLimits = {
 
 /** Where a document is wrong (a JSONPath such as `$.rules[0].states[1].predicate`) and how. */
 export class CompiledSpecError extends IntentguardError {
+  static override readonly marker = 'intentguard.error.CompiledSpecError';
   readonly path: string;
   constructor(path: string, problem: string) {
     super({ code: 'invalid-compiled-spec', message: `compiled spec: ${path}: ${problem}` });

@@ -1,3 +1,4 @@
+export { IntentguardError, type IntentguardErrorOptions } from '../support/errors.js';
 export { analyzeSpec } from './analyze.js';
 export type {
   AnnotationNode,
@@ -82,7 +83,6 @@ export {
   renderDiagnostic,
   renderDiagnostics,
 } from './diagnostics/render.js';
-export { IntentguardError, type IntentguardErrorOptions } from './errors.js';
 export { extractSpecRegion, type SpecRegion } from './extract.js';
 export { defaultLimits, type Limits, resolveLimits } from './limits.js';
 export { meaningKey } from './meaning-key.js';

@@ -1,5 +1,5 @@
+import { IntentguardError } from '../support/errors.js';
 import type { Diagnostic } from './diagnostics/diagnostic.js';
-import { IntentguardError } from './errors.js';
 
 /**
  * What the public parse/check/load functions return: the value when there are no
@@ -19,13 +19,9 @@ export function failure<T, P = Diagnostic>(diagnostics: readonly P[]): Result<T,
   return { ok: false, diagnostics };
 }
 
-const marker = 'intentguard.error.IntentguardDiagnosticsError';
-const symbol = Symbol.for(marker);
-
 /** Thrown by `unwrap`; carries the diagnostics as data. Code `invalid-input`. */
 export class IntentguardDiagnosticsError extends IntentguardError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
-  private readonly [symbol] = true;
+  static override readonly marker = 'intentguard.error.IntentguardDiagnosticsError';
   static readonly errorName = 'IntentguardDiagnosticsError';
   override readonly name = IntentguardDiagnosticsError.errorName;
   override readonly code = 'invalid-input';
@@ -36,10 +32,6 @@ export class IntentguardDiagnosticsError extends IntentguardError {
       code: 'invalid-input',
       message: first ? `${first.code}: ${first.message}` : 'invalid input',
     });
-  }
-
-  static override isInstance(value: unknown): value is IntentguardDiagnosticsError {
-    return IntentguardError.hasMarker(value, marker);
   }
 }
 

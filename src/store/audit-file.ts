@@ -1,21 +1,44 @@
 import { existsSync } from 'node:fs';
 import { errorMessage } from '../support/error-message.js';
+import { IntentguardError } from '../support/errors.js';
 import { type AuditVerification, auditSchema, verifyAuditChain } from './audit-chain.js';
 import { type AuditedSession, collectAudited, firstTamperedSession } from './journal-anchor.js';
 import { serviceSchema } from './service-sessions.js';
 import { openSqlite, refuseNewerSchemas, type SqliteDatabase } from './sqlite.js';
 
+/** Why `verifyAuditFile` could not check a file. */
+export type AuditFileErrorCode =
+  /** There is no file at the path. */
+  | 'missing-file'
+  /** The file is not an SQLite database, or one this version may not read. */
+  | 'not-a-database'
+  /** The database holds no audit log. */
+  | 'no-audit-log'
+  /** Reading the log failed. */
+  | 'unreadable';
+
 /** A file `verifyAuditFile` could not check: missing, not SQLite, or without an audit log. */
-export class AuditFileError extends Error {}
+export class AuditFileError extends IntentguardError {
+  static override readonly marker = 'intentguard.error.AuditFileError';
+  static readonly errorName = 'IntentguardAuditFileError';
+  override readonly name = AuditFileError.errorName;
+  override readonly code: AuditFileErrorCode;
+
+  constructor(code: AuditFileErrorCode, message: string) {
+    super({ code, message });
+    this.code = code;
+  }
+}
 
 /** Opens `path` read-only and checks its audit chain. */
 export function verifyAuditFile(path: string): AuditVerification {
-  if (!existsSync(path)) throw new AuditFileError(`there is no file '${path}'`);
+  if (!existsSync(path)) throw new AuditFileError('missing-file', `there is no file '${path}'`);
   let db: SqliteDatabase;
   try {
     db = openSqlite(path, { readonly: true, schemas: [] });
   } catch (error) {
     throw new AuditFileError(
+      'not-a-database',
       `'${path}' is not a database the service wrote: ${errorMessage(error)}`,
     );
   }
@@ -23,7 +46,8 @@ export function verifyAuditFile(path: string): AuditVerification {
     const table = db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'audit'")
       .get();
-    if (table === undefined) throw new AuditFileError(`'${path}' holds no audit log`);
+    if (table === undefined)
+      throw new AuditFileError('no-audit-log', `'${path}' holds no audit log`);
     refuseNewerSchemas(db, [auditSchema, serviceSchema], `'${path}'`);
     // The service's sessions and journals are what a restart acts on: they must match
     // what the chain recorded of them (G2).
@@ -36,7 +60,7 @@ export function verifyAuditFile(path: string): AuditVerification {
       : { ok: false, entries: verified.entries, ...tampered };
   } catch (error) {
     if (error instanceof AuditFileError) throw error;
-    throw new AuditFileError(`'${path}' could not be read: ${errorMessage(error)}`);
+    throw new AuditFileError('unreadable', `'${path}' could not be read: ${errorMessage(error)}`);
   } finally {
     db.close();
   }

@@ -57,13 +57,9 @@ export type MemoryErrorCode =
   /** An entry just written could not be read back. */
   | 'read-back-failed';
 
-const memoryErrorMarker = 'intentguard.error.MemoryError';
-const memoryErrorSymbol = Symbol.for(memoryErrorMarker);
-
 /** A memory operation refused for its input (too long, unknown outcome); `code` says which. */
 export class MemoryError extends IntentguardError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
-  private readonly [memoryErrorSymbol] = true;
+  static override readonly marker = 'intentguard.error.MemoryError';
   static readonly errorName = 'IntentguardMemoryError';
   override readonly name = MemoryError.errorName;
   override readonly code: MemoryErrorCode;
@@ -71,10 +67,6 @@ export class MemoryError extends IntentguardError {
   constructor(code: MemoryErrorCode, message: string) {
     super({ code, message });
     this.code = code;
-  }
-
-  static override isInstance(value: unknown): value is MemoryError {
-    return IntentguardError.hasMarker(value, memoryErrorMarker);
   }
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { IntentguardError } from '../support/errors.js';
 import { AuditChain, type AuditRecord, auditedSessions, auditSchema } from './audit-chain.js';
 import {
   emptyJournal,
@@ -39,7 +40,15 @@ interface QueuedWrite {
 export type { AuditRecord };
 
 /** A session whose row or journal does not match the audit log: it is not restored (fail closed). */
-export class JournalTamperedError extends Error {}
+export class JournalTamperedError extends IntentguardError {
+  static override readonly marker = 'intentguard.error.JournalTamperedError';
+  static readonly errorName = 'IntentguardJournalTamperedError';
+  override readonly name = JournalTamperedError.errorName;
+
+  constructor(message: string) {
+    super({ code: 'journal-tampered', message });
+  }
+}
 
 /**
  * A session's journal as stored: its events as the guard wrote them (JSON), unchecked;

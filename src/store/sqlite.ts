@@ -38,13 +38,9 @@ export type SqliteSchemaErrorCode =
   /** The file records a migration this version does not have: a newer intentguard wrote it. */
   'newer-schema';
 
-const sqliteSchemaErrorMarker = 'intentguard.error.SqliteSchemaError';
-const sqliteSchemaErrorSymbol = Symbol.for(sqliteSchemaErrorMarker);
-
 /** A database file refused for its schema (fail closed): nothing was read or written. */
 export class SqliteSchemaError extends IntentguardError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
-  private readonly [sqliteSchemaErrorSymbol] = true;
+  static override readonly marker = 'intentguard.error.SqliteSchemaError';
   static readonly errorName = 'IntentguardSqliteSchemaError';
   override readonly name = SqliteSchemaError.errorName;
   override readonly code: SqliteSchemaErrorCode;
@@ -52,10 +48,6 @@ export class SqliteSchemaError extends IntentguardError {
   constructor(code: SqliteSchemaErrorCode, message: string) {
     super({ code, message });
     this.code = code;
-  }
-
-  static override isInstance(value: unknown): value is SqliteSchemaError {
-    return IntentguardError.hasMarker(value, sqliteSchemaErrorMarker);
   }
 }
 

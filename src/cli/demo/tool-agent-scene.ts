@@ -10,8 +10,8 @@ import {
   finishTool,
   guardTools,
   isTaskFinished,
-  syncApprovals,
   schemaFromAiSdkTools,
+  syncApprovals,
 } from '../../integrations/ai-sdk/index.js';
 import { checkSpec, print, unwrap } from '../../language/index.js';
 

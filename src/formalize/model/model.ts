@@ -113,13 +113,9 @@ export type ModelErrorCode =
   /** Anything else the provider library threw. */
   | 'provider';
 
-const modelErrorMarker = 'intentguard.error.ModelError';
-const modelErrorSymbol = Symbol.for(modelErrorMarker);
-
 /** A failed model call, as data: a code, the HTTP status, and whether retrying may help. */
 export class ModelError extends IntentguardError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
-  private readonly [modelErrorSymbol] = true;
+  static override readonly marker = 'intentguard.error.ModelError';
   static readonly errorName = 'IntentguardModelError';
   override readonly name = ModelError.errorName;
   override readonly code: ModelErrorCode;
@@ -147,10 +143,6 @@ export class ModelError extends IntentguardError {
     this.retryable = details.retryable ?? false;
     this.retryAfterMs = details.retryAfterMs;
     this.variable = details.variable;
-  }
-
-  static override isInstance(value: unknown): value is ModelError {
-    return IntentguardError.hasMarker(value, modelErrorMarker);
   }
 }
 

@@ -18,17 +18,22 @@ import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { sessionRecordFields } from '../../store/journal-anchor.js';
 import type { AuditRecord, ServiceStore, StoredSession } from '../../store/service-sessions.js';
 import { errorMessage } from '../../support/error-message.js';
+import { IntentguardError } from '../../support/errors.js';
 import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
 
 /** A failure the client caused or can act on: an HTTP status and a problem body. */
-export class ServiceProblem extends Error {
+export class ServiceProblem extends IntentguardError {
+  static override readonly marker = 'intentguard.error.ServiceProblem';
+  static readonly errorName = 'IntentguardServiceProblem';
+  override readonly name = ServiceProblem.errorName;
+
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
-    readonly code: string,
+    code: string,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
-    super(message);
+    super({ code, message });
   }
 }
 

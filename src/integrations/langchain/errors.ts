@@ -1,13 +1,5 @@
 import type { GuardDecision } from '../../guard/index.js';
-
-/*
- * The marker scheme of intentguard's errors: `Symbol.for` markers rather than
- * `instanceof`, so that two copies of the package still recognise each other's errors.
- * The base marker makes `IntentguardError.isInstance` accept this error too.
- */
-const baseMarker = Symbol.for('intentguard.error');
-const marker = 'intentguard.error.IntentguardMiddlewareError';
-const markerSymbol = Symbol.for(marker);
+import { IntentguardError } from '../../support/errors.js';
 
 export type IntentguardMiddlewareErrorCode =
   /** The agent kept stopping before the task was done (`maxFinishRefusals` exceeded). */
@@ -22,25 +14,15 @@ export type IntentguardMiddlewareErrorCode =
  * `task-unfinished`, `decision` is the guard's last refusal of the finish (its `message`
  * says what is still missing).
  */
-export class IntentguardMiddlewareError extends Error {
-  readonly [baseMarker] = true;
-  readonly [markerSymbol] = true;
+export class IntentguardMiddlewareError extends IntentguardError {
+  static override readonly marker = 'intentguard.error.IntentguardMiddlewareError';
   override readonly name = 'IntentguardMiddlewareError';
-  readonly code: IntentguardMiddlewareErrorCode;
+  override readonly code: IntentguardMiddlewareErrorCode;
   readonly decision: GuardDecision | undefined;
 
   constructor(code: IntentguardMiddlewareErrorCode, message: string, decision?: GuardDecision) {
-    super(message);
+    super({ code, message });
     this.code = code;
     this.decision = decision;
-  }
-
-  /** Whether `error` is one, from any copy of the package. */
-  static isInstance(error: unknown): error is IntentguardMiddlewareError {
-    return (
-      typeof error === 'object' &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[markerSymbol] === true
-    );
   }
 }

@@ -1,9 +1,6 @@
 import type { Diagnostic } from '../../language/index.js';
 import { IntentguardError } from '../../language/index.js';
 
-const marker = 'intentguard.error.McpProxyError';
-const markerSymbol = Symbol.for(marker);
-
 /**
  * Why the proxy did not start: `no-spec` (neither a spec nor an instruction: it never
  * guards with nothing), `invalid-spec` (the spec does not check against the upstream's
@@ -13,8 +10,7 @@ const markerSymbol = Symbol.for(marker);
 export type McpProxyErrorCode = 'no-spec' | 'invalid-spec' | 'no-valid-spec' | 'upstream-failed';
 
 export class McpProxyError extends IntentguardError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the marker `isInstance` looks for
-  private readonly [markerSymbol] = true;
+  static override readonly marker = 'intentguard.error.McpProxyError';
   static readonly errorName = 'IntentguardMcpProxyError';
   override readonly name = McpProxyError.errorName;
   override readonly code: McpProxyErrorCode;
@@ -27,9 +23,5 @@ export class McpProxyError extends IntentguardError {
   ) {
     super({ code, message, cause });
     this.code = code;
-  }
-
-  static override isInstance(value: unknown): value is McpProxyError {
-    return IntentguardError.hasMarker(value, marker);
   }
 }

@@ -1,5 +1,5 @@
+import { IntentguardError } from '../../support/errors.js';
 import { ignorableClass } from '../../support/printable-text.js';
-import { IntentguardError } from '../errors.js';
 import { collapseSpaces } from '../text.js';
 import { caseFold } from './case-folding.js';
 
