@@ -1,12 +1,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { z } from 'zod';
 import type { ChatModel } from '../../formalize/index.js';
 import { jsonNesting } from '../../language/json-nesting.js';
 import { type ServiceStore, sha256Hex } from '../../store/service-sessions.js';
 import { errorMessage } from '../../support/error-message.js';
+import { requestBodyLimit } from './body-limit.js';
 import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
 import { openApiDocument } from './openapi.js';
 import { approvalsPage } from './page.js';
@@ -197,25 +197,15 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
       cors({ origin: options.corsOrigin, allowHeaders: ['Authorization', 'Content-Type'] }),
     );
   }
-  const tooLarge = (c: Context) => {
-    // The rest of the body is not read: the connection cannot carry another request.
-    c.header('Connection', 'close');
-    return problem(c, 413, 'body-too-large', `the request body is larger than ${maxBody} bytes`);
-  };
-  const streamedLimit = bodyLimit({ maxSize: maxBody, onError: tooLarge });
-  app.use('*', async (c, next) => {
-    const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      // Node's HTTP parser reads exactly Content-Length bytes as this request's body, so
-      // the header alone bounds it — and the body is then read without wrapping it in a
-      // stream (most of a check's cost on the server was that wrapping).
-      if (!/^\d{1,15}$/.test(length.trim())) {
-        return problem(c, 400, 'invalid-request', 'the Content-Length header is not a number');
-      }
-      return Number(length) > maxBody ? tooLarge(c) : next();
-    }
-    return streamedLimit(c, next);
-  });
+  app.use(
+    '*',
+    requestBodyLimit(maxBody, {
+      tooLarge: (c) =>
+        problem(c, 413, 'body-too-large', `the request body is larger than ${maxBody} bytes`),
+      badLength: (c) =>
+        problem(c, 400, 'invalid-request', 'the Content-Length header is not a number'),
+    }),
+  );
 
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument));
   app.get('/', (c) => {

@@ -1,8 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import type { ChatModel } from '../../formalize/index.js';
 import { ServiceStore } from '../../store/service-sessions.js';
 import { createServiceApp } from './app.js';
+import { listenApp } from './listen.js';
 import type { ServiceMemoryLimits } from './memory-budget.js';
 
 export interface StartServiceOptions {
@@ -58,26 +57,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       ...(options.memory !== undefined ? { memory: options.memory } : {}),
     });
     const { restored } = sessions.restoreAll();
-    const host = options.host ?? '127.0.0.1';
-    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () =>
-        resolve(started),
-      );
-      started.once('error', reject);
-    });
-    const address = server.address() as AddressInfo;
-    const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const listening = await listenApp(app.fetch, options.host ?? '127.0.0.1', options.port ?? 8787);
     return {
-      url: `http://${shown}:${address.port}`,
+      url: listening.origin,
       restored,
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.close(() => {
-            store.close();
-            resolve();
-          });
-          if ('closeAllConnections' in server) server.closeAllConnections();
-        }),
+      close: async () => {
+        await listening.close();
+        store.close();
+      },
     };
   } catch (error) {
     store.close();

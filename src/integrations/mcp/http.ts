@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { type Context, Hono } from 'hono';
 import { errorMessage } from '../../support/error-message.js';
+import { requestBodyLimit } from '../http/body-limit.js';
+import { listenApp } from '../http/listen.js';
+import { isLoopbackHost, loopbackHostsOnly } from '../http/loopback-hosts.js';
 import type { McpProxy } from './proxy.js';
 
 export interface McpHttpOptions {
@@ -28,61 +30,144 @@ export interface McpHttpListener {
   close(): Promise<void>;
 }
 
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+type Transport = WebStandardStreamableHTTPServerTransport;
 
-function hostOnly(header: string): string {
-  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
-  return header.split(':')[0] ?? '';
-}
-
-function problem(response: ServerResponse, status: number, message: string): void {
-  if (response.headersSent) {
-    response.end();
-    return;
-  }
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
-}
-
-function readBody(request: IncomingMessage, limit: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(request.headers['content-length'] ?? 0);
-    const tooLarge = () => Object.assign(new Error('request body too large'), { status: 413 });
-    if (declared > limit) {
-      // Read and drop the rest (the reply is sent meanwhile), rather than reset the connection.
-      request.resume();
-      reject(tooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        request.off('data', onData);
-        request.off('end', onEnd);
-        chunks.length = 0;
-        request.resume();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        reject(Object.assign(new Error('the body is not JSON'), { status: 400 }));
-      }
-    };
-    request.on('data', onData);
-    request.on('end', onEnd);
-    request.on('error', reject);
-  });
+/** A JSON-RPC error answer without an id: what MCP clients read from a refused request. */
+function problem(c: Context, status: 400 | 403 | 404 | 405 | 413 | 500 | 503, message: string) {
+  return c.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, status);
 }
 
 /**
- * Serves the proxy over MCP streamable HTTP: one downstream server per client session
+ * The client sessions of one listener, each a transport over its own downstream server,
+ * closed when idle: clients that vanish without DELETE would hold a slot forever.
+ */
+class McpSessions {
+  readonly #transports = new Map<string, Transport>();
+  readonly #lastSeen = new Map<string, number>();
+  readonly #sweeper: ReturnType<typeof setInterval>;
+
+  constructor(
+    readonly max: number,
+    idleMs: number,
+  ) {
+    this.#sweeper = setInterval(() => this.#sweep(idleMs), Math.max(10, Math.min(idleMs, 60_000)));
+    this.#sweeper.unref();
+  }
+
+  get size(): number {
+    return this.#transports.size;
+  }
+
+  /** The session's transport, marked as just used; undefined for an unknown id. */
+  use(id: string): Transport | undefined {
+    const transport = this.#transports.get(id);
+    if (transport !== undefined) this.#lastSeen.set(id, Date.now());
+    return transport;
+  }
+
+  /** A transport whose session is kept once the client's initialize request has created it. */
+  open(): Transport {
+    const transport: Transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.#transports.set(id, transport);
+        this.#lastSeen.set(id, Date.now());
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.#forget(transport.sessionId);
+    };
+    return transport;
+  }
+
+  #forget(id: string): void {
+    this.#transports.delete(id);
+    this.#lastSeen.delete(id);
+  }
+
+  #sweep(idleMs: number): void {
+    const now = Date.now();
+    for (const [id, seen] of this.#lastSeen) {
+      if (now - seen <= idleMs) continue;
+      const transport = this.#transports.get(id);
+      this.#forget(id);
+      transport?.close().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    for (const transport of [...this.#transports.values()])
+      await transport.close().catch(() => undefined);
+    this.#transports.clear();
+    this.#lastSeen.clear();
+  }
+}
+
+/** The parsed JSON body of a POST (after the body limit), or a 400 answer. */
+async function jsonBody(c: Context): Promise<{ value: unknown } | Response> {
+  const text = await c.req.text();
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return problem(c, 400, 'the body is not JSON');
+  }
+}
+
+/** The MCP endpoint's routes: POST (initialize, or a session's messages), GET and DELETE. */
+function mcpApp(proxy: McpProxy, sessions: McpSessions, path: string, options: McpHttpOptions) {
+  const app = new Hono();
+  const log = options.log ?? (() => undefined);
+  app.onError((error, c) => {
+    log(`intentguard: http: ${errorMessage(error)}`);
+    return problem(c, 500, 'internal error');
+  });
+  app.notFound((c) => problem(c, 404, `not found; the endpoint is ${path}`));
+  if (isLoopbackHost(options.host ?? '127.0.0.1'))
+    app.use(
+      path,
+      loopbackHostsOnly((c, what) => problem(c, 403, `forbidden ${what}`)),
+    );
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const bodyLimit = requestBodyLimit(maxBody, {
+    tooLarge: (c) => problem(c, 413, 'request body too large'),
+    badLength: (c) => problem(c, 400, 'the Content-Length header is not a number'),
+  });
+
+  app.post(path, bodyLimit, async (c) => {
+    const body = await jsonBody(c);
+    if (body instanceof Response) return body;
+    const sessionId = c.req.header('mcp-session-id');
+    if (sessionId) {
+      const existing = sessions.use(sessionId);
+      if (!existing) return problem(c, 404, 'unknown session');
+      return existing.handleRequest(c.req.raw, { parsedBody: body.value });
+    }
+    if (!isInitializeRequest(body.value))
+      return problem(c, 400, 'no session: start with an initialize request');
+    if (sessions.size >= sessions.max) return problem(c, 503, 'too many sessions');
+    const transport = sessions.open();
+    await proxy.createServer().connect(transport);
+    return transport.handleRequest(c.req.raw, { parsedBody: body.value });
+  });
+  const existingSession = (c: Context) => {
+    const sessionId = c.req.header('mcp-session-id');
+    const existing = sessionId ? sessions.use(sessionId) : undefined;
+    if (!existing) return problem(c, sessionId ? 404 : 400, 'unknown or missing session');
+    return existing.handleRequest(c.req.raw);
+  };
+  app.get(path, existingSession);
+  app.delete(path, existingSession);
+  app.all(path, (c) => {
+    c.header('allow', 'GET, POST, DELETE');
+    return problem(c, 405, 'method not allowed');
+  });
+  return app;
+}
+
+/**
+ * Serves the proxy over MCP streamable HTTP (the SDK's web-standard transport on Hono,
+ * with the service's body limit): one downstream server per client session
  * (`Mcp-Session-Id`), all over the proxy's one upstream connection and one guard. On a
  * loopback address, requests whose `Host` or `Origin` is not loopback are refused (DNS
  * rebinding).
@@ -93,116 +178,27 @@ export async function listenMcpHttp(
 ): Promise<McpHttpListener> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const maxSessions = options.maxSessions ?? 100;
-  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
-  const lastSeen = new Map<string, number>();
-  const log = options.log ?? (() => undefined);
-  const loopback = loopbackHosts.has(host);
-  if (!loopback)
-    log(
+  if (!isLoopbackHost(host))
+    options.log?.(
       `intentguard: listening on ${host}, not loopback: the proxy has no authentication of its own; put it behind one`,
     );
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname !== path) return problem(response, 404, `not found; the endpoint is ${path}`);
-    if (loopback) {
-      const hostHeader = request.headers.host ?? '';
-      if (!loopbackHosts.has(hostOnly(hostHeader))) return problem(response, 403, 'forbidden host');
-      const origin = request.headers.origin;
-      if (origin !== undefined) {
-        let originHost = '';
-        try {
-          originHost = new URL(origin).hostname;
-        } catch {
-          originHost = '';
-        }
-        if (!loopbackHosts.has(originHost)) return problem(response, 403, 'forbidden origin');
-      }
-    }
-    const sessionHeader = request.headers['mcp-session-id'];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-    if (request.method === 'POST') {
-      const body = await readBody(request, maxBody);
-      const existing = sessionId ? sessions.get(sessionId) : undefined;
-      if (existing && sessionId) {
-        lastSeen.set(sessionId, Date.now());
-        return existing.handleRequest(request, response, body);
-      }
-      if (sessionId) return problem(response, 404, 'unknown session');
-      if (!isInitializeRequest(body))
-        return problem(response, 400, 'no session: start with an initialize request');
-      if (sessions.size >= maxSessions) return problem(response, 503, 'too many sessions');
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          sessions.set(id, transport);
-          lastSeen.set(id, Date.now());
-        },
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) {
-          sessions.delete(transport.sessionId);
-          lastSeen.delete(transport.sessionId);
-        }
-      };
-      const server = proxy.createServer();
-      await server.connect(transport);
-      return transport.handleRequest(request, response, body);
-    }
-    if (request.method === 'GET' || request.method === 'DELETE') {
-      const existing = sessionId ? sessions.get(sessionId) : undefined;
-      if (!existing || !sessionId)
-        return problem(response, sessionId ? 404 : 400, 'unknown or missing session');
-      lastSeen.set(sessionId, Date.now());
-      return existing.handleRequest(request, response);
-    }
-    response.setHeader('allow', 'GET, POST, DELETE');
-    return problem(response, 405, 'method not allowed');
-  }
-
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      const status = (error as { status?: number }).status ?? 500;
-      if (status === 500) log(`intentguard: http: ${errorMessage(error)}`);
-      problem(response, status, status === 500 ? 'internal error' : (error as Error).message);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  // Clients that vanish without DELETE would hold their session (and a slot) forever.
-  const sweeper = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [id, seen] of lastSeen) {
-        if (now - seen <= idleMs) continue;
-        lastSeen.delete(id);
-        const transport = sessions.get(id);
-        sessions.delete(id);
-        transport?.close().catch(() => undefined);
-      }
-    },
-    Math.max(10, Math.min(idleMs, 60_000)),
+  const sessions = new McpSessions(
+    options.maxSessions ?? 100,
+    options.sessionIdleMs ?? 30 * 60_000,
   );
-  sweeper.unref();
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const app = mcpApp(proxy, sessions, path, options);
+  let listening: Awaited<ReturnType<typeof listenApp>>;
+  try {
+    listening = await listenApp(app.fetch, host, options.port ?? 0);
+  } catch (error) {
+    await sessions.close();
+    throw error;
+  }
   return {
-    url: `http://${shownHost}:${address.port}${path}`,
+    url: `${listening.origin}${path}`,
     async close() {
-      clearInterval(sweeper);
-      for (const transport of [...sessions.values()])
-        await transport.close().catch(() => undefined);
-      sessions.clear();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sessions.close();
+      await listening.close();
     },
   };
 }
