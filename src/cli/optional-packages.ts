@@ -16,7 +16,13 @@ export const commandPackages: Readonly<Record<string, readonly string[]>> = {
   eval: modelPackages,
   serve: ['hono', '@hono/node-server', 'better-sqlite3', ...modelPackages],
   audit: ['better-sqlite3'],
-  'mcp-proxy': ['@modelcontextprotocol/sdk', 'better-sqlite3', ...modelPackages],
+  'mcp-proxy': [
+    '@modelcontextprotocol/sdk',
+    'hono',
+    '@hono/node-server',
+    'better-sqlite3',
+    ...modelPackages,
+  ],
 };
 
 /** `intentguard serve needs hono and @hono/node-server: npm install hono @hono/node-server` */
