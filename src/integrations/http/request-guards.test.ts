@@ -62,6 +62,25 @@ describe('requestBodyLimit', () => {
     );
   });
 
+  it('drains a declared body over the limit before answering, when asked to (the MCP proxy)', async () => {
+    const drains = new Hono();
+    drains.use(
+      '*',
+      requestBodyLimit(10, {
+        tooLarge: (c) => c.text('too large', 413),
+        badLength: (c) => c.text('bad length', 400),
+        excess: 'drain',
+      }),
+    );
+    drains.post('/', (c) => c.text('read'));
+    const response = await drains.request('http://127.0.0.1/', {
+      method: 'POST',
+      headers: { 'content-length': '11' },
+      body: 'x'.repeat(11),
+    });
+    expect([response.status, response.headers.get('connection')]).toEqual([413, null]);
+  });
+
   it('counts a streamed body (no Content-Length) as it arrives', async () => {
     const stream = (size: number) =>
       new ReadableStream({

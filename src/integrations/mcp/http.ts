@@ -132,6 +132,7 @@ function mcpApp(proxy: McpProxy, sessions: McpSessions, path: string, options: M
   const bodyLimit = requestBodyLimit(maxBody, {
     tooLarge: (c) => problem(c, 413, 'request body too large'),
     badLength: (c) => problem(c, 400, 'the Content-Length header is not a number'),
+    excess: 'drain',
   });
 
   app.post(path, bodyLimit, async (c) => {
