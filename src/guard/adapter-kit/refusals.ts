@@ -49,9 +49,8 @@ function quoted(reason: string): string {
 export function renderRefusal(refusal: Refusal): string {
   switch (refusal.code) {
     case 'unchecked':
-      return `intentguard: refused. The call could not be checked (${quoted(refusal.reason)}), so it did not run.`;
     case 'finish-unchecked':
-      return `intentguard: refused. The finish could not be checked (${quoted(refusal.reason)}), so the task is not finished.`;
+      return uncheckedText(refusal);
     case 'awaiting-approval':
       return 'intentguard: this call waits for the user’s approval and did not run. Do not repeat it; wait for the user’s answer.';
     case 'approval-missing':
@@ -68,6 +67,12 @@ export function renderRefusal(refusal: Refusal): string {
 /** A refusal that carries the reason the guard could not decide. */
 export type UncheckedRefusal = Extract<Refusal, { readonly reason: string }>;
 
+function uncheckedText(refusal: UncheckedRefusal): string {
+  return refusal.code === 'unchecked'
+    ? `intentguard: refused. The call could not be checked (${quoted(refusal.reason)}), so it did not run.`
+    : `intentguard: refused. The finish could not be checked (${quoted(refusal.reason)}), so the task is not finished.`;
+}
+
 /**
  * Such a refusal as a guard decision, for hosts that pass decisions on: the engine's
  * fail-closed `reject` (`internal-error`), whose message is the refusal's one text.
@@ -77,7 +82,7 @@ export function refusalDecision(id: string, refusal: UncheckedRefusal): GuardDec
     id,
     action: 'refuse',
     verdict: internalErrorVerdict(refusal.reason),
-    message: renderRefusal(refusal),
+    message: uncheckedText(refusal),
     prompt: '',
   };
 }

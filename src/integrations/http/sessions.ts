@@ -3,6 +3,7 @@ import { keptSize } from '../../engine/plain-data.js';
 import type { ChatModel } from '../../formalize/index.js';
 import { formalize } from '../../formalize/pipeline/formalize.js';
 import { auditRecordOf } from '../../guard/adapter-kit/audit-record.js';
+import { refusalDecision } from '../../guard/adapter-kit/index.js';
 import {
   createGuard,
   type Guard,
@@ -84,24 +85,12 @@ function loadSchema(kind: 'states' | 'tools', text: string): Schema {
   return result.value;
 }
 
-/** The decision a check gets when the service itself failed: refuse (fail closed). */
+/**
+ * The decision a check gets when the service itself failed: refuse (fail closed). The
+ * client hears that the service failed, never how (that goes to the log).
+ */
 export function internalRefusal(id: string): GuardDecision {
-  const message =
-    'intentguard: the guard could not decide this call (an internal error of the service); it is refused. Try again later.';
-  return {
-    id,
-    action: 'refuse',
-    verdict: {
-      decision: 'reject',
-      reasons: [{ code: 'internal-error', message: 'the service failed while checking the call' }],
-      performs: [],
-      achieved: {},
-      done: false,
-      feedback: message,
-    },
-    message,
-    prompt: '',
-  };
+  return refusalDecision(id, { code: 'unchecked', reason: 'an internal error of the service' });
 }
 
 /** The call as it was checked (name and arguments), from the journal. */

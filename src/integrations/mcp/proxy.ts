@@ -31,6 +31,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { renderRefusal } from '../../guard/adapter-kit/index.js';
 import {
   createGuard,
   formalizeInstruction,
@@ -445,12 +446,10 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       }
     } catch (error) {
       log(`intentguard: internal error while checking ${name}: ${errorText(error)}`);
-      return refusal('intentguard: refused: the call could not be checked (internal error).');
+      return refusal(renderRefusal({ code: 'unchecked', reason: 'an internal error' }));
     }
     if (decision.action !== 'run' && unasked)
-      return refusal(
-        `intentguard: refused: this call needs the user's approval (${decision.prompt.trim()}), and there is no way to ask the user here, so it was not made. Do not repeat it; tell the user what you want to do and why, so they can do it or allow it.`,
-      );
+      return refusal(renderRefusal({ code: 'approval-missing', question: decision.prompt }));
     if (decision.action !== 'run') return refusal(decision.message);
     if (!upstreamAlive) {
       safeResult(id, { error: 'the upstream server is not running' });
