@@ -21,7 +21,9 @@ export {
 export {
   type NormalizedProposal,
   type ProposalProblem,
+  type ProposalProblemCode,
   proposalFingerprint,
+  proposalProblemCodes,
 } from './proposal.js';
 export {
   createSession,

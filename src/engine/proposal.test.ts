@@ -8,6 +8,7 @@ import {
   type NormalizedProposal,
   type ProposalProblem,
   proposalFingerprint,
+  proposalProblemCodes,
   readObservation,
   readProposal,
 } from './proposal.js';
@@ -392,6 +393,60 @@ describe('readProposal: every problem is located and spelled out', () => {
   });
 });
 
+describe('readProposal: every problem has the code of its kind', () => {
+  it.each([
+    [null, 'not-an-object'],
+    [{ action: { name: 'BankTransfer', args: [1] } }, 'not-an-object'],
+    [{ objective: 5 }, 'wrong-type'],
+    [{ finish: 'yes' }, 'wrong-type'],
+    [{ action: { name: 'BankTransfer', args: { amout: 5 } } }, 'unknown-field'],
+    [{ acton: {} }, 'unknown-field'],
+    [{ updates: { Nope: { a: 1 } } }, 'unknown-predicate'],
+    [{ action: { name: 'Wire' } }, 'unknown-action'],
+    [{ updates: [{ predicate: 'Form', op: 'replace', values: {} }] }, 'unknown-operation'],
+    [{ objective: 'Nowhere' }, 'unknown-objective'],
+    [{ updates: [{ predicate: 'Alarm', op: 'delete', values: { id: 'a9' } }] }, 'unknown-instance'],
+    [{ updates: { Ship: {} } }, 'wrong-kind'],
+    [{ action: { name: 'Form' } }, 'wrong-kind'],
+    [{ updates: { BankTransferResult: { ok: true } } }, 'not-proposable'],
+    [{ objective: 'Done' }, 'not-proposable'],
+    [{ action: { name: 'Ship', args: {}, arguments: {} } }, 'given-twice'],
+    [{ action: { name: 'BankTransfer', args: { to: 'A', amount: 'lots' } } }, 'invalid-value'],
+    [{ label: 'x'.repeat(defaultLimits.maxValueLength + 1) }, 'too-large'],
+    [{ finish: true, action: { name: 'Ship' } }, 'conflicting-fields'],
+    [{ answer: 'done' }, 'conflicting-fields'],
+  ])('%j: %s', (input, code) => {
+    const found = problems(input).map((problem) => problem.code);
+    expect(found).toContain(code);
+    for (const each of found) expect(proposalProblemCodes).toContain(each);
+  });
+
+  it('codes an update without the key of a predicate that holds several instances', () => {
+    const store = storeWithAlarm('a1');
+    const alarm = compiled.predicates.get('Alarm')!;
+    store.apply({
+      predicate: alarm,
+      operation: 'set',
+      key: 't:a2',
+      assignments: [[0, textValue('a2')]],
+    });
+    const found = problems(
+      { updates: [{ predicate: 'Alarm', op: 'update', values: { on: true } }] },
+      store,
+    );
+    expect(found.map((problem) => problem.code)).toEqual(['missing-key']);
+  });
+
+  it('codes an input whose getter throws as unreadable', () => {
+    const hostile = {
+      get action(): unknown {
+        throw new Error('boom');
+      },
+    };
+    expect(problems(hostile).map((problem) => problem.code)).toEqual(['unreadable']);
+  });
+});
+
 describe('readProposal: observed facts are reported by the app, never proposed', () => {
   const observedSchema = schemaOf(
     state('ReserveInfo', {
@@ -553,6 +608,7 @@ describe('readObservation', () => {
       ok: false,
       problems: [
         {
+          code: 'invalid-value',
           message: 'Form.size: "big" is not a number',
           predicate: 'Form',
           variable: 'size',
@@ -562,7 +618,9 @@ describe('readObservation', () => {
     });
     expect(readObservation('x', compiled, clock, new StateStore())).toMatchObject({
       ok: false,
-      problems: [{ message: 'an observation must be a JSON object with "updates"' }],
+      problems: [
+        { code: 'not-an-object', message: 'an observation must be a JSON object with "updates"' },
+      ],
     });
   });
 

@@ -24,7 +24,54 @@ import {
  * A proposal is strict — a field the engine would not read, or a value it could read
  * two ways, is a problem, because the host or the tool may read it the other way.
  */
+export const proposalProblemCodes = [
+  /** The proposal, an update, its values, `action` or its arguments is not a JSON object. */
+  'not-an-object',
+  /** `objective`, `label`, `answer` or `ask` is not a string, or `finish` not a boolean. */
+  'wrong-type',
+  /** A field the reader does not know, or a variable the predicate does not have. */
+  'unknown-field',
+  /** An update of a predicate the spec does not declare. */
+  'unknown-predicate',
+  /** An action the spec does not declare. */
+  'unknown-action',
+  /** An update operation other than add, update or delete. */
+  'unknown-operation',
+  /** An objective no rule produces. */
+  'unknown-objective',
+  /** An action that declares an objective it does not perform. */
+  'objective-not-performed',
+  /** An update or delete of an instance the state does not hold. */
+  'unknown-instance',
+  /** An action proposed as a state update, or a state proposed as an action. */
+  'wrong-kind',
+  /** What only an observation may report: observed state, a tool's result, Done. */
+  'not-proposable',
+  /** A value given twice (`args` and `arguments`, a variable and its path). */
+  'given-twice',
+  /** A required argument missing or null. */
+  'missing-value',
+  /** A value the variable's type does not read. */
+  'invalid-value',
+  /** An update of a predicate with several instances that does not give its key. */
+  'missing-key',
+  /** Beyond a limit: values, updates, instances (`limit`), label length, observed text (`limit`). */
+  'too-large',
+  /** Fields that do not go together (`finish` with an action, `answer` without `finish`, `ask` with anything). */
+  'conflicting-fields',
+  /** Reading the input failed (a getter of the host's object threw). */
+  'unreadable',
+  /** The engine failed while reading or keeping an observation (a bug); nothing was kept. */
+  'internal-error',
+  /** (guard) A result of a call that was not allowed to run. */
+  'call-not-run',
+] as const;
+
+export type ProposalProblemCode = (typeof proposalProblemCodes)[number];
+
+/** Why a proposal or an observation cannot be read (or what an observation's reader ignored). */
 export interface ProposalProblem {
+  readonly code: ProposalProblemCode;
   readonly message: string;
   readonly predicate?: string;
   readonly variable?: string;
@@ -88,6 +135,7 @@ function checkFields(
     if (known.has(key) || !Object.hasOwn(record, key)) continue;
     const hint = didYouMean(cutText(key, 64), known);
     report(context, {
+      code: 'unknown-field',
       message: `${where} has no field '${cutText(key, context.limits.maxEchoLength)}' (it takes ${[...known].join(', ')})${suggestion(hint)}`,
     });
   }
@@ -176,6 +224,7 @@ function checkArgumentFields(
       if (prefix === '' && layout.aliases.has(key)) continue;
       const hint = prefix === '' ? didYouMean(cutText(key, 64), layout.roots) : '';
       report(context, {
+        code: 'unknown-field',
         message: `${predicate.name} has no variable '${name}'${suggestion(hint)}`,
         predicate: predicate.name,
         variable: name,
@@ -186,6 +235,7 @@ function checkArgumentFields(
     if (value === undefined || value === null) continue;
     if (!isRecord(value)) {
       context.problems.push({
+        code: 'not-an-object',
         message: `${predicate.name}.${name} must be an object (with ${[...node.children.keys()].join(', ')})`,
         predicate: predicate.name,
         variable: name,
@@ -219,6 +269,7 @@ function readValues(
   const tooMany = count > maxArguments;
   if (tooMany) {
     context.problems.push({
+      code: 'too-large',
       message: `${predicate.name} is given ${count} values; at most ${maxArguments} are read`,
       predicate: predicate.name,
     });
@@ -241,6 +292,7 @@ function readValues(
         : undefined;
     if (nested !== undefined && flat !== undefined) {
       context.problems.push({
+        code: 'given-twice',
         message: `${predicate.name}.${variable.name} is given twice, as '${path.join('.')}' and as '${variable.name}'; give it once`,
         predicate: predicate.name,
         variable: variable.name,
@@ -254,6 +306,7 @@ function readValues(
         if (raw === null) assign(index, undefined);
       } else if (variable.required === true) {
         context.problems.push({
+          code: 'missing-value',
           message: `${predicate.name}.${variable.name} is required; it is ${raw === null ? 'null' : 'missing'}`,
           predicate: predicate.name,
           variable: variable.name,
@@ -270,6 +323,7 @@ function readValues(
         : undefined;
     if (shape !== undefined) {
       context.problems.push({
+        code: 'invalid-value',
         message: `${predicate.name}.${shape}`,
         predicate: predicate.name,
         variable: variable.name,
@@ -282,6 +336,7 @@ function readValues(
       // concatenated string would copy all of it, and its length says enough.
       const tooLong = typeof raw === 'string' && raw.length > (options.maxLength ?? 0);
       context.problems.push({
+        code: 'invalid-value',
         message: `${predicate.name}.${variable.name}: ${parsed.problem}`,
         predicate: predicate.name,
         variable: variable.name,
@@ -319,6 +374,7 @@ function proposesObserved(
 ): boolean {
   if (predicate.declaration.observed === true) {
     context.problems.push({
+      code: 'not-proposable',
       message: `${predicate.name} is observed: the app reports it; it cannot be proposed`,
       predicate: predicate.name,
     });
@@ -329,6 +385,7 @@ function proposesObserved(
   if (operation === 'delete') {
     const names = indexes.map((index) => predicate.variables[index]?.name).join(', ');
     context.problems.push({
+      code: 'not-proposable',
       message: `${predicate.name} has observed variables (${names}): the app reports when an instance goes away; it cannot be deleted by a proposal`,
       predicate: predicate.name,
     });
@@ -343,6 +400,7 @@ function proposesObserved(
     // `null` clears a value: that too is a claim about what the app reports.
     if (readPath(record, path) === undefined && !Object.hasOwn(record, variable.name)) continue;
     context.problems.push({
+      code: 'not-proposable',
       message: `${predicate.name}.${variable.name} is observed: the app reports it; it cannot be proposed`,
       predicate: predicate.name,
       variable: variable.name,
@@ -435,7 +493,8 @@ function readUpdate(
 ): StateUpdate | undefined {
   const predicate = lookupPredicate(context.spec, predicateName);
   if (!predicate) {
-    const problem = {
+    const problem: ProposalProblem = {
+      code: 'unknown-predicate',
       message: `unknown predicate '${quote(predicateName, context)}'`,
       predicate: cutText(predicateName, context.limits.maxEchoLength),
     };
@@ -445,6 +504,7 @@ function readUpdate(
   }
   if (predicate.declaration.kind === 'action') {
     context.problems.push({
+      code: 'wrong-kind',
       message: `${predicate.name} is an action; propose it as "action", not as a state update`,
       predicate: predicate.name,
     });
@@ -455,6 +515,7 @@ function readUpdate(
   const producer = predicate.declaration.resultOf;
   if (producer !== undefined && !context.lenient) {
     context.problems.push({
+      code: 'not-proposable',
       message: `${predicate.name} holds the result of ${producer}; it is observed after ${producer} runs, never proposed`,
       predicate: predicate.name,
     });
@@ -467,6 +528,7 @@ function readUpdate(
     operation !== 'delete'
   ) {
     context.problems.push({
+      code: 'unknown-operation',
       message: `unknown update operation '${quote(operation, context)}' (use add, update or delete)`,
       predicate: predicate.name,
     });
@@ -474,7 +536,8 @@ function readUpdate(
   }
   const record = body === undefined && operation === 'delete' ? {} : body;
   if (!isRecord(record)) {
-    const problem = {
+    const problem: ProposalProblem = {
+      code: 'not-an-object',
       message: `the values for ${predicate.name} must be an object`,
       predicate: predicate.name,
       actual: quote(body, context),
@@ -513,6 +576,7 @@ function readUpdate(
   if (key === undefined) {
     const names = predicate.keyIndexes.map((index) => predicate.variables[index]?.name).join(', ');
     context.problems.push({
+      code: 'missing-key',
       message: `${predicate.name} holds several instances; give its key (${names})`,
       predicate: predicate.name,
     });
@@ -526,6 +590,7 @@ function readUpdate(
     predicate.keyIndexes.length > 0
   ) {
     context.problems.push({
+      code: 'unknown-instance',
       message: `${predicate.name} has no instance with that key to ${operation}`,
       predicate: predicate.name,
     });
@@ -538,6 +603,7 @@ function readUpdate(
     instancesAfter(predicate, context.view, pending) >= context.limits.maxInstances
   ) {
     context.problems.push({
+      code: 'too-large',
       message: `${predicate.name} already holds ${context.limits.maxInstances} instances, as many as a session keeps (maxInstances)`,
       predicate: predicate.name,
       limit: 'maxInstances',
@@ -595,6 +661,7 @@ function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate
   if (Array.isArray(input)) {
     if (input.length > maxUpdates) {
       context.problems.push({
+        code: 'too-large',
         message: `${input.length} updates are more than the ${maxUpdates} accepted`,
       });
       return updates;
@@ -602,6 +669,7 @@ function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate
     for (const entry of input) {
       if (!isRecord(entry) || typeof entry.predicate !== 'string') {
         context.problems.push({
+          code: 'not-an-object',
           message: 'each update must be an object with "predicate", "op" and "values"',
           actual: quote(entry, context),
         });
@@ -614,6 +682,7 @@ function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate
   }
   if (!isRecord(input)) {
     context.problems.push({
+      code: 'not-an-object',
       message: '"updates" must be an object keyed by predicate, or an array',
       actual: quote(input, context),
     });
@@ -622,6 +691,7 @@ function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate
   const entries = Object.entries(input);
   if (entries.length > maxUpdates) {
     context.problems.push({
+      code: 'too-large',
       message: `${entries.length} updates are more than the ${maxUpdates} accepted`,
     });
     return updates;
@@ -631,6 +701,7 @@ function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate
     if (Array.isArray(body)) {
       if (body.length > maxUpdates) {
         context.problems.push({
+          code: 'too-large',
           message: `${body.length} instances of ${cutText(name, context.limits.maxEchoLength)} are more than the ${maxUpdates} accepted`,
         });
         continue;
@@ -650,6 +721,7 @@ function given(value: unknown): boolean {
 function readAction(input: unknown, context: ReadContext): ProposedAction | undefined {
   if (!isRecord(input) || typeof input.name !== 'string') {
     context.problems.push({
+      code: 'not-an-object',
       message: '"action" must be an object with a "name" and optional "args"',
       actual: quote(input, context),
     });
@@ -660,6 +732,7 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
   // executed would let anything through.
   if (given(input.args) && given(input.arguments)) {
     context.problems.push({
+      code: 'given-twice',
       message:
         'the action gives both "args" and "arguments"; give its arguments once, under one name',
     });
@@ -668,6 +741,7 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
   const predicate = lookupPredicate(context.spec, input.name);
   if (!predicate) {
     context.problems.push({
+      code: 'unknown-action',
       message: `unknown action '${quote(input.name, context)}'`,
       predicate: cutText(input.name, context.limits.maxEchoLength),
     });
@@ -675,6 +749,7 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
   }
   if (predicate.declaration.kind !== 'action') {
     context.problems.push({
+      code: 'wrong-kind',
       message: `${predicate.name} is a state, not an action; propose its values as "updates"`,
       predicate: predicate.name,
     });
@@ -683,6 +758,7 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
   const args = given(input.args) ? input.args : given(input.arguments) ? input.arguments : {};
   if (!isRecord(args)) {
     context.problems.push({
+      code: 'not-an-object',
       message: `the arguments of ${predicate.name} must be an object`,
       predicate: predicate.name,
       actual: quote(args, context),
@@ -754,7 +830,9 @@ function unreadable(error: unknown, what: string): ReadResult<never> {
   const reason = cutText(errorMessage(error), 200);
   return {
     ok: false,
-    problems: [{ message: `the ${what} cannot be read: reading it failed (${reason})` }],
+    problems: [
+      { code: 'unreadable', message: `the ${what} cannot be read: reading it failed (${reason})` },
+    ],
   };
 }
 
@@ -775,6 +853,7 @@ export function readProposal(
       ok: false,
       problems: [
         {
+          code: 'not-an-object',
           message: 'a proposal must be a JSON object',
           actual: preview(input, limits.maxEchoLength),
         },
@@ -811,16 +890,19 @@ function readProposalFields(
   if (given(input.objective)) {
     if (typeof input.objective !== 'string') {
       context.problems.push({
+        code: 'wrong-type',
         message: '"objective" must be a string',
         actual: quote(input.objective, context),
       });
     } else if (input.objective.toLowerCase() === 'done') {
       context.problems.push({
+        code: 'not-proposable',
         message: 'Done is not performed; propose {"finish": true} when the task is complete',
       });
     } else if (!spec.rulesByHead.has(input.objective)) {
       const known = [...spec.rulesByHead.keys()];
       context.problems.push({
+        code: 'unknown-objective',
         message: `no rule produces the objective '${quote(input.objective, context)}'${known.length > 0 && known.length <= 20 ? ` (objectives: ${known.join(', ')})` : ''}`,
         actual: quote(input.objective, context),
       });
@@ -828,6 +910,7 @@ function readProposalFields(
   }
   if (input.finish !== undefined && typeof input.finish !== 'boolean') {
     context.problems.push({
+      code: 'wrong-type',
       message: '"finish" must be true or false',
       actual: quote(input.finish, context),
     });
@@ -835,12 +918,14 @@ function readProposalFields(
   const finish = input.finish === true;
   if (finish && (action !== undefined || updates.length > 0 || objective !== undefined)) {
     context.problems.push({
+      code: 'conflicting-fields',
       message: 'a finishing proposal carries nothing else; propose the last step first',
     });
   }
   const answer = readText(input, 'answer', context);
   if (answer !== undefined && !finish) {
     context.problems.push({
+      code: 'conflicting-fields',
       message: '"answer" goes with "finish": true (the final answer of a finished task)',
     });
   }
@@ -850,6 +935,7 @@ function readProposalFields(
     (finish || action !== undefined || updates.length > 0 || objective !== undefined)
   ) {
     context.problems.push({
+      code: 'conflicting-fields',
       message: 'a question to the user ("ask") carries nothing else; ask first, then act',
     });
   }
@@ -857,11 +943,13 @@ function readProposalFields(
   if (typeof input.label === 'string') {
     if (input.label.length > limits.maxValueLength) {
       context.problems.push({
+        code: 'too-large',
         message: `"label" has ${input.label.length} characters; at most ${limits.maxValueLength} are accepted`,
       });
     } else label = input.label;
   } else if (given(input.label)) {
     context.problems.push({
+      code: 'wrong-type',
       message: '"label" must be a string',
       actual: quote(input.label, context),
     });
@@ -895,6 +983,7 @@ function readText(
   if (!given(value)) return undefined;
   if (typeof value !== 'string') {
     context.problems.push({
+      code: 'wrong-type',
       message: `"${field}" must be a string`,
       actual: quote(value, context),
     });
@@ -902,6 +991,7 @@ function readText(
   }
   if (value.length > context.limits.maxValueLength) {
     context.problems.push({
+      code: 'too-large',
       message: `"${field}" has ${value.length} characters; at most ${context.limits.maxValueLength} are accepted`,
     });
     return undefined;
@@ -927,6 +1017,7 @@ export function readObservation(
       ok: false,
       problems: [
         {
+          code: 'not-an-object',
           message: 'an observation must be a JSON object with "updates"',
           actual: preview(input, limits.maxEchoLength),
         },
@@ -977,6 +1068,7 @@ function unreadableResults(
     else
       kept.push(
         unreadableResult(predicate, update.key, new Map(update.assignments), {
+          code: 'unreadable',
           message: `the observation it came in could not be read (${why})`,
         }),
       );

@@ -249,7 +249,7 @@ export class Session implements IntentSession {
     } catch (error) {
       return {
         ok: false,
-        problems: [{ message: `internal error: ${errorMessage(error)}` }],
+        problems: [{ code: 'internal-error', message: `internal error: ${errorMessage(error)}` }],
         ignored: [],
         status: this.status(),
       };
@@ -268,6 +268,7 @@ export class Session implements IntentSession {
       return undefined;
     }
     return {
+      code: 'too-large',
       message: `the session has taken in ${this.#observedText} characters of observations and this one brings ${size} more, beyond the ${maxObservedText} a session keeps (maxObservedText)`,
       limit: 'maxObservedText',
     };

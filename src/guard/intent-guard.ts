@@ -242,7 +242,12 @@ export class IntentGuard implements Guard {
       // A refused or unanswered call did not run as far as the guard knows: nothing to observe.
       return {
         ok: false,
-        problems: [{ message: `the call '${id}' was not allowed to run (${record.state})` }],
+        problems: [
+          {
+            code: 'call-not-run',
+            message: `the call '${id}' was not allowed to run (${record.state})`,
+          },
+        ],
         ignored: [],
         status: this.#session.status(),
       };

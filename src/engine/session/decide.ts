@@ -40,7 +40,8 @@ export function decide(
   if (confirmGuard?.source.mode === 'reject') return guardRejection(host, confirmGuard);
   // 3. performed rules
   const performed = performedRules(host, proposal);
-  if (typeof performed === 'string') return invalidProposal(host, [{ message: performed }]);
+  if (typeof performed === 'string')
+    return invalidProposal(host, [{ code: 'objective-not-performed', message: performed }]);
   const context: EvaluationContext = { view, action, achieved: host.achieved, clock: host.clock };
   // 4. the rule-level (hard) check
   let deciding: readonly CompiledRule[] = [];
