@@ -1,4 +1,5 @@
 import { createSession, type Verdict } from '../engine/index.js';
+import { sessionTarget } from '../engine/replay.js';
 import type { Spec } from '../language/index.js';
 import type { EvalCase, StepVerdict } from './types.js';
 
@@ -20,28 +21,24 @@ export function replayCase(evalCase: EvalCase, spec: Spec): StepVerdict[] {
     timeZone: evalCase.timeZone,
     rollback: true,
   });
+  // The case's steps as trace lines, through the engine's replay (call ids name commits).
+  const target = sessionTarget(session);
   const notRun = new Set<string>();
-  const commits = new Map<string, number>();
   const verdicts: StepVerdict[] = [];
   for (const [index, step] of evalCase.steps.entries()) {
     if (step.kind === 'propose') {
-      const verdict = session.propose(step.proposal);
+      const id = step.id;
+      const { verdict } = target.propose({ propose: step.proposal, ...(id ? { id } : {}) });
       let ran = verdict.decision === 'allow';
-      if (verdict.decision === 'confirm') ran = session.resolve(true).committed;
-      const commit = session.lastCommit();
-      if (step.id !== undefined) {
-        if (!ran) notRun.add(step.id);
-        else if (commit !== undefined) commits.set(step.id, commit);
-      }
+      if (verdict.decision === 'confirm')
+        ran = target.resolve({ resolve: { approved: true }, ...(id ? { id } : {}) }).result
+          .committed;
+      if (id !== undefined && !ran) notRun.add(id);
       verdicts.push(stepVerdict(index, step, verdict));
     } else if (step.kind === 'observe') {
       if (step.id !== undefined && notRun.has(step.id)) continue;
-      session.observe(step.observation);
-    } else {
-      const commit = commits.get(step.id);
-      commits.delete(step.id);
-      if (commit !== undefined) session.rollback(commit);
-    }
+      target.observe({ observe: step.observation });
+    } else target.fail({ fail: { id: step.id } });
   }
   return verdicts;
 }

@@ -3,11 +3,13 @@ import {
   createSession,
   describeExpectation,
   expectationMismatch,
+  type ObservationResult,
   parseTrace,
-  type Session,
   type TraceEvent,
   type TraceProblem,
+  type Verdict,
 } from '../../engine/index.js';
+import { replayTrace, type SessionStep, sessionTarget } from '../../engine/replay.js';
 import { assertOneStandardInput, displayName, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
@@ -70,11 +72,11 @@ export const registerReplay: CommandRegistration = (program: Command, io, state)
       // Undo records cost memory per commit: kept only when the trace has failed calls.
       const rollback = events.some((event) => 'fail' in event);
       const session = createSession(spec, { ...sessionOptions, ...(rollback ? { rollback } : {}) });
-      const replay = new Replay(session, io, traceName, options.check === true);
-      events.forEach((event, index) => {
-        replay.run(event, lines[index]!);
+      const report = new Report(session, io, traceName, options.check === true);
+      replayTrace<SessionStep>(sessionTarget(session), events, (step, event, index) => {
+        report.step(step, event, lines[index]!);
       });
-      const { passed, failed } = replay;
+      const { passed, failed } = report;
       if (options.check) io.stderr(`${passed} passed, ${failed} failed\n`);
       state.exitCode = failed > 0 ? 1 : 0;
     });
@@ -90,30 +92,26 @@ function traceError(traceName: string, problems: readonly TraceProblem[]): CliEr
 }
 
 /**
- * Runs a trace's events through a session, printing one JSON line per event and, with
- * `--check`, counting what matches the trace's expectations. Call ids name commits: a
- * `propose` (or the `resolve` that approves it) with an id records the commit it made,
- * and a `fail` of that id rolls it back.
+ * Prints one JSON line per replayed event and, with `--check`, counts what matches the
+ * trace's expectations (the replay itself, with call ids naming confirmations and
+ * commits, is the engine's `replayTrace`).
  */
-class Replay {
+class Report {
   passed = 0;
   failed = 0;
-  readonly #commits = new Map<string, number>();
-  /** The id of the proposal awaiting `resolve`, if its line had one. */
-  #pendingId: string | undefined;
 
   constructor(
-    readonly session: Session,
+    readonly session: { status(): unknown },
     readonly io: CliIo,
     readonly traceName: string,
     readonly check: boolean,
   ) {}
 
-  run(event: TraceEvent, line: number): void {
-    if ('propose' in event) this.#propose(event, line);
-    else if ('observe' in event) this.#observe(event, line);
-    else if ('resolve' in event) this.#resolve(event, line);
-    else this.#fail(event.fail.id, line);
+  step(step: SessionStep, event: TraceEvent, line: number): void {
+    if (step.kind === 'propose' && 'propose' in event) this.#propose(step.verdict, event, line);
+    else if (step.kind === 'observe' && 'observe' in event) this.#observe(step.result, event, line);
+    else if (step.kind === 'resolve' && 'resolve' in event) this.#resolve(step, event, line);
+    else if (step.kind === 'fail') this.#fail(step, line);
   }
 
   #print(value: unknown): void {
@@ -125,15 +123,7 @@ class Replay {
     this.io.stderr(`${this.traceName}:${line}: ${message}\n`);
   }
 
-  #remember(id: string | undefined): void {
-    const commit = this.session.lastCommit();
-    if (id !== undefined && commit !== undefined) this.#commits.set(id, commit);
-  }
-
-  #propose(event: Extract<TraceEvent, { propose: unknown }>, line: number): void {
-    const verdict = this.session.propose(event.propose, event.id);
-    this.#remember(event.id);
-    this.#pendingId = verdict.decision === 'confirm' ? event.id : undefined;
+  #propose(verdict: Verdict, event: Extract<TraceEvent, { propose: unknown }>, line: number): void {
     this.#print(verdict);
     if (!this.check || event.expect === undefined) return;
     const problems = expectationMismatch(verdict, event.expect);
@@ -145,8 +135,11 @@ class Replay {
       );
   }
 
-  #observe(event: Extract<TraceEvent, { observe: unknown }>, line: number): void {
-    const result = this.session.observe(event.observe);
+  #observe(
+    result: ObservationResult,
+    event: Extract<TraceEvent, { observe: unknown }>,
+    line: number,
+  ): void {
     this.#print(result);
     if (!this.check) return;
     // A refused observation means the replayed state is not the trace's: it fails the
@@ -164,11 +157,12 @@ class Replay {
     }
   }
 
-  #resolve(event: Extract<TraceEvent, { resolve: unknown }>, line: number): void {
-    const pendingId = this.#pendingId;
-    this.#pendingId = undefined;
-    const result = this.session.resolve(event.resolve.approved, event.id);
-    this.#remember(event.id ?? pendingId);
+  #resolve(
+    step: Extract<SessionStep, { kind: 'resolve' }>,
+    event: Extract<TraceEvent, { resolve: unknown }>,
+    line: number,
+  ): void {
+    const { result, latest } = step;
     this.#print(result);
     if (!this.check) return;
     const expected = event.expect?.committed;
@@ -180,8 +174,8 @@ class Replay {
       this.#failure(
         line,
         // The session answers the confirmation of the call the line names, never another.
-        !answered && event.id !== undefined && pendingId !== undefined && event.id !== pendingId
-          ? `the resolve names call "${event.id}", but the confirmation waiting is call "${pendingId}"'s`
+        !answered && event.id !== undefined && latest !== undefined && event.id !== latest
+          ? `the resolve names call "${event.id}", but the confirmation waiting is call "${latest}"'s`
           : expected === false && result.committed
             ? 'expected the approval not to commit: it was committed'
             : expected === true && answered
@@ -191,13 +185,10 @@ class Replay {
     else if (expected !== undefined) this.passed++;
   }
 
-  #fail(id: string, line: number): void {
-    const commit = this.#commits.get(id);
-    this.#commits.delete(id);
-    // A call that committed nothing (refused, or denied) has nothing to undo.
-    const rolledBack = commit !== undefined && this.session.rollback(commit);
+  #fail(step: Extract<SessionStep, { kind: 'fail' }>, line: number): void {
+    const { id, committed, rolledBack } = step;
     this.#print({ id, rolledBack, status: this.session.status() });
-    if (this.check && commit !== undefined && !rolledBack) {
+    if (this.check && committed && !rolledBack) {
       this.#failure(line, `the commit of call "${id}" could not be rolled back`);
     }
   }
