@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { McpAudit, McpProxy, McpProxyInstruction } from '../../integrations/mcp/index.js';
+import { parseListen } from '../flags/listen-flag.js';
 import { wholeNumber } from '../flags.js';
 import { displayName, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
@@ -26,16 +27,6 @@ interface McpProxyFlags {
 
 function collect(value: string, previous: readonly string[] = []): string[] {
   return [...previous, value];
-}
-
-/** `HOST:PORT`, `[::1]:PORT` or `PORT` (on 127.0.0.1). */
-export function parseListen(text: string): { host: string; port: number } {
-  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text.trim());
-  const port = match ? Number(match[2]) : Number.NaN;
-  if (!match || !Number.isInteger(port) || port > 65535)
-    throw new CliError(`--listen: '${text}' is not HOST:PORT (e.g. 127.0.0.1:8931)`, 2);
-  const host = (match[1] ?? '127.0.0.1').replace(/^\[|\]$/g, '');
-  return { host, port };
 }
 
 function parseHeaders(lines: readonly string[]): Record<string, string> {
@@ -123,7 +114,8 @@ async function runMcpProxy(
     }
   }
   const confirmSeconds = wholeNumber('--confirm-timeout', flags.confirmTimeout, 1, 3600);
-  const listen = flags.listen !== undefined ? parseListen(flags.listen) : undefined;
+  const listen =
+    flags.listen !== undefined ? parseListen(flags.listen, '127.0.0.1:8931') : undefined;
   const headers = parseHeaders(flags.header ?? []);
   const session = sessionOptionsFromFlags({
     ...(flags.now !== undefined ? { now: flags.now } : {}),

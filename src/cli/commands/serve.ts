@@ -4,6 +4,7 @@ import {
   serviceMemoryLimits,
 } from '../../integrations/http/memory-budget.js';
 import { errorMessage } from '../../support/error-message.js';
+import { parseListen } from '../flags/listen-flag.js';
 import { wholeNumber } from '../flags.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
@@ -24,19 +25,6 @@ interface ServeFlags {
 }
 
 /** `host:port`, `:port` or `port`; IPv6 in brackets (`[::1]:8787`). */
-export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]*):)?(\d+)$/.exec(value.trim());
-  const port = match?.[2] !== undefined ? Number(match[2]) : Number.NaN;
-  if (!match || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new CliError(
-      `--listen: '${value}' is not HOST:PORT (e.g. 127.0.0.1:8787; port 0 picks a free one)`,
-      2,
-    );
-  }
-  const host = (match[1] ?? '').replace(/^\[|\]$/g, '');
-  return { host: host === '' ? '127.0.0.1' : host, port };
-}
-
 function tokensOf(
   io: CliIo,
   given: readonly string[] | undefined,
@@ -129,7 +117,7 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
       '\nPrints the bound URL on stderr and serves until SIGINT or SIGTERM. The API is documented at /v1/openapi.json and in docs/service.md.\nExit codes: 0 stopped, 2 usage error or the address or file could not be opened.',
     )
     .action(async (flags: ServeFlags) => {
-      const { host, port } = parseListen(flags.listen);
+      const { host, port } = parseListen(flags.listen, '127.0.0.1:8787');
       const tokens = tokensOf(io, flags.token);
       const approverTokens = tokensOf(io, flags.approverToken, 'INTENTGUARD_APPROVER_TOKEN');
       if (approverTokens.some((token) => tokens.includes(token)))
