@@ -1,24 +1,16 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { type Context, Hono } from 'hono';
+import { randomBytes } from 'node:crypto';
+import { Hono } from 'hono';
 import { cors } from 'hono/cors';
-import type { z } from 'zod';
 import type { ChatModel } from '../../formalize/index.js';
-import { jsonNesting } from '../../language/json-nesting.js';
-import { type ServiceStore, sha256Hex } from '../../store/service-sessions.js';
+import type { ServiceStore } from '../../store/service-sessions.js';
 import { errorMessage } from '../../support/error-message.js';
+import { authentication, rateLimiter, tokenHashes, type Variables } from './auth.js';
 import { requestBodyLimit } from './body-limit.js';
 import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
 import { openApiDocument } from './openapi.js';
 import { approvalsPage } from './page.js';
-import {
-  approveBody,
-  checkBody,
-  checkManyBody,
-  createSessionBody,
-  finishBody,
-  observeBody,
-  resultBody,
-} from './schemas.js';
+import { problem } from './problem.js';
+import { sessionRoutes } from './routes.js';
 import { ServiceProblem, Sessions } from './sessions.js';
 
 export interface ServiceAppOptions {
@@ -54,98 +46,12 @@ export interface ServiceAppOptions {
   readonly memory?: Partial<ServiceMemoryLimits>;
 }
 
+export { maxBodyNesting } from './routes.js';
+
 export interface ServiceApp {
   readonly app: Hono;
   readonly sessions: Sessions;
 }
-
-/**
- * The deepest a request body may nest (S2): deeper than any tool schema or argument the
- * engine reads (values nest at most 32 levels), and shallow enough for every recursive
- * walk of the parsed body.
- */
-export const maxBodyNesting = 64;
-
-function problem(c: Context, status: ServiceProblem['status'], code: string, message: string) {
-  return c.json({ code, message }, status);
-}
-
-function tokenHashes(tokens: readonly string[], allowNone = false): Buffer[] {
-  if (tokens.length === 0 && !allowNone)
-    throw new Error('createServiceApp: give at least one bearer token');
-  return tokens.map((token) => {
-    if (token.length === 0) throw new Error('createServiceApp: a bearer token is empty');
-    return Buffer.from(sha256Hex(token), 'hex');
-  });
-}
-
-/** The token's hash when it is one of `allowed` (each compared in constant time). */
-function authenticate(header: string | undefined, allowed: readonly Buffer[]): string | undefined {
-  const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
-  if (!match?.[1]) return undefined;
-  const given = Buffer.from(sha256Hex(match[1]), 'hex');
-  let found = false;
-  for (const hash of allowed) found = timingSafeEqual(given, hash) || found;
-  return found ? given.toString('hex') : undefined;
-}
-
-/**
- * A token bucket per key: `rate` per second, bursts of twice that. `take` spends one
- * (false when there is none); `has` only looks. Full buckets are forgotten, so that
- * keys that come and go (client addresses) do not pile up.
- */
-function rateLimiter(rate: number): {
-  take: (key: string) => boolean;
-  has: (key: string) => boolean;
-} {
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  const capacity = rate * 2;
-  const refill = (key: string) => {
-    const now = performance.now();
-    const bucket = buckets.get(key) ?? { tokens: capacity, at: now };
-    bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.at) / 1000) * rate);
-    bucket.at = now;
-    return bucket;
-  };
-  return {
-    take: (key) => {
-      if (rate <= 0) return true;
-      // Keys that stopped coming (addresses that failed once) must not pile up: past a
-      // bound, the buckets that have refilled are forgotten.
-      if (buckets.size >= maxBuckets && !buckets.has(key)) {
-        for (const known of [...buckets.keys()]) {
-          if (refill(known).tokens >= capacity) buckets.delete(known);
-        }
-      }
-      const bucket = refill(key);
-      buckets.set(key, bucket);
-      if (bucket.tokens < 1) return false;
-      bucket.tokens -= 1;
-      return true;
-    },
-    has: (key) => {
-      if (rate <= 0) return true;
-      const bucket = refill(key);
-      if (bucket.tokens >= capacity) buckets.delete(key);
-      return bucket.tokens >= 1;
-    },
-  };
-}
-
-/** How many keys a limiter keeps before it forgets the refilled ones. */
-const maxBuckets = 10_000;
-
-/** The address a request came from (the socket's; `local` for in-process requests). */
-function clientAddress(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
-    ?.incoming;
-  return incoming?.socket?.remoteAddress ?? 'local';
-}
-
-/** What a token may do (S3): an agent runs sessions, an approver answers their approvals. */
-type Role = 'agent' | 'approver';
-
-type Variables = { tokenHash: string; role: Role };
 
 /**
  * The guard as an HTTP service (Hono): REST + JSON, sessions persisted in SQLite, bearer
@@ -219,161 +125,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     return c.html(approvalsPage(nonce));
   });
 
-  app.use('/v1/*', async (c, next) => {
-    // Guessing tokens costs the guesser: past the limit of failures, an address is not
-    // heard (its tokens are not even compared) until its bucket refills.
-    const address = clientAddress(c);
-    if (!failures.has(address)) {
-      c.header('Retry-After', '1');
-      return problem(
-        c,
-        429,
-        'rate-limited',
-        'too many failed authentications from this address; slow down',
-      );
-    }
-    const header = c.req.header('authorization');
-    const agentHash = authenticate(header, allowed);
-    const approverHash = agentHash === undefined ? authenticate(header, approvers) : undefined;
-    const tokenHash = agentHash ?? approverHash;
-    if (tokenHash === undefined) {
-      failures.take(address);
-      c.header('WWW-Authenticate', 'Bearer');
-      return problem(
-        c,
-        401,
-        'unauthorized',
-        'a valid bearer token is required (Authorization: Bearer TOKEN)',
-      );
-    }
-    if (!limiter.take(tokenHash)) {
-      c.header('Retry-After', '1');
-      return problem(c, 429, 'rate-limited', 'too many requests for this token; slow down');
-    }
-    c.set('tokenHash', tokenHash);
-    c.set('role', agentHash !== undefined ? 'agent' : 'approver');
-    await next();
-    return undefined;
-  });
-
-  /** The owner whose sessions the request sees: its own, or every one for an approver. */
-  const owner = (c: Context<{ Variables: Variables }>) =>
-    c.get('role') === 'approver' ? undefined : c.get('tokenHash');
-  /** Runs sessions (create, check, report, finish): agent tokens only. */
-  const agentOnly = (c: Context<{ Variables: Variables }>) => {
-    if (c.get('role') !== 'agent')
-      throw new ServiceProblem(
-        403,
-        'forbidden',
-        'an approver token answers approvals; it does not run sessions (use an agent token)',
-      );
-  };
-
-  async function body<T>(c: Context, schema: z.ZodType<T>, optional = false): Promise<T> {
-    const text = await c.req.text();
-    let value: unknown;
-    if (text.trim() === '' && optional) value = {};
-    else {
-      // Before parsing: nothing recursive ever sees a deeper value.
-      if (jsonNesting(text) > maxBodyNesting)
-        throw new ServiceProblem(
-          400,
-          'invalid-request',
-          `the request body is nested more than ${maxBodyNesting} levels deep`,
-        );
-      try {
-        value = JSON.parse(text);
-      } catch {
-        throw new ServiceProblem(400, 'malformed-json', 'the request body is not valid JSON');
-      }
-    }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .slice(0, 5)
-        .map(
-          (issue) => `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`,
-        );
-      throw new ServiceProblem(
-        400,
-        'invalid-request',
-        `the request body is invalid: ${issues.join('; ')}`,
-      );
-    }
-    return parsed.data;
-  }
-
-  app.post('/v1/sessions', async (c) => {
-    agentOnly(c);
-    if (options.store.openSessionCount(c.get('tokenHash')) >= maxOpen)
-      throw new ServiceProblem(
-        429,
-        'too-many-sessions',
-        `this token has ${maxOpen} open sessions, as many as it may; finish some first`,
-      );
-    const input = await body(c, createSessionBody);
-    const created = await sessions.create(c.get('tokenHash'), input);
-    return c.json(sessions.describe(created.live), 201);
-  });
-
-  app.get('/v1/sessions/:id', (c) => {
-    const live = sessions.get(owner(c), c.req.param('id'));
-    return c.json(sessions.describe(live));
-  });
-
-  app.post('/v1/sessions/:id/check', async (c) => {
-    agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
-    const call = await body(c, checkBody);
-    return c.json(await sessions.check(live, call));
-  });
-
-  app.post('/v1/sessions/:id/checks', async (c) => {
-    agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
-    const { calls } = await body(c, checkManyBody);
-    return c.json({ decisions: await sessions.checkMany(live, calls) });
-  });
-
-  app.post('/v1/sessions/:id/approve', async (c) => {
-    const live = sessions.get(owner(c), c.req.param('id'));
-    const { id: callId, approved } = await body(c, approveBody);
-    // With approvers, whatever holds an agent's token (the agent's host, a page) may
-    // withdraw its call but never approve it (S3).
-    if (approved && roles && c.get('role') !== 'approver')
-      throw new ServiceProblem(
-        403,
-        'forbidden',
-        'this token cannot approve calls: approvals come from an approver token (the approvals page)',
-      );
-    return c.json(await sessions.approve(live, callId, approved));
-  });
-
-  app.post('/v1/sessions/:id/result', async (c) => {
-    agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
-    const given = await body(c, resultBody);
-    const outcome = 'error' in given ? { error: given.error } : { output: given.output };
-    return c.json(await sessions.result(live, given.id, outcome));
-  });
-
-  app.post('/v1/sessions/:id/observe', async (c) => {
-    agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
-    const { updates } = await body(c, observeBody);
-    return c.json(await sessions.observe(live, updates));
-  });
-
-  app.post('/v1/sessions/:id/finish', async (c) => {
-    agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
-    const { answer } = await body(c, finishBody, true);
-    return c.json(await sessions.finish(live, answer));
-  });
-
-  app.get('/v1/sessions', (c) => c.json({ sessions: sessions.list(owner(c)) }));
-
-  app.get('/v1/approvals', (c) => c.json({ approvals: sessions.pendingApprovals(owner(c)) }));
+  app.use('/v1/*', authentication({ allowed, approvers, failures, limiter }));
+  sessionRoutes(app, { sessions, store: options.store, maxOpen, roles });
 
   return { app: app as unknown as Hono, sessions };
 }
