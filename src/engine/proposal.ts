@@ -484,13 +484,15 @@ function instancesAfter(
   return count;
 }
 
-function readUpdate(
+/**
+ * The predicate an update names, when an update may name it: declared, a state, not a
+ * tool's result (in a proposal), with a known operation. Undefined, with the problem, otherwise.
+ */
+function updatablePredicate(
   predicateName: string,
   operation: unknown,
-  body: unknown,
   context: ReadContext,
-  pending: Map<string, boolean>,
-): StateUpdate | undefined {
+): CompiledPredicate | undefined {
   const predicate = lookupPredicate(context.spec, predicateName);
   if (!predicate) {
     const problem: ProposalProblem = {
@@ -534,6 +536,19 @@ function readUpdate(
     });
     return undefined;
   }
+  return predicate;
+}
+
+function readUpdate(
+  predicateName: string,
+  operation: unknown,
+  body: unknown,
+  context: ReadContext,
+  pending: Map<string, boolean>,
+): StateUpdate | undefined {
+  const predicate = updatablePredicate(predicateName, operation, context);
+  if (!predicate) return undefined;
+  const producer = predicate.declaration.resultOf;
   const record = body === undefined && operation === 'delete' ? {} : body;
   if (!isRecord(record)) {
     const problem: ProposalProblem = {
