@@ -6,7 +6,7 @@ import { writeCompiledSpec } from '../language/write-compiled-spec.js';
 import { schemaFromMcpTools } from '../schema/from-mcp.js';
 import { loadToolSchema } from '../schema/index.js';
 import { compiledSpecHasRegex, guardsCompareText, loadCompiledGuard } from './compiled-guard.js';
-import { createGuard } from './guard.js';
+import { createGuard } from './create-guard.js';
 import type { Guard } from './types.js';
 
 const schema = unwrap(

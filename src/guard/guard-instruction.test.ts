@@ -11,7 +11,7 @@ import {
   restaurantSpec,
   serverModel,
 } from '../../test/formalize/support/fixtures.js';
-import { createGuard } from './guard.js';
+import { createGuard } from './create-guard.js';
 
 let server: FakeLlmServer;
 beforeEach(async () => {

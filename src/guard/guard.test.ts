@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IntentguardDiagnosticsError } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
-import { createGuard, GuardJournalError, restoreGuard } from './guard.js';
+import { createGuard, GuardJournalError, restoreGuard } from './create-guard.js';
 import type { Guard, GuardEvent, ToolCall } from './types.js';
 
 const examples = new URL('../../examples/', import.meta.url);

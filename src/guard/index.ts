@@ -11,7 +11,7 @@ export {
   type GuardInstruction,
   GuardJournalError,
   restoreGuard,
-} from './guard.js';
+} from './create-guard.js';
 export { renderForModel, renderForPerson } from './render.js';
 export { toolResultObservation } from './tool-results.js';
 export type {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMajoritySession } from '../engine/majority-session.js';
 import { checkSpec, type Spec, unwrap } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
-import { createGuard, restoreGuard } from './guard.js';
+import { createGuard, restoreGuard } from './create-guard.js';
 import { IntentGuard } from './intent-guard.js';
 import type { GuardJournal, JournalEvent, ToolCall } from './types.js';
 

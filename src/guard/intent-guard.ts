@@ -125,7 +125,7 @@ export class IntentGuard implements Guard {
 
   /**
    * Over a spec (a session with undo records, so that a failed call rolls back), or over
-   * a session the host made: the one that stands in for a missing spec (guard.ts: a failed
+   * a session the host made: the one that stands in for a missing spec (create-guard.ts: a failed
    * formalization refuses everything), or a `MajoritySession` of several specs. A page's
    * guard always has a spec, so it never loads the stand-in.
    */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadToolSchema } from '../../schema/index.js';
-import { createGuard } from '../guard.js';
+import { createGuard } from '../create-guard.js';
 import type { Guard, ToolCall } from '../types.js';
 import {
   checkGuardSource,
