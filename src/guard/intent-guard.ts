@@ -276,6 +276,19 @@ export class IntentGuard implements Guard {
     return answer;
   }
 
+  /**
+   * For a restore: the result of call `id` as its journal line holds it — the observation
+   * read from the tool's output when it came — applied as it is, nothing read again.
+   */
+  restoreResult(id: string, observation: { readonly updates: unknown }): void {
+    const record = this.#calls.get(id);
+    // Anything else writes no journal line, and the replay reports the mismatch.
+    if (record === undefined || record.outcome !== undefined || record.state !== 'running') return;
+    record.state = 'done';
+    record.outcome = this.#session.observe(observation);
+    this.#journal({ observe: observation, id });
+  }
+
   observe(updates: unknown): ObservationResult {
     const observation = { updates: copyOf(updates) };
     const answer = this.#session.observe(observation);

@@ -118,12 +118,8 @@ function replayEvent(guard: IntentGuard, view: ReplayView, event: JournalEvent):
     return;
   }
   if (event.id !== undefined) {
-    // An unknown id is refused by `result` as it is for a host.
-    const name = guard.call(event.id)?.name;
-    const resultName =
-      name === undefined ? undefined : view.schema?.predicates.get(name)?.resultPredicate;
-    const updates = event.observe.updates as Record<string, unknown> | undefined;
-    guard.result(event.id, { output: resultName === undefined ? {} : updates?.[resultName] });
+    // The journal holds what was read from the tool's output: applied as it is.
+    guard.restoreResult(event.id, event.observe);
     return;
   }
   guard.observe(event.observe.updates);
