@@ -19,6 +19,7 @@ import {
   timeCall,
   timerOverhead,
 } from './measure.js';
+import { prologBench } from './prolog.js';
 import { recordsBench } from './records.js';
 import { securityBench } from './security.js';
 import { serversBench } from './servers.js';
@@ -143,11 +144,30 @@ function measureCheck(rules: number): { parseCheck: number; text: number } {
   return { parseCheck: percentile(runs, 0.5), text: generated.text.length };
 }
 
+/**
+ * `BENCH_ONLY=decisions,prolog` runs only those parts (decisions, check, security, v2-rules,
+ * guard, bindings, records, prolog, adapters, servers); all of them by default.
+ */
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+const runs = (part: string): boolean => only === undefined || only.includes(part);
+
 async function main(): Promise<void> {
   if (!(globalThis as { gc?: unknown }).gc)
     console.error('note: run with --expose-gc for accurate memory figures');
+  if (runs('decisions')) decisionsBench();
+  if (runs('check')) checkBench();
+  if (runs('security')) securityBench(Number(process.env.BENCH_REFUSALS ?? 1_000_000));
+  if (runs('v2-rules')) v2RulesBench(proposalsPerKind);
+  if (runs('guard')) guardBench(proposalsPerKind);
+  if (runs('bindings')) languageV2Bench(proposalsPerKind);
+  if (runs('records')) recordsBench(proposalsPerKind);
+  if (runs('prolog')) prologBench(sizes, Number(process.env.BENCH_STEPS ?? 100_000));
+  if (runs('adapters')) await adapterBench();
+  if (runs('servers')) await serversBench();
+}
+
+function decisionsBench(): void {
   const rows: string[][] = [];
-  const checkRows: string[][] = [];
   for (const rules of sizes) {
     const generated = generateSpec(rules);
     const checked = checkSpec(generated.text, generated.schema);
@@ -167,12 +187,6 @@ async function main(): Promise<void> {
       formatMicros(refused.p99),
       Math.round(refused.perSecond).toLocaleString('en-US'),
       (memory / 1024).toFixed(1),
-    ]);
-    const check = measureCheck(rules);
-    checkRows.push([
-      rules.toLocaleString('en-US'),
-      (check.text / 1024).toFixed(0),
-      (check.parseCheck / 1e6).toFixed(1),
     ]);
   }
   console.log(
@@ -194,15 +208,19 @@ async function main(): Promise<void> {
     ),
   );
   console.log('\nTargets: allow p50 ≤ 1 µs, refusal with feedback p50 ≤ 5 µs, at every size.');
+}
+
+function checkBench(): void {
+  const rows = sizes.map((rules) => {
+    const check = measureCheck(rules);
+    return [
+      rules.toLocaleString('en-US'),
+      (check.text / 1024).toFixed(0),
+      (check.parseCheck / 1e6).toFixed(1),
+    ];
+  });
   console.log('\nParse + check (median of 7 runs)');
-  console.log(table(['rules', 'spec KiB', 'ms'], checkRows));
-  securityBench(Number(process.env.BENCH_REFUSALS ?? 1_000_000));
-  v2RulesBench(proposalsPerKind);
-  guardBench(proposalsPerKind);
-  languageV2Bench(proposalsPerKind);
-  recordsBench(proposalsPerKind);
-  await adapterBench();
-  await serversBench();
+  console.log(table(['rules', 'spec KiB', 'ms'], rows));
 }
 
 await main();

@@ -82,6 +82,12 @@ function runtimeKey(value: ScalarValue): string | number | boolean {
 function equalsTest(literal: Literal): (value: ScalarValue, clock: SessionClock) => boolean {
   const key = scalarKey(literal);
   if (typeof key === 'function') return (value, clock) => value === key(clock);
+  // The common cases without the general key: a plain number is its own key, a text's
+  // key is its normalised text (runtimeKey gives the same).
+  if (typeof key === 'number')
+    return (value) => (typeof value === 'number' ? value === key : runtimeKey(value) === key);
+  if (typeof key === 'string')
+    return (value) => (isTextValue(value) ? value.key === key : runtimeKey(value) === key);
   return (value) => runtimeKey(value) === key;
 }
 
@@ -137,8 +143,8 @@ const positiveCompilers: Readonly<Record<PositiveOperator, PositiveCompiler>> = 
         value.length === elements.length &&
         value.every((item, index) => elements[index]?.(item, clock) === true);
     }
-    const test = equalsTest(literal);
-    return (value, clock) => test(value as ScalarValue, clock);
+    // A scalar variable holds a scalar value: the test takes it as it comes.
+    return equalsTest(literal) as ConstraintTest;
   },
   '<': (literal) => orderTest('<', literal),
   '<=': (literal) => orderTest('<=', literal),

@@ -31,12 +31,16 @@ export function confirmation(
   unplanned: Reason | undefined,
 ): Verdict | undefined {
   const deciding = plan.rules;
-  const confirming = [
-    ...deciding.filter((rule) => rule.source.confirm !== undefined),
-    ...narrowedAwayConfirms(host, proposal, context, deciding),
-  ];
-  if (confirmGuard === undefined && unplanned === undefined && confirming.length === 0)
+  const narrowedAway = narrowedAwayConfirms(host, proposal, context, deciding);
+  // The common case, nothing asks, allocates nothing.
+  if (
+    confirmGuard === undefined &&
+    unplanned === undefined &&
+    narrowedAway.length === 0 &&
+    !deciding.some(confirms)
+  )
     return undefined;
+  const confirming = [...deciding.filter(confirms), ...narrowedAway];
   const { clock } = host;
   const confirmations: Reason[] = [
     ...uniqueByHead(confirming).map(ruleConfirmReason),
@@ -57,6 +61,10 @@ export function confirmation(
     performed,
     joinFeedback('Ask the user first:', confirmations),
   );
+}
+
+function confirms(rule: CompiledRule): boolean {
+  return rule.source.confirm !== undefined;
 }
 
 /** Firing, budgeted @confirm rules of the action that a declared objective left out. */
