@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sharedPath } from '../../test/support/shared.js';
 import { codes, span, spots } from '../../test/support/syntax.js';
-import { extractSpecRegion } from './extract.js';
+import { extractSpecRegion, hasRuleArrow } from './extract.js';
+import { arrowSpellings } from './lexer.js';
 import { parseWithDiagnostics } from './parser.js';
 
 const examples = sharedPath('examples');
@@ -198,5 +199,29 @@ describe('prose', () => {
     const started = performance.now();
     extractSpecRegion(text);
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('rule arrows and emphasised tags', () => {
+  it('finds rules by exactly the arrows the lexer reads', () => {
+    expect([...arrowSpellings].sort()).toEqual(['->', '=>', '→', '⇒'].sort());
+    for (const arrow of arrowSpellings) expect(hasRuleArrow(`A ${arrow} B`)).toBe(true);
+    // Not an arrow of the language, so not a rule either.
+    expect(hasRuleArrow('A ⟹ B')).toBe(false);
+  });
+
+  it('takes the spec between **<CHC>** and **</CHC>**, emphasis and all', () => {
+    expect(extract('**<CHC>**\nA -> B\n**</CHC>**\n')).toEqual({
+      spec: '\nA -> B\n',
+      source: '<CHC> tags',
+    });
+    expect(extract('__<spec>__A -> B__</spec>__')).toEqual({
+      spec: 'A -> B',
+      source: '<spec> tags',
+    });
+  });
+
+  it('leaves emphasis that does not wrap the tag to the spec', () => {
+    expect(extract('<CHC>**A -> B**</CHC>')).toEqual({ spec: '**A -> B**', source: '<CHC> tags' });
   });
 });

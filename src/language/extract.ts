@@ -1,3 +1,5 @@
+import { arrowSpellings } from './lexer.js';
+
 /**
  * LLMs wrap specs in Markdown fences, `<CHC>…</CHC>` tags and a sentence of prose.
  * This finds the part of the text that is the spec, as a region of the original
@@ -14,7 +16,15 @@ const openingTagPattern = /<(chc|spec|intent|rules)>/gi;
 // The closing fence may end the text without a newline. With the `m` flag a line also
 // starts after '\r' and U+2028, so matches not after '\n' are dropped (see `fencesOf`).
 const fencePattern = /^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n|$)/gm;
-const arrowPattern = /->|→|⇒|=>/;
+const arrowPattern = new RegExp(
+  arrowSpellings.map((spelling) => spelling.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+);
+
+/** Whether `text` holds a rule arrow, in any spelling the lexer reads as one. */
+export function hasRuleArrow(text: string): boolean {
+  return arrowPattern.test(text);
+}
+
 /** Characters that occur in spec lines (operators, calls) but hardly ever in prose. */
 const codePattern = /[A-Za-z0-9_)]\(|[=&∧≠≤≥∈∉⊆⊄⊈<>[\]]/;
 const proseWordPattern = /^[A-Za-z'’]{2,}[,;.!?]?$/;
@@ -75,11 +85,18 @@ function findTag(text: string): SpecRegion | undefined {
     }
     if (codeOnLine) continue;
     const name = match[1] ?? '';
-    const start = match.index + match[0].length;
+    // `**<CHC>**` and `__<CHC>__`: Markdown emphasis around both tags belongs to them.
+    const emphasis = /^(\*\*|__)$/.exec(text.slice(Math.max(0, match.index - 2), match.index))?.[1];
+    let start = match.index + match[0].length;
+    if (emphasis && text.startsWith(emphasis, start)) start += emphasis.length;
     const closing = new RegExp(`</${name}>`, 'gi');
     closing.lastIndex = start;
     const close = closing.exec(text);
-    return { start, end: close ? close.index : text.length, source: `<${name}> tags` };
+    let end = close ? close.index : text.length;
+    if (close && emphasis && text.slice(end - emphasis.length, end) === emphasis) {
+      end = Math.max(start, end - emphasis.length);
+    }
+    return { start, end, source: `<${name}> tags` };
   }
   return undefined;
 }

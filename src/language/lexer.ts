@@ -35,6 +35,14 @@ const punctuation: Readonly<Record<string, SymbolText>> = {
   '/': '/',
 };
 
+/**
+ * Every spelling of the rule arrow. The spec extractor finds rules by it, so what it
+ * takes for a rule is exactly what the lexer reads as one.
+ */
+export const arrowSpellings: readonly string[] = Object.keys(punctuation).filter(
+  (spelling) => punctuation[spelling] === '->',
+);
+
 const allSymbols: ReadonlyArray<readonly [string, SymbolText]> = [
   ...Object.entries(punctuation),
   // Symbol-spelled operators are exactly the operator symbols of `SymbolText`.

@@ -1,3 +1,5 @@
+import { hasRuleArrow } from '../../language/index.js';
+
 /**
  * Reading the spec out of an encoder reply before the language's own extractor sees
  * it. Models answer with Markdown around the spec (`**<CHC>**`, bullets, `1)`,
@@ -39,7 +41,6 @@ export type SpecReply =
 
 const fenceLinePattern = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\n`]*?)[ \t]*$/;
 const tagLinePattern = /^[ \t]*(?:\*\*|__)?<(\/?)(chc|spec|intent|rules)>(?:\*\*|__)?[ \t]*$/i;
-const rulePattern = /->|→|⇒|=>|⟹/;
 /** Fence languages that never hold a spec. */
 const dataLanguages = new Set(['json', 'jsonc', 'json5', 'yaml', 'yml', 'javascript', 'js']);
 
@@ -170,7 +171,7 @@ function contentKey(text: string, block: Block): string {
  * A fence inside tags (or tags inside a fence) is one candidate, the inner one.
  */
 function candidatesOf(text: string, lines: readonly Line[]): Block[] {
-  const withRule = (block: Block) => rulePattern.test(text.slice(block.start, block.end));
+  const withRule = (block: Block) => hasRuleArrow(text.slice(block.start, block.end));
   const fences = fencedBlocks(lines, text.length).filter(
     (block) => !dataLanguages.has(block.label) && withRule(block),
   );
