@@ -18,6 +18,6 @@ export {
   type McpProxyInstruction,
   type McpProxyOptions,
   startMcpProxy,
-  type UpstreamTarget,
 } from './proxy.js';
 export { schemaFromUpstreamTools, type UpstreamTool } from './schema.js';
+export type { UpstreamTarget } from './upstream.js';
