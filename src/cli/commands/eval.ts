@@ -25,6 +25,7 @@ import {
 import type { ChatModel, FormalizeProgress, Recording } from '../../formalize/index.js';
 import { formalizeLimits } from '../../formalize/limits.js';
 import { invisibleClass } from '../../support/printable-text.js';
+import { chatModelFromFlags, modelCallOptions } from '../flags/model-flags.js';
 import { wholeNumber } from '../flags.js';
 import { printJson, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
@@ -106,20 +107,7 @@ async function formalizerFor(
     }
     return { module, model: module.replayChatModel(replayed, name), name, replayed };
   }
-  const timeoutSeconds = wholeNumber('--timeout', flags.timeout, 1, 3600);
-  const maxRetries = wholeNumber('--max-retries', flags.maxRetries, 0, 10);
-  let base: ChatModel;
-  try {
-    base = module.createChatModel(name, {
-      env: io.env,
-      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
-      ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
-      ...(maxRetries !== undefined ? { retry: { maxRetries } } : {}),
-    });
-  } catch (error) {
-    if (module.ModelError.isInstance(error)) throw new CliError(`--model: ${error.message}`, 2);
-    throw error;
-  }
+  const base = await chatModelFromFlags(io, name, flags);
   if (flags.record === undefined) return { module, model: base, name };
   const recording = new module.Recording();
   recording.add({ type: 'run', version: 1, ...header, model: base.id });
@@ -474,7 +462,7 @@ async function runDataset(
 }
 
 function commonOptions(command: Command): Command {
-  return command
+  command
     .option(
       '--model <provider:model>',
       'the formalizer: openai:MODEL, anthropic:MODEL, ollama:MODEL, openai-compatible:MODEL or replay:FILE (default $INTENTGUARD_MODEL)',
@@ -489,9 +477,8 @@ function commonOptions(command: Command): Command {
       `correction rounds per sample (0–${formalizeLimits.maxRounds}, default 3)`,
     )
     .option('--mode <mode>', 'auto (default), direct or two-stage')
-    .option('--no-semantic-check', 'skip the decode-and-compare check of each spec')
-    .option('--timeout <seconds>', 'per model call (default 60)')
-    .option('--max-retries <n>', 'retries on 429, 5xx and timeouts (default 3)')
+    .option('--no-semantic-check', 'skip the decode-and-compare check of each spec');
+  return modelCallOptions(command)
     .option('--record <file>', 'write every model exchange to this JSON-lines file')
     .option('--replay <file>', 'answer every model call from a recording (no network)')
     .option(

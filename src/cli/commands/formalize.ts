@@ -12,6 +12,7 @@ import { formalizeLimits } from '../../formalize/limits.js';
 import { groundingCodes, renderDiagnostics } from '../../language/index.js';
 import type { MemoryEntry } from '../../store/index.js';
 import { invisibleClass } from '../../support/printable-text.js';
+import { chatModelFromFlags, defaultModel, modelCallOptions } from '../flags/model-flags.js';
 import { decimal, wholeNumber } from '../flags.js';
 import { displayName, loadSchemaOption, printJson, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
@@ -46,7 +47,6 @@ interface FormalizeFlags {
 }
 
 /** The model used when neither --model nor INTENTGUARD_MODEL names one. */
-export const defaultModel = 'openai:gpt-4o';
 
 /** The formalizer and the AI SDK are loaded only by this command: they take a while to import. */
 type FormalizeModule = typeof import('../../formalize/index.js');
@@ -185,14 +185,6 @@ async function modelsFor(
   instruction: string,
 ): Promise<{ model: ChatModel; checker: ChatModel; replayed?: Recording }> {
   const name = flags.model ?? io.env['INTENTGUARD_MODEL'] ?? defaultModel;
-  const timeoutSeconds = wholeNumber('--timeout', flags.timeout, 1, 3600);
-  const maxRetries = wholeNumber('--max-retries', flags.maxRetries, 0, 10);
-  const config = {
-    env: io.env,
-    ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
-    ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
-    ...(maxRetries !== undefined ? { retry: { maxRetries } } : {}),
-  };
   if (name.startsWith('replay:')) {
     const path = name.slice('replay:'.length);
     if (path === '') throw new CliError('--model replay:FILE needs the recording file', 2);
@@ -213,20 +205,11 @@ async function modelsFor(
     const model = module.replayChatModel(recording, name);
     return { model, checker: model, replayed: recording };
   }
-  let model: ChatModel;
-  try {
-    model = module.createChatModel(name, config);
-  } catch (error) {
-    modelError(module, error, '--model');
-  }
-  let checker = model;
-  if (flags.checkerModel !== undefined) {
-    try {
-      checker = module.createChatModel(flags.checkerModel, config);
-    } catch (error) {
-      modelError(module, error, '--checker-model');
-    }
-  }
+  const model = await chatModelFromFlags(io, name, flags);
+  const checker =
+    flags.checkerModel !== undefined
+      ? await chatModelFromFlags(io, flags.checkerModel, flags, '--checker-model')
+      : model;
   return { model, checker };
 }
 
@@ -390,7 +373,7 @@ async function runFormalize(
  * records whether formalized specs worked.
  */
 export const registerFormalize: CommandRegistration = (program: Command, io, state) => {
-  program
+  const command = program
     .command('formalize')
     .description('Derive a checked spec from an instruction with an LLM; print the spec.')
     .argument('<instruction>', 'the user instruction, in quotes')
@@ -430,9 +413,8 @@ export const registerFormalize: CommandRegistration = (program: Command, io, sta
       `correction rounds per sample (0–${formalizeLimits.maxRounds}, default 3)`,
     )
     .option('--temperature <t>', 'sampling temperature (default 0, or 0.7 with several samples)')
-    .option('--max-output-tokens <n>', 'per model call (default 2000; more for reasoning models)')
-    .option('--timeout <seconds>', 'per model call (default 60)')
-    .option('--max-retries <n>', 'retries on 429, 5xx and timeouts (default 3)')
+    .option('--max-output-tokens <n>', 'per model call (default 2000; more for reasoning models)');
+  modelCallOptions(command)
     .option('--memory <db>', 'experience memory (SQLite): prime the prompt, remember the result')
     .option(
       '--memory-embeddings <provider:model>',

@@ -1,18 +1,20 @@
 import type { Command } from 'commander';
 import type { McpAudit, McpProxy, McpProxyInstruction } from '../../integrations/mcp/index.js';
 import { parseListen } from '../flags/listen-flag.js';
+import { chatModelFromFlags, defaultModel, modelCallOptions } from '../flags/model-flags.js';
 import { wholeNumber } from '../flags.js';
 import { displayName, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 import { sessionOptionsFromFlags } from '../session-options.js';
-import { defaultModel } from './formalize.js';
 
 interface McpProxyFlags {
   readonly spec?: string;
   readonly instruction?: string;
   readonly model?: string;
   readonly baseUrl?: string;
+  readonly timeout?: string;
+  readonly maxRetries?: string;
   readonly confirm?: string;
   readonly confirmTimeout?: string;
   readonly audit?: string;
@@ -44,18 +46,8 @@ async function instructionOf(
   flags: McpProxyFlags,
   text: string,
 ): Promise<McpProxyInstruction> {
-  const module = await import('../../formalize/index.js');
   const name = flags.model ?? io.env['INTENTGUARD_MODEL'] ?? defaultModel;
-  try {
-    const model = module.createChatModel(name, {
-      env: io.env,
-      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
-    });
-    return { instruction: text, model };
-  } catch (error) {
-    if (module.ModelError.isInstance(error)) throw new CliError(`--model: ${error.message}`, 2);
-    throw error;
-  }
+  return { instruction: text, model: await chatModelFromFlags(io, name, flags) };
 }
 
 /** Resolves on the first of: the client disconnects, SIGINT, SIGTERM. */
@@ -203,7 +195,7 @@ async function runMcpProxy(
  * fronts another, checking every tool call against the task's spec.
  */
 export const registerMcpProxy: CommandRegistration = (program: Command, io, state) => {
-  program
+  const command = program
     .command('mcp-proxy')
     .description(
       'Serve an upstream MCP server through the guard: every tools/call is checked against the spec.',
@@ -215,7 +207,8 @@ export const registerMcpProxy: CommandRegistration = (program: Command, io, stat
       '--model <provider:model>',
       `for --instruction (default $INTENTGUARD_MODEL or ${defaultModel})`,
     )
-    .option('--base-url <url>', 'the model provider endpoint')
+    .option('--base-url <url>', 'the model provider endpoint');
+  modelCallOptions(command)
     .option(
       '--confirm <methods>',
       'how confirmations are asked, in order: elicit, console, deny (default elicit,console,deny)',

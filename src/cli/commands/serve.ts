@@ -5,6 +5,7 @@ import {
 } from '../../integrations/http/memory-budget.js';
 import { errorMessage } from '../../support/error-message.js';
 import { parseListen } from '../flags/listen-flag.js';
+import { chatModelFromFlags, modelCallOptions } from '../flags/model-flags.js';
 import { wholeNumber } from '../flags.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
@@ -22,6 +23,8 @@ interface ServeFlags {
   readonly maxSessionText?: string;
   readonly maxServiceText?: string;
   readonly model?: string;
+  readonly timeout?: string;
+  readonly maxRetries?: string;
 }
 
 /** `host:port`, `:port` or `port`; IPv6 in brackets (`[::1]:8787`). */
@@ -78,7 +81,7 @@ function stopSignal(): Promise<string> {
 
 /** `intentguard serve`: the guard as an HTTP service for agents in any language. */
 export const registerServe: CommandRegistration = (program: Command, io, state) => {
-  program
+  const command = program
     .command('serve')
     .description(
       'Serve the guard over HTTP (REST + JSON): sessions persisted in SQLite, bearer tokens, hash-chained audit.',
@@ -111,7 +114,8 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
       '--max-service-text <chars>',
       'characters all sessions in memory may hold; then idle ones are dropped from memory, or new work is 503 (default: an eighth of the heap limit)',
     )
-    .option('--model <name>', 'a model to formalize sessions created from an instruction')
+    .option('--model <name>', 'a model to formalize sessions created from an instruction');
+  modelCallOptions(command)
     .addHelpText(
       'after',
       '\nPrints the bound URL on stderr and serves until SIGINT or SIGTERM. The API is documented at /v1/openapi.json and in docs/service.md.\nExit codes: 0 stopped, 2 usage error or the address or file could not be opened.',
@@ -132,8 +136,8 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
       const maxBodyBytes = wholeNumber('--max-body', flags.maxBody, 1024, 256 * 1024 * 1024);
       const rateLimit = wholeNumber('--rate-limit', flags.rateLimit, 0, 10_000_000);
       const memory = memoryFlags(flags);
-      let model: Awaited<ReturnType<typeof loadModel>> | undefined;
-      if (flags.model !== undefined) model = await loadModel(io, flags.model);
+      const model =
+        flags.model !== undefined ? await chatModelFromFlags(io, flags.model, flags) : undefined;
       const { startService } = await import('../../integrations/http/server.js');
       let service: Awaited<ReturnType<typeof startService>>;
       try {
@@ -171,12 +175,3 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
       state.exitCode = 0;
     });
 };
-
-async function loadModel(io: CliIo, name: string) {
-  const module = await import('../../formalize/index.js');
-  try {
-    return module.createChatModel(name, { env: io.env });
-  } catch (error) {
-    throw new CliError(`--model: ${errorMessage(error)}`, 2);
-  }
-}
