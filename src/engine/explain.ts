@@ -13,8 +13,8 @@ import { lexicalSimilarity } from './lexical-similarity.js';
 import { defaultSimilarityThreshold } from './similarity.js';
 
 export interface ExplainOptions {
-  readonly now?: ClockInput;
-  readonly timeZone?: string;
+  readonly now?: ClockInput | undefined;
+  readonly timeZone?: string | undefined;
 }
 
 /** One step of the plan as `explainSpec` reports it. */

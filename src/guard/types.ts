@@ -17,7 +17,7 @@ export interface ToolCall {
   /** Anticipated state updates, for GUI actions whose effect the app declares. */
   readonly updates?: unknown;
   /** An objective the call declares it performs (narrows the action's rules). */
-  readonly objective?: string;
+  readonly objective?: string | undefined;
 }
 
 /** What the host does with a call: run it, ask the person first, or refuse it. */

@@ -55,11 +55,11 @@ export interface Token {
    */
   readonly text: string;
   /** number: its value (the nearest double when `decimal` is set). */
-  readonly number?: number;
+  readonly number?: number | undefined;
   /** number: its exact value when no double prints as it (`1234567890123456789`). */
-  readonly decimal?: Decimal;
+  readonly decimal?: Decimal | undefined;
   /** regex: its flags. */
-  readonly flags?: string;
+  readonly flags?: string | undefined;
   readonly start: number;
   readonly end: number;
   /** Whether a line break separates this token from the previous one. */

@@ -38,7 +38,7 @@ function expectDecidedBy(verdict: Verdict, code: ReasonCode): void {
 
 function unwrapSchema(result: {
   ok: boolean;
-  value?: Schema;
+  value?: Schema | undefined;
   diagnostics: readonly unknown[];
 }): Schema {
   if (!result.ok || !result.value) throw new Error(JSON.stringify(result.diagnostics));

@@ -71,7 +71,8 @@ export interface AiSdkToolShape {
   readonly outputSchema?: unknown;
   readonly needsApproval?:
     | boolean
-    | ((input: never, options: never) => boolean | PromiseLike<boolean>);
-  readonly execute?: (input: never, options: never) => unknown;
-  readonly toModelOutput?: (options: never) => unknown;
+    | ((input: never, options: never) => boolean | PromiseLike<boolean>)
+    | undefined;
+  readonly execute?: ((input: never, options: never) => unknown) | undefined;
+  readonly toModelOutput?: ((options: never) => unknown) | undefined;
 }

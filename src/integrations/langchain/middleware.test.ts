@@ -394,7 +394,7 @@ BalanceKnown & BankCheckBalanceResult(balance > 1000) & BankTransfer(to = "Bob",
         return {
           messages: [
             new AIMessage({
-              id: last.id,
+              ...(last.id === undefined ? {} : { id: last.id }),
               content: '',
               tool_calls: [
                 { ...balanceCall('b1'), args: { account: 'savings' } },

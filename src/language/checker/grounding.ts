@@ -38,7 +38,7 @@ export interface GroundingSources {
    * names in the instruction count from. Without it only dates written out ground
    * date literals (and the words ground `today`, `tomorrow`, `yesterday`).
    */
-  readonly today?: number;
+  readonly today?: number | undefined;
 }
 
 /** Characters of one grounding text: an instruction, or a policy's source. */

@@ -56,7 +56,7 @@ export interface CheckedConstraint {
   readonly operator: Operator;
   readonly value: Literal;
   /** Absent in a spec read from a compiled document. */
-  readonly node?: ConstraintNode;
+  readonly node?: ConstraintNode | undefined;
   /** Set when the left side is a path, filter or function of the variable (LANGUAGE.md §7). */
   readonly access?: CheckedAccess;
   /** Set when the value is a binding `$x`; `value` is then only a placeholder. */

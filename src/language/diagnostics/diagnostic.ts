@@ -26,7 +26,7 @@ function fill(template: string, data: DiagnosticData): string {
 /** Builds a diagnostic from the catalog, filling its message and hint from `data`. */
 export function createDiagnostic(
   code: DiagnosticCode,
-  location: { readonly range?: SourceRange; readonly path?: string },
+  location: { readonly range?: SourceRange | undefined; readonly path?: string | undefined },
   data: DiagnosticData = {},
 ): Diagnostic {
   const definition = diagnosticCatalog[code];
@@ -88,7 +88,7 @@ export class DiagnosticBag {
 
   report(
     code: DiagnosticCode,
-    location: { readonly range?: SourceRange; readonly path?: string },
+    location: { readonly range?: SourceRange | undefined; readonly path?: string | undefined },
     data?: DiagnosticData,
   ): void {
     if (this.#overflowed) return;
