@@ -12,7 +12,9 @@ export interface SpecRegion {
   readonly source?: string;
 }
 
-const openingTagPattern = /<(chc|spec|intent|rules)>/gi;
+/** The tags LLMs put around a spec, as a regular-expression alternation. */
+export const specTagNames = 'chc|spec|intent|rules';
+const openingTagPattern = new RegExp(`<(${specTagNames})>`, 'gi');
 // The closing fence may end the text without a newline. With the `m` flag a line also
 // starts after '\r' and U+2028, so matches not after '\n' are dropped (see `fencesOf`).
 const fencePattern = /^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n|$)/gm;

@@ -83,7 +83,7 @@ export {
   renderDiagnostic,
   renderDiagnostics,
 } from './diagnostics/render.js';
-export { extractSpecRegion, hasRuleArrow, type SpecRegion } from './extract.js';
+export { extractSpecRegion, hasRuleArrow, type SpecRegion, specTagNames } from './extract.js';
 export { defaultLimits, type Limits, resolveLimits } from './limits.js';
 export { meaningKey } from './meaning-key.js';
 export {

@@ -1,4 +1,4 @@
-import { hasRuleArrow } from '../../language/index.js';
+import { hasRuleArrow, specTagNames } from '../../language/index.js';
 
 /**
  * Reading the spec out of an encoder reply before the language's own extractor sees
@@ -40,7 +40,16 @@ export type SpecReply =
     };
 
 const fenceLinePattern = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\n`]*?)[ \t]*$/;
-const tagLinePattern = /^[ \t]*(?:\*\*|__)?<(\/?)(chc|spec|intent|rules)>(?:\*\*|__)?[ \t]*$/i;
+const tagLinePattern = new RegExp(
+  `^[ \\t]*(?:\\*\\*|__)?<(\\/?)(${specTagNames})>(?:\\*\\*|__)?[ \\t]*$`,
+  'i',
+);
+const inlineTagPattern = new RegExp(`^[ \\t]*(?:\\*\\*|__)?<(${specTagNames})>(.*?)<\\/\\1>`, 'i');
+/** `__` next to a tag: emphasis, not part of a name. */
+const tagEmphasisPattern = new RegExp(
+  `__(?=<\\/?(?:${specTagNames})>)|(?<=<\\/?(?:${specTagNames})>)__`,
+  'gi',
+);
 /** Fence languages that never hold a spec. */
 const dataLanguages = new Set(['json', 'jsonc', 'json5', 'yaml', 'yml', 'javascript', 'js']);
 
@@ -116,7 +125,7 @@ function fencedBlocks(lines: readonly Line[], textLength: number): Block[] {
 function inlineTaggedBlocks(lines: readonly Line[]): Block[] {
   const blocks: Block[] = [];
   for (const line of lines) {
-    const match = /^[ \t]*(?:\*\*|__)?<(chc|spec|intent|rules)>(.*?)<\/\1>/i.exec(line.text);
+    const match = inlineTagPattern.exec(line.text);
     if (!match) continue;
     const start = line.start + match[0].indexOf('>') + 1;
     blocks.push({
@@ -280,9 +289,7 @@ function rewriteLine(characters: string[], line: Line): void {
     }
   }
   // `__` only next to a tag: elsewhere it may be part of a name.
-  for (const match of text.matchAll(
-    /__(?=<\/?(?:chc|spec|intent|rules)>)|(?<=<\/?(?:chc|spec|intent|rules)>)__/gi,
-  )) {
+  for (const match of text.matchAll(tagEmphasisPattern)) {
     set(match.index, ' ');
     set(match.index + 1, ' ');
   }
