@@ -61,8 +61,8 @@ export function demoEntry(): string {
 /**
  * Marks intentguard's own modules free of side effects, as a bundler does for a package
  * that says so: a module reached only through a re-export that nothing uses (the parser
- * behind the language index) is left out. The modules that register a part on load
- * (`*-eager.ts`) keep their side effect.
+ * behind the language index) is left out. None of them has a side effect: the engine's
+ * parts are passed in options (engine/engine-parts.ts), never registered on load.
  */
 export const sideEffectFreeSources: Plugin = {
   name: 'side-effect-free-sources',
@@ -76,7 +76,7 @@ export const sideEffectFreeSources: Plugin = {
         pluginData: 'resolving',
       });
       if (resolved.errors.length > 0) return { errors: resolved.errors };
-      const ours = resolved.path.startsWith(sources) && !resolved.path.endsWith('-eager.ts');
+      const ours = resolved.path.startsWith(sources);
       return { path: resolved.path, ...(ours ? { sideEffects: false } : {}) };
     });
   },

@@ -8,9 +8,9 @@ import {
 } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import {
+  type CompileSettings,
   type ConstraintTest,
   compileConstraintTest,
-  type SimilaritySettings,
 } from './constraint-test.js';
 import { compileGuardTest } from './guard-constraint-test.js';
 import {
@@ -156,7 +156,7 @@ function convert(
 
 type Step = (data: Data, clock: SessionClock) => Data | Missing | Undecided;
 
-function compileStep(step: CheckedStep, settings: SimilaritySettings, reading: Reading): Step {
+function compileStep(step: CheckedStep, settings: CompileSettings, reading: Reading): Step {
   if (step.kind === 'field') {
     const name = step.name;
     const read = (item: Data): Data | Missing =>
@@ -228,7 +228,7 @@ type DataTest = (data: Data, clock: SessionClock) => boolean;
 /** The test of a constraint with an access on the data of its variable's value. */
 function compileDataTest(
   constraint: CheckedConstraint,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
   reading: Reading,
 ): DataTest {
   const guard = reading.guard;
@@ -315,7 +315,7 @@ function compileDataTest(
  */
 export function compileAccessTest(
   constraint: CheckedConstraint,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
   guard: boolean,
   proposed: boolean,
   negated = false,
@@ -336,7 +336,7 @@ export function compileAccessTest(
  */
 export function compileAccessValue(
   constraint: CheckedConstraint,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
   proposed: boolean,
   negated = false,
 ): (value: Value, clock: SessionClock) => unknown {
@@ -395,7 +395,7 @@ export function compileAccessValue(
  */
 export function compileDataStep(
   step: CheckedStep,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
   proposed: boolean,
   negated?: { readonly record: boolean },
 ): (data: unknown, clock: SessionClock) => unknown {
@@ -412,7 +412,7 @@ export function compileDataStep(
  */
 export function compileElementTest(
   constraint: CheckedConstraint,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
   proposed: boolean,
   negated?: { readonly record: boolean },
 ): (data: unknown, clock: SessionClock) => boolean {

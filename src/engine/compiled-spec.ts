@@ -8,25 +8,14 @@ import type {
   Spec,
   VariableDeclaration,
 } from '../language/index.js';
-import {
-  answerPredicate,
-  type Literal,
-  operatorPolarity,
-  performanceLimit,
-  perValueLimit,
-} from '../language/index.js';
-import {
-  type ConstraintTest,
-  compileConstraintTest,
-  type SimilaritySettings,
-  scalarKey,
-} from './constraint-test.js';
-import { compileGuardTest } from './guard-constraint-test.js';
+import { buildArgumentIndex } from './argument-index.js';
+import { patternCompiler } from './compile-pattern.js';
+import { compilePredicates } from './compile-predicates.js';
+import { compileGuards, compileRules, stepNumbersOf } from './compile-rules.js';
+import type { CompileSettings, ConstraintTest } from './constraint-test.js';
+import type { EngineParts } from './engine-parts.js';
 import type { CompiledBinding, JoinPlan } from './join.js';
-import { pathEvaluators } from './path-evaluators.js';
-import { absentList, type Value } from './values.js';
-
-const alwaysHolds = () => true;
+import type { Value } from './values.js';
 
 /**
  * A spec prepared for fast evaluation: variables addressed by index, constraint
@@ -137,304 +126,47 @@ export interface CompiledSpec {
   /** Done rules by the predicate indexes and objectives they mention. */
   readonly doneRulesByPredicate: ReadonlyArray<readonly CompiledRule[]>;
   readonly doneRulesByObjective: ReadonlyMap<string, readonly CompiledRule[]>;
-}
-
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
-
-export function compileSpec(spec: Spec, settings: SimilaritySettings): CompiledSpec {
-  const misuse = specProblem(spec);
-  if (misuse) throw argumentError('compileSpec', misuse);
-  const predicates = new Map<string, CompiledPredicate>();
-  const predicatesBySourceName = new Map<string, CompiledPredicate>();
-  const predicateList: CompiledPredicate[] = [];
-  // The built-in Answer (LANGUAGE.md §7) is indexed like any state, but it is not in
-  // `predicates`: no proposal or observation can name it.
-  const usesAnswer =
-    !spec.schema.predicates.has(answerPredicate.name) &&
-    spec.rules.some((rule) =>
-      [...rule.states, ...(rule.negations ?? [])].some(
-        (pattern) => pattern.predicate === answerPredicate,
-      ),
-    );
-  const declarations = usesAnswer
-    ? [...spec.schema.predicates.values(), answerPredicate]
-    : spec.schema.predicates.values();
-  let answer: CompiledPredicate | undefined;
-  for (const declaration of declarations) {
-    // Record arguments are read by the record reader (record-values.ts): a schema with
-    // records is refused here when it is not loaded, rather than at a proposal.
-    if (declaration.variables.some((variable) => variable.record !== undefined)) pathEvaluators();
-    const variableIndex = new Map(
-      declaration.variables.map((variable, index) => [variable.name, index]),
-    );
-    const compiled: CompiledPredicate = {
-      index: predicateList.length,
-      declaration,
-      name: declaration.name,
-      variables: declaration.variables,
-      variableIndex,
-      keyIndexes: declaration.keys.flatMap((key) => {
-        const index = variableIndex.get(key);
-        return index === undefined ? [] : [index];
-      }),
-    };
-    predicateList.push(compiled);
-    if (declaration === answerPredicate) {
-      answer = compiled;
-      continue;
-    }
-    predicates.set(declaration.name, compiled);
-    if (declaration.sourceName !== undefined)
-      predicatesBySourceName.set(declaration.sourceName, compiled);
-  }
-
-  // Guards err toward firing (LANGUAGE.md §5.1): their text constraints match broadly,
-  // and on an action a negative one holds on an argument that is not given.
-  const compilePattern = (
-    pattern: CheckedPattern,
-    rule: CompiledRule | undefined,
-    guard = false,
-    slots: Map<string, number> = new Map(),
-    negated = false,
-  ): CompiledPattern => {
-    const predicate =
-      pattern.predicate === answerPredicate ? answer : predicates.get(pattern.predicate.name);
-    if (!predicate)
-      throw new Error(`internal: predicate ${pattern.predicate.name} is not in the schema`);
-    const isAction = predicate.declaration.kind === 'action';
-    const slotOf = (name: string) => {
-      const known = slots.get(name);
-      if (known !== undefined) return known;
-      slots.set(name, slots.size);
-      return slots.size - 1;
-    };
-    return {
-      source: pattern,
-      predicate,
-      rule,
-      constraints: pattern.constraints.map((constraint) => ({
-        source: constraint,
-        variable: predicate.variableIndex.get(constraint.variable.name) ?? -1,
-        test:
-          constraint.binding || constraint.access?.joins
-            ? alwaysHolds
-            : constraint.access
-              ? pathEvaluators().compileAccessTest(constraint, settings, guard, isAction, negated)
-              : // Inside `not P(…)`, what a guard counts as matching matches (E2).
-                guard || negated
-                ? compileGuardTest(constraint, settings)
-                : compileConstraintTest(constraint, settings),
-        absent: isAction && constraint.variable.type.kind === 'list' ? absentList : undefined,
-        // In a guard, only a negative constraint holds on an argument that is not given —
-        // with a path, `len` or `as` too (LANGUAGE.md §5.1, O2): `len(description) > 2000`
-        // must not refuse every call that leaves the description out. A path into a value
-        // that is given but lacks the field is a missing field (§7): compileAccessTest.
-        // In a rule's `not P(…)`, a path into a record the result does not carry holds too,
-        // so that `not` fails closed (see compileAccessTest).
-        holdsWhenAbsent:
-          (guard && isAction && operatorPolarity[constraint.operator].negated) ||
-          (negated && constraint.access !== undefined && constraint.variable.record !== undefined),
-        // Every compiled constraint has the same shape (one hidden class on the hot path).
-        binding:
-          constraint.binding || constraint.access?.joins
-            ? pathEvaluators().compileBinding(
-                constraint,
-                constraint.binding ? slotOf(constraint.binding.name) : -1,
-                settings,
-                isAction,
-                slotOf,
-                guard,
-                negated,
-              )
-            : undefined,
-      })),
-      absentArguments: (pattern.absent ?? []).map(
-        (variable) => predicate.variableIndex.get(variable.name) ?? -1,
-      ),
-    };
-  };
-
-  const rules: CompiledRule[] = [];
-  const rulesByHead = new Map<string, CompiledRule[]>();
-  const rulesByAction = new Map<string, CompiledRule[]>();
-  const gestureRulesByHead = new Map<string, CompiledRule[]>();
-  const patternsByVariable: CompiledPattern[][][] = predicateList.map((predicate) =>
-    predicate.variables.map(() => []),
-  );
-  const doneRulesByPredicate: CompiledRule[][] = predicateList.map(() => []);
-  const doneRulesByObjective = new Map<string, CompiledRule[]>();
-
-  const sourceRules = new Map<string, number>();
-  for (const source of spec.rules) {
-    // The rule object is filled in place so that its patterns can point back at it.
-    const rule = {
-      source,
-      index: source.index,
-      id: source.id,
-      head: source.head,
-      isDone: source.isDone,
-      states: [] as CompiledPattern[],
-      negations: [] as CompiledPattern[],
-      action: undefined as CompiledPattern | undefined,
-      objectives: source.objectives,
-      limit: performanceLimit(source),
-      budget: sourceRuleIndex(source, sourceRules),
-      per: undefined as CompiledRule['per'],
-      join: undefined as JoinPlan | undefined,
-    };
-    const slots = new Map<string, number>();
-    rule.states = source.states.map((pattern) => compilePattern(pattern, rule, false, slots));
-    rule.negations = (source.negations ?? []).map((pattern) =>
-      compilePattern(pattern, rule, false, slots, true),
-    );
-    rule.action = source.action ? compilePattern(source.action, rule, false, slots) : undefined;
-    if (slots.size > 0)
-      rule.join = pathEvaluators().joinPlan(
-        rule.action ? [...rule.states, rule.action] : rule.states,
-        slots,
-        rule.negations,
-      );
-    const per = source.repeat?.per;
-    if (per && rule.action) {
-      const variable = rule.action.predicate.variableIndex.get(per.name);
-      if (variable !== undefined) rule.per = { variable, limit: perValueLimit(source) };
-    }
-    rules.push(rule);
-    if (rule.isDone) {
-      // A negated pattern changes the rule's truth as much as a positive one.
-      const predicateIndexes = new Set(
-        [...rule.states, ...rule.negations].map((pattern) => pattern.predicate.index),
-      );
-      for (const index of predicateIndexes) doneRulesByPredicate[index]?.push(rule);
-      for (const name of new Set(rule.objectives.map((condition) => condition.name))) {
-        push(doneRulesByObjective, name, rule);
-      }
-    } else {
-      push(rulesByHead, rule.head, rule);
-      if (rule.action) push(rulesByAction, rule.action.predicate.name, rule);
-      else push(gestureRulesByHead, rule.head, rule);
-    }
-    for (const pattern of rule.states) {
-      const seen = new Set<number>();
-      for (const constraint of pattern.constraints) {
-        if (seen.has(constraint.variable)) continue;
-        seen.add(constraint.variable);
-        patternsByVariable[pattern.predicate.index]?.[constraint.variable]?.push(pattern);
-      }
-    }
-  }
-
-  const guardsByPredicate = new Map<string, CompiledGuard[]>();
-  for (const guard of spec.guards) {
-    const slots = new Map<string, number>();
-    const pattern = compilePattern(guard.pattern, undefined, true, slots);
-    push(guardsByPredicate, guard.pattern.predicate.name, {
-      source: guard,
-      pattern:
-        slots.size > 0
-          ? { ...pattern, join: pathEvaluators().joinPlan([pattern], slots) }
-          : pattern,
-    });
-  }
-
-  const steps = rules.filter((rule) => !rule.isDone);
-  const stepNumbers = new Map<string, number[]>();
-  steps.forEach((rule, index) => {
-    push(stepNumbers, rule.head, index + 1);
-  });
-  const argumentIndexes = new Map<string, ArgumentIndex>();
-  for (const [name, actionRules] of rulesByAction) {
-    const index = buildArgumentIndex(actionRules);
-    if (index) argumentIndexes.set(name, index);
-  }
-
-  return {
-    spec,
-    predicates,
-    predicatesBySourceName,
-    predicateList,
-    answer,
-    rules,
-    doneRules: rules.filter((rule) => rule.isDone),
-    rulesByHead,
-    rulesByAction,
-    gestureRulesByHead,
-    argumentIndexes,
-    steps,
-    stepNumbers,
-    guardsByPredicate,
-    patternsByVariable,
-    doneRulesByPredicate,
-    doneRulesByObjective,
-  };
+  /** The engine's parts it was compiled with: what evaluating it and explaining its verdicts use. */
+  readonly parts: EngineParts;
 }
 
 /**
- * The index of the rule a checked rule was written as: the first alternative's for an
- * alternative (`R3b` → `R3a`, by the id without its letter), else its own.
+ * Compiles a checked spec, step by step: its predicates (compile-predicates.ts), its
+ * rules with their patterns and the indexes to them, its guards (compile-rules.ts), the
+ * roadmap's steps, and the first-argument indexes of actions (argument-index.ts).
+ * `settings.parts`: a spec that needs a part it is not given is refused here
+ * (`requirePart`), never compiled without it.
  */
-function sourceRuleIndex(rule: CheckedRule, seen: Map<string, number>): number {
-  const suffix = rule.alternative?.suffix;
-  if (suffix === undefined || suffix === '' || !rule.id.endsWith(suffix)) return rule.index;
-  const id = rule.id.slice(0, -suffix.length);
-  const first = seen.get(id);
-  if (first !== undefined) return first;
-  seen.set(id, rule.index);
-  return rule.index;
-}
-
-/** The value a pinned argument is compared by at run time; undefined when it cannot be indexed. */
-export function indexKey(literal: Literal): string | number | boolean | undefined {
-  const key = scalarKey(literal);
-  // Relative dates depend on the session clock: such rules are not indexed.
-  return typeof key === 'function' ? undefined : key;
-}
-
-function pinnedKey(rule: CompiledRule, variable: number): string | number | boolean | undefined {
-  const constraint = rule.action?.constraints.find(
-    (candidate) =>
-      candidate.variable === variable &&
-      candidate.source.access === undefined &&
-      candidate.source.binding === undefined &&
-      candidate.source.operator === '=' &&
-      indexKey(candidate.source.value) !== undefined,
-  );
-  return constraint === undefined ? undefined : indexKey(constraint.source.value);
-}
-
-function buildArgumentIndex(rules: readonly CompiledRule[]): ArgumentIndex | undefined {
-  if (rules.length < 4) return undefined;
-  const counts = new Map<number, number>();
-  for (const rule of rules) {
-    const seen = new Set<number>();
-    for (const constraint of rule.action?.constraints ?? []) {
-      if (
-        constraint.source.operator !== '=' ||
-        constraint.source.access !== undefined ||
-        constraint.source.binding !== undefined ||
-        indexKey(constraint.source.value) === undefined ||
-        seen.has(constraint.variable)
-      )
-        continue;
-      seen.add(constraint.variable);
-      counts.set(constraint.variable, (counts.get(constraint.variable) ?? 0) + 1);
-    }
+export function compileSpec(spec: Spec, settings: CompileSettings): CompiledSpec {
+  const misuse = specProblem(spec);
+  if (misuse) throw argumentError('compileSpec', misuse);
+  const table = compilePredicates(spec, settings.parts);
+  const compilePattern = patternCompiler(table, settings);
+  const compiled = compileRules(spec.rules, compilePattern, table.predicateList, settings.parts);
+  const steps = compiled.rules.filter((rule) => !rule.isDone);
+  const argumentIndexes = new Map<string, ArgumentIndex>();
+  for (const [name, actionRules] of compiled.rulesByAction) {
+    const index = buildArgumentIndex(actionRules);
+    if (index) argumentIndexes.set(name, index);
   }
-  let best: number | undefined;
-  for (const [variable, count] of counts)
-    if (best === undefined || count > (counts.get(best) ?? 0)) best = variable;
-  if (best === undefined || (counts.get(best) ?? 0) < 2) return undefined;
-  const variable = best;
-  const byKey = new Map<string | number | boolean, CompiledRule[]>();
-  const unindexed: CompiledRule[] = [];
-  for (const rule of rules) {
-    const key = pinnedKey(rule, variable);
-    if (key === undefined) unindexed.push(rule);
-    else push(byKey, key, rule);
-  }
-  return { variable, byKey, unindexed };
+  return {
+    spec,
+    predicates: table.predicates,
+    predicatesBySourceName: table.predicatesBySourceName,
+    predicateList: table.predicateList,
+    answer: table.answer,
+    rules: compiled.rules,
+    doneRules: compiled.rules.filter((rule) => rule.isDone),
+    rulesByHead: compiled.rulesByHead,
+    rulesByAction: compiled.rulesByAction,
+    gestureRulesByHead: compiled.gestureRulesByHead,
+    argumentIndexes,
+    steps,
+    stepNumbers: stepNumbersOf(steps),
+    guardsByPredicate: compileGuards(spec.guards, compilePattern, settings.parts),
+    patternsByVariable: compiled.patternsByVariable,
+    doneRulesByPredicate: compiled.doneRulesByPredicate,
+    doneRulesByObjective: compiled.doneRulesByObjective,
+    parts: settings.parts,
+  };
 }

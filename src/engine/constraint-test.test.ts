@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { schemaOf, specOf, state } from '../../test/engine/fixtures.js';
 import { type CheckedConstraint, negateOperator, operatorPolarity } from '../language/index.js';
+import { allEngineParts } from './all-parts.js';
 import { createClock, type SessionClock } from './clock.js';
 import { compileConstraintTest, describeExpectation, describeLiteral } from './constraint-test.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
@@ -33,7 +34,11 @@ function constraintOf(text: string): CheckedConstraint {
   return constraint;
 }
 
-const settings = { similarity: lexicalSimilarity, threshold: defaultSimilarityThreshold };
+const settings = {
+  similarity: lexicalSimilarity,
+  threshold: defaultSimilarityThreshold,
+  parts: allEngineParts,
+};
 
 /** Whether the value (as an agent would send it) satisfies the constraint. */
 function holds(text: string, input: unknown, at: SessionClock = clock): boolean {
@@ -115,7 +120,11 @@ describe('text', () => {
     const value = parseValue('Mallory', { kind: 'text' }, clock);
     if (!value.ok) throw new Error(value.problem);
     for (const text of ['t ~ "Mallory"', 't !~ "Mallory"']) {
-      const test = compileConstraintTest(constraintOf(text), { similarity, threshold: 0.75 });
+      const test = compileConstraintTest(constraintOf(text), {
+        similarity,
+        threshold: 0.75,
+        parts: allEngineParts,
+      });
       expect(() => test(value.value, clock)).toThrow(/must return a number in \[0, 1\]/);
     }
   });
@@ -137,10 +146,18 @@ describe('text', () => {
       return 0.5;
     };
     expect(
-      compileConstraintTest(constraint, { similarity: half, threshold: 0.5 })(value.value, clock),
+      compileConstraintTest(constraint, {
+        similarity: half,
+        threshold: 0.5,
+        parts: allEngineParts,
+      })(value.value, clock),
     ).toBe(true);
     expect(
-      compileConstraintTest(constraint, { similarity: half, threshold: 0.51 })(value.value, clock),
+      compileConstraintTest(constraint, {
+        similarity: half,
+        threshold: 0.51,
+        parts: allEngineParts,
+      })(value.value, clock),
     ).toBe(false);
     expect(calls[0]).toEqual(['xyz', 'abc']);
   });

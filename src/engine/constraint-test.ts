@@ -14,15 +14,19 @@ import {
 } from '../language/index.js';
 import { normalizeNeedle } from '../language/text.js';
 import type { SessionClock } from './clock.js';
+import type { EngineParts } from './engine-parts.js';
 import { requireSimilarity, type SimilarityFunction, similarityOf } from './similarity.js';
 import { isTextValue, type ScalarValue, type Value } from './values.js';
 
 /** A compiled constraint test: called only with an observed value (unobserved is always false). */
 export type ConstraintTest = (value: Value, clock: SessionClock) => boolean;
 
-export interface SimilaritySettings {
+/** What a spec is compiled with: the measure of `~` and its threshold, and the engine's parts. */
+export interface CompileSettings {
   readonly similarity: SimilarityFunction;
   readonly threshold: number;
+  /** Read where a test needs one (the confusables of the deny-list reading), when it needs it. */
+  readonly parts: EngineParts;
 }
 
 type Resolved = (clock: SessionClock) => number;
@@ -130,7 +134,7 @@ function orderTest(operator: OrderOperator, literal: Literal): ConstraintTest {
 type PositiveCompiler = (
   literal: Literal,
   isList: boolean,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
 ) => ConstraintTest;
 
 /** The run-time test of every positive operator (the operator table's engine side). */
@@ -188,7 +192,7 @@ const positiveCompilers: Readonly<Record<PositiveOperator, PositiveCompiler>> = 
   },
 };
 
-function positiveTest(constraint: CheckedConstraint, settings: SimilaritySettings): ConstraintTest {
+function positiveTest(constraint: CheckedConstraint, settings: CompileSettings): ConstraintTest {
   const { value: literal, variable } = constraint;
   const operator = operatorTable[constraint.operator].positive;
   return positiveCompilers[operator](literal, variable.type.kind === 'list', settings);
@@ -201,7 +205,7 @@ function positiveTest(constraint: CheckedConstraint, settings: SimilaritySetting
  */
 export function compileConstraintTest(
   constraint: CheckedConstraint,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
 ): ConstraintTest {
   const positive = positiveTest(constraint, settings);
   return operatorTable[constraint.operator].negated

@@ -1,5 +1,5 @@
 import { normalizeText } from '../language/index.js';
-import { confusableSkeletons } from '../language/unicode/skeleton.js';
+import { type EngineParts, requirePart } from './engine-parts.js';
 import { hasPart, hasPhonePart } from './value-parts.js';
 import { isTextValue, shortTextLength, TextValue, type Value, valueKey } from './values.js';
 
@@ -46,9 +46,13 @@ export interface LiteralForms {
   readonly phone: string | undefined;
 }
 
-export function literalForms(text: string): LiteralForms {
+export function literalForms(text: string, parts: EngineParts): LiteralForms {
   const key = normalizeText(text);
-  return { key, ...confusableSkeletons(text), phone: phoneDigits(key) };
+  return {
+    key,
+    ...requirePart(parts, 'confusables').skeletons(text),
+    phone: phoneDigits(key),
+  };
 }
 
 /** The phone numbers a value may be read as: its own, and its parts'. */
@@ -66,7 +70,7 @@ function phonesOf(value: TextValue): string[] {
  * number. Parts are searched for (`hasPart`), never listed: a page of short items is
  * not split into its items for each literal compared with it.
  */
-export function looksEqual(value: TextValue, literal: LiteralForms): boolean {
+export function looksEqual(value: TextValue, literal: LiteralForms, parts: EngineParts): boolean {
   const key = value.key;
   if (key === literal.key || hasPart(key, literal.key)) return true;
   if (
@@ -74,7 +78,7 @@ export function looksEqual(value: TextValue, literal: LiteralForms): boolean {
     (phoneDigits(key) === literal.phone || hasPhonePart(key, literal.phone))
   )
     return true;
-  const { cased, folded } = value.skeletons;
+  const { cased, folded } = value.skeletons(parts);
   if (cased === literal.cased || folded === literal.folded) return true;
   return hasPart(cased, literal.cased) || hasPart(folded, literal.folded);
 }
@@ -83,31 +87,35 @@ export function looksEqual(value: TextValue, literal: LiteralForms): boolean {
  * Every reading of a value, tagged by kind (normalized text, skeleton before and after
  * case folding, phone digits): two values may be read as one when their readings meet.
  */
-export function readingsOf(value: TextValue): ReadonlySet<string> {
+export function readingsOf(value: TextValue, parts: EngineParts): ReadonlySet<string> {
   const readings = new Set<string>([`k${value.key}`]);
   for (const part of value.parts) readings.add(`k${part}`);
   for (const phone of phonesOf(value)) readings.add(`p${phone}`);
-  const { cased, folded } = value.skeletons;
+  const { cased, folded } = value.skeletons(parts);
   readings.add(`c${cased}`);
   readings.add(`f${folded}`);
-  const parts = value.skeletonParts;
-  for (const part of parts.cased) readings.add(`c${part}`);
-  for (const part of parts.folded) readings.add(`f${part}`);
+  const skeletonParts = value.skeletonParts(parts);
+  for (const part of skeletonParts.cased) readings.add(`c${part}`);
+  for (const part of skeletonParts.folded) readings.add(`f${part}`);
   return readings;
 }
 
 /** Whether a value may be read as one reading (`readingsOf`) of another, searching it. */
-function hasReading(value: TextValue, reading: string): boolean {
+function hasReading(value: TextValue, reading: string, parts: EngineParts): boolean {
   const text = reading.slice(1);
   switch (reading[0]) {
     case 'k':
       return value.key === text || hasPart(value.key, text);
     case 'p':
       return phoneDigits(value.key) === text || hasPhonePart(value.key, text);
-    case 'c':
-      return value.skeletons.cased === text || hasPart(value.skeletons.cased, text);
-    default:
-      return value.skeletons.folded === text || hasPart(value.skeletons.folded, text);
+    case 'c': {
+      const { cased } = value.skeletons(parts);
+      return cased === text || hasPart(cased, text);
+    }
+    default: {
+      const { folded } = value.skeletons(parts);
+      return folded === text || hasPart(folded, text);
+    }
   }
 }
 
@@ -116,16 +124,16 @@ function hasReading(value: TextValue, reading: string): boolean {
  * searched for the few readings of a short one rather than split into all of its own,
  * and keeps the answer for the latest values compared with it (`TextValue.verdict`).
  */
-export function readAlike(a: TextValue, b: TextValue): boolean {
+export function readAlike(a: TextValue, b: TextValue, parts: EngineParts): boolean {
   if (a.key === b.key) return true;
   const [short, long] = a.raw.length <= b.raw.length ? [a, b] : [b, a];
   return long.verdict(`=${short.raw}`, (text) => {
-    const shortReadings = readingsOf(short);
+    const shortReadings = readingsOf(short, parts);
     if (text.raw.length > shortTextLength && shortReadings.size <= 32) {
-      for (const reading of shortReadings) if (hasReading(text, reading)) return true;
+      for (const reading of shortReadings) if (hasReading(text, reading, parts)) return true;
       return false;
     }
-    const readings = readingsOf(text);
+    const readings = readingsOf(text, parts);
     for (const reading of shortReadings) if (readings.has(reading)) return true;
     return false;
   });
@@ -136,10 +144,10 @@ export function readAlike(a: TextValue, b: TextValue): boolean {
  * value's (the value normalized whole: no space kept at its ends). A long text keeps
  * the answer for the latest values compared with it.
  */
-export function containsLookAlike(text: TextValue, value: TextValue): boolean {
+export function containsLookAlike(text: TextValue, value: TextValue, parts: EngineParts): boolean {
   return text.verdict(`contains ${value.raw}`, (copy) => {
-    const { cased, folded } = copy.skeletons;
-    const needle = value.skeletons;
+    const { cased, folded } = copy.skeletons(parts);
+    const needle = value.skeletons(parts);
     return cased.includes(needle.cased) || folded.includes(needle.folded);
   });
 }
@@ -186,6 +194,6 @@ export function regexReadsParts(pattern: string): boolean {
  * `+14155550123;+14155550188`, `+14155550123.`, `tel:+14155550123` and `+1 415 555 0123`
  * after `+14155550123`. A value that is no text counts under its own key.
  */
-export function perValueReadings(value: Value | undefined): readonly string[] {
-  return isTextValue(value) ? [...readingsOf(value)] : [valueKey(value)];
+export function perValueReadings(value: Value | undefined, parts: EngineParts): readonly string[] {
+  return isTextValue(value) ? [...readingsOf(value, parts)] : [valueKey(value)];
 }

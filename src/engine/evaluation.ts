@@ -6,8 +6,8 @@ import type {
   CompiledPredicate,
   CompiledRule,
 } from './compiled-spec.js';
+import { requirePart } from './engine-parts.js';
 import type { JoinFailure } from './join.js';
-import { pathEvaluators } from './path-evaluators.js';
 import { type Instance, type StateView, singleKey, unreadableReason } from './state.js';
 import { isGiven, type Value } from './values.js';
 
@@ -111,7 +111,7 @@ export function actionMatches(
       return (
         action !== undefined &&
         action.predicate === pattern.predicate &&
-        pathEvaluators().joinHolds(
+        requirePart(pattern.join.parts, 'paths').joinHolds(
           pattern.join,
           { view: undefined, action: undefined, clock, instance: action.values },
           true,
@@ -120,7 +120,11 @@ export function actionMatches(
     return (
       (pattern.absentArguments.length === 0 ||
         (action !== undefined && argumentsAbsent(pattern, action.values))) &&
-      pathEvaluators().joinHolds(pattern.join, { view: undefined, action, clock }, true)
+      requirePart(pattern.join.parts, 'paths').joinHolds(
+        pattern.join,
+        { view: undefined, action, clock },
+        true,
+      )
     );
   }
   return (
@@ -150,7 +154,7 @@ export function ruleFires(rule: CompiledRule, context: EvaluationContext): boole
       (context.action === undefined || !argumentsAbsent(action, context.action.values))
     )
       return false;
-    return pathEvaluators().joinHolds(rule.join, context, false);
+    return requirePart(rule.join.parts, 'paths').joinHolds(rule.join, context, false);
   }
   if (rule.action && !actionMatches(rule.action, context.action, context.clock)) return false;
   for (const pattern of rule.states) {
@@ -295,7 +299,7 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
   if (unmet.length === 0 && rule.join) {
     // Every atom holds on its own; no assignment of the bindings satisfies them together.
     const failure: { current?: JoinFailure } = {};
-    if (!pathEvaluators().joinHolds(rule.join, context, false, failure)) {
+    if (!requirePart(rule.join.parts, 'paths').joinHolds(rule.join, context, false, failure)) {
       const found = failure.current;
       const negation = rule.join.negations[0];
       if (found === undefined && negation !== undefined)

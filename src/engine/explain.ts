@@ -6,6 +6,7 @@ import {
 } from '../language/arguments.js';
 import type { Spec } from '../language/index.js';
 import { isRecord } from '../support/is-record.js';
+import { allEngineParts } from './all-parts.js';
 import { type ClockInput, createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
 import { describePattern, describeRuleBody } from './describe.js';
@@ -57,6 +58,7 @@ export function explainSpec(spec: Spec, options: ExplainOptions = {}): Explanati
   const compiled = compileSpec(spec, {
     similarity: lexicalSimilarity,
     threshold: defaultSimilarityThreshold,
+    parts: allEngineParts,
   });
   const explain = (rule: (typeof compiled.rules)[number]): ExplainedRule => {
     const confirm = rule.source.confirm;

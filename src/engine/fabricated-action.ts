@@ -1,9 +1,10 @@
 import { isDecimal, normalizeText } from '../language/index.js';
 import { jsonNesting } from '../language/json-nesting.js';
-import { confusableSkeletons } from '../language/unicode/skeleton.js';
+import type { Confusables } from '../language/unicode/skeleton.js';
 import { isRecord } from '../support/is-record.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
+import { requirePart } from './engine-parts.js';
 import type { Instance } from './state.js';
 import { isTextValue, parseValue, type Value } from './values.js';
 
@@ -118,14 +119,14 @@ const maxCallArguments = 100_000;
 const maxMatchingSteps = 200_000;
 const maxMatchingDepth = 1_000;
 
-function skeletons(text: string): readonly string[] {
-  const { cased, folded } = confusableSkeletons(text);
+function skeletons(text: string, confusables: Confusables): readonly string[] {
+  const { cased, folded } = confusables.skeletons(text);
   return cased === folded ? [folded] : [folded, cased];
 }
 
 /** A name as compared: each skeleton without anything but letters and digits. */
-function nameKeysOf(name: string): readonly string[] {
-  return skeletons(name).map((skeleton) => skeleton.replace(/[^\p{L}\p{N}]/gu, ''));
+function nameKeysOf(name: string, confusables: Confusables): readonly string[] {
+  return skeletons(name, confusables).map((skeleton) => skeleton.replace(/[^\p{L}\p{N}]/gu, ''));
 }
 
 function escapeRegex(text: string): string {
@@ -133,9 +134,10 @@ function escapeRegex(text: string): string {
 }
 
 /** `action` as the skeletons spell it, in a regex alternation. */
-function wordPattern(words: readonly string[]): string {
+function wordPattern(words: readonly string[], confusables: Confusables): string {
   const spellings = new Set<string>();
-  for (const word of words) for (const skeleton of skeletons(word)) spellings.add(skeleton);
+  for (const word of words)
+    for (const skeleton of skeletons(word, confusables)) spellings.add(skeleton);
   return [...spellings]
     .sort((a, b) => b.length - a.length)
     .map(escapeRegex)
@@ -155,10 +157,12 @@ interface Patterns {
   readonly namedPair: RegExp;
 }
 
-let patterns: Patterns | undefined;
+/** The patterns, by the confusables they are spelled with (in practice one table). */
+const patternCache = new WeakMap<Confusables, Patterns>();
 
-function compiledPatterns(): Patterns {
-  if (patterns) return patterns;
+function compiledPatterns(confusables: Confusables): Patterns {
+  const cached = patternCache.get(confusables);
+  if (cached) return cached;
   // Markdown and inline HTML around a label (`**Action:**`, `__Action:__`, `> - 2.`,
   // `<b>Action:</b>`). `_` is emphasis here, never in the name: names keep theirs.
   const tag = String.raw`<\/?[^<>\s]{1,12}>`;
@@ -166,17 +170,18 @@ function compiledPatterns(): Patterns {
   const labelEnd = String.raw`(?:\s*\d+)?(?:[\s*_\x60]|${tag})*[:=]`;
   const gap = String.raw`(?:[\s*_\x60"'\[(]|${tag})*`;
   const word = String.raw`[^\s*\x60"',;:(){}\[\]<>]+`;
-  const action = wordPattern(['action']);
-  const input = wordPattern(['action input', 'action_input', 'actioninput', 'input']);
-  const ends = wordPattern(['observation', 'thought', 'action', 'final answer', 'answer']);
-  const keys = wordPattern(nameKeys);
-  patterns = {
+  const spelled = (words: readonly string[]) => wordPattern(words, confusables);
+  const action = spelled(['action']);
+  const input = spelled(['action input', 'action_input', 'actioninput', 'input']);
+  const ends = spelled(['observation', 'thought', 'action', 'final answer', 'answer']);
+  const keys = spelled(nameKeys);
+  const patterns: Patterns = {
     actionLine: new RegExp(
       String.raw`^${decoration}(?:${action})${labelEnd}${gap}(${word}(?:[ \t]+${word}){0,3})`,
       'u',
     ),
     invokingLine: new RegExp(
-      String.raw`^${decoration}(?:${wordPattern(['invoking'])})(?:[\s*_\x60]*:)?${gap}(${word})`,
+      String.raw`^${decoration}(?:${spelled(['invoking'])})(?:[\s*_\x60]*:)?${gap}(${word})`,
       'u',
     ),
     inputLine: new RegExp(`^${decoration}(?:${input})${labelEnd}`, 'u'),
@@ -187,13 +192,17 @@ function compiledPatterns(): Patterns {
       'gu',
     ),
   };
+  patternCache.set(confusables, patterns);
   return patterns;
 }
 
 /** The schema's actions by every key of their names (and their tools' own names). */
 const actionKeyCache = new WeakMap<CompiledSpec, ReadonlyMap<string, CompiledPredicate>>();
 
-function actionsByKey(spec: CompiledSpec): ReadonlyMap<string, CompiledPredicate> {
+function actionsByKey(
+  spec: CompiledSpec,
+  confusables: Confusables,
+): ReadonlyMap<string, CompiledPredicate> {
   let byKey = actionKeyCache.get(spec);
   if (!byKey) {
     const map = new Map<string, CompiledPredicate>();
@@ -202,7 +211,8 @@ function actionsByKey(spec: CompiledSpec): ReadonlyMap<string, CompiledPredicate
       const names = [predicate.name, predicate.declaration.sourceName].filter(
         (name): name is string => name !== undefined,
       );
-      for (const name of names) for (const key of nameKeysOf(name)) map.set(key, predicate);
+      for (const name of names)
+        for (const key of nameKeysOf(name, confusables)) map.set(key, predicate);
     }
     byKey = map;
     actionKeyCache.set(spec, byKey);
@@ -473,6 +483,7 @@ function walkCalls(
   byKey: ReadonlyMap<string, CompiledPredicate>,
   budget: Budget,
   found: ShownCall[],
+  confusables: Confusables,
   depth = 0,
 ): void {
   if (++budget.nodes > maxWalkNodes || depth > 16) {
@@ -480,20 +491,20 @@ function walkCalls(
     return;
   }
   if (Array.isArray(value)) {
-    for (const element of value) walkCalls(element, byKey, budget, found, depth + 1);
+    for (const element of value) walkCalls(element, byKey, budget, found, confusables, depth + 1);
     return;
   }
   if (!isRecord(value)) return;
   for (const [key, named] of Object.entries(value)) {
     if (!nameKeys.includes(key.toLowerCase()) || typeof named !== 'string') continue;
-    const predicate = skeletons(named)
+    const predicate = skeletons(named, confusables)
       .map((skeleton) => lookup(skeleton, byKey))
       .find((candidate) => candidate !== undefined);
     if (predicate) found.push({ predicate, ...inputOf(value, budget) });
   }
   for (const nested of Object.values(value)) {
     if (typeof nested === 'object' && nested !== null)
-      walkCalls(nested, byKey, budget, found, depth + 1);
+      walkCalls(nested, byKey, budget, found, confusables, depth + 1);
   }
 }
 
@@ -509,13 +520,16 @@ export function shownCalls(
   answer: string,
   spec: CompiledSpec,
 ): { readonly calls: readonly ShownCall[]; readonly unreadable?: string } {
-  const byKey = actionsByKey(spec);
+  // The session's own parts (engine-parts.ts): never an answer read without the table.
+  const confusables = requirePart(spec.parts, 'confusables');
+  const byKey = actionsByKey(spec, confusables);
   if (byKey.size === 0) return { calls: [] };
-  const { actionLine, invokingLine, inputLine, blockEnd, namedPair } = compiledPatterns();
+  const { actionLine, invokingLine, inputLine, blockEnd, namedPair } =
+    compiledPatterns(confusables);
   const budget: Budget = { attempts: 0, characters: 0, nodes: 0, exceeded: undefined };
   const text = visible(answer);
   const { lines, starts } = splitLines(text);
-  const lineSkeletons = lines.map(skeletons);
+  const lineSkeletons = lines.map((line) => skeletons(line, confusables));
   const calls: ShownCall[] = [];
   const byName = new Set<CompiledPredicate>();
   const add = (call: ShownCall) => {
@@ -530,7 +544,7 @@ export function shownCalls(
     if (calls.length > maxShownCalls || budget.exceeded !== undefined) break;
     // `Gmail.SendEmail` as the tool's own dotted name, else `tools.RemoveFile` by its last part.
     const predicate = [match[1]!, match[2]!]
-      .flatMap(skeletons)
+      .flatMap((name) => skeletons(name, confusables))
       .map((skeleton) => lookup(skeleton, byKey))
       .find((candidate) => candidate !== undefined);
     if (!predicate) continue;
@@ -601,7 +615,7 @@ export function shownCalls(
     if (object === undefined) break;
     const parsed = parseObjectText(object, budget);
     if (parsed !== undefined) {
-      walkCalls(parsed, byKey, budget, parsedCalls);
+      walkCalls(parsed, byKey, budget, parsedCalls, confusables);
       start = text.indexOf('{', start + object.length);
     } else start = text.indexOf('{', start + 1);
   }

@@ -15,8 +15,8 @@ import {
   describePredicate,
   joinWords,
 } from './describe.js';
+import { requirePart } from './engine-parts.js';
 import type { ProposedAction, UnmetCondition } from './evaluation.js';
-import { pathEvaluators } from './path-evaluators.js';
 import type { ProposalProblem } from './proposal.js';
 import { cutText, formatValue, type Value } from './values.js';
 import type { Reason } from './verdict.js';
@@ -198,7 +198,7 @@ function constraintReason(
     (unmet.actual === undefined || constraint.source.access === undefined
       ? undefined
       : // Only constraints with a path get here: their spec has the path evaluators.
-        pathEvaluators().pathText(constraint.source, unmet.actual, maxEcho)) ??
+        requirePart(spec.parts, 'paths').pathText(constraint.source, unmet.actual, maxEcho)) ??
     actualText(pattern, constraint.variable, unmet.actual, maxEcho);
   const isAction = declaration.kind === 'action';
   const verb = isAction ? 'is' : changed(pattern.predicate.index) ? 'would be' : 'is';
@@ -219,13 +219,15 @@ function constraintReason(
   const description = constraint.source.variable.description;
   // Only a binding has values bound: its spec has the evaluators.
   const bound =
-    unmet.bound === undefined ? '' : pathEvaluators().describeBound(unmet.bound, maxEcho);
+    unmet.bound === undefined
+      ? ''
+      : requirePart(spec.parts, 'paths').describeBound(unmet.bound, maxEcho);
   return {
     code: 'unmet-conditions',
     rule: rule.id,
     predicate: declaration.name,
     variable: constraint.source.variable.name,
-    expected: expectedText(unmet, clock, maxEcho),
+    expected: expectedText(spec, unmet, clock, maxEcho),
     actual,
     ...(candidates.length > 0 ? { candidates } : {}),
     message: `${subject} ${describeConstraint(constraint.source, clock)}${bound}${description ? ` (${constraint.source.variable.name}: ${description.replace(/\.$/, '')})` : ''}; ${found}.${extra}`,
@@ -237,11 +239,16 @@ function constraintReason(
  * of it, with the values of the bindings it compared with (`some element of
  * legs[code = $c] with $c = "ZX410"`, T2).
  */
-function expectedText(unmet: Unmet<'constraint'>, clock: SessionClock, maxEcho: number): string {
+function expectedText(
+  spec: CompiledSpec,
+  unmet: Unmet<'constraint'>,
+  clock: SessionClock,
+  maxEcho: number,
+): string {
   const access = unmet.constraint.source.access;
   if (access?.exists !== true) return describeExpectation(unmet.constraint.source, clock);
   // A path: its spec has the evaluators, and the words that go with them.
-  return pathEvaluators().someElementText(access.text, unmet.bound, maxEcho);
+  return requirePart(spec.parts, 'paths').someElementText(access.text, unmet.bound, maxEcho);
 }
 
 export function unmetFeedback(rule: CompiledRule, reasons: readonly Reason[]): string {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeSpec } from '../language/analyze.js';
+import { checkPathConstraint as pathCheck } from '../language/check-compiled-paths.js';
 import { checkSpec, createSchema, parse, print } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { compileRegex } from '../language/regex.js';
 import { writeCompiledSpec } from '../language/write-compiled-spec.js';
-import { createSession } from './session.js';
+import { createSession } from './session-all-parts.js';
 
 /**
  * Bindings inside filters and arithmetic chains (LANGUAGE.md §7): the fields of one list
@@ -506,6 +507,7 @@ describe('a compiled spec carries filter bindings and arithmetic chains', () => 
     if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics));
     const read = readCompiledSpec(JSON.parse(JSON.stringify(writeCompiledSpec(checked.value))), {
       regex: compileRegex,
+      pathCheck,
     });
     for (const spec of [checked.value, read]) {
       const decide = (price: number) => {

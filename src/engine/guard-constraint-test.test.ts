@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { action, schemaOf, specOf, state } from '../../test/engine/fixtures.js';
 import type { CheckedConstraint } from '../language/index.js';
+import { allEngineParts } from './all-parts.js';
 import { createClock } from './clock.js';
 import { compileConstraintTest } from './constraint-test.js';
 import { compileGuardTest } from './guard-constraint-test.js';
@@ -13,7 +14,11 @@ const schema = schemaOf(
   action('Send', { to: 'text', body: 'text', cc: 'list<text>', n: 'number' }),
   state('Done0', {}),
 );
-const settings = { similarity: lexicalSimilarity, threshold: defaultSimilarityThreshold };
+const settings = {
+  similarity: lexicalSimilarity,
+  threshold: defaultSimilarityThreshold,
+  parts: allEngineParts,
+};
 
 function constraintOf(text: string): CheckedConstraint {
   const spec = specOf(`true -> Done\nreject Send(${text})`, schema);

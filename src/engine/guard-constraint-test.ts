@@ -1,12 +1,12 @@
 import { type CheckedConstraint, type Literal, operatorTable } from '../language/index.js';
 import { normalizeNeedle } from '../language/text.js';
-import { confusableSkeletons } from '../language/unicode/skeleton.js';
 import {
+  type CompileSettings,
   type ConstraintTest,
   compileConstraintTest,
-  type SimilaritySettings,
 } from './constraint-test.js';
 import { literalForms, looksEqual, regexReadsParts } from './deny-list-reading.js';
+import { requirePart } from './engine-parts.js';
 import { requireSimilarity, similarityOf } from './similarity.js';
 import { isTextValue, type ScalarValue, type TextValue } from './values.js';
 
@@ -35,7 +35,7 @@ import { isTextValue, type ScalarValue, type TextValue } from './values.js';
  */
 export function compileGuardTest(
   constraint: CheckedConstraint,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
 ): ConstraintTest {
   const type = constraint.variable.type;
   const { positive: operator, negated } = operatorTable[constraint.operator];
@@ -44,7 +44,7 @@ export function compileGuardTest(
     if (operator === 'contains') {
       return negated || literal.kind !== 'text'
         ? compileConstraintTest(constraint, settings)
-        : containsTest(literal.value);
+        : containsTest(literal.value, settings);
     }
     const test = textTest(operator, literal, settings);
     if (test === undefined) return compileConstraintTest(constraint, settings);
@@ -92,7 +92,7 @@ function remembered(test: (value: TextValue) => boolean): (value: TextValue) => 
 function textTest(
   operator: string,
   literal: Literal,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
 ): TextTest | undefined {
   const test = unrememberedTextTest(operator, literal, settings);
   return test === undefined ? undefined : { ...test, broad: remembered(test.broad) };
@@ -101,27 +101,28 @@ function textTest(
 function unrememberedTextTest(
   operator: string,
   literal: Literal,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
 ): TextTest | undefined {
   switch (operator) {
     case '=': {
       if (literal.kind !== 'text') return undefined;
-      const forms = literalForms(literal.value);
+      const forms = literalForms(literal.value, settings.parts);
       return {
         strict: (key) => key === forms.key,
-        broad: (value) => looksEqual(value, forms),
+        broad: (value) => looksEqual(value, forms, settings.parts),
         partsMix: true,
       };
     }
     case 'in': {
       const texts = textsOf(literal);
       if (texts === undefined) return undefined;
-      const all = texts.map(literalForms);
+      const all = texts.map((text) => literalForms(text, settings.parts));
       const keys = new Set(all.map((forms) => forms.key));
       const inKeys = (part: string) => keys.has(part);
       return {
         strict: inKeys,
-        broad: (value) => inKeys(value.key) || all.some((forms) => looksEqual(value, forms)),
+        broad: (value) =>
+          inKeys(value.key) || all.some((forms) => looksEqual(value, forms, settings.parts)),
         partsMix: true,
       };
     }
@@ -156,12 +157,12 @@ function unrememberedTextTest(
 }
 
 /** `contains` on a text: a substring of the normalized text or of one of its skeletons. */
-function containsTest(needleText: string): ConstraintTest {
+function containsTest(needleText: string, { parts }: CompileSettings): ConstraintTest {
   const needle = normalizeNeedle(needleText);
-  const { cased, folded } = confusableSkeletons(needleText, true);
+  const { cased, folded } = requirePart(parts, 'confusables').skeletons(needleText, true);
   const test = remembered((value) => {
     if (value.key.includes(needle)) return true;
-    const skeletons = value.skeletons;
+    const skeletons = value.skeletons(parts);
     return skeletons.cased.includes(cased) || skeletons.folded.includes(folded);
   });
   return (value) => isTextValue(value) && test(value);
@@ -192,15 +193,15 @@ function mixedPartsTest(strict: TextTest['strict']): ConstraintTest {
 function listTest(
   operator: string,
   literal: Literal,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
 ): ConstraintTest | undefined {
   if (operator === '=') {
     if (literal.kind !== 'list') return undefined;
     const texts = textsOf(literal);
     if (texts === undefined) return undefined;
     const elements = texts.map((text) => {
-      const forms = literalForms(text);
-      return remembered((item) => looksEqual(item, forms));
+      const forms = literalForms(text, settings.parts);
+      return remembered((item) => looksEqual(item, forms, settings.parts));
     });
     return (value) =>
       Array.isArray(value) &&

@@ -1,9 +1,8 @@
-// The fabricated-action check and the evaluators of paths and bindings, registered at once
-// for everything that imports the engine whole.
-import './parts-eager.js';
-
+// Sessions, majority sessions and explanations from here have every engine part by
+// default (all-parts.ts); the engine's modules take only the parts they are given.
 export { type ClockInput, createClock, type SessionClock } from './clock.js';
 export { type CompiledSpec, compileSpec } from './compiled-spec.js';
+export type { EngineParts } from './engine-parts.js';
 export {
   type ExplainedRule,
   type ExplainOptions,
@@ -26,16 +25,15 @@ export {
   proposalProblemCodes,
 } from './proposal.js';
 export {
-  createSession,
   type HistoryEntry,
   internalErrorVerdict,
   NoSpecSession,
   type ObservationResult,
   type ResolutionResult,
-  Session,
   type SessionOptions,
   type SessionStatus,
 } from './session.js';
+export { createSession, Session } from './session-all-parts.js';
 export { defaultSimilarityThreshold, type SimilarityFunction } from './similarity.js';
 export {
   describeExpectation,

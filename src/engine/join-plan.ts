@@ -1,5 +1,6 @@
 import { defaultLimits } from '../language/index.js';
 import type { CompiledPattern } from './compiled-spec.js';
+import type { EngineParts } from './engine-parts.js';
 import type { Binder, JoinPlan } from './join.js';
 
 /*
@@ -12,7 +13,8 @@ import type { Binder, JoinPlan } from './join.js';
 export function joinPlan(
   patterns: readonly CompiledPattern[],
   slots: ReadonlyMap<string, number>,
-  negations: readonly CompiledPattern[] = [],
+  negations: readonly CompiledPattern[],
+  parts: EngineParts,
 ): JoinPlan {
   const ordered = [...patterns].sort(
     (a, b) => a.source.range.start.offset - b.source.range.start.offset,
@@ -50,5 +52,6 @@ export function joinPlan(
       pattern.constraints.some((constraint) => constraint.binding !== undefined),
     ),
     limit: defaultLimits.maxJoinWork,
+    parts,
   };
 }

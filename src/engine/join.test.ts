@@ -5,7 +5,7 @@ import { analyzeSpec } from '../language/analyze.js';
 import { checkSpec, createSchema } from '../language/index.js';
 import type { Schema } from '../language/schema-model.js';
 import { schemaFromToolemu } from '../schema/from-toolemu.js';
-import { createSession } from './session.js';
+import { createSession } from './session-all-parts.js';
 
 const schema = schemaFromToolemu(readFileSync(sharedUrl('data/toolemu/toolkits.json'), 'utf8'))
   .value as Schema;

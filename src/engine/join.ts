@@ -20,8 +20,9 @@ import {
 } from './access-test.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledConstraint, CompiledPattern } from './compiled-spec.js';
-import type { SimilaritySettings } from './constraint-test.js';
+import type { CompileSettings } from './constraint-test.js';
 import { containsLookAlike, readAlike, textOf } from './deny-list-reading.js';
+import type { EngineParts } from './engine-parts.js';
 import { type Instance, type StateView, singleKey } from './state.js';
 import { canonicalJson, isTextValue, type TextValue, type Value } from './values.js';
 
@@ -151,6 +152,8 @@ export interface JoinPlan {
   /** Negated patterns that use bindings: no instance may match under the assignment. */
   readonly negations: readonly CompiledPattern[];
   readonly limit: number;
+  /** The parts it was compiled with: the evaluators that hold it, the confusables of the deny-list reading. */
+  readonly parts: EngineParts;
 }
 
 /** The action and state a join reads. */
@@ -251,7 +254,7 @@ function compute(
 export function compileBinding(
   constraint: CheckedConstraint,
   slot: number,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
   proposed: boolean,
   slotOf: (name: string) => number = () => slot,
   guard = false,
@@ -323,7 +326,7 @@ export function compileBinding(
 
 function compileFilterProgram(
   constraint: CheckedConstraint,
-  settings: SimilaritySettings,
+  settings: CompileSettings,
   proposed: boolean,
   slotOf: (name: string) => number,
   guard: boolean,
@@ -463,11 +466,12 @@ function comparePositive(
   operator: PositiveOperator,
   a: Key | undefined,
   b: Key | undefined,
+  parts: EngineParts,
   broad = false,
 ): boolean | undefined {
   if (a === undefined || b === undefined) return undefined;
   if (a.kind === 'element')
-    return operator === 'contains' ? comparePositive('=', a.of, b, broad) : undefined;
+    return operator === 'contains' ? comparePositive('=', a.of, b, parts, broad) : undefined;
   if (b.kind === 'element') return undefined;
   if (operator === 'contains') {
     if (a.kind !== 'text' || b.kind !== 'text') return undefined;
@@ -475,7 +479,7 @@ function comparePositive(
     // needle it keeps no space at its ends, so `x contains $x` holds for "alice ".
     if (a.key.includes(b.key)) return true;
     if (!broad || b.key === '') return false;
-    return containsLookAlike(textOf(a.key, a.raw, a.value), textOf(b.key, b.raw, b.value));
+    return containsLookAlike(textOf(a.key, a.raw, a.value), textOf(b.key, b.raw, b.value), parts);
   }
   if (a.kind !== b.kind) return undefined;
   // A json number holds a number, never a date or a time: they do not fit together.
@@ -485,7 +489,8 @@ function comparePositive(
       const other = b as typeof a;
       if (a.key === other.key) return true;
       return (
-        broad && readAlike(textOf(a.key, a.raw, a.value), textOf(other.key, other.raw, other.value))
+        broad &&
+        readAlike(textOf(a.key, a.raw, a.value), textOf(other.key, other.raw, other.value), parts)
       );
     }
     if (a.kind === 'number') return compareNumbers(a.value, (b as typeof a).value) === 0;
@@ -646,7 +651,13 @@ class JoinSearch {
       ? binding.adjust(bound as Key | undefined, env)
       : (bound as Key | undefined);
     for (const value of values) {
-      const result = comparePositive(binding.positive, value, target, broad && !binding.negated);
+      const result = comparePositive(
+        binding.positive,
+        value,
+        target,
+        this.plan.parts,
+        broad && !binding.negated,
+      );
       if (result === undefined) fits = false;
       else if (result) some = true;
       else all = false;
@@ -979,7 +990,13 @@ class JoinSearch {
       // The deny-list reading (E2): `not Blocked(senders contains $to)` matches when `$to`
       // is "news@x, blocked@y" or "Name <blocked@y>"; a negated operator stays the
       // negation of the rules' reading, which holds more often.
-      const result = comparePositive(binding.positive, candidate, target, !binding.negated);
+      const result = comparePositive(
+        binding.positive,
+        candidate,
+        target,
+        this.plan.parts,
+        !binding.negated,
+      );
       if (result === undefined) {
         if (unfitMatches) {
           some = !binding.negated;

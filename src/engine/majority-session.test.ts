@@ -8,7 +8,7 @@ import {
   type VariableType,
 } from '../language/index.js';
 import { MajoritySession } from './majority-session.js';
-import { createSession } from './session.js';
+import { createSession } from './session-all-parts.js';
 
 const now = '2025-03-14T12:00';
 

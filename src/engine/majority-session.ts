@@ -1,5 +1,5 @@
 import { canonicalSpecText, meaningKey, type Schema, type Spec } from '../language/index.js';
-import './parts-eager.js';
+import { withAllParts } from './all-parts.js';
 import { createClock, type SessionClock } from './clock.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
@@ -119,7 +119,8 @@ export class MajoritySession implements IntentSession {
 
   constructor(specs: readonly (Spec | undefined)[], options: SessionOptions = {}) {
     // Members may be rebuilt later; they must all see the same "now".
-    this.#options = { ...options, now: options.now ?? new Date() };
+    // Every engine part unless the options say which (all-parts.ts).
+    this.#options = withAllParts({ ...options, now: options.now ?? new Date() });
     // Validated once here, so that a bad option fails at construction like createSession.
     const settings = sessionSettings(this.#options);
     this.#historyLimit = settings.historyLimit;

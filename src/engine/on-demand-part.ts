@@ -9,10 +9,11 @@ import type { PathEvaluators } from './path-evaluators.js';
 import { recordArgumentProblem } from './record-values.js';
 
 /*
- * The engine's parts a page's guard loads on demand, as one module: the evaluators of
- * paths, filters, bindings and records with the words of their reasons (path-evaluators.ts)
- * and the check of a compiled spec's paths and bindings (language/check-compiled-paths.ts),
- * the fabricated-action check of a final answer (answer-check.ts) and the lexical similarity of `~` (similarity.ts).
+ * The engine's parts (engine-parts.ts) a page's guard loads on demand (load-parts.ts), as
+ * one module: the evaluators of paths, filters, bindings and records with the words of
+ * their reasons and the check of a compiled spec's paths and bindings (path-evaluators.ts),
+ * the fabricated-action check of a final answer (answer-refusal.ts) and the lexical
+ * similarity of `~`. Node entry points take them from here at once (all-parts.ts).
  * One module rather than one each: every part on its own would share a different set of
  * the engine's modules with the page, and the bundler would split what the page loads
  * up front into that many more files, each compressed on its own.
@@ -28,6 +29,7 @@ export const evaluators: PathEvaluators = {
   describeBound,
   pathText,
   someElementText,
+  checkPathConstraint,
 };
 
-export { checkPathConstraint, lexicalSimilarity, refuseAnswer };
+export { lexicalSimilarity, refuseAnswer };

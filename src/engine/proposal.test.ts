@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { action, schemaOf, specOf, state, tool } from '../../test/engine/fixtures.js';
 import { defaultLimits } from '../language/index.js';
+import { allEngineParts } from './all-parts.js';
 import { createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
@@ -42,7 +43,11 @@ const spec = specOf(
    Paid & Shipped & Known & Alarm(on = true) -> Done`,
   schema,
 );
-const compiled = compileSpec(spec, { similarity: lexicalSimilarity, threshold: 0.75 });
+const compiled = compileSpec(spec, {
+  similarity: lexicalSimilarity,
+  threshold: 0.75,
+  parts: allEngineParts,
+});
 const clock = createClock('2025-03-14T12:00');
 
 function read(input: unknown, store = new StateStore()) {
@@ -468,7 +473,7 @@ describe('readProposal: observed facts are reported by the app, never proposed',
        Booked -> Done`,
       observedSchema,
     ),
-    { similarity: lexicalSimilarity, threshold: 0.75 },
+    { similarity: lexicalSimilarity, threshold: 0.75, parts: allEngineParts },
   );
   const readObserved = (input: unknown, store = new StateStore()) =>
     readProposal(input, observedSpec, clock, store);
@@ -689,6 +694,7 @@ describe('readProposal: strict about what it would not read (FORMATS.md §2)', (
   const strict = compileSpec(specOf('Send() -> Sent\nSent -> Done', strictSchema), {
     similarity: lexicalSimilarity,
     threshold: 0.75,
+    parts: allEngineParts,
   });
   const readStrict = (input: unknown, limits = defaultLimits) =>
     readProposal(input, strict, clock, new StateStore(), limits);

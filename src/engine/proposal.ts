@@ -3,8 +3,8 @@ import { errorMessage } from '../support/error-message.js';
 import { isRecord } from '../support/is-record.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
+import { requirePart } from './engine-parts.js';
 import type { ProposedAction } from './evaluation.js';
-import { pathEvaluators } from './path-evaluators.js';
 import { preview } from './plain-data.js';
 import { type Instance, type StateUpdate, type StateView, singleKey } from './state.js';
 import {
@@ -319,7 +319,11 @@ function readValues(
     // A record argument must fit its declared fields (LANGUAGE.md §7); results are read lazily.
     const shape =
       parsed.ok && variable.record !== undefined && !context.lenient
-        ? pathEvaluators().recordArgumentProblem(raw, variable, context.clock)
+        ? requirePart(context.spec.parts, 'paths').recordArgumentProblem(
+            raw,
+            variable,
+            context.clock,
+          )
         : undefined;
     if (shape !== undefined) {
       context.problems.push({

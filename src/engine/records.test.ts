@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { checkPathConstraint as pathCheck } from '../language/check-compiled-paths.js';
 import { checkSpec } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import type { Schema } from '../language/schema-model.js';
 import { writeCompiledSpec } from '../language/write-compiled-spec.js';
 import { schemaFromMcpTools } from '../schema/from-mcp.js';
-import { createSession } from './session.js';
+import { createSession } from './session-all-parts.js';
 
 /**
  * Records (LANGUAGE.md §7): tool arguments and results whose object shape the schema
@@ -202,7 +203,12 @@ describe('records in feedback, bindings and compiled specs', () => {
       'forecastResult(days[sky = clear].day = $d) & book_trip(legs.on contains $d) -> Booked\nBooked -> Done';
     const checked = checkSpec(text, schema);
     if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics));
-    const compiled = readCompiledSpec(JSON.parse(JSON.stringify(writeCompiledSpec(checked.value))));
+    const compiled = readCompiledSpec(
+      JSON.parse(JSON.stringify(writeCompiledSpec(checked.value))),
+      {
+        pathCheck,
+      },
+    );
     for (const spec of [checked.value, compiled]) {
       const s = createSession(spec, { now });
       s.observe({ updates: { forecastResult: calm } });

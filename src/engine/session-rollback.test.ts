@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { action, fixedNow, schemaOf, specOf, state, tool } from '../../test/engine/fixtures.js';
-import { createSession } from './session.js';
+import { createSession } from './session-all-parts.js';
 
 const schema = schemaOf(
   ...tool('Search', { query: 'text' }, { hits: 'number' }),

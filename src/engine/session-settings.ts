@@ -1,9 +1,10 @@
 import { argumentError, describeArgument, limitsProblem } from '../language/arguments.js';
 import { type Limits, resolveLimits } from '../language/index.js';
+import type { EngineParts } from './engine-parts.js';
 import type { SessionOptions } from './session-types.js';
 import {
-  defaultSimilarity,
   defaultSimilarityThreshold,
+  missingSimilarity,
   type SimilarityFunction,
 } from './similarity.js';
 
@@ -14,6 +15,9 @@ import {
  * a bad one is a `TypeError` that names it — before any proposal is seen.
  */
 export interface SessionSettings {
+  /** The engine's parts the session was given (engine-parts.ts); none by default. */
+  readonly parts: EngineParts;
+  /** The measure of `~`: the one given, else the lexical one of `parts`, else none (`missingSimilarity`). */
   readonly similarity: SimilarityFunction;
   readonly threshold: number;
   readonly escalateAfter: number;
@@ -34,6 +38,7 @@ const knownOptions = new Set([
   'historyLimit',
   'limits',
   'rollback',
+  'parts',
 ]);
 
 function isWholeNumber(value: unknown): value is number {
@@ -75,7 +80,10 @@ export function sessionSettings(options: unknown): SessionSettings {
       });
     }
   }
-  const similarity = given.similarity ?? defaultSimilarity;
+  const parts = given.parts ?? {};
+  if (typeof parts !== 'object' || parts === null || Array.isArray(parts))
+    fail('options.parts', "an object of the engine's parts or undefined", parts);
+  const similarity = given.similarity ?? parts.lexicalSimilarity ?? missingSimilarity;
   if (typeof similarity !== 'function')
     fail('options.similarity', 'a function (left, right) => number in [0, 1]', similarity);
   const threshold = given.similarityThreshold ?? defaultSimilarityThreshold;
@@ -100,6 +108,7 @@ export function sessionSettings(options: unknown): SessionSettings {
   if (typeof rollback !== 'boolean') fail('options.rollback', 'true, false or undefined', rollback);
   return {
     rollback,
+    parts,
     similarity,
     threshold,
     escalateAfter,

@@ -1,5 +1,6 @@
 import type { Limits } from '../language/index.js';
 import type { ClockInput } from './clock.js';
+import type { EngineParts } from './engine-parts.js';
 import type { ProposalProblem } from './proposal.js';
 import type { SimilarityFunction } from './similarity.js';
 import type { Verdict } from './verdict.js';
@@ -26,6 +27,12 @@ export interface SessionOptions {
    * little memory per commit, bounded by `limits.maxHistory` commits.
    */
   readonly rollback?: boolean;
+  /**
+   * The engine's parts that only some specs need (engine-parts.ts). The root entry's
+   * sessions and guards are given all of them by default; a session given none refuses a
+   * spec that needs one.
+   */
+  readonly parts?: EngineParts;
 }
 
 export interface SessionStatus {

@@ -11,7 +11,8 @@ import {
 import type { PredicateDeclaration } from '../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../schema/index.js';
 import { explainSpec } from './explain.js';
-import { createSession, type Session, type SessionOptions } from './session.js';
+import type { SessionOptions } from './session.js';
+import { createSession, type Session } from './session-all-parts.js';
 
 const restaurantSchema = loadStateSchema(readShared('examples/restaurant/states.json')).value!;
 const restaurantSpec = specOf(readShared('examples/restaurant/spec.intent'), restaurantSchema);

@@ -10,6 +10,7 @@ import {
   compileSpec,
 } from './compiled-spec.js';
 import { perValueReadings } from './deny-list-reading.js';
+import type { EngineParts } from './engine-parts.js';
 import { type EvaluationContext, type ProposedAction, ruleFires } from './evaluation.js';
 import type { CommittedCall } from './fabricated-action.js';
 import { internalErrorVerdict } from './fail-closed.js';
@@ -39,7 +40,7 @@ import type {
   SessionOptions,
   SessionStatus,
 } from './session-types.js';
-import { defaultSimilarity, type SimilarityFunction } from './similarity.js';
+import { missingSimilarity } from './similarity.js';
 import { type Instance, Overlay, StateStore, type StateUpdate } from './state.js';
 import {
   type Decision,
@@ -77,22 +78,32 @@ interface UndoRecord {
   readonly action: ProposedAction | undefined;
 }
 
-const compiledCache = new WeakMap<Spec, Map<string, CompiledSpec>>();
+/** Per spec, per the parts it is compiled with, per threshold. */
+const compiledCache = new WeakMap<Spec, WeakMap<EngineParts, Map<number, CompiledSpec>>>();
 
-/** Compiled specs are shared by every session over the same spec and similarity settings. */
-function compiledFor(spec: Spec, similarity: SimilarityFunction, threshold: number): CompiledSpec {
-  let bySettings = compiledCache.get(spec);
-  if (!bySettings) {
-    bySettings = new Map();
-    compiledCache.set(spec, bySettings);
-  }
+/**
+ * Compiled specs are shared by every session over the same spec, parts and similarity
+ * settings (the Node entry points give every session the same parts).
+ */
+function compiledFor(spec: Spec, settings: SessionSettings): CompiledSpec {
+  const { similarity, threshold, parts } = settings;
   // Custom similarity functions are not cached by identity across sessions: they may be stateful.
-  if (similarity !== defaultSimilarity) return compileSpec(spec, { similarity, threshold });
-  const key = String(threshold);
-  let compiled = bySettings.get(key);
+  if (similarity !== parts.lexicalSimilarity && similarity !== missingSimilarity)
+    return compileSpec(spec, { similarity, threshold, parts });
+  let byParts = compiledCache.get(spec);
+  if (!byParts) {
+    byParts = new WeakMap();
+    compiledCache.set(spec, byParts);
+  }
+  let byThreshold = byParts.get(parts);
+  if (!byThreshold) {
+    byThreshold = new Map();
+    byParts.set(parts, byThreshold);
+  }
+  let compiled = byThreshold.get(threshold);
   if (!compiled) {
-    compiled = compileSpec(spec, { similarity, threshold });
-    bySettings.set(key, compiled);
+    compiled = compileSpec(spec, { similarity, threshold, parts });
+    byThreshold.set(threshold, compiled);
   }
   return compiled;
 }
@@ -158,7 +169,7 @@ export class Session implements IntentSession {
     const settings = sessionSettings(options);
     this.#settings = settings;
     this.#clock = createClock(options.now, settings.timeZone);
-    this.#compiled = compiledFor(spec, settings.similarity, settings.threshold);
+    this.#compiled = compiledFor(spec, settings);
     const { maxRefusalMemo, maxRefusalMemoCharacters } = settings.limits;
     this.#softRefused = new BoundedMemo(maxRefusalMemo, maxRefusalMemoCharacters);
     this.#hardRefusals = new BoundedMemo(maxRefusalMemo, maxRefusalMemoCharacters);
@@ -564,7 +575,7 @@ export class Session implements IntentSession {
       // A value is new only if none of its readings was served (deny-list-reading.ts, E4).
       const counts = this.#perValue.get(rule.budget);
       const limit = rule.per.limit;
-      return perValueReadings(action.values[rule.per.variable]).every(
+      return perValueReadings(action.values[rule.per.variable], this.#settings.parts).every(
         (key) => (counts?.get(key) ?? 0) < limit,
       );
     }
@@ -701,7 +712,7 @@ export class Session implements IntentSession {
       this.#perValue.set(rule.budget, counts);
     }
     // Every reading of the value is served (E4): `a, b` serves a and b.
-    for (const key of perValueReadings(action.values[rule.per!.variable])) {
+    for (const key of perValueReadings(action.values[rule.per!.variable], this.#settings.parts)) {
       const count = (counts.get(key) ?? 0) + change;
       if (count > 0) counts.set(key, count);
       else counts.delete(key);

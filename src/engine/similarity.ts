@@ -1,4 +1,5 @@
 import { IntentguardError } from '../language/index.js';
+import { missingPart } from './engine-parts.js';
 
 /**
  * Semantic similarity for `~` and `!~`: a number in [0, 1]. The engine is
@@ -41,42 +42,17 @@ export function similarityOf(similarity: SimilarityFunction, left: string, right
   );
 }
 
-let lexical: SimilarityFunction | undefined;
-
-/** Registers the lexical measure (lexical-similarity.ts); the first one registered stays. */
-export function provideLexicalSimilarity(measure: SimilarityFunction): void {
-  lexical ??= measure;
-}
-
 /**
- * Loads the lexical measure where it is not registered: Node entry points register it at
- * once (parts-eager.ts); a page's guard loads it only for a spec that compares by `~`.
+ * The similarity of a session given none, and given no lexical measure either
+ * (`EngineParts.lexicalSimilarity`): a spec that compares by `~` is refused when it is
+ * compiled (`requireSimilarity`), and a comparison never holds by default: it throws,
+ * and the session refuses (fail closed).
  */
-export async function loadLexicalSimilarity(): Promise<void> {
-  if (lexical === undefined)
-    provideLexicalSimilarity((await import('./on-demand-part.js')).lexicalSimilarity);
-}
-
-function missingMeasure(): IntentguardError {
-  return new IntentguardError({
-    code: 'missing-part',
-    message:
-      'The spec compares by ~, and the lexical similarity is not loaded (loadLexicalSimilarity).',
-  });
-}
-
-/**
- * The similarity of a session given none: the lexical measure, once registered. Without
- * it, a spec that compares by `~` is refused when it is compiled (`requireSimilarity`),
- * and a comparison never holds by default: it throws, and the session refuses (fail
- * closed).
- */
-export const defaultSimilarity: SimilarityFunction = (left, right) => {
-  if (lexical === undefined) throw missingMeasure();
-  return lexical(left, right);
+export const missingSimilarity: SimilarityFunction = () => {
+  throw missingPart('lexicalSimilarity');
 };
 
-/** Called where a `~` is compiled: the default measure must be there to compare by it. */
+/** Called where a `~` is compiled: a measure must be there to compare by it. */
 export function requireSimilarity(similarity: SimilarityFunction): void {
-  if (similarity === defaultSimilarity && lexical === undefined) throw missingMeasure();
+  if (similarity === missingSimilarity) throw missingPart('lexicalSimilarity');
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { schemaOf, specOf, state } from '../../test/engine/fixtures.js';
+import { allEngineParts } from './all-parts.js';
 import { compileSpec } from './compiled-spec.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
 import {
@@ -20,6 +21,7 @@ const schema = schemaOf(
 const compiled = compileSpec(specOf('Form() & Alarm() -> Done', schema), {
   similarity: lexicalSimilarity,
   threshold: 0.75,
+  parts: allEngineParts,
 });
 const form = compiled.predicates.get('Form')!;
 const alarm = compiled.predicates.get('Alarm')!;

@@ -14,8 +14,9 @@ import {
   readNumber,
   type VariableType,
 } from '../language/index.js';
-import { type ConfusableSkeletons, confusableSkeletons } from '../language/unicode/skeleton.js';
+import type { ConfusableSkeletons } from '../language/unicode/skeleton.js';
 import { type SessionClock, wallClock } from './clock.js';
+import { type EngineParts, requirePart } from './engine-parts.js';
 import { plainDataProblem } from './plain-data.js';
 import { valueParts } from './value-parts.js';
 
@@ -158,20 +159,21 @@ export class TextValue {
   }
 
   /**
-   * The confusable skeletons of the text, for guards: kept by a short text, and by the
-   * copy a long one reads a test on (`verdict`); a long text itself keeps verdicts.
+   * The confusable skeletons of the text, for guards, by the confusables of `parts`: kept
+   * by a short text, and by the copy a long one reads a test on (`verdict`); a long text
+   * itself keeps verdicts.
    */
-  get skeletons(): ConfusableSkeletons {
+  skeletons(parts: EngineParts): ConfusableSkeletons {
     if (this.#skeletons !== undefined) return this.#skeletons;
-    const skeletons = confusableSkeletons(this.raw);
+    const skeletons = requirePart(parts, 'confusables').skeletons(this.raw);
     if (this.raw.length <= shortTextLength || this.#scratch) this.#skeletons = skeletons;
     return skeletons;
   }
 
   /** The parts of the skeletons, as `parts` of the text (kept for a short text). */
-  get skeletonParts(): SkeletonParts {
+  skeletonParts(engineParts: EngineParts): SkeletonParts {
     if (this.#skeletonParts !== undefined) return this.#skeletonParts;
-    const { cased, folded } = this.skeletons;
+    const { cased, folded } = this.skeletons(engineParts);
     const parts = { cased: valueParts(cased), folded: valueParts(folded) };
     if (keepsParts(cased, parts.cased) && keepsParts(folded, parts.folded))
       this.#skeletonParts = parts;

@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { loadEngineParts } from '../engine/load-parts.js';
 import { CompiledSpecError } from '../language/compiled-spec-format.js';
 import { checkSpec, unwrap } from '../language/index.js';
+import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { writeCompiledSpec } from '../language/write-compiled-spec.js';
 import { schemaFromMcpTools } from '../schema/from-mcp.js';
 import { loadToolSchema } from '../schema/index.js';
 import { compiledSpecHasRegex, guardsCompareText, loadCompiledGuard } from './compiled-guard.js';
 import { createGuard } from './create-guard.js';
+import { IntentGuard } from './intent-guard.js';
+import { loadToolResultReader } from './tool-result-reader.js';
 import type { Guard } from './types.js';
 
 const schema = unwrap(
@@ -118,21 +122,29 @@ describe('parts a page loads on demand', () => {
   );
   const misfit = { id: 'c1', name: 'book_trip', args: { city: 'Oslo', traveller: { born: 42 } } };
 
-  // The modules as a page has them: nothing registered until the guard loads it.
-  async function freshModules() {
-    vi.resetModules();
-    return {
-      compiledGuard: await import('./compiled-guard.js'),
-      intentGuard: await import('./intent-guard.js'),
-      reader: await import('../language/read-compiled-spec.js'),
-    };
-  }
+  // The modules as a page has them: a guard has only the parts it is given or loads, and
+  // nothing another guard was given (no module holds a part).
 
-  afterEach(() => vi.resetModules());
+  it('a guard started without parts refuses what needs one, even after a Node guard was given all', () => {
+    createGuard(compiled, undefined, options);
+    expect(() => new IntentGuard(readCompiledSpec(compiled), options)).toThrow(
+      /not given \(parts\.toolResults\)/,
+    );
+  });
+
+  it('loadCompiledGuard given parts loads nothing: a spec needing another part is refused', async () => {
+    await expect(loadCompiledGuard(recordDocument, { ...options, parts: {} })).rejects.toThrow(
+      /not given \(parts\.paths\)/,
+    );
+    const guard = await loadCompiledGuard(recordDocument, {
+      ...options,
+      parts: { ...(await loadEngineParts(['paths'])), toolResults: await loadToolResultReader() },
+    });
+    expect(guard.check(misfit).action).toBe('refuse');
+  });
 
   it('loadCompiledGuard loads the record reader for a schema with records, and a misfit argument is refused', async () => {
-    const { compiledGuard } = await freshModules();
-    const guard = await compiledGuard.loadCompiledGuard(recordDocument, options);
+    const guard = await loadCompiledGuard(recordDocument, options);
     const decision = guard.check(misfit);
     expect(decision.action).toBe('refuse');
     expect(decision.verdict.reasons.map((reason) => reason.code)).toEqual(['invalid-proposal']);
@@ -147,10 +159,9 @@ describe('parts a page loads on demand', () => {
   });
 
   it('a guard over a schema with records is refused when the record reader is not loaded (never a misfit taken as fitting)', async () => {
-    const { intentGuard, reader } = await freshModules();
-    expect(
-      () => new intentGuard.IntentGuard(reader.readCompiledSpec(recordDocument), options),
-    ).toThrow(/not loaded \(loadPathEvaluators\)/);
+    expect(() => new IntentGuard(readCompiledSpec(recordDocument), options)).toThrow(
+      /not given \(parts\.paths\)/,
+    );
   });
 
   // A path into the record: reading it checks the path's types with the part that evaluates it.
@@ -177,30 +188,27 @@ describe('parts a page loads on demand', () => {
   };
 
   it("loadCompiledGuard loads the check of paths and bindings before reading a spec with a path: a path's types are checked, and the guard decides", async () => {
-    const { compiledGuard } = await freshModules();
-    await expect(compiledGuard.loadCompiledGuard(tamperedPath, options)).rejects.toMatchObject({
+    await expect(loadCompiledGuard(tamperedPath, options)).rejects.toMatchObject({
       name: 'CompiledSpecError',
       path: `${pathConstraint}.access.steps[1].name`,
     });
-    const guard = await compiledGuard.loadCompiledGuard(pathDocument, options);
+    const guard = await loadCompiledGuard(pathDocument, options);
     expect(guard.check(toMallory).verdict.reasons.map((reason) => reason.code)).toContain(
       'guard-reject',
     );
   });
 
   it('a spec with a path or a binding is refused when it is read without the check of paths (never read unchecked)', async () => {
-    const { reader } = await freshModules();
     for (const document of [pathDocument, tamperedPath])
-      expect(() => reader.readCompiledSpec(document)).toThrow(
-        /path or a binding, and their check is not loaded \(loadPathEvaluators\)/,
+      expect(() => readCompiledSpec(document)).toThrow(
+        /path or a binding, and their check is not given \(parts\.paths\)/,
       );
     // A spec without one reads without it.
-    expect(reader.readCompiledSpec(recordDocument).guards).toEqual([]);
+    expect(readCompiledSpec(recordDocument).guards).toEqual([]);
   });
 
   it("loadCompiledGuard loads the reader of tools' outputs for a schema with tool results, and an output is read as the result", async () => {
-    const { compiledGuard } = await freshModules();
-    const guard = await compiledGuard.loadCompiledGuard(compiled, options);
+    const guard = await loadCompiledGuard(compiled, options);
     expect(guard.check({ id: 'c1', name: 'BankCheckBalance', args: {} }).action).toBe('run');
     expect(guard.result('c1', { output: '{"balance": 900}' }).ok).toBe(true);
     // BankCheckBalanceResult(balance <= 1000) holds: the task is done.
@@ -212,9 +220,8 @@ describe('parts a page loads on demand', () => {
   });
 
   it("a guard over a schema with tool results is refused when the reader of tools' outputs is not loaded (never an output dropped)", async () => {
-    const { intentGuard, reader } = await freshModules();
-    expect(() => new intentGuard.IntentGuard(reader.readCompiledSpec(compiled), options)).toThrow(
-      /not loaded \(loadToolResultReader\)/,
+    expect(() => new IntentGuard(readCompiledSpec(compiled), options)).toThrow(
+      /not given \(parts\.toolResults\)/,
     );
   });
 
@@ -233,23 +240,21 @@ describe('parts a page loads on demand', () => {
   const toMalory = { id: 'c1', name: 'BankTransfer', args: { to: 'Malory', amount: 1 } };
 
   it('loadCompiledGuard loads the lexical similarity for a spec that compares by ~', async () => {
-    const { compiledGuard } = await freshModules();
-    const guard = await compiledGuard.loadCompiledGuard(similarDocument, options);
+    const guard = await loadCompiledGuard(similarDocument, options);
     const decision = guard.check(toMalory);
     expect(decision.action).toBe('refuse');
     expect(decision.verdict.reasons.map((reason) => reason.code)).toContain('guard-reject');
   });
 
   it("a spec that compares by ~ is refused without the lexical similarity, and runs with the host's own measure", async () => {
-    const { intentGuard, reader } = await freshModules();
-    expect(
-      () => new intentGuard.IntentGuard(reader.readCompiledSpec(similarDocument), options),
-    ).toThrow(/lexical similarity is not loaded/);
+    expect(() => new IntentGuard(readCompiledSpec(similarDocument), options)).toThrow(
+      /nor the lexical similarity \(parts\.lexicalSimilarity\)/,
+    );
     // A host measure needs nothing loaded: this one finds every name similar. (The
-    // schema declares a tool's result: its reader is loaded, as loadCompiledGuard would.)
-    await (await import('./tool-result-reader.js')).loadToolResultReader();
-    const guard = new intentGuard.IntentGuard(reader.readCompiledSpec(similarDocument), {
+    // schema declares a tool's result: its reader is given, as loadCompiledGuard would.)
+    const guard = new IntentGuard(readCompiledSpec(similarDocument), {
       ...options,
+      parts: { toolResults: await loadToolResultReader() },
       similarity: () => 1,
     });
     expect(guard.check({ ...toMalory, args: { to: 'Alice', amount: 1 } }).action).toBe('refuse');

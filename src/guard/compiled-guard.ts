@@ -1,12 +1,14 @@
-import { loadPathEvaluators } from '../engine/path-evaluators.js';
-import { loadLexicalSimilarity } from '../engine/similarity.js';
+import { type EnginePartName, loadEngineParts } from '../engine/load-parts.js';
 import type { CheckedConstraint, CheckedPattern, Spec } from '../language/checker/spec.js';
 import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import type { Schema } from '../language/schema-model.js';
-import { loadConfusables } from '../language/unicode/skeleton.js';
 import { checkGuardOptions, IntentGuard } from './intent-guard.js';
-import { declaresToolResults, loadToolResultReader } from './tool-result-reader.js';
+import {
+  declaresToolResults,
+  type GuardParts,
+  loadToolResultReader,
+} from './tool-result-reader.js';
 import type { Guard, GuardOptions } from './types.js';
 
 /**
@@ -18,7 +20,8 @@ import type { Guard, GuardOptions } from './types.js';
  * when the spec compares by `~`, the reader of tools' outputs only when its schema declares
  * a tool's result, and the confusables table only when a guard, a rule's
  * `not P(…)` or `@repeat(per:)` compares text (or, later, when a final answer is checked:
- * `prepareAnswer`).
+ * `prepareAnswer`). Given `options.parts`, it loads nothing: the guard has those parts, and
+ * a spec that needs another is refused.
  */
 
 /** Whether a constraint compares text, itself or in a filter of its path: a guard's test then uses skeletons. */
@@ -140,15 +143,32 @@ export async function loadCompiledGuard(
   // Loaded on demand: a page whose spec has no regex never downloads the engine.
   if (compiledSpecHasRegex(document)) regex = (await import('../language/regex.js')).compileRegex;
   // Before reading: the reader checks paths and bindings with the part that evaluates them.
-  if (compiledSpecHasPaths(document)) await loadPathEvaluators();
+  const early: GuardParts =
+    checked.parts ?? (compiledSpecHasPaths(document) ? await loadEngineParts(['paths']) : {});
+  const pathCheck = early.paths?.checkPathConstraint;
   // `schema`: the host's own; the document's must be that one (criticality included).
   const spec = readCompiledSpec(document, {
     ...(regex ? { regex } : {}),
     ...(schema ? { schema } : {}),
+    ...(pathCheck ? { pathCheck } : {}),
   });
-  if (guardsCompareText(spec)) await loadConfusables();
-  if (usesPaths(spec) || declaresRecords(spec)) await loadPathEvaluators();
-  if (usesSimilarity(spec) && checked.similarity === undefined) await loadLexicalSimilarity();
-  if (declaresToolResults(spec.schema)) await loadToolResultReader();
-  return new IntentGuard(spec, checked);
+  const parts = checked.parts ?? (await partsFor(spec, checked, early));
+  return new IntentGuard(spec, { ...checked, parts });
+}
+
+/** The parts a spec needs (the ones already loaded kept), loaded for a page's guard given none. */
+async function partsFor(
+  spec: Spec,
+  options: GuardOptions,
+  loaded: GuardParts,
+): Promise<GuardParts> {
+  const needs: EnginePartName[] = [];
+  if (guardsCompareText(spec)) needs.push('confusables');
+  if ((usesPaths(spec) || declaresRecords(spec)) && loaded.paths === undefined) needs.push('paths');
+  if (usesSimilarity(spec) && options.similarity === undefined) needs.push('lexicalSimilarity');
+  const [engine, toolResults] = await Promise.all([
+    loadEngineParts(needs),
+    declaresToolResults(spec.schema) ? loadToolResultReader() : undefined,
+  ]);
+  return { ...loaded, ...engine, ...(toolResults ? { toolResults } : {}) };
 }

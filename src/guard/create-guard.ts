@@ -1,7 +1,3 @@
-// The root guard checks final answers and reads tools' outputs at once (a page's guard
-// loads them on demand).
-import '../engine/parts-eager.js';
-import './tool-results-eager.js';
 import { createSession } from '../engine/session.js';
 import { readTrace } from '../engine/trace.js';
 import type { FormalizeOptions, FormalizeResult } from '../formalize/pipeline/types.js';
@@ -11,6 +7,7 @@ import { type CompiledSpecDocument, compiledSpecFormat } from '../language/compi
 import { checkSpec, type Schema, type Spec, unwrap } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { compileRegex } from '../language/regex.js';
+import { withAllGuardParts } from './all-guard-parts.js';
 import { checkGuardOptions, IntentGuard, sessionOptionsOf } from './intent-guard.js';
 import { GuardJournalError, replayJournal } from './journal-replay.js';
 import type { Guard, GuardJournal, GuardOptions } from './types.js';
@@ -67,7 +64,9 @@ export function createGuard(
   schema?: Schema,
   options?: GuardOptions,
 ): Guard | Promise<Guard> {
-  const checked = checkGuardOptions(options);
+  // Every part unless the options say which: this guard checks final answers and reads
+  // tools' outputs at once (a page's guard, loadCompiledGuard, loads them on demand).
+  const checked = withAllGuardParts(checkGuardOptions(options));
   if (isInstruction(source)) return guardFromInstruction(source, schema, checked);
   return buildGuard(source, schema, checked);
 }
@@ -130,7 +129,12 @@ function buildGuard(
   // A compiled spec carries its schema: read and checked as data. A schema given with it
   // is the host's own, and the document's must be that one (K1).
   if (isCompiledSpec(spec)) {
-    const read = readCompiledSpec(spec, { regex: compileRegex, ...(schema ? { schema } : {}) });
+    const pathCheck = options.parts?.paths?.checkPathConstraint;
+    const read = readCompiledSpec(spec, {
+      regex: compileRegex,
+      ...(schema ? { schema } : {}),
+      ...(pathCheck ? { pathCheck } : {}),
+    });
     // The checker is loaded here: the document must also be what its source compiles to.
     requireCompiledFromSource(spec, read);
     return new IntentGuard(read, options);
@@ -193,7 +197,7 @@ export function restoreGuard(
   options?: GuardOptions,
 ): Guard {
   const checked = checkJournal(journal);
-  const given = checkGuardOptions(options);
+  const given = withAllGuardParts(checkGuardOptions(options));
   const guard = buildGuard(spec, schema, {
     ...given,
     now: checked.now,

@@ -1,5 +1,5 @@
-import { loadAnswerCheck } from '../engine/answer-check.js';
 import type { IntentSession } from '../engine/intent-session.js';
+import { loadEngineParts } from '../engine/load-parts.js';
 import { Session } from '../engine/session.js';
 import type { ObservationResult, SessionOptions } from '../engine/session-types.js';
 import type { Verdict } from '../engine/verdict.js';
@@ -7,10 +7,9 @@ import { type ArgumentProblem, argumentError, describeArgument } from '../langua
 import type { Spec } from '../language/checker/spec.js';
 import type { Schema } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
-import { loadConfusables } from '../language/unicode/skeleton.js';
 import { errorMessage } from '../support/error-message.js';
 import { renderForModel, renderForPerson, unshowableCall } from './render.js';
-import { toolResultReader } from './tool-result-reader.js';
+import { type GuardParts, toolResultReader } from './tool-result-reader.js';
 import type {
   Guard,
   GuardAction,
@@ -112,6 +111,8 @@ export class IntentGuard implements Guard {
   readonly #schema: Schema | undefined;
   /** Reads a tool's output as its result; undefined where the schema declares no result. */
   readonly #readResult: ReturnType<typeof toolResultReader>;
+  /** The parts its session was given (tool-result-reader.ts). */
+  readonly #parts: GuardParts;
   readonly #mode: 'enforce' | 'shadow';
   readonly #render: (verdict: Verdict) => string;
   readonly #onEvent: ((event: GuardEvent) => void) | undefined;
@@ -134,12 +135,22 @@ export class IntentGuard implements Guard {
     this.#render = options.render ?? renderForModel;
     this.#onEvent = options.onEvent;
     this.#waitForResults = options.finishWaitsForResults !== false;
+    const given = options.parts ?? {};
+    // Its own copy where a final answer's parts may be loaded later (`prepareAnswer`): the
+    // session reads them from it, and no other guard sees them.
+    this.#parts =
+      given.answerCheck !== undefined && given.confusables !== undefined ? given : { ...given };
     this.#session =
       'propose' in source
         ? source
-        : new Session(source, { ...sessionOptionsOf(options), rollback: true });
+        : new Session(source, {
+            ...sessionOptionsOf(options),
+            parts: this.#parts,
+            rollback: true,
+          });
     this.#schema = this.#session.schema;
-    this.#readResult = this.#schema === undefined ? undefined : toolResultReader(this.#schema);
+    this.#readResult =
+      this.#schema === undefined ? undefined : toolResultReader(this.#schema, this.#parts);
     // The clock is fixed once, so that a restored guard decides exactly as this one.
     this.#now = formatDateTime(this.#session.clock.dateTime);
     this.#timeZone = this.#session.clock.timeZone;
@@ -297,8 +308,15 @@ export class IntentGuard implements Guard {
     return answer;
   }
 
-  prepareAnswer(): Promise<void> {
-    return Promise.all([loadConfusables(), loadAnswerCheck()]).then(() => undefined);
+  async prepareAnswer(): Promise<void> {
+    const parts = this.#parts;
+    if (parts.answerCheck !== undefined && parts.confusables !== undefined) return;
+    const loaded = await loadEngineParts(['answerCheck', 'confusables']);
+    // Filled in place: the session holds this object (a copy made for it, see the constructor).
+    Object.assign(parts, {
+      answerCheck: parts.answerCheck ?? loaded.answerCheck,
+      confusables: parts.confusables ?? loaded.confusables,
+    });
   }
 
   finish(answer?: string): GuardDecision {

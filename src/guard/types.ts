@@ -1,5 +1,6 @@
 import type { ObservationResult, SessionOptions, SessionStatus } from '../engine/session-types.js';
 import type { Verdict } from '../engine/verdict.js';
+import type { GuardParts } from './tool-result-reader.js';
 
 /**
  * The guard's vocabulary: what a host (an agent framework, a proxy, an app) asks, and
@@ -53,6 +54,12 @@ export type GuardEvent =
   | { readonly kind: 'finish'; readonly decision: GuardDecision };
 
 export interface GuardOptions extends SessionOptions {
+  /**
+   * The parts that only some specs need (tool-result-reader.ts): `createGuard` and
+   * `restoreGuard` give all of them by default; `loadCompiledGuard` loads what its spec
+   * needs. A guard given none refuses a spec that needs one.
+   */
+  readonly parts?: GuardParts;
   /**
    * `enforce` (default) answers as the verdict says; `shadow` decides and records
    * everything but always answers `run` — for rolling a spec out on live traffic.

@@ -126,21 +126,13 @@ function literalFits(literal: Literal, operator: Operator, type: VariableType): 
 }
 
 /**
- * Where the check of paths, filters and bindings is found (check-compiled-paths.ts): only a
- * spec that has them needs it, and such a spec needs the engine's evaluators of paths too,
- * so a page loads it with them (engine/on-demand-part.ts, `loadPathEvaluators`); Node entry
- * points register it at once (engine/parts-eager.ts). A spec with a path or a binding is
- * refused without it: its types are never taken as checked.
+ * The check of paths, filters and bindings (check-compiled-paths.ts), given by the reader's
+ * caller (`ReadCompiledSpecOptions.pathCheck`): only a spec that has them needs it, and such
+ * a spec needs the engine's evaluators of paths too, so a page loads it with them
+ * (engine/on-demand-part.ts). A spec with a path or a binding is refused without it: its
+ * types are never taken as checked.
  */
-let pathCheck: typeof checkPathConstraint | undefined;
-
-export function provideCompiledPathCheck(check: typeof checkPathConstraint): void {
-  pathCheck ??= check;
-}
-
-export function hasCompiledPathCheck(): boolean {
-  return pathCheck !== undefined;
-}
+export type PathCheck = typeof checkPathConstraint;
 
 /** One constraint, as the checker would have typed it on `variable` (of shape `start`). */
 function checkConstraint(
@@ -148,6 +140,7 @@ function checkConstraint(
   start: Shape,
   variable: VariableDeclaration,
   where: Where,
+  pathCheck: PathCheck | undefined,
 ): void {
   if (constraint.variable !== variable && !same(constraint.variable, variable))
     fail(
@@ -160,9 +153,11 @@ function checkConstraint(
     if (pathCheck === undefined)
       fail(
         where.path,
-        'the spec has a path or a binding, and their check is not loaded (loadPathEvaluators)',
+        'the spec has a path or a binding, and their check is not given (parts.paths)',
       );
-    const typed = pathCheck(constraint, start, where, checkConstraint);
+    const typed = pathCheck(constraint, start, where, (inner, shape, element, at) =>
+      checkConstraint(inner, shape, element, at, pathCheck),
+    );
     // A binding is checked whole there.
     if (typed === undefined) return;
     compared = typed;
@@ -184,6 +179,7 @@ function checkPattern(
   path: string,
   bindings: Bindings,
   negated: boolean,
+  pathCheck: PathCheck | undefined,
 ): void {
   const predicate = pattern.predicate;
   const atom = `${pattern.range.start.offset}:${pattern.range.end.offset}`;
@@ -191,12 +187,18 @@ function checkPattern(
     const at = `${path}.constraints[${index}]`;
     const variable = predicate.variables.find((candidate) => candidate === constraint.variable);
     if (variable === undefined) fail(`${at}.variable`, `expected a variable of ${predicate.name}`);
-    checkConstraint(constraint, shapeOf(variable), variable, {
-      path: at,
-      bindings,
-      atom: `${atom}#${index}`,
-      negated,
-    });
+    checkConstraint(
+      constraint,
+      shapeOf(variable),
+      variable,
+      {
+        path: at,
+        bindings,
+        atom: `${atom}#${index}`,
+        negated,
+      },
+      pathCheck,
+    );
   });
   pattern.absent?.forEach((variable, index) => {
     if (predicate.kind !== 'action')
@@ -212,6 +214,7 @@ function checkRule(
   objectives: ReadonlySet<string>,
   schema: Schema,
   bindings: Bindings,
+  pathCheck: PathCheck | undefined,
 ): void {
   if (!rule.isDone && (schema.predicates.has(rule.head) || rule.head === answerPredicate.name))
     fail(`${path}.head`, `${rule.head} is a predicate, not an objective`);
@@ -256,7 +259,8 @@ function checkRule(
       a.pattern.range.start.offset - b.pattern.range.start.offset ||
       Number(a.negated) - Number(b.negated),
   );
-  for (const atom of atoms) checkPattern(atom.pattern, atom.path, bindings, atom.negated);
+  for (const atom of atoms)
+    checkPattern(atom.pattern, atom.path, bindings, atom.negated, pathCheck);
   rule.objectives.forEach((condition, index) => {
     const at = `${path}.objectives[${index}]`;
     if (!objectives.has(condition.name))
@@ -267,10 +271,15 @@ function checkRule(
   });
 }
 
-function checkGuard(guard: CheckedGuard, path: string, schema: Schema): void {
+function checkGuard(
+  guard: CheckedGuard,
+  path: string,
+  schema: Schema,
+  pathCheck: PathCheck | undefined,
+): void {
   if (schema.predicates.get(guard.pattern.predicate.name) !== guard.pattern.predicate)
     fail(`${path}.pattern.predicate`, 'a guard names a predicate of the schema');
-  checkPattern(guard.pattern, `${path}.pattern`, new Map(), false);
+  checkPattern(guard.pattern, `${path}.pattern`, new Map(), false, pathCheck);
 }
 
 /** The schema's own consistency: a tool's action and its result predicate name each other. */
@@ -298,6 +307,7 @@ export function checkCompiledSpec(
   schema: Schema,
   rules: readonly CheckedRule[],
   guards: readonly CheckedGuard[],
+  pathCheck: PathCheck | undefined,
 ): void {
   checkSchema(schema);
   if (!rules.some((rule) => rule.isDone)) fail('$.rules', 'a spec has a Done rule');
@@ -312,10 +322,10 @@ export function checkCompiledSpec(
       bindings = shared.get(base) ?? bindings;
       shared.set(base, bindings);
     }
-    checkRule(rule, `$.rules[${index}]`, objectives, schema, bindings);
+    checkRule(rule, `$.rules[${index}]`, objectives, schema, bindings, pathCheck);
   });
   guards.forEach((guard, index) => {
-    checkGuard(guard, `$.guards[${index}]`, schema);
+    checkGuard(guard, `$.guards[${index}]`, schema, pathCheck);
   });
 }
 

@@ -1,5 +1,5 @@
 import { isPlainRecord } from '../support/is-record.js';
-import { checkCompiledSpec, requireSchema } from './check-compiled-spec.js';
+import { checkCompiledSpec, type PathCheck, requireSchema } from './check-compiled-spec.js';
 import type { CheckedRule, Spec } from './checker/spec.js';
 import {
   answerPredicate,
@@ -35,6 +35,12 @@ export interface ReadCompiledSpecOptions {
    * fact only the app reports. Without it, the document's schema is taken as given.
    */
   readonly schema?: Schema;
+  /**
+   * The check of paths, filters and bindings (`checkPathConstraint` of
+   * check-compiled-paths.ts, an engine part: `EngineParts.paths`), for a spec that has them.
+   * Without it, such a spec is refused: its types are never taken as checked.
+   */
+  readonly pathCheck?: PathCheck;
 }
 
 interface Context {
@@ -350,7 +356,7 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
   });
   // The checker's type rules, again: a document with the right shapes may still hold a
   // spec the checker would never have produced (K1).
-  checkCompiledSpec(schema, rules, guards);
+  checkCompiledSpec(schema, rules, guards, options.pathCheck);
   if (options.schema !== undefined) requireSchema(schema, options.schema);
   // Derived as the checker derives them (checker/check.ts).
   const objectives = new Map<string, CheckedRule[]>();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createGuard } from '../../src/guard/index.js';
+import { checkPathConstraint as pathCheck } from '../../src/language/check-compiled-paths.js';
 import type { CompiledSpecDocument } from '../../src/language/compiled-spec-format.js';
 import { readCompiledSpec } from '../../src/language/read-compiled-spec.js';
 import { compileRegex } from '../../src/language/regex.js';
@@ -16,7 +17,7 @@ describe('intentguard compile', () => {
     expect(document.format).toBe('intentguard/compiled-spec');
     expect(document.version).toBe(2);
     expect(document.source).toBe(readFileSync(example.spec, 'utf8'));
-    const spec = readCompiledSpec(document, { regex: compileRegex });
+    const spec = readCompiledSpec(document, { regex: compileRegex, pathCheck });
     expect(spec.rules.length).toBeGreaterThan(0);
     expect(createGuard(document, undefined, { now: fixedNow }).roadmap()).toBe(
       createGuard(spec, undefined, { now: fixedNow }).roadmap(),

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSession, type Session } from '../../src/engine/index.js';
+import { checkPathConstraint as pathCheck } from '../../src/language/check-compiled-paths.js';
 import {
   type CompiledSpecDocument,
   CompiledSpecError,
@@ -90,7 +91,7 @@ function corpus(): Case[] {
 /** A compiled spec as it travels: written, sent as JSON text, read back. */
 function shipped(spec: Spec): Spec {
   const text = JSON.stringify(writeCompiledSpec(spec));
-  return readCompiledSpec(JSON.parse(text), { regex: compileRegex });
+  return readCompiledSpec(JSON.parse(text), { regex: compileRegex, pathCheck });
 }
 
 /** A spec as plain data, regexes by their source: what must survive the trip. */
@@ -232,7 +233,7 @@ describe('hostile compiled specs are refused with where and why', () => {
 
   function refusal(document: unknown): CompiledSpecError {
     try {
-      readCompiledSpec(document, { regex: compileRegex });
+      readCompiledSpec(document, { regex: compileRegex, pathCheck });
     } catch (error) {
       expect(CompiledSpecError.isInstance(error)).toBe(true);
       expect((error as CompiledSpecError).code).toBe('invalid-compiled-spec');

@@ -11,8 +11,13 @@ import type {
   VariableDeclaration,
   VariableType,
 } from '../../src/language/index.js';
-import { confusableSkeletons } from '../../src/language/unicode/skeleton.js';
+import { confusablePrototypes } from '../../src/language/unicode/confusables.js';
+import { confusablesFrom } from '../../src/language/unicode/skeleton.js';
 import { Fraction } from './reference-decimal.js';
+
+const confusables = confusablesFrom(confusablePrototypes);
+const confusableSkeletons = (text: string, keepEdges?: boolean) =>
+  confusables.skeletons(text, keepEdges);
 
 /**
  * A deliberately naive evaluator of LANGUAGE.md §5–6, written from the document for the

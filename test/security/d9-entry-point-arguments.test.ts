@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { allEngineParts } from '../../src/engine/all-parts.js';
 // An engine internal, no longer on the root; it still answers misuse with a TypeError.
 import { compileSpec } from '../../src/engine/compiled-spec.js';
 import {
@@ -110,7 +111,11 @@ describe('D9: entry points answer misuse with the documented errors', () => {
       "explainSpec: 'options' must be an options object or undefined, not 7",
     );
     expect(() =>
-      compileSpec(anything(null), { similarity: lexicalSimilarity, threshold: 0.8 }),
+      compileSpec(anything(null), {
+        similarity: lexicalSimilarity,
+        threshold: 0.8,
+        parts: allEngineParts,
+      }),
     ).toThrow(TypeError);
     expect(explainSpec(specFor(bankText, bankSchema())).text).toContain('Steps:');
   });

@@ -1,4 +1,4 @@
-import { answerCheck } from '../answer-check.js';
+import { requirePart } from '../engine-parts.js';
 import { type EvaluationContext, explainRule, ruleFires } from '../evaluation.js';
 import { prematureFinish, unmetReason } from '../feedback.js';
 import type { NormalizedProposal } from '../proposal.js';
@@ -22,7 +22,7 @@ export function decideFinish(
   const plan: CommitPlan = { updates: [], rules: [], finish: true };
   // v2: whatever the rules say, an answer that shows calls never made is refused.
   if (proposal.answer !== undefined) {
-    const reason = answerCheck()(
+    const reason = requirePart(host.settings.parts, 'answerCheck')(
       proposal.answer,
       host.compiled,
       host.committedCalls,

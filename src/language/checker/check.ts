@@ -23,8 +23,6 @@ import {
 } from '../parser.js';
 import { failure, type Result, success } from '../result.js';
 import { createSchema, findVariable, type Schema } from '../schema-model.js';
-// Specs checked from their text get the confusables table at once (guards need it).
-import '../unicode/confusables-eager.js';
 import { reportNoObservedState } from './observed-state.js';
 import { reportCycles, reportReachability } from './reachability.js';
 import { reportRecordListComparisons } from './record-lists.js';

@@ -1,20 +1,21 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { type ConfusableSkeletons, confusableSkeletons, loadConfusables } from './skeleton.js';
+import { describe, expect, it } from 'vitest';
+import { confusablePrototypes } from './confusables.js';
+import { type ConfusableSkeletons, confusablesFrom } from './skeleton.js';
 
-it('refuses a skeleton before the confusables table is loaded (fail closed), then loads it on demand', async () => {
-  // A fresh copy of the module, as a page has before it loads the table (in Node the
-  // checker loads it at once).
-  vi.resetModules();
-  const fresh = await import('./skeleton.js');
-  expect(fresh.confusablesLoaded()).toBe(false);
-  expect(() => fresh.confusableSkeletons('Mallory')).toThrow(/confusables table/);
-  expect(() => fresh.confusableSkeletons('Маllory')).toThrow(/confusables table/);
-  await fresh.loadConfusables();
-  expect(fresh.confusablesLoaded()).toBe(true);
-  expect(fresh.confusableSkeletons('Маllory').cased).toBe(
-    fresh.confusableSkeletons('mallory').cased,
-  );
+const confusables = confusablesFrom(confusablePrototypes);
+const confusableSkeletons = (text: string, keepEdges?: boolean) =>
+  confusables.skeletons(text, keepEdges);
+
+it('parses its table once, on first use, and answers the same from then on', () => {
+  const table = confusablesFrom(confusablePrototypes);
+  const first = table.skeletons('Маllory');
+  expect(first.cased).toBe(table.skeletons('mallory').cased);
+  expect(table.skeletons('Маllory')).toEqual(first);
+  // Another table is another part: `a` for a Cyrillic а only where the table says so.
+  const other = confusablesFrom('61:430');
+  expect(other.skeletons('\u0430').cased).toBe('a');
+  expect(other.skeletons('Mall0ry').cased).not.toBe(table.skeletons('Mall0ry').cased);
 });
 
 /** Whether two texts look alike: either skeleton equal. */
@@ -25,8 +26,6 @@ function lookAlike(left: string, right: string): boolean {
 }
 
 describe('confusable skeletons (UTS #39, case-insensitive)', () => {
-  beforeAll(loadConfusables);
-
   it.each([
     ['Маllory', 'Mallory', 'a Cyrillic capital М'],
     ['МАLLORY', 'mallory', 'Cyrillic capitals in capitals'],

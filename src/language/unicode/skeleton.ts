@@ -9,43 +9,10 @@ import { caseFold } from './case-folding.js';
  * `pаssword` with a Cyrillic `а`, `Mall0ry` — get the same skeleton.
  */
 
-let prototypes: Map<number, string> | undefined;
-/** The table (confusables.ts), once provided: at once where the checker is (confusables-eager.ts), on demand in pages. */
-let prototypeTable: string | undefined;
-
-/** Provides the confusables table (confusables.ts); the first one provided stays. */
-export function provideConfusablePrototypes(table: string): void {
-  prototypeTable ??= table;
-}
-
-/** Whether skeletons can be computed now. */
-export function confusablesLoaded(): boolean {
-  return prototypeTable !== undefined;
-}
-
-/**
- * Loads the confusables table (about 26 KB gzipped) where it was not loaded with the
- * checker: a page's guard awaits it before deciding when its guards compare text, and
- * before it checks a final answer (fabricated-action.ts).
- */
-export async function loadConfusables(): Promise<void> {
-  if (prototypeTable !== undefined) return;
-  provideConfusablePrototypes((await import('./confusables.js')).confusablePrototypes);
-}
-
-/** Parsed on first use: only sessions whose guards compare text need it. */
-function prototypeMap(): Map<number, string> {
-  if (prototypes) return prototypes;
-  // Never a skeleton without the table: that would let a look-alike past a guard. The
-  // session turns this into an `internal-error` refusal (fail closed).
-  if (prototypeTable === undefined)
-    throw new IntentguardError({
-      code: 'missing-part',
-      message:
-        'Confusable skeletons need the confusables table, which is not loaded (loadConfusables).',
-    });
+/** The table parsed, with what it adds to confusables.txt. */
+function prototypeMap(table: string): Map<number, string> {
   const map = new Map<number, string>();
-  for (const line of prototypeTable.split('\n')) {
+  for (const line of table.split('\n')) {
     const colon = line.indexOf(':');
     if (colon < 0) continue;
     const prototype = String.fromCodePoint(
@@ -71,18 +38,17 @@ function prototypeMap(): Map<number, string> {
     if (letter !== undefined) map.set(source, letter);
   }
   for (const [capital, letter] of letters) map.set(capital.codePointAt(0) ?? 0, letter);
-  prototypes = map;
   return map;
 }
 
-/** The prototypes of ASCII, from the map, by code (an array lookup, not a hash). */
-let asciiPrototypes: (string | undefined)[] | undefined;
+/** A parsed table: the map, and the prototypes of ASCII by code (an array lookup, not a hash). */
+interface Prototypes {
+  readonly map: Map<number, string>;
+  readonly ascii: readonly (string | undefined)[];
+}
 
 /** Each code point's prototype; unchanged stretches sliced and joined once (no rope, S1). */
-function mapPrototypes(text: string): string {
-  const map = prototypeMap();
-  asciiPrototypes ??= Array.from({ length: 0x80 }, (_, code) => map.get(code));
-  const ascii = asciiPrototypes;
+function mapPrototypes(text: string, { map, ascii }: Prototypes): string {
   const decomposed = text.normalize('NFD');
   const pieces: string[] = [];
   let start = 0;
@@ -111,50 +77,60 @@ function visibleText(text: string): string {
 }
 
 /** Prototypes, then marks dropped and whitespace collapsed (not trimmed). */
-function finish(text: string): string {
+function finish(text: string, prototypes: Prototypes): string {
   // Marks are dropped: an accent an agent adds (`Mallóry`, a combining acute) does not
   // hide a name from a guard.
   // A replacement function, not '': V8 builds that result flat instead of as a rope.
-  const unmarked = mapPrototypes(text).replace(marks, () => '');
+  const unmarked = mapPrototypes(text, prototypes).replace(marks, () => '');
   return collapseSpaces(unmarked, false, false);
 }
 
 /** Prototypes first, then case folding, then prototypes again. */
-function slowCased(text: string): string {
-  return finish(caseFold(mapPrototypes(visibleText(text))));
+function slowCased(text: string, prototypes: Prototypes): string {
+  return finish(caseFold(mapPrototypes(visibleText(text), prototypes)), prototypes);
 }
 
 /** Case folding first, then as `slowCased`. */
-function slowFolded(text: string): string {
-  return slowCased(caseFold(visibleText(text)));
+function slowFolded(text: string, prototypes: Prototypes): string {
+  return slowCased(caseFold(visibleText(text)), prototypes);
 }
 
-let asciiTables: { cased: string[]; folded: string[]; differ: RegExp } | undefined;
+/** How each ASCII character maps in either order, and which characters the orders map apart. */
+interface AsciiTables {
+  readonly cased: readonly string[];
+  readonly folded: readonly string[];
+  readonly differ: RegExp;
+}
 
 /**
  * ASCII maps character by character; tables make the common case cheap. A control is
  * what `visibleText` makes of it: a space for those that separate words, else nothing.
  */
-function asciiSkeletons(text: string, keepEdges: boolean): ConfusableSkeletons {
-  if (!asciiTables) {
-    const cased: string[] = [];
-    const folded: string[] = [];
-    for (const code of [...Array(0x20).keys(), 0x7f]) {
-      cased[code] = code >= 0x09 && code <= 0x0d ? ' ' : '';
-      folded[code] = cased[code] as string;
-    }
-    for (let code = 0x20; code < 0x7f; code++) {
-      cased[code] = slowCased(String.fromCharCode(code));
-      folded[code] = slowFolded(String.fromCharCode(code));
-    }
-    // The characters the two orders map apart (only `I`: `l` when mapped first, `i`
-    // when folded first); a text without them has one skeleton, computed once.
-    let differ = '';
-    for (let code = 0; code < 0x80; code++)
-      if (cased[code] !== folded[code]) differ += `\\x${code.toString(16).padStart(2, '0')}`;
-    asciiTables = { cased, folded, differ: new RegExp(differ === '' ? '(?!)' : `[${differ}]`) };
+function asciiTablesOf(prototypes: Prototypes): AsciiTables {
+  const cased: string[] = [];
+  const folded: string[] = [];
+  for (const code of [...Array(0x20).keys(), 0x7f]) {
+    cased[code] = code >= 0x09 && code <= 0x0d ? ' ' : '';
+    folded[code] = cased[code] as string;
   }
-  const { cased: casedTable, folded: foldedTable, differ } = asciiTables;
+  for (let code = 0x20; code < 0x7f; code++) {
+    cased[code] = slowCased(String.fromCharCode(code), prototypes);
+    folded[code] = slowFolded(String.fromCharCode(code), prototypes);
+  }
+  // The characters the two orders map apart (only `I`: `l` when mapped first, `i`
+  // when folded first); a text without them has one skeleton, computed once.
+  let differ = '';
+  for (let code = 0; code < 0x80; code++)
+    if (cased[code] !== folded[code]) differ += `\\x${code.toString(16).padStart(2, '0')}`;
+  return { cased, folded, differ: new RegExp(differ === '' ? '(?!)' : `[${differ}]`) };
+}
+
+function asciiSkeletons(
+  text: string,
+  keepEdges: boolean,
+  tables: AsciiTables,
+): ConfusableSkeletons {
+  const { cased: casedTable, folded: foldedTable, differ } = tables;
   // No ASCII prototype holds a space: the spaces are the text's own (or a control's).
   const tidy = (skeleton: string) => collapseSpaces(skeleton, !keepEdges, false);
   const cased = tidy(mapAscii(text, casedTable));
@@ -195,19 +171,46 @@ export interface ConfusableSkeletons {
 }
 
 /**
- * The confusable skeletons of a text (UTS #39, case-insensitive): invisible characters
- * and controls removed, NFKC, confusable prototypes and full case folding, combining
- * marks removed, whitespace collapsed; trimmed unless `keepEdges` (a `contains`
- * needle keeps a space at either end). Not meant to be read — `m` becomes `rn` — only
- * compared.
- *
- * @example
- * confusableSkeletons('Маllory').cased === confusableSkeletons('mallory').cased // Cyrillic М
+ * The confusables table as an engine part (`EngineParts.confusables`): the skeletons of
+ * texts by the table it was made from (`confusablesFrom`). Node entry points pass the one
+ * made from confusables.ts; a page's guard loads the table (about 26 KB gzipped) only
+ * when its guards compare text or it checks a final answer. Without it, a skeleton is
+ * never computed: the session refuses (fail closed), and a look-alike never passes.
  */
-export function confusableSkeletons(text: string, keepEdges = false): ConfusableSkeletons {
-  // ASCII with line breaks too: a page of plain text must not take the Unicode path.
-  if (/^[\x00-\x7f]*$/.test(text)) return asciiSkeletons(text, keepEdges);
-  const cased = slowCased(text);
-  const folded = slowFolded(text);
-  return keepEdges ? { cased, folded } : { cased: cased.trim(), folded: folded.trim() };
+export interface Confusables {
+  /**
+   * The confusable skeletons of a text (UTS #39, case-insensitive): invisible characters
+   * and controls removed, NFKC, confusable prototypes and full case folding, combining
+   * marks removed, whitespace collapsed; trimmed unless `keepEdges` (a `contains`
+   * needle keeps a space at either end). Not meant to be read — `m` becomes `rn` — only
+   * compared.
+   *
+   * @example
+   * confusables.skeletons('Маllory').cased === confusables.skeletons('mallory').cased // Cyrillic М
+   */
+  skeletons(text: string, keepEdges?: boolean): ConfusableSkeletons;
+}
+
+/** The confusables of a table (confusables.ts), parsed on first use: only sessions whose guards compare text need it. */
+export function confusablesFrom(table: string): Confusables {
+  let prototypes: Prototypes | undefined;
+  let asciiTables: AsciiTables | undefined;
+  const parsed = (): Prototypes => {
+    if (prototypes !== undefined) return prototypes;
+    const map = prototypeMap(table);
+    prototypes = { map, ascii: Array.from({ length: 0x80 }, (_, code) => map.get(code)) };
+    return prototypes;
+  };
+  return {
+    skeletons(text, keepEdges = false) {
+      // ASCII with line breaks too: a page of plain text must not take the Unicode path.
+      if (/^[\x00-\x7f]*$/.test(text)) {
+        asciiTables ??= asciiTablesOf(parsed());
+        return asciiSkeletons(text, keepEdges, asciiTables);
+      }
+      const cased = slowCased(text, parsed());
+      const folded = slowFolded(text, parsed());
+      return keepEdges ? { cased, folded } : { cased: cased.trim(), folded: folded.trim() };
+    },
+  };
 }
