@@ -1,4 +1,4 @@
-import { type Confusables, confusablesFrom } from '../language/unicode/skeleton.js';
+import type { Confusables } from '../language/unicode/skeleton.js';
 import type { EngineParts } from './engine-parts.js';
 
 /** The name of an engine part (engine-parts.ts). */
@@ -6,9 +6,9 @@ export type EnginePartName = keyof EngineParts;
 
 /**
  * Loads the named parts, for a page's guard: the evaluators of paths, the lexical
- * similarity and the answer check come in one module (on-demand-part.ts), the
- * confusables table in another (about 26 KB gzipped). A page downloads them only when
- * its spec needs them.
+ * similarity, the answer check and the reader of the confusables table come in one module
+ * (on-demand-part.ts), the table in another (about 24 KB gzipped). A page downloads them
+ * only when its spec needs them.
  */
 export async function loadEngineParts(names: Iterable<EnginePartName>): Promise<EngineParts> {
   const wanted = new Set(names);
@@ -29,10 +29,14 @@ export async function loadEngineParts(names: Iterable<EnginePartName>): Promise<
 }
 
 /**
- * The table alone is loaded: the code that reads it (skeleton.ts) is up front, as a module
- * loaded on demand with it would share the page's text modules and split the page's
- * bundle into one more file (docs/web.md).
+ * The table, and the code that reads it (skeleton.ts) from the engine's on-demand part: on
+ * its own, that code would share the page's text modules and split what the page loads up
+ * front into one more file (docs/web.md).
  */
 async function loadConfusables(): Promise<Confusables> {
-  return confusablesFrom((await import('../language/unicode/confusables.js')).confusablePrototypes);
+  const [{ confusablesFrom }, { confusablePrototypes }] = await Promise.all([
+    import('./on-demand-part.js'),
+    import('../language/unicode/confusables.js'),
+  ]);
+  return confusablesFrom(confusablePrototypes);
 }

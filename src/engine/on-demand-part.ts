@@ -1,4 +1,5 @@
 import { checkPathConstraint } from '../language/check-compiled-paths.js';
+import { confusablesFrom } from '../language/unicode/skeleton.js';
 import { bindingData, compileAccessTest } from './access-test.js';
 import { refuseAnswer } from './answer-refusal.js';
 import { describeBound, pathText, someElementText } from './binding-feedback.js';
@@ -12,8 +13,9 @@ import { recordArgumentProblem } from './record-values.js';
  * The engine's parts (engine-parts.ts) a page's guard loads on demand (load-parts.ts), as
  * one module: the evaluators of paths, filters, bindings and records with the words of
  * their reasons and the check of a compiled spec's paths and bindings (path-evaluators.ts),
- * the fabricated-action check of a final answer (answer-refusal.ts) and the lexical
- * similarity of `~`. Node entry points take them from here at once (all-parts.ts).
+ * the fabricated-action check of a final answer (answer-refusal.ts), the lexical
+ * similarity of `~`, and the reader of the confusables table (skeleton.ts; the table
+ * itself is a module of its own). Node entry points take them from here at once (all-parts.ts).
  * One module rather than one each: every part on its own would share a different set of
  * the engine's modules with the page, and the bundler would split what the page loads
  * up front into that many more files, each compressed on its own.
@@ -32,4 +34,4 @@ export const evaluators: PathEvaluators = {
   checkPathConstraint,
 };
 
-export { lexicalSimilarity, refuseAnswer };
+export { confusablesFrom, lexicalSimilarity, refuseAnswer };
