@@ -40,7 +40,7 @@ export function toolResultReader(schema: Schema, parts: GuardParts): ToolResultR
   return parts.toolResults;
 }
 
-/** Loads the reader, for a page's guard. */
+/** Loads the reader, for a page's guard (with the engine's on-demand part: tool-results-part.ts). */
 export async function loadToolResultReader(): Promise<ToolResultReader> {
-  return (await import('./tool-results.js')).toolResultObservation;
+  return (await import('./tool-results-part.js')).toolResultObservation;
 }
