@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMajoritySession } from '../engine/majority-session.js';
 import { checkSpec, type Spec, unwrap } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
+import { allGuardParts } from './all-guard-parts.js';
 import { createGuard, restoreGuard } from './create-guard.js';
 import { IntentGuard } from './intent-guard.js';
 import type { GuardJournal, JournalEvent, ToolCall } from './types.js';
@@ -29,7 +30,7 @@ describe('a guard over a MajoritySession', () => {
     createMajoritySession([spec(bankText), spec(bankText), spec(unconfirmed)], { now });
 
   it('decides by the vote, commits, approves by call id and rolls a failed call back', () => {
-    const guard = new IntentGuard(majority(), {});
+    const guard = new IntentGuard(majority(), { parts: allGuardParts });
     expect(guard.check(balance('b1')).action).toBe('run');
     expect(guard.result('b1', { output: { balance: 1500 } }).ok).toBe(true);
     const asked = guard.check(transfer('t1', 'Alice', 500));
@@ -52,7 +53,7 @@ describe('a guard over a MajoritySession', () => {
   });
 
   it('fixes its journal clock from the majority session', () => {
-    expect(new IntentGuard(majority(), {}).journal()).toMatchObject({
+    expect(new IntentGuard(majority(), { parts: allGuardParts }).journal()).toMatchObject({
       now: createGuard(bankText, schema, { now }).journal().now,
       timeZone: 'UTC',
     });
