@@ -57,7 +57,7 @@ export interface CompiledPattern {
   /** The rule the pattern belongs to; undefined for a guard's pattern. */
   readonly rule: CompiledRule | undefined;
   /** A guard's pattern with bindings: matched by a join over its one action. */
-  readonly join?: JoinPlan;
+  readonly join?: JoinPlan | undefined;
 }
 
 export interface CompiledRule {
@@ -82,7 +82,7 @@ export interface CompiledRule {
   /** `@repeat(per: arg)` (v2): the action argument's index, and the budget per value. */
   readonly per: { readonly variable: number; readonly limit: number } | undefined;
   /** Set when the rule has bindings: it fires by a join (LANGUAGE.md §7). */
-  readonly join?: JoinPlan;
+  readonly join?: JoinPlan | undefined;
 }
 
 /**

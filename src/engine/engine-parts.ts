@@ -37,7 +37,7 @@ export interface EngineParts {
    * `@repeat(per:)`, and the answer check; without it, a skeleton is never computed: the
    * session refuses the proposal that needs one.
    */
-  readonly confusables?: Confusables;
+  readonly confusables?: Confusables | undefined;
 }
 
 /** What each part is for, in the error that refuses a spec needing it. */

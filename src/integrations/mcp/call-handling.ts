@@ -59,8 +59,8 @@ export interface CallContext {
 
 type CallParams = {
   name: string;
-  arguments?: Record<string, unknown>;
-  _meta?: Record<string, unknown>;
+  arguments?: Record<string, unknown> | undefined;
+  _meta?: Record<string, unknown> | undefined;
 };
 type CallExtra = {
   signal: AbortSignal;

@@ -155,7 +155,7 @@ export interface RemoteOptions {
 }
 
 export interface RemoteSessionInput {
-  readonly spec?: string;
+  readonly spec?: string | undefined;
   readonly states?: unknown;
   readonly now?: string;
   readonly timeZone?: string;
