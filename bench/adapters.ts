@@ -2,7 +2,7 @@ import { generateText as generateTextV6 } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { generateText as generateTextV7 } from 'ai-v7';
 import { MockLanguageModelV4 } from 'ai-v7/test';
-import { measureAdapterOverhead } from '../src/integrations/ai-sdk/bench.js';
+import { measureAdapterOverhead } from './ai-sdk-overhead.js';
 import { table } from './measure.js';
 
 /**

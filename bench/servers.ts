@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measureCheckThroughput } from '../src/integrations/http/bench.js';
-import { mcpProxyOverhead } from '../src/integrations/mcp/bench.js';
+import { measureCheckThroughput } from './http-throughput.js';
+import { mcpProxyOverhead } from './mcp-overhead.js';
 import { table } from './measure.js';
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { measureCheckThroughput } from '../../src/integrations/http/bench.js';
+import { measureCheckThroughput } from '../../bench/http-throughput.js';
 import { killAll, startServer } from './server-process.js';
 
 const token = 'bench-token-0123456789abcdef';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mcpProxyOverhead } from '../../src/integrations/mcp/bench.js';
+import { mcpProxyOverhead } from '../../bench/mcp-overhead.js';
 
 describe('mcpProxyOverhead (the bench function)', () => {
   it('measures direct and proxied calls on real processes', async () => {

@@ -13,6 +13,7 @@
  */
 
 import { Agent, request } from 'node:http';
+import { percentile } from './measure.js';
 
 /** One POST on a keep-alive connection: status and body text. */
 function post(
@@ -97,11 +98,6 @@ const defaultTools = {
 };
 const defaultSpec =
   'Lookup() -> Looked\nLooked -> Done\nreject DeleteRecord() because "nothing is deleted in this task"\n';
-
-function percentile(sorted: Float64Array, fraction: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
-}
 
 export async function measureCheckThroughput(
   options: ThroughputOptions,

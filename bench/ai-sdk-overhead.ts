@@ -1,8 +1,12 @@
-import { createGuard, type Guard } from '../../guard/index.js';
-import { checkSpec, type Spec } from '../../language/index.js';
-import { loadToolSchema } from '../../schema/index.js';
-import { guardTools } from './guard-tools.js';
-import { intentguardToolApproval, observeToolResults } from './tool-approval.js';
+import { createGuard, type Guard } from '../src/guard/index.js';
+import { guardTools } from '../src/integrations/ai-sdk/guard-tools.js';
+import {
+  intentguardToolApproval,
+  observeToolResults,
+} from '../src/integrations/ai-sdk/tool-approval.js';
+import { checkSpec, type Spec } from '../src/language/index.js';
+import { loadToolSchema } from '../src/schema/index.js';
+import { median } from './measure.js';
 
 /**
  * The adapter's overhead per tool call in a real AI SDK run (issue #8: ≤ 50 µs): the
@@ -85,14 +89,6 @@ const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 1, text: 1, reasoning: 0 },
 };
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? sorted[middle]!
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 /** One run: `steps` model turns of `callsPerStep` parallel calls, then a text answer. */
 async function run(

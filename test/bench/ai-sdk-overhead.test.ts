@@ -3,7 +3,7 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { generateText as generateTextV7 } from 'ai-v7';
 import { MockLanguageModelV4 } from 'ai-v7/test';
 import { describe, expect, it } from 'vitest';
-import { measureAdapterOverhead } from './bench.js';
+import { measureAdapterOverhead } from '../../bench/ai-sdk-overhead.js';
 
 /** The benchmark helper runs on both lines (tiny sizes: it must work, not be fast here). */
 describe('measureAdapterOverhead', () => {

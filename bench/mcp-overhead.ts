@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { percentile } from './measure.js';
 
 /** What `mcpProxyOverhead` measured, in milliseconds per `tools/call`. */
 export interface McpProxyOverhead {
@@ -16,16 +17,11 @@ export interface McpProxyOverhead {
   readonly overheadP99: number;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
 /** The CLI next to this file: `dist/cli/main.js` when built, else the source through tsx. */
 function cliCommand(): string[] {
-  const built = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
+  const built = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
   if (existsSync(built)) return [built];
-  return ['--import', 'tsx', fileURLToPath(new URL('../../cli/main.ts', import.meta.url))];
+  return ['--import', 'tsx', fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))];
 }
 
 /**
@@ -90,8 +86,8 @@ export async function mcpProxyOverhead(
     }
     directTimes.sort((x, y) => x - y);
     proxiedTimes.sort((x, y) => x - y);
-    const d = { p50: percentile(directTimes, 50), p99: percentile(directTimes, 99) };
-    const p = { p50: percentile(proxiedTimes, 50), p99: percentile(proxiedTimes, 99) };
+    const d = { p50: percentile(directTimes, 0.5), p99: percentile(directTimes, 0.99) };
+    const p = { p50: percentile(proxiedTimes, 0.5), p99: percentile(proxiedTimes, 0.99) };
     return {
       calls,
       direct: d,
