@@ -15,15 +15,15 @@
  * web.observe({ PaymentResult: { success: true } });
  */
 export type { RemoteOptions, WebFailureCode } from './backend.js';
-export {
-  type ActionContext,
-  createWebGuard,
-  type GuardActionOptions,
-  type TriggerKind,
-  type WebGuard,
-  type WebGuardOptions,
-} from './controller.js';
+export { createWebGuard } from './controller.js';
 export { type ConfirmRequest, confirmWithDialog } from './dialog-on-demand.js';
+export type {
+  ActionContext,
+  GuardActionOptions,
+  TriggerKind,
+  WebGuard,
+  WebGuardOptions,
+} from './options.js';
 export {
   type PublishedState,
   type PublishedVerdict,
