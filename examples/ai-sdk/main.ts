@@ -22,8 +22,8 @@ import {
   finishTool,
   guardTools,
   isTaskFinished,
-  syncApprovals,
   schemaFromAiSdkTools,
+  syncApprovals,
 } from '../../src/integrations/ai-sdk/index.js';
 import { unwrap } from '../../src/language/index.js';
 
