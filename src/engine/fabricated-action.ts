@@ -1,6 +1,7 @@
 import { isDecimal, normalizeText } from '../language/index.js';
 import { jsonNesting } from '../language/json-nesting.js';
 import type { Confusables } from '../language/unicode/skeleton.js';
+import { escapeRegExp } from '../support/escape-regexp.js';
 import { isRecord } from '../support/is-record.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
@@ -129,10 +130,6 @@ function nameKeysOf(name: string, confusables: Confusables): readonly string[] {
   return skeletons(name, confusables).map((skeleton) => skeleton.replace(/[^\p{L}\p{N}]/gu, ''));
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}
-
 /** `action` as the skeletons spell it, in a regex alternation. */
 function wordPattern(words: readonly string[], confusables: Confusables): string {
   const spellings = new Set<string>();
@@ -140,7 +137,7 @@ function wordPattern(words: readonly string[], confusables: Confusables): string
     for (const skeleton of skeletons(word, confusables)) spellings.add(skeleton);
   return [...spellings]
     .sort((a, b) => b.length - a.length)
-    .map(escapeRegex)
+    .map(escapeRegExp)
     .join('|');
 }
 

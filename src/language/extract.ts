@@ -1,3 +1,4 @@
+import { escapeRegExp } from '../support/escape-regexp.js';
 import { arrowSpellings } from './lexer.js';
 
 /**
@@ -18,9 +19,7 @@ const openingTagPattern = new RegExp(`<(${specTagNames})>`, 'gi');
 // The closing fence may end the text without a newline. With the `m` flag a line also
 // starts after '\r' and U+2028, so matches not after '\n' are dropped (see `fencesOf`).
 const fencePattern = /^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n|$)/gm;
-const arrowPattern = new RegExp(
-  arrowSpellings.map((spelling) => spelling.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
-);
+const arrowPattern = new RegExp(arrowSpellings.map(escapeRegExp).join('|'));
 
 /** Whether `text` holds a rule arrow, in any spelling the lexer reads as one. */
 export function hasRuleArrow(text: string): boolean {

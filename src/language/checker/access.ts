@@ -1,3 +1,4 @@
+import { escapeRegExp } from '../../support/escape-regexp.js';
 import { durationSeconds } from '../arithmetic.js';
 import type { ArithmeticOperand, ConstraintNode, Operator, PathStep, ValueNode } from '../ast.js';
 import { allowedOperators } from '../operators.js';
@@ -458,8 +459,9 @@ function invalidPath(
 function describesField(root: VariableDeclaration, field: string): boolean {
   const description = root.description;
   if (description === undefined || description.trim() === '') return true;
-  const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(^|[^A-Za-z0-9_])${escaped}([^A-Za-z0-9_]|$)`, 'i').test(description);
+  return new RegExp(`(^|[^A-Za-z0-9_])${escapeRegExp(field)}([^A-Za-z0-9_]|$)`, 'i').test(
+    description,
+  );
 }
 
 function walk(
