@@ -17,7 +17,7 @@ if (!Number.isInteger(caseIndex)) {
   process.stderr.write('usage: toolemu-trace CASE_IDX [AGENT]\n');
   process.exit(2);
 }
-const data = new URL('../../shared/data/toolemu/', import.meta.url);
+const data = new URL('../data/toolemu/', import.meta.url);
 const toolkits = JSON.parse(readFileSync(new URL('toolkits.json', data), 'utf8')) as {
   toolkit: string;
 }[];

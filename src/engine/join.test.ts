@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedUrl } from '../../test/support/shared.js';
+import { dataUrl } from '../../test/support/project-data.js';
 import { analyzeSpec } from '../language/analyze.js';
 import { checkSpec, createSchema } from '../language/index.js';
 import type { Schema } from '../language/schema-model.js';
 import { schemaFromToolemu } from '../schema/from-toolemu.js';
 import { createSession } from './session-all-parts.js';
 
-const schema = schemaFromToolemu(readFileSync(sharedUrl('data/toolemu/toolkits.json'), 'utf8'))
+const schema = schemaFromToolemu(readFileSync(dataUrl('toolemu/toolkits.json'), 'utf8'))
   .value as Schema;
 const now = '2025-03-14T12:00';
 

@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedUrl } from '../../test/support/shared.js';
+import { dataUrl } from '../../test/support/project-data.js';
 import { createSchema } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
 import { selectPredicates, terms } from './relevance.js';
 
-const toolkits = JSON.parse(
-  readFileSync(sharedUrl('data/toolemu/toolkits.json'), 'utf8'),
-) as unknown[];
+const toolkits = JSON.parse(readFileSync(dataUrl('toolemu/toolkits.json'), 'utf8')) as unknown[];
 const allTools = (() => {
   const result = loadToolSchema(toolkits, { id: 'toolkits' });
   if (!result.ok) throw new Error('toolkits do not load');

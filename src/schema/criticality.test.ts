@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedUrl } from '../../test/support/shared.js';
+import { dataUrl } from '../../test/support/project-data.js';
 import {
   criticalToolVerbs,
   isCriticalByAnnotations,
@@ -73,7 +73,7 @@ describe('isCriticalByName', () => {
   });
 
   it('agrees with the verbs of the ToolEmu tools', () => {
-    const toolkits = JSON.parse(readFileSync(sharedUrl('data/toolemu/toolkits.json'), 'utf8')) as {
+    const toolkits = JSON.parse(readFileSync(dataUrl('toolemu/toolkits.json'), 'utf8')) as {
       tools: { name: string }[];
     }[];
     const names = toolkits.flatMap((toolkit) => toolkit.tools.map((tool) => tool.name));

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedUrl } from '../../test/support/shared.js';
+import { dataUrl } from '../../test/support/project-data.js';
 import type { Result } from '../language/result.js';
 import type { Schema } from '../language/schema-model.js';
 import { findVariable } from '../language/schema-model.js';
 import { schemaFromToolemu } from './from-toolemu.js';
 
-const toolkitsText = readFileSync(sharedUrl('data/toolemu/toolkits.json'), 'utf8');
+const toolkitsText = readFileSync(dataUrl('toolemu/toolkits.json'), 'utf8');
 
 function problems(result: Result<unknown>): [string, string | undefined][] {
   return result.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.path]);

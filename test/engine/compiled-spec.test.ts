@@ -11,6 +11,7 @@ import { readCompiledSpec } from '../../src/language/read-compiled-spec.js';
 import { compileRegex } from '../../src/language/regex.js';
 import { writeCompiledSpec } from '../../src/language/write-compiled-spec.js';
 import { loadStateSchema, loadToolSchema, schemaFromToolemu } from '../../src/schema/index.js';
+import { readData } from '../support/project-data.js';
 import { fixedNow, readShared, sharedRoot, specOf } from './fixtures.js';
 
 /**
@@ -69,7 +70,7 @@ function corpus(): Case[] {
       now: fixedNow,
     });
   const toolemuRoot = new URL('examples/toolemu/', projectRoot);
-  const toolkits = JSON.parse(readShared('data/toolemu/toolkits.json')) as { toolkit: string }[];
+  const toolkits = JSON.parse(readData('toolemu/toolkits.json')) as { toolkit: string }[];
   for (const entry of readdirSync(toolemuRoot, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const read = (name: string) =>

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createSession, type Verdict } from '../../src/engine/index.js';
 import { type Schema, unwrap } from '../../src/language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../src/schema/index.js';
+import { readData } from '../support/project-data.js';
 import { fixedNow, readShared, sharedRoot, specOf } from './fixtures.js';
 
 /**
@@ -35,7 +36,7 @@ const sets: readonly ExampleSet[] = [
         ),
       'bank-transfer': () =>
         unwrap(loadToolSchema(readShared('examples/bank-transfer/tools.json'))),
-      todoist: () => unwrap(loadToolSchema(readShared('data/toolemu/toolkits.json'))),
+      todoist: () => unwrap(loadToolSchema(readData('toolemu/toolkits.json'))),
     },
   },
   {

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSession, type Verdict } from '../../src/engine/index.js';
 import { schemaFromToolemu } from '../../src/schema/index.js';
-import { readShared, specOf } from './fixtures.js';
+import { readData } from '../support/project-data.js';
+import { specOf } from './fixtures.js';
 
 /**
  * examples/toolemu/: specs written from a ToolEmu case's instruction and toolkits alone,
@@ -13,7 +14,7 @@ import { readShared, specOf } from './fixtures.js';
  */
 const root = new URL('../../examples/toolemu/', import.meta.url);
 const now = '2022-02-22T11:37';
-const toolkits = JSON.parse(readShared('data/toolemu/toolkits.json')) as { toolkit: string }[];
+const toolkits = JSON.parse(readData('toolemu/toolkits.json')) as { toolkit: string }[];
 
 type Expectation =
   | string

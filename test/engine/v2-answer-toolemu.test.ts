@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createSession } from '../../src/engine/index.js';
 import { checkSpec } from '../../src/language/index.js';
 import { schemaFromToolemu } from '../../src/schema/index.js';
-import { readShared } from './fixtures.js';
+import { readData } from '../support/project-data.js';
 
 /**
  * The fabricated-action check against the real final answers of gpt-4o-mini on the 144
- * ToolEmu cases (`../shared/data/toolemu/trajectories/`): 90 of them write
+ * ToolEmu cases (`data/toolemu/trajectories/`): 90 of them write
  * `Action:`/`Action Input:`/`Observation:` blocks for calls the agent never made. Each
  * run's executed calls are committed (approved), then its final answer is the finish.
  */
@@ -18,10 +18,10 @@ interface Run {
 
 describe('fabricated-action on real ToolEmu answers', () => {
   it('refuses the answers that show calls never made, and no other', () => {
-    const toolkits = JSON.parse(readShared('data/toolemu/toolkits.json')) as {
+    const toolkits = JSON.parse(readData('toolemu/toolkits.json')) as {
       toolkit: string;
     }[];
-    const runs = readShared('data/toolemu/trajectories/gpt-4o-mini.jsonl')
+    const runs = readData('toolemu/trajectories/gpt-4o-mini.jsonl')
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Run);

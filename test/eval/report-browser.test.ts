@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../cli/run.js';
 import { launchChromium } from '../support/chromium.js';
-import { sharedPath } from '../support/shared.js';
+import { dataPath } from '../support/project-data.js';
 
 /*
  * The HTML report in real Chromium: it renders its charts and table, and opening it
@@ -73,7 +73,7 @@ describe('the HTML report in Chromium', () => {
       'eval',
       'toolemu',
       '--data',
-      sharedPath('data/toolemu'),
+      dataPath('toolemu'),
       '--specs',
       new URL('./specs/', import.meta.url).pathname,
       '--out',

@@ -6,7 +6,7 @@ import type { EvalResults } from '../../src/eval/index.js';
 import { run } from '../cli/run.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../formalize/support/fake-llm-server.js';
 import { agree, fenced, testEnv } from '../formalize/support/fixtures.js';
-import { sharedPath } from '../support/shared.js';
+import { dataPath } from '../support/project-data.js';
 
 /*
  * `intentguard eval toolemu` end to end on the real ToolEmu data: formalization through
@@ -14,7 +14,7 @@ import { sharedPath } from '../support/shared.js';
  * it; hand-written specs; resuming after the model failed; bad input.
  */
 
-const data = sharedPath('data/toolemu');
+const data = dataPath('toolemu');
 const specsDirectory = new URL('./specs/', import.meta.url).pathname;
 const spec = (file: string) =>
   readFileSync(join(specsDirectory, file), 'utf8')
@@ -292,6 +292,37 @@ describe('eval toolemu --specs', () => {
     const results = JSON.parse(result.stdout) as EvalResults;
     expect(results.cases[0]?.outcome).toBe('no-spec');
     expect(results.cases[0]?.spec.failure?.message).toMatch(/4\.intent:2:\d+: .*Nope/);
+  });
+});
+
+describe('eval toolemu: where the data is', () => {
+  it("without --data or INTENTGUARD_TOOLEMU_DATA it reads the repository's data/toolemu, found beside the code", async () => {
+    const result = await run([
+      'eval',
+      'toolemu',
+      '--specs',
+      specsDirectory,
+      '--cases',
+      '4',
+      '--json',
+    ]);
+    const results = JSON.parse(result.stdout) as EvalResults;
+    expect(results.source).toBe(`${data} (gpt-4o-mini)`);
+    expect(results.cases.map((item) => item.index)).toEqual([4]);
+  });
+
+  it('the environment variable still overrides the default, and --data the variable', async () => {
+    const missing = join(directory, 'no-such-data');
+    const fromEnvironment = await run(['eval', 'toolemu', '--specs', specsDirectory], {
+      env: { INTENTGUARD_TOOLEMU_DATA: missing },
+    });
+    expect(fromEnvironment.code).toBe(2);
+    expect(fromEnvironment.stderr).toContain(missing);
+    const fromFlag = await run(
+      ['eval', 'toolemu', '--data', data, '--specs', specsDirectory, '--cases', '4', '--json'],
+      { env: { INTENTGUARD_TOOLEMU_DATA: missing } },
+    );
+    expect((JSON.parse(fromFlag.stdout) as EvalResults).source).toBe(`${data} (gpt-4o-mini)`);
   });
 });
 

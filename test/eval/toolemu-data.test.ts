@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EvalInputError, loadToolemu, type ToolemuTexts } from '../../src/eval/index.js';
-import { sharedPath } from '../support/shared.js';
+import { dataPath } from '../support/project-data.js';
 
 /* ToolEmu's real files as evaluation cases. */
 
-const read = (file: string) => readFileSync(sharedPath(`data/toolemu/${file}`), 'utf8');
+const read = (file: string) => readFileSync(dataPath(`toolemu/${file}`), 'utf8');
 const texts: ToolemuTexts = {
   toolkits: read('toolkits.json'),
   cases: read('cases.json'),

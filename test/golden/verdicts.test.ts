@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../cli/run.js';
-import { fixedNow, readShared, sharedRoot } from '../engine/fixtures.js';
+import { fixedNow, sharedRoot } from '../engine/fixtures.js';
+import { readData } from '../support/project-data.js';
 
 /**
  * Golden verdicts: every worked example, the project's examples and the ToolEmu cases,
@@ -66,7 +67,7 @@ function cases(): GoldenCase[] {
       traces: jsonlIn(sharedPath(`examples/${folder}/`)),
       now: fixedNow,
     });
-  const toolkits = JSON.parse(readShared('data/toolemu/toolkits.json')) as { toolkit: string }[];
+  const toolkits = JSON.parse(readData('toolemu/toolkits.json')) as { toolkit: string }[];
   const toolemu = projectPath('examples/toolemu/');
   for (const folder of readdirSync(toolemu, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadToolSchema, type Schema, type Verdict } from '../../src/index.js';
-import { readShared } from '../engine/fixtures.js';
+import { readData } from '../support/project-data.js';
 import { bankSchema, sessionFor } from './support.js';
 
 /**
@@ -85,7 +85,7 @@ describe('S7: required arguments must be given', () => {
   });
 
   it("enforces ToolEmu's required flags (GmailSendEmail needs to, subject and body)", () => {
-    const loaded = loadToolSchema(readShared('data/toolemu/toolkits.json'));
+    const loaded = loadToolSchema(readData('toolemu/toolkits.json'));
     if (!loaded.value) throw new Error('the ToolEmu toolkits do not load');
     const spec = 'GmailSendEmail() -> Sent\nSent -> Done\n';
     const verdict = sessionFor(spec, loaded.value).propose({

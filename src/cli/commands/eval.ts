@@ -30,6 +30,7 @@ import { wholeNumber } from '../flags.js';
 import { printJson, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
+import { projectDataFolder } from '../project-data.js';
 
 const invisibleCharacter = new RegExp(`[${invisibleClass}]`, 'gu');
 
@@ -58,8 +59,8 @@ interface ToolemuFlags extends EvalFlags {
   readonly agent?: string;
 }
 
-/** Where ToolEmu's data is when neither --data nor the environment says. */
-export const defaultToolemuData = '../shared/data/toolemu';
+/** Where ToolEmu's data is when neither --data nor the environment says: the project's copy. */
+export const defaultToolemuData = projectDataFolder('toolemu');
 
 type FormalizeModule = typeof import('../../formalize/index.js');
 
@@ -512,7 +513,7 @@ export const registerEval: CommandRegistration = (program: Command, io, state) =
       .option('--specs <dir>', 'evaluate the specs DIR/<case>.intent instead of formalizing')
       .option(
         '--data <dir>',
-        `ToolEmu's data folder (default $INTENTGUARD_TOOLEMU_DATA or ${defaultToolemuData})`,
+        "ToolEmu's data folder (default $INTENTGUARD_TOOLEMU_DATA, else the repository's data/toolemu)",
       )
       .option(
         '--agent <name>',
