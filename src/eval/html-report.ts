@@ -1,5 +1,5 @@
 import { caseOutcomes } from './score.js';
-import { formatCost, formatMs, outcomeTitles } from './summary-table.js';
+import { benchmarkTitles, formatCost, formatMs, outcomeTitles } from './summary-table.js';
 import type { CaseOutcome, CaseResult, EvalResults } from './types.js';
 
 /*
@@ -152,10 +152,27 @@ function caseRow(result: CaseResult): string {
   return `<tr class="${result.correct ? '' : 'wrong'}"><td class="n">${result.index}</td><td>${escapeHtml(result.id)}<br><small>${escapeHtml(result.schema)}</small></td><td>${escapeHtml(result.level)}</td><td>${outcome}${risky}</td><td>${escapeHtml(result.instruction)}${details}</td><td>${interventionCell(result)}</td><td class="n">${result.llm.calls}</td><td class="n">${result.llm.inputTokens + result.llm.outputTokens}</td><td class="n">${escapeHtml(result.llm.costUsd === null ? '?' : `$${result.llm.costUsd.toFixed(4)}`)}</td><td class="n">${escapeHtml(formatMs(result.llm.latencyMs))}</td></tr>`;
 }
 
+/** τ-bench's three scores, for the configuration the run evaluated. */
+function taubenchCards(results: EvalResults): string[][] {
+  const scores = results.taubench;
+  if (scores === undefined) return [];
+  return [
+    [
+      `unsafe runs stopped (${scores.configuration})`,
+      `${scores.unsafe.stopped} / ${scores.unsafe.runs}`,
+    ],
+    ['false alarms on successes', `${scores.successes.interrupted} / ${scores.successes.runs}`],
+    [
+      'premature finishes refused on missed writes',
+      `${scores.missedWrites.finishRefused} / ${scores.missedWrites.runs}`,
+    ],
+  ];
+}
+
 /** The whole report as one HTML document. */
 export function renderHtmlReport(results: EvalResults): string {
   const { summary } = results;
-  const title = `intentguard eval — ${results.benchmark === 'toolemu' ? 'ToolEmu' : 'dataset'} · ${results.model}`;
+  const title = `intentguard eval — ${benchmarkTitles[results.benchmark].name} · ${results.model}`;
   const stopped = summary.stoppedBefore + summary.stoppedAtFinish;
   const cards = [
     ['cases', `${summary.cases}`],
@@ -168,6 +185,7 @@ export function renderHtmlReport(results: EvalResults): string {
     ['LLM calls', `${summary.llm.calls}`],
     ['tokens', `${summary.llm.inputTokens + summary.llm.outputTokens}`],
     ['cost', formatCost(summary.llm.costUsd)],
+    ...taubenchCards(results),
   ]
     .map(
       ([label, value]) =>

@@ -1,5 +1,5 @@
 /**
- * The evaluation harness (ARCHITECTURE.md layer 8): ToolEmu and user datasets as
+ * The evaluation harness (ARCHITECTURE.md layer 8): ToolEmu, τ-bench's airline runs and user datasets as
  * cases, each case's recorded run replayed through a session of its (formalized or
  * given) spec, scored against the run's risk labels, and reported as JSON, a terminal
  * table and a self-contained HTML page. `intentguard eval` is the command line over it.
@@ -33,6 +33,30 @@ export {
 } from './run.js';
 export { caseOutcomes, riskyStepOf, scoreCase, summarize } from './score.js';
 export { outcomeTitles, renderSummaryTable } from './summary-table.js';
+export {
+  loadTaubench,
+  type TaubenchData,
+  type TaubenchRun,
+  type TaubenchTexts,
+  taubenchFiles,
+  taubenchNow,
+  taubenchTimeZone,
+} from './taubench.js';
+export {
+  labelTaubenchRun,
+  type TaubenchAction,
+  type TaubenchCall,
+  type TaubenchLabel,
+  type TaubenchLabelling,
+  userSaysYes,
+} from './taubench-labels.js';
+export { taubenchSchema } from './taubench-schema.js';
+export {
+  renderTaubenchScores,
+  type TaubenchConfiguration,
+  type TaubenchScores,
+  taubenchScores,
+} from './taubench-score.js';
 export {
   loadToolemu,
   riskyToolCallRisk,

@@ -8,7 +8,8 @@ import type { EvalCase, StepVerdict } from './types.js';
  * of the agent would have seen it, and returns the verdict of every proposal.
  *
  * - A confirmation is answered "approved": the recorded run went on, so the person
- *   said yes (the confirmation still counts as an intervention when scored).
+ *   said yes (the confirmation still counts as an intervention when scored, unless the
+ *   step says the person had approved it already: `approvedByUser`).
  * - A refused call did not run as far as the guard knows: its result is not observed
  *   and nothing of it is committed. From then on the recorded run is not what a
  *   guarded run would have been, so later verdicts are indicative only; scoring rests
@@ -58,5 +59,8 @@ function stepVerdict(
     ...(verdict.severity !== undefined ? { severity: verdict.severity } : {}),
     ...(reason !== undefined ? { code: reason.code } : {}),
     reason: reason?.message ?? (verdict.decision === 'allow' ? '' : verdict.feedback),
+    ...(verdict.decision === 'confirm' && step.approvedByUser === true
+      ? { approvedByUser: true as const }
+      : {}),
   };
 }

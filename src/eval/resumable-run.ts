@@ -1,7 +1,6 @@
 import type { Recording } from '../formalize/index.js';
 import { readResults } from './results.js';
-import { retriedFailures, runEvaluation, type SpecProvider } from './run.js';
-import { summarize } from './score.js';
+import { resultsOf, retriedFailures, runEvaluation, type SpecProvider } from './run.js';
 import type { CaseResult, EvalCase, EvalResults } from './types.js';
 
 /**
@@ -83,7 +82,7 @@ export async function runResumableEvaluation(
       if (resultsPath !== undefined) {
         await options.writeFile(
           resultsPath,
-          `${JSON.stringify({ ...header, cases: saved, summary: summarize(saved) }, null, 2)}\n`,
+          `${JSON.stringify(resultsOf(header, saved), null, 2)}\n`,
         );
       }
       if (retriedFailures.includes(result.spec.failure?.code ?? '')) {

@@ -2,6 +2,7 @@ import type { FormalizeOptions, FormalizeProgress, FormalizeResult } from '../fo
 import { checkSpec, type Spec } from '../language/index.js';
 import { replayCase } from './replay.js';
 import { noLlmUsage, scoreCase, summarize } from './score.js';
+import { type TaubenchConfiguration, taubenchScores } from './taubench-score.js';
 import type { CaseResult, EvalCase, EvalResults, EvalStep, LlmUsage } from './types.js';
 
 /** The spec a case is evaluated with, and what getting it cost. */
@@ -184,5 +185,31 @@ export async function runEvaluation(
   );
   const failed = workers.find((outcome) => outcome.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
-  return { ...header, cases: results, summary: summarize(results) };
+  return resultsOf(header, results);
+}
+
+/**
+ * The results file of `cases`: the header, the cases, their summary, and for τ-bench
+ * its own scores for the configuration the header names (`options.configuration`).
+ */
+export function resultsOf(
+  header: Omit<EvalResults, 'cases' | 'summary'>,
+  cases: readonly CaseResult[],
+): EvalResults {
+  const configuration = header.options['configuration'];
+  return {
+    ...header,
+    cases,
+    summary: summarize(cases),
+    ...(header.benchmark === 'taubench'
+      ? {
+          taubench: taubenchScores(
+            cases,
+            typeof configuration === 'string' && configuration !== ''
+              ? (configuration as TaubenchConfiguration)
+              : 'intent only',
+          ),
+        }
+      : {}),
+  };
 }

@@ -58,7 +58,13 @@ export function riskyStepOf(evalCase: EvalCase): number | null {
   return (critical ?? proposals.at(-1))?.index ?? null;
 }
 
-const intervenes = (verdict: StepVerdict): boolean => verdict.decision !== 'allow';
+/**
+ * Whether the guard stopped the run at this step: anything but `allow`, except a
+ * confirmation the recorded person had already given (asking again changes nothing).
+ */
+export const intervenes = (verdict: StepVerdict): boolean =>
+  verdict.decision !== 'allow' &&
+  !(verdict.decision === 'confirm' && verdict.approvedByUser === true);
 
 /** How a replayed case scores against its labels. */
 export function scoreCase(

@@ -1,4 +1,5 @@
 import { caseOutcomes } from './score.js';
+import { renderTaubenchScores } from './taubench-score.js';
 import type { CaseOutcome, EvalResults } from './types.js';
 
 /** Column headings of the outcomes, short enough for a terminal. */
@@ -11,6 +12,15 @@ export const outcomeTitles: Readonly<Record<CaseOutcome, string>> = {
   confirmed: 'confirmed',
   refused: 'refused',
   'no-spec': 'no spec',
+};
+
+/** Each benchmark's name in reports, and what its levels are called. */
+export const benchmarkTitles: Readonly<
+  Record<EvalResults['benchmark'], { readonly name: string; readonly level: string }>
+> = {
+  toolemu: { name: 'ToolEmu', level: 'ToolCallRisk' },
+  taubench: { name: 'τ-bench airline', level: 'run label' },
+  dataset: { name: 'Dataset', level: 'label' },
 };
 
 export function formatMs(milliseconds: number): string {
@@ -44,7 +54,8 @@ export function renderSummaryTable(results: EvalResults): string {
   const used = caseOutcomes.filter((outcome) =>
     summary.levels.some((level) => level.outcomes[outcome] > 0),
   );
-  const levelTitle = results.benchmark === 'toolemu' ? 'ToolCallRisk' : 'label';
+  const titles = benchmarkTitles[results.benchmark];
+  const levelTitle = titles.level;
   const rows: string[][] = [
     [levelTitle, 'cases', ...used.map((outcome) => outcomeTitles[outcome])],
     ...summary.levels.map((level) => [
@@ -56,7 +67,7 @@ export function renderSummaryTable(results: EvalResults): string {
   const stopped = summary.stoppedBefore + summary.stoppedAtFinish;
   const llm = summary.llm;
   const lines = [
-    `${results.benchmark === 'toolemu' ? 'ToolEmu' : 'Dataset'} ${results.source} · ${results.model} · ${summary.cases} cases (${summary.risky} risky, ${summary.safe} safe)`,
+    `${titles.name} ${results.source} · ${results.model} · ${summary.cases} cases (${summary.risky} risky, ${summary.safe} safe)`,
     '',
     table(rows),
     '',
@@ -66,6 +77,7 @@ export function renderSummaryTable(results: EvalResults): string {
     llm.calls > 0
       ? `LLM: ${llm.calls} calls, ${llm.inputTokens} input + ${llm.outputTokens} output tokens, ${formatCost(llm.costUsd)}; formalization latency per case p50 ${formatMs(summary.latency.p50)}, p90 ${formatMs(summary.latency.p90)}, max ${formatMs(summary.latency.max)}.`
       : 'LLM: no calls (the specs were given).',
+    ...(results.taubench ? ['', renderTaubenchScores(results.taubench).trimEnd()] : []),
   ];
   return `${lines.join('\n')}\n`;
 }

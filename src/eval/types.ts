@@ -1,5 +1,6 @@
 import type { Decision, ReasonCode, Severity } from '../engine/index.js';
 import type { Schema } from '../language/index.js';
+import type { TaubenchScores } from './taubench-score.js';
 
 /*
  * The evaluation harness's data: cases (an instruction, a schema, a recorded run with
@@ -35,6 +36,12 @@ export type EvalStep =
       readonly line?: number;
       /** For the finish: the agent's final answer, as it told the user. */
       readonly answer?: string;
+      /**
+       * The person had already said yes to this step in the recorded run (τ-bench: the
+       * user's message just before the write): a confirmation the guard asks for is
+       * then answered at once and is not an intervention.
+       */
+      readonly approvedByUser?: boolean;
     }
   | {
       readonly kind: 'observe';
@@ -82,6 +89,8 @@ export interface StepVerdict {
   /** The deciding reason's code and sentence. */
   readonly code?: ReasonCode;
   readonly reason: string;
+  /** A `confirm` the recorded person had already approved (the step's `approvedByUser`). */
+  readonly approvedByUser?: true;
 }
 
 export type RiskyOutcome =
@@ -168,7 +177,7 @@ export interface EvalSummary {
 
 export interface EvalResults {
   readonly version: 1;
-  readonly benchmark: 'toolemu' | 'dataset';
+  readonly benchmark: 'toolemu' | 'dataset' | 'taubench';
   /** The dataset file, or ToolEmu's data folder. */
   readonly source: string;
   /** The formalizer model, or `specs:DIR` / `dataset` when specs were given. */
@@ -176,4 +185,6 @@ export interface EvalResults {
   readonly options: Readonly<Record<string, string | number | boolean>>;
   readonly cases: readonly CaseResult[];
   readonly summary: EvalSummary;
+  /** τ-bench's own scores (`benchmark: 'taubench'`). */
+  readonly taubench?: TaubenchScores;
 }

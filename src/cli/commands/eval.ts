@@ -31,10 +31,11 @@ import { printJson, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 import { projectDataFolder } from '../project-data.js';
+import { registerTaubench } from './eval-taubench.js';
 
 const invisibleCharacter = new RegExp(`[${invisibleClass}]`, 'gu');
 
-interface EvalFlags {
+export interface EvalFlags {
   readonly model?: string;
   readonly baseUrl?: string;
   readonly samples?: string;
@@ -64,13 +65,13 @@ export const defaultToolemuData = projectDataFolder('toolemu');
 
 type FormalizeModule = typeof import('../../formalize/index.js');
 
-function inputError(error: unknown): never {
+export function inputError(error: unknown): never {
   if (EvalInputError.isInstance(error)) throw new CliError(error.message, 2);
   throw error;
 }
 
 /** The formalizer's model (and the recording it writes), or undefined when specs are given. */
-async function formalizerFor(
+export async function formalizerFor(
   io: CliIo,
   flags: EvalFlags,
   header: { instruction: string; schema: string; now: string; timeZone: string },
@@ -132,7 +133,7 @@ async function formalizerFor(
   return { module, model: module.recordingChatModel(base, recording), name, recording };
 }
 
-function formalizeOptionsOf(flags: EvalFlags): {
+export function formalizeOptionsOf(flags: EvalFlags): {
   samples: number;
   rounds?: number;
   mode?: 'auto' | 'direct' | 'two-stage';
@@ -155,7 +156,7 @@ function cleanId(id: string): string {
 }
 
 /** On a terminal, each model call of the case being formalized shows on the progress line. */
-function callProgress(
+export function callProgress(
   io: CliIo,
 ): ((evalCase: EvalCase, event: FormalizeProgress) => void) | undefined {
   if (!io.stderrIsTerminal) return undefined;
@@ -179,7 +180,7 @@ function progress(io: CliIo, result: CaseResult, position: number, total: number
  * summary and sets the exit code: 0 every case as its labels ask, 1 some case not
  * (a risky run let through, a safe run refused, no spec), 2 the model failed.
  */
-async function evaluate(
+export async function evaluate(
   io: CliIo,
   state: { exitCode: number },
   flags: EvalFlags,
@@ -254,7 +255,7 @@ async function readData(io: CliIo, directory: string, file: string): Promise<str
 }
 
 /** Spec files of `--specs DIR`, by case: `<name>.intent` or `<index>.intent`. */
-async function specFiles(directory: string): Promise<Set<string>> {
+export async function specFiles(directory: string): Promise<Set<string>> {
   try {
     return new Set((await readdir(directory)).filter((name) => name.endsWith('.intent')));
   } catch (error) {
@@ -462,7 +463,7 @@ async function runDataset(
   );
 }
 
-function commonOptions(command: Command): Command {
+export function commonOptions(command: Command): Command {
   command
     .option(
       '--model <provider:model>',
@@ -504,7 +505,9 @@ function commonOptions(command: Command): Command {
 export const registerEval: CommandRegistration = (program: Command, io, state) => {
   const group = program
     .command('eval')
-    .description('Measure specs against labelled agent runs: ToolEmu, or your own dataset.');
+    .description(
+      "Measure specs against labelled agent runs: ToolEmu, τ-bench's airline, or your own dataset.",
+    );
   commonOptions(
     group
       .command('toolemu')
@@ -522,6 +525,7 @@ export const registerEval: CommandRegistration = (program: Command, io, state) =
   ).action(async (flags: ToolemuFlags) => {
     await runToolemu(io, state, flags);
   });
+  registerTaubench(group, io, state);
   commonOptions(
     group
       .command('dataset')

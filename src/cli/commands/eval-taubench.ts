@@ -1,0 +1,251 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import {
+  type CaseSpec,
+  givenSpec,
+  loadTaubench,
+  parseCaseRange,
+  type SpecProvider,
+  type TaubenchConfiguration,
+  type TaubenchData,
+  taubenchFiles,
+  taubenchNow,
+  taubenchSchema,
+  taubenchTimeZone,
+} from '../../eval/index.js';
+import type { Recording } from '../../formalize/index.js';
+import { readInput } from '../inputs.js';
+import { CliError, type CliIo } from '../io.js';
+import { projectDataFolder, projectPath } from '../project-data.js';
+import {
+  callProgress,
+  commonOptions,
+  type EvalFlags,
+  evaluate,
+  formalizeOptionsOf,
+  formalizerFor,
+  inputError,
+  specFiles,
+} from './eval.js';
+
+interface TaubenchFlags extends EvalFlags {
+  readonly tasks?: string;
+  readonly specs?: string;
+  readonly data?: string;
+  readonly tools?: string;
+  readonly states?: string;
+}
+
+/** The highest task id of the airline's test set (tasks 0–49). */
+const lastTask = 49;
+
+/** Where the airline's data and schema are when neither flags nor the environment say. */
+export const taubenchDefaults = {
+  data: projectDataFolder('taubench/airline'),
+  tools: projectPath('examples/taubench/airline-tools.json'),
+  states: projectPath('examples/taubench/airline-states.json'),
+} as const;
+
+async function readFileOf(io: CliIo, path: string, what: string, hint: string): Promise<string> {
+  try {
+    return await io.readFile(path);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new CliError(
+      `cannot read ${what} '${path}': ${code === 'ENOENT' ? 'no such file' : (error as Error).message} (${hint})`,
+      2,
+    );
+  }
+}
+
+/** The spec file of a task under `--specs DIR`. */
+const specFileOf = (taskId: number): string => `task-${taskId}.intent`;
+
+/**
+ * Formalizes each task once, whatever its trials: the runs of one task share the
+ * instruction, so they share the spec, and only the first trial carries the model's usage.
+ */
+function oncePerTask(data: TaubenchData, provider: SpecProvider): SpecProvider {
+  const specs = new Map<number, Promise<CaseSpec>>();
+  return async (evalCase) => {
+    const taskId = data.runs[evalCase.index]?.taskId ?? -1;
+    const earlier = specs.get(taskId);
+    if (earlier !== undefined) {
+      const shared = await earlier;
+      return {
+        ...shared,
+        llm: { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, latencyMs: 0 },
+      };
+    }
+    const first = provider(evalCase);
+    specs.set(taskId, first);
+    return first;
+  };
+}
+
+/** The runs and schema, and the tasks `--tasks` chose; any unreadable file is an input error. */
+async function readTaubench(
+  io: CliIo,
+  flags: TaubenchFlags,
+  directory: string,
+): Promise<{ data: TaubenchData; tasks: number[] }> {
+  const dataHint = 'give --data DIR or set INTENTGUARD_TAUBENCH_DATA';
+  const toolsPath = flags.tools ?? taubenchDefaults.tools;
+  const statesPath = flags.states ?? taubenchDefaults.states;
+  const toolsText = await readFileOf(io, toolsPath, 'the tools', 'give --tools FILE');
+  const statesText = await readFileOf(io, statesPath, 'the host states', 'give --states FILE');
+  const texts = {
+    trajectories: await readFileOf(
+      io,
+      join(directory, taubenchFiles.trajectories),
+      "τ-bench's runs",
+      dataHint,
+    ),
+    users: await readFileOf(io, join(directory, taubenchFiles.users), "τ-bench's users", dataHint),
+    reservations: await readFileOf(
+      io,
+      join(directory, taubenchFiles.reservations),
+      "τ-bench's reservations",
+      dataHint,
+    ),
+    flights: await readFileOf(
+      io,
+      join(directory, taubenchFiles.flights),
+      "τ-bench's flights",
+      dataHint,
+    ),
+  };
+  try {
+    const schema = taubenchSchema(
+      { text: toolsText, name: toolsPath },
+      { text: statesText, name: statesPath },
+    );
+    const data = loadTaubench(texts, schema);
+    const tasks =
+      flags.tasks !== undefined
+        ? parseCaseRange(flags.tasks, lastTask)
+        : Array.from({ length: lastTask + 1 }, (_, index) => index);
+    return { data, tasks };
+  } catch (error) {
+    inputError(error);
+  }
+}
+
+async function runTaubench(
+  io: CliIo,
+  state: { exitCode: number },
+  flags: TaubenchFlags,
+): Promise<void> {
+  const directory = flags.data ?? io.env['INTENTGUARD_TAUBENCH_DATA'] ?? taubenchDefaults.data;
+  if (flags.specs !== undefined && (flags.model !== undefined || flags.replay !== undefined)) {
+    throw new CliError('--specs evaluates given specs; it takes no --model or --replay', 2);
+  }
+  const options = formalizeOptionsOf(flags);
+  const { data, tasks: allTasks } = await readTaubench(io, flags, directory);
+  let tasks = allTasks;
+
+  let specFor: SpecProvider;
+  let model: string;
+  const recording: { value?: Recording; path?: string } = {};
+  if (flags.specs !== undefined) {
+    const specsDirectory = flags.specs;
+    const files = await specFiles(specsDirectory);
+    if (flags.tasks === undefined) tasks = tasks.filter((task) => files.has(specFileOf(task)));
+    const missing = tasks.filter((task) => !files.has(specFileOf(task)));
+    if (missing.length > 0) {
+      throw new CliError(
+        `--specs: no spec for task${missing.length === 1 ? '' : 's'} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''} in '${specsDirectory}' (write task-<id>.intent)`,
+        2,
+      );
+    }
+    if (tasks.length === 0)
+      throw new CliError(`--specs: '${specsDirectory}' holds no task-<id>.intent files`, 2);
+    specFor = async (evalCase): Promise<CaseSpec> => {
+      const path = join(specsDirectory, specFileOf(data.runs[evalCase.index]?.taskId ?? -1));
+      return givenSpec(evalCase, await readInput(io, path, 'spec'), 'file', path);
+    };
+    model = `specs:${specsDirectory}`;
+  } else {
+    const formalizer = await formalizerFor(io, flags, {
+      instruction: `intentguard eval taubench --tasks ${flags.tasks ?? 'all'}`,
+      schema: 'taubench-airline',
+      now: taubenchNow,
+      timeZone: taubenchTimeZone,
+    });
+    if (!formalizer) {
+      throw new CliError(
+        'give --model PROVIDER:MODEL (or set INTENTGUARD_MODEL), --replay FILE or --specs DIR',
+        2,
+      );
+    }
+    const provider = (await import('../../eval/run.js')).formalizingProvider(
+      formalizer.module.formalize,
+      {
+        model: formalizer.model,
+        checker: flags.semanticCheck ? formalizer.model : false,
+        ...options,
+      },
+      callProgress(io),
+    );
+    specFor = oncePerTask(data, provider);
+    model = formalizer.name;
+    if (formalizer.recording && flags.record !== undefined) {
+      recording.value = formalizer.recording;
+      recording.path = flags.record;
+    }
+  }
+  const chosen = new Set(tasks);
+  const indexes = data.runs.flatMap((run, index) => (chosen.has(run.taskId) ? [index] : []));
+  // Until policies compose with intents, every run is judged by its task's intent alone.
+  const configuration: TaubenchConfiguration = 'intent only';
+  await evaluate(
+    io,
+    state,
+    flags,
+    indexes.map((index) => () => data.caseAt(index)),
+    specFor,
+    {
+      version: 1,
+      benchmark: 'taubench',
+      source: directory,
+      model,
+      options: {
+        configuration,
+        ...(flags.tasks !== undefined ? { tasks: flags.tasks } : {}),
+        samples: options.samples,
+        ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
+        ...(options.mode !== undefined ? { mode: options.mode } : {}),
+        semanticCheck: flags.semanticCheck,
+      },
+    },
+    recording,
+  );
+}
+
+/** `intentguard eval taubench`: τ-bench's 200 airline runs (docs/eval.md). */
+export function registerTaubench(group: Command, io: CliIo, state: { exitCode: number }): void {
+  commonOptions(
+    group
+      .command('taubench')
+      .description("Evaluate on τ-bench's airline domain: 200 real gpt-4o runs of 50 tasks.")
+      .option(
+        '--tasks <list>',
+        'task ids and ranges, e.g. 0-49 or 0-9,20 (default all; every trial)',
+      )
+      .option('--specs <dir>', 'evaluate the intents DIR/task-<id>.intent instead of formalizing')
+      .option(
+        '--data <dir>',
+        "the airline data folder (default $INTENTGUARD_TAUBENCH_DATA, else the repository's data/taubench/airline)",
+      )
+      .option(
+        '--tools <file>',
+        "the tools (default the repository's examples/taubench/airline-tools.json)",
+      )
+      .option(
+        '--states <file>',
+        "the host's states: SessionUser, FlightStatus (default examples/taubench/airline-states.json)",
+      ),
+  ).action(async (flags: TaubenchFlags) => {
+    await runTaubench(io, state, flags);
+  });
+}

@@ -1,0 +1,59 @@
+import { createSchema, type Schema } from '../language/index.js';
+import { loadStateSchema, loadToolSchema } from '../schema/index.js';
+import { EvalInputError } from './errors.js';
+
+/**
+ * The schema of a τ-bench evaluation: the airline's tools and, where given, the host's
+ * states (`SessionUser`, `FlightStatus`: facts no tool shows) as one schema. A name both
+ * declare is an error, as is anything either file cannot load as.
+ *
+ * @example
+ * const schema = taubenchSchema(
+ *   { text: readFileSync('examples/taubench/airline-tools.json', 'utf8'), name: 'airline-tools.json' },
+ *   { text: readFileSync('examples/taubench/airline-states.json', 'utf8'), name: 'airline-states.json' },
+ * );
+ * schema.predicates.has('SessionUser'); // true
+ */
+export function taubenchSchema(
+  tools: { readonly text: string; readonly name: string },
+  states?: { readonly text: string; readonly name: string },
+): Schema {
+  const parse = (file: { text: string; name: string }): unknown => {
+    try {
+      return JSON.parse(file.text) as unknown;
+    } catch (error) {
+      throw new EvalInputError(
+        'invalid-data',
+        `${file.name}: not JSON: ${(error as Error).message}`,
+      );
+    }
+  };
+  const loadedTools = loadToolSchema(parse(tools), { id: 'airline' });
+  if (!loadedTools.ok) {
+    throw new EvalInputError(
+      'invalid-data',
+      `${tools.name}: not a tool schema: ${loadedTools.diagnostics[0]?.message ?? ''}`,
+    );
+  }
+  if (states === undefined) return loadedTools.value;
+  const loadedStates = loadStateSchema(parse(states), { id: 'airline-states' });
+  if (!loadedStates.ok) {
+    throw new EvalInputError(
+      'invalid-data',
+      `${states.name}: not a states file: ${loadedStates.diagnostics[0]?.message ?? ''}`,
+    );
+  }
+  const clash = [...loadedStates.value.predicates.keys()].find((name) =>
+    loadedTools.value.predicates.has(name),
+  );
+  if (clash !== undefined) {
+    throw new EvalInputError(
+      'invalid-data',
+      `${states.name}: '${clash}' is declared by the tools (${tools.name}) too`,
+    );
+  }
+  return createSchema('airline', [
+    ...loadedTools.value.predicates.values(),
+    ...loadedStates.value.predicates.values(),
+  ]);
+}
