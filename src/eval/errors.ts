@@ -30,3 +30,12 @@ export class EvalInputError extends IntentguardError {
     this.code = code;
   }
 }
+
+/** A data file's JSON; text that is not JSON is an `invalid-data` error naming the file. */
+export function parseDataJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new EvalInputError('invalid-data', `${file}: not JSON: ${(error as Error).message}`);
+  }
+}

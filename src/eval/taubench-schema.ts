@@ -1,6 +1,6 @@
 import { createSchema, type Schema } from '../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../schema/index.js';
-import { EvalInputError } from './errors.js';
+import { EvalInputError, parseDataJson } from './errors.js';
 
 /**
  * The schema of a τ-bench evaluation: the airline's tools and, where given, the host's
@@ -18,16 +18,8 @@ export function taubenchSchema(
   tools: { readonly text: string; readonly name: string },
   states?: { readonly text: string; readonly name: string },
 ): Schema {
-  const parse = (file: { text: string; name: string }): unknown => {
-    try {
-      return JSON.parse(file.text) as unknown;
-    } catch (error) {
-      throw new EvalInputError(
-        'invalid-data',
-        `${file.name}: not JSON: ${(error as Error).message}`,
-      );
-    }
-  };
+  const parse = (file: { text: string; name: string }): unknown =>
+    parseDataJson(file.text, file.name);
   const loadedTools = loadToolSchema(parse(tools), { id: 'airline' });
   if (!loadedTools.ok) {
     throw new EvalInputError(

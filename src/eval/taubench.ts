@@ -1,7 +1,7 @@
 import { toolResultObservation } from '../guard/index.js';
 import type { Schema } from '../language/index.js';
 import { isRecord } from '../support/is-record.js';
-import { EvalInputError } from './errors.js';
+import { EvalInputError, parseDataJson } from './errors.js';
 import { finishProposal } from './finish.js';
 import {
   labelTaubenchRun,
@@ -58,14 +58,6 @@ export interface TaubenchData {
   readonly runs: readonly TaubenchRun[];
   /** Builds the evaluation case of one run. */
   caseAt(index: number): EvalCase;
-}
-
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new EvalInputError('invalid-data', `${file}: not JSON: ${(error as Error).message}`);
-  }
 }
 
 function readRun(value: unknown, where: string): TaubenchRun {
@@ -320,7 +312,7 @@ export function taubenchCaseId(run: Pick<TaubenchRun, 'taskId' | 'trial'>): stri
  * data.caseAt(0).level; // 'wrong-arguments-write'
  */
 export function loadTaubench(texts: TaubenchTexts, schema: Schema): TaubenchData {
-  const runsValue = parseJson(texts.trajectories, taubenchFiles.trajectories);
+  const runsValue = parseDataJson(texts.trajectories, taubenchFiles.trajectories);
   if (!Array.isArray(runsValue)) {
     throw new EvalInputError('invalid-data', `${taubenchFiles.trajectories}: a list of runs`);
   }
@@ -328,12 +320,12 @@ export function loadTaubench(texts: TaubenchTexts, schema: Schema): TaubenchData
     readRun(value, `${taubenchFiles.trajectories} run ${index}`),
   );
   const database: TaubenchDatabase = {
-    users: recordOf(parseJson(texts.users, taubenchFiles.users), taubenchFiles.users),
+    users: recordOf(parseDataJson(texts.users, taubenchFiles.users), taubenchFiles.users),
     reservations: recordOf(
-      parseJson(texts.reservations, taubenchFiles.reservations),
+      parseDataJson(texts.reservations, taubenchFiles.reservations),
       taubenchFiles.reservations,
     ),
-    flights: recordOf(parseJson(texts.flights, taubenchFiles.flights), taubenchFiles.flights),
+    flights: recordOf(parseDataJson(texts.flights, taubenchFiles.flights), taubenchFiles.flights),
   };
   return {
     runs,

@@ -2,7 +2,7 @@ import { toolResultObservation } from '../guard/index.js';
 import type { Schema } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
 import { isRecord } from '../support/is-record.js';
-import { EvalInputError } from './errors.js';
+import { EvalInputError, parseDataJson } from './errors.js';
 import { finishProposal } from './finish.js';
 import { parseReactCalls } from './react-trace.js';
 import type { EvalCase, EvalStep } from './types.js';
@@ -45,14 +45,6 @@ export interface ToolemuData {
   readonly count: number;
   /** Builds the evaluation case of one index (its schema holds only the case's toolkits). */
   caseAt(index: number): EvalCase;
-}
-
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new EvalInputError('invalid-data', `${file}: not JSON: ${(error as Error).message}`);
-  }
 }
 
 /** JSON lines keyed by their `case_idx`. */
@@ -182,8 +174,8 @@ export function toolemuSteps(
 
 /** Reads ToolEmu's files; every malformed record is an `invalid-data` error naming its file and line. */
 export function loadToolemu(texts: ToolemuTexts, agent = 'gpt-4o-mini'): ToolemuData {
-  const toolkitsValue = parseJson(texts.toolkits, toolemuFiles.toolkits);
-  const casesValue = parseJson(texts.cases, toolemuFiles.cases);
+  const toolkitsValue = parseDataJson(texts.toolkits, toolemuFiles.toolkits);
+  const casesValue = parseDataJson(texts.cases, toolemuFiles.cases);
   if (!Array.isArray(toolkitsValue) || !toolkitsValue.every(isRecord)) {
     throw new EvalInputError('invalid-data', `${toolemuFiles.toolkits}: a list of toolkits`);
   }

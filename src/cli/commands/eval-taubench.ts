@@ -18,13 +18,13 @@ import { readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import { projectDataFolder, projectPath } from '../project-data.js';
 import {
-  callProgress,
   commonOptions,
   type EvalFlags,
   evaluate,
   formalizeOptionsOf,
-  formalizerFor,
+  formalizingSpecs,
   inputError,
+  recordedFormalizeOptions,
   specFiles,
 } from './eval.js';
 
@@ -140,7 +140,8 @@ async function runTaubench(
   if (flags.specs !== undefined && (flags.model !== undefined || flags.replay !== undefined)) {
     throw new CliError('--specs evaluates given specs; it takes no --model or --replay', 2);
   }
-  const options = formalizeOptionsOf(flags);
+  // Bad formalizer flags are usage errors before any file is read.
+  formalizeOptionsOf(flags);
   const { data, tasks: allTasks } = await readTaubench(io, flags, directory);
   let tasks = allTasks;
 
@@ -166,33 +167,15 @@ async function runTaubench(
     };
     model = `specs:${specsDirectory}`;
   } else {
-    const formalizer = await formalizerFor(io, flags, {
+    const formalizing = await formalizingSpecs(io, flags, {
       instruction: `intentguard eval taubench --tasks ${flags.tasks ?? 'all'}`,
       schema: 'taubench-airline',
       now: taubenchNow,
       timeZone: taubenchTimeZone,
     });
-    if (!formalizer) {
-      throw new CliError(
-        'give --model PROVIDER:MODEL (or set INTENTGUARD_MODEL), --replay FILE or --specs DIR',
-        2,
-      );
-    }
-    const provider = (await import('../../eval/run.js')).formalizingProvider(
-      formalizer.module.formalize,
-      {
-        model: formalizer.model,
-        checker: flags.semanticCheck ? formalizer.model : false,
-        ...options,
-      },
-      callProgress(io),
-    );
-    specFor = oncePerTask(data, provider);
-    model = formalizer.name;
-    if (formalizer.recording && flags.record !== undefined) {
-      recording.value = formalizer.recording;
-      recording.path = flags.record;
-    }
+    specFor = oncePerTask(data, formalizing.specFor);
+    model = formalizing.model;
+    Object.assign(recording, formalizing.recording);
   }
   const chosen = new Set(tasks);
   const indexes = data.runs.flatMap((run, index) => (chosen.has(run.taskId) ? [index] : []));
@@ -212,10 +195,7 @@ async function runTaubench(
       options: {
         configuration,
         ...(flags.tasks !== undefined ? { tasks: flags.tasks } : {}),
-        samples: options.samples,
-        ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
-        ...(options.mode !== undefined ? { mode: options.mode } : {}),
-        semanticCheck: flags.semanticCheck,
+        ...recordedFormalizeOptions(flags),
       },
     },
     recording,

@@ -133,6 +133,59 @@ export async function formalizerFor(
   return { module, model: module.recordingChatModel(base, recording), name, recording };
 }
 
+/**
+ * The formalizer as an evaluation's spec provider (`--model` or `--replay`), with the
+ * recording to save when `--record` is given; without a model, a usage error that
+ * names the three ways to get specs.
+ */
+export async function formalizingSpecs(
+  io: CliIo,
+  flags: EvalFlags,
+  header: { instruction: string; schema: string; now: string; timeZone: string },
+): Promise<{
+  specFor: SpecProvider;
+  model: string;
+  recording: { value?: Recording; path?: string };
+}> {
+  const formalizer = await formalizerFor(io, flags, header);
+  if (!formalizer) {
+    throw new CliError(
+      'give --model PROVIDER:MODEL (or set INTENTGUARD_MODEL), --replay FILE or --specs DIR',
+      2,
+    );
+  }
+  const specFor = (await import('../../eval/run.js')).formalizingProvider(
+    formalizer.module.formalize,
+    {
+      model: formalizer.model,
+      checker: flags.semanticCheck ? formalizer.model : false,
+      ...formalizeOptionsOf(flags),
+    },
+    callProgress(io),
+  );
+  return {
+    specFor,
+    model: formalizer.name,
+    recording:
+      formalizer.recording && flags.record !== undefined
+        ? { value: formalizer.recording, path: flags.record }
+        : {},
+  };
+}
+
+/** The formalizer's options as the results file records them. */
+export function recordedFormalizeOptions(
+  flags: EvalFlags,
+): Record<string, string | number | boolean> {
+  const options = formalizeOptionsOf(flags);
+  return {
+    samples: options.samples,
+    ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
+    ...(options.mode !== undefined ? { mode: options.mode } : {}),
+    semanticCheck: flags.semanticCheck,
+  };
+}
+
 export function formalizeOptionsOf(flags: EvalFlags): {
   samples: number;
   rounds?: number;
@@ -279,7 +332,8 @@ async function runToolemu(
   if (flags.specs !== undefined && (flags.model !== undefined || flags.replay !== undefined)) {
     throw new CliError('--specs evaluates given specs; it takes no --model or --replay', 2);
   }
-  const options = formalizeOptionsOf(flags);
+  // Bad formalizer flags are usage errors before any file is read.
+  formalizeOptionsOf(flags);
   // One after another, so that a missing folder is reported by its first file, always.
   const toolkits = await readData(io, directory, toolemuFiles.toolkits);
   const casesText = await readData(io, directory, toolemuFiles.cases);
@@ -334,33 +388,15 @@ async function runToolemu(
     };
     model = `specs:${specsDirectory}`;
   } else {
-    const formalizer = await formalizerFor(io, flags, {
+    const formalizing = await formalizingSpecs(io, flags, {
       instruction: `intentguard eval toolemu --cases ${flags.cases ?? 'all'}`,
       schema: 'toolemu',
       now: toolemuNow,
       timeZone: toolemuTimeZone,
     });
-    if (!formalizer) {
-      throw new CliError(
-        'give --model PROVIDER:MODEL (or set INTENTGUARD_MODEL), --replay FILE or --specs DIR',
-        2,
-      );
-    }
-    const { module } = formalizer;
-    specFor = (await import('../../eval/run.js')).formalizingProvider(
-      module.formalize,
-      {
-        model: formalizer.model,
-        checker: flags.semanticCheck ? formalizer.model : false,
-        ...options,
-      },
-      callProgress(io),
-    );
-    model = formalizer.name;
-    if (formalizer.recording) {
-      recording.value = formalizer.recording;
-      if (flags.record !== undefined) recording.path = flags.record;
-    }
+    specFor = formalizing.specFor;
+    model = formalizing.model;
+    Object.assign(recording, formalizing.recording);
   }
   await evaluate(
     io,
@@ -375,10 +411,7 @@ async function runToolemu(
       model,
       options: {
         ...(flags.cases !== undefined ? { cases: flags.cases } : {}),
-        samples: options.samples,
-        ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
-        ...(options.mode !== undefined ? { mode: options.mode } : {}),
-        semanticCheck: flags.semanticCheck,
+        ...recordedFormalizeOptions(flags),
       },
     },
     recording,
