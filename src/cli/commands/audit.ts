@@ -27,7 +27,8 @@ export const registerAudit: CommandRegistration = (program: Command, io, state) 
       if (flags.json) printJson(io, { file, ...result });
       else if (result.ok)
         io.stdout(`${file}: intact — ${result.entries} entries, head ${result.head}\n`);
-      else io.stdout(`${file}: entry ${result.seq}: ${result.message}\n`);
+      // The message names the entry itself (`entry 37 was changed …`); `seq` is in --json.
+      else io.stdout(`${file}: ${result.message}\n`);
       state.exitCode = result.ok ? 0 : 1;
     });
 };
