@@ -184,4 +184,5 @@ export {
   type VariableRole,
   type VariablesFromJsonSchemaOptions,
   variablesFromJsonSchema,
+  withToolNames,
 } from './schema/index.js';

@@ -1,3 +1,4 @@
+import { callName } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledSpec } from './compiled-spec.js';
 import { type CommittedCall, checkAnswer, type FabricationCheck } from './fabricated-action.js';
@@ -15,7 +16,8 @@ export function fabricatedActionReason(check: FabricationCheck, maxEcho: number)
   const shown = check.fabricated.map((call) => {
     const input =
       call.input === undefined ? '' : cutText(JSON.stringify(call.input) ?? '', maxEcho);
-    return input === '' ? call.predicate.name : `${call.predicate.name} ${input}`;
+    const name = callName(call.predicate.declaration);
+    return input === '' ? name : `${name} ${input}`;
   });
   const actions = [...new Set(check.fabricated.map((call) => call.predicate.name))];
   const listed = shown.slice(0, 10).join('; ');

@@ -1,5 +1,6 @@
 import {
   type CheckedConstraint,
+  callName,
   operatorPhrase,
   type PredicateDeclaration,
 } from '../language/index.js';
@@ -33,12 +34,12 @@ export function describePredicate(predicate: PredicateDeclaration): string {
       .trim()
       .split(/(?<=[.!?])\s/)[0]
       ?.replace(/[.!?]$/, '') ?? '';
-  if (sentence === '') return predicate.name;
+  if (sentence === '') return callName(predicate);
   const text =
     sentence.length > maxDescription
       ? `${sentence.slice(0, maxDescription - 1).trimEnd()}…`
       : sentence;
-  return `${predicate.name} (${text.charAt(0).toLowerCase()}${text.slice(1)})`;
+  return `${callName(predicate)} (${text.charAt(0).toLowerCase()}${text.slice(1)})`;
 }
 
 export function joinWords(items: readonly string[], conjunction = 'and'): string {
@@ -49,15 +50,15 @@ export function joinWords(items: readonly string[], conjunction = 'and'): string
 /** `ReserveInfo with date equal to 2025-03-14 (today) and time earlier than 19:00` */
 export function describePattern(pattern: CompiledPattern, clock: SessionClock): string {
   if (pattern.constraints.length === 0 && pattern.absentArguments.length === 0)
-    return `${pattern.predicate.name} observed`;
-  return `${pattern.predicate.name} ${describeArguments(pattern, clock)}`;
+    return `${callName(pattern.predicate.declaration)} observed`;
+  return `${callName(pattern.predicate.declaration)} ${describeArguments(pattern, clock)}`;
 }
 
 /** `call BankTransfer with to equal to "Alice"` */
 export function describeAction(pattern: CompiledPattern, clock: SessionClock): string {
   if (pattern.constraints.length === 0 && pattern.absentArguments.length === 0)
-    return `call ${pattern.predicate.name}`;
-  return `call ${pattern.predicate.name} ${describeArguments(pattern, clock)}`;
+    return `call ${callName(pattern.predicate.declaration)}`;
+  return `call ${callName(pattern.predicate.declaration)} ${describeArguments(pattern, clock)}`;
 }
 
 /** `with to equal to "Alice" and without cc`, `without cc` (`absent(cc)`, E6). */
@@ -107,6 +108,9 @@ export function candidateActions(
     }
   }
   const producer = missing.predicate?.resultOf;
-  if (producer !== undefined) candidates.push(`call ${producer}`);
+  if (producer !== undefined) {
+    const declaration = spec.predicates.get(producer)?.declaration;
+    candidates.push(`call ${declaration ? callName(declaration) : producer}`);
+  }
   return [...new Set(candidates)].slice(0, 5);
 }

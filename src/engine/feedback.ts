@@ -1,4 +1,4 @@
-import { defaultLimits } from '../language/index.js';
+import { callName, defaultLimits, type PredicateDeclaration } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type {
   CompiledGuard,
@@ -166,7 +166,7 @@ function presentReason(rule: CompiledRule, unmet: Unmet<'present'>, maxEcho: num
     variable: name,
     expected: 'absent',
     actual,
-    message: `${declaration.name} must be called without ${name}; it is given as ${actual}.`,
+    message: `${callName(declaration)} must be called without ${name}; it is given as ${actual}.`,
   };
 }
 
@@ -203,7 +203,7 @@ function constraintReason(
   const isAction = declaration.kind === 'action';
   const verb = isAction ? 'is' : changed(pattern.predicate.index) ? 'would be' : 'is';
   const subject = isAction
-    ? `${declaration.name} must be called with`
+    ? `${callName(declaration)} must be called with`
     : `${describePredicate(declaration)} must have`;
   const candidates =
     unmet.actual === undefined && !isAction
@@ -410,7 +410,7 @@ export function guardReason(
   // A guard on every call of a tool (no constraints) names the calls, not an observation.
   const target =
     guard.pattern.constraints.length === 0 && guard.pattern.absentArguments.length === 0
-      ? `every ${guard.pattern.predicate.name} call`
+      ? `every ${callName(guard.pattern.predicate.declaration)} call`
       : describePattern(guard.pattern, clock);
   const reject = guard.source.mode === 'reject';
   const because = guard.source.reason === undefined ? '' : `: ${guard.source.reason}`;
@@ -459,13 +459,14 @@ export function ruleConfirmReason(rule: CompiledRule): Reason {
   };
 }
 
-export function unplannedReason(predicateName: string, asConfirm: boolean): Reason {
+export function unplannedReason(predicate: PredicateDeclaration, asConfirm: boolean): Reason {
+  const name = callName(predicate);
   return {
     code: 'unplanned-critical',
-    predicate: predicateName,
+    predicate: predicate.name,
     message: asConfirm
-      ? `${predicateName} is not part of the plan for this task and is irreversible or sensitive; the user must approve it.`
-      : `${predicateName} is not part of the plan for this task and is irreversible or sensitive, so it is not allowed. Take the steps the task needs instead.`,
+      ? `${name} is not part of the plan for this task and is irreversible or sensitive; the user must approve it.`
+      : `${name} is not part of the plan for this task and is irreversible or sensitive, so it is not allowed. Take the steps the task needs instead.`,
   };
 }
 

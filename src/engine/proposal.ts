@@ -1,4 +1,4 @@
-import { defaultLimits, didYouMean, type Limits } from '../language/index.js';
+import { callName, defaultLimits, didYouMean, type Limits } from '../language/index.js';
 import { errorMessage } from '../support/error-message.js';
 import { isRecord } from '../support/is-record.js';
 import type { SessionClock } from './clock.js';
@@ -225,7 +225,7 @@ function checkArgumentFields(
       const hint = prefix === '' ? didYouMean(cutText(key, 64), layout.roots) : '';
       report(context, {
         code: 'unknown-field',
-        message: `${predicate.name} has no variable '${name}'${suggestion(hint)}`,
+        message: `${callName(predicate.declaration)} has no variable '${name}'${suggestion(hint)}`,
         predicate: predicate.name,
         variable: name,
       });
@@ -236,7 +236,7 @@ function checkArgumentFields(
     if (!isRecord(value)) {
       context.problems.push({
         code: 'not-an-object',
-        message: `${predicate.name}.${name} must be an object (with ${[...node.children.keys()].join(', ')})`,
+        message: `${callName(predicate.declaration)}.${name} must be an object (with ${[...node.children.keys()].join(', ')})`,
         predicate: predicate.name,
         variable: name,
         actual: quote(value, context),
@@ -270,7 +270,7 @@ function readValues(
   if (tooMany) {
     context.problems.push({
       code: 'too-large',
-      message: `${predicate.name} is given ${count} values; at most ${maxArguments} are read`,
+      message: `${callName(predicate.declaration)} is given ${count} values; at most ${maxArguments} are read`,
       predicate: predicate.name,
     });
     // A tool's result is still keyed by its call: its keys are read, the rest is not.
@@ -293,7 +293,7 @@ function readValues(
     if (nested !== undefined && flat !== undefined) {
       context.problems.push({
         code: 'given-twice',
-        message: `${predicate.name}.${variable.name} is given twice, as '${path.join('.')}' and as '${variable.name}'; give it once`,
+        message: `${callName(predicate.declaration)}.${variable.name} is given twice, as '${path.join('.')}' and as '${variable.name}'; give it once`,
         predicate: predicate.name,
         variable: variable.name,
       });
@@ -307,7 +307,7 @@ function readValues(
       } else if (variable.required === true) {
         context.problems.push({
           code: 'missing-value',
-          message: `${predicate.name}.${variable.name} is required; it is ${raw === null ? 'null' : 'missing'}`,
+          message: `${callName(predicate.declaration)}.${variable.name} is required; it is ${raw === null ? 'null' : 'missing'}`,
           predicate: predicate.name,
           variable: variable.name,
         });
@@ -328,7 +328,7 @@ function readValues(
     if (shape !== undefined) {
       context.problems.push({
         code: 'invalid-value',
-        message: `${predicate.name}.${shape}`,
+        message: `${callName(predicate.declaration)}.${shape}`,
         predicate: predicate.name,
         variable: variable.name,
         actual: quote(raw, context),
@@ -341,7 +341,7 @@ function readValues(
       const tooLong = typeof raw === 'string' && raw.length > (options.maxLength ?? 0);
       context.problems.push({
         code: 'invalid-value',
-        message: `${predicate.name}.${variable.name}: ${parsed.problem}`,
+        message: `${callName(predicate.declaration)}.${variable.name}: ${parsed.problem}`,
         predicate: predicate.name,
         variable: variable.name,
         ...(tooLong ? {} : { actual: quote(raw, context) }),
@@ -379,7 +379,7 @@ function proposesObserved(
   if (predicate.declaration.observed === true) {
     context.problems.push({
       code: 'not-proposable',
-      message: `${predicate.name} is observed: the app reports it; it cannot be proposed`,
+      message: `${callName(predicate.declaration)} is observed: the app reports it; it cannot be proposed`,
       predicate: predicate.name,
     });
     return true;
@@ -390,7 +390,7 @@ function proposesObserved(
     const names = indexes.map((index) => predicate.variables[index]?.name).join(', ');
     context.problems.push({
       code: 'not-proposable',
-      message: `${predicate.name} has observed variables (${names}): the app reports when an instance goes away; it cannot be deleted by a proposal`,
+      message: `${callName(predicate.declaration)} has observed variables (${names}): the app reports when an instance goes away; it cannot be deleted by a proposal`,
       predicate: predicate.name,
     });
     return true;
@@ -405,7 +405,7 @@ function proposesObserved(
     if (readPath(record, path) === undefined && !Object.hasOwn(record, variable.name)) continue;
     context.problems.push({
       code: 'not-proposable',
-      message: `${predicate.name}.${variable.name} is observed: the app reports it; it cannot be proposed`,
+      message: `${callName(predicate.declaration)}.${variable.name} is observed: the app reports it; it cannot be proposed`,
       predicate: predicate.name,
       variable: variable.name,
     });
@@ -511,7 +511,7 @@ function updatablePredicate(
   if (predicate.declaration.kind === 'action') {
     context.problems.push({
       code: 'wrong-kind',
-      message: `${predicate.name} is an action; propose it as "action", not as a state update`,
+      message: `${callName(predicate.declaration)} is an action; propose it as "action", not as a state update`,
       predicate: predicate.name,
     });
     return undefined;
@@ -522,7 +522,7 @@ function updatablePredicate(
   if (producer !== undefined && !context.lenient) {
     context.problems.push({
       code: 'not-proposable',
-      message: `${predicate.name} holds the result of ${producer}; it is observed after ${producer} runs, never proposed`,
+      message: `${callName(predicate.declaration)} holds the result of ${producer}; it is observed after ${producer} runs, never proposed`,
       predicate: predicate.name,
     });
     return undefined;
@@ -557,7 +557,7 @@ function readUpdate(
   if (!isRecord(record)) {
     const problem: ProposalProblem = {
       code: 'not-an-object',
-      message: `the values for ${predicate.name} must be an object`,
+      message: `the values for ${callName(predicate.declaration)} must be an object`,
       predicate: predicate.name,
       actual: quote(body, context),
     };
@@ -596,7 +596,7 @@ function readUpdate(
     const names = predicate.keyIndexes.map((index) => predicate.variables[index]?.name).join(', ');
     context.problems.push({
       code: 'missing-key',
-      message: `${predicate.name} holds several instances; give its key (${names})`,
+      message: `${callName(predicate.declaration)} holds several instances; give its key (${names})`,
       predicate: predicate.name,
     });
     return undefined;
@@ -610,7 +610,7 @@ function readUpdate(
   ) {
     context.problems.push({
       code: 'unknown-instance',
-      message: `${predicate.name} has no instance with that key to ${operation}`,
+      message: `${callName(predicate.declaration)} has no instance with that key to ${operation}`,
       predicate: predicate.name,
     });
     return undefined;
@@ -623,7 +623,7 @@ function readUpdate(
   ) {
     context.problems.push({
       code: 'too-large',
-      message: `${predicate.name} already holds ${context.limits.maxInstances} instances, as many as a session keeps (maxInstances)`,
+      message: `${callName(predicate.declaration)} already holds ${context.limits.maxInstances} instances, as many as a session keeps (maxInstances)`,
       predicate: predicate.name,
       limit: 'maxInstances',
     });
@@ -769,7 +769,7 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
   if (predicate.declaration.kind !== 'action') {
     context.problems.push({
       code: 'wrong-kind',
-      message: `${predicate.name} is a state, not an action; propose its values as "updates"`,
+      message: `${callName(predicate.declaration)} is a state, not an action; propose its values as "updates"`,
       predicate: predicate.name,
     });
     return undefined;
@@ -778,7 +778,7 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
   if (!isRecord(args)) {
     context.problems.push({
       code: 'not-an-object',
-      message: `the arguments of ${predicate.name} must be an object`,
+      message: `the arguments of ${callName(predicate.declaration)} must be an object`,
       predicate: predicate.name,
       actual: quote(args, context),
     });

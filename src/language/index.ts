@@ -118,6 +118,7 @@ export type {
   VariableType,
 } from './schema-model.js';
 export {
+  callName,
   createSchema,
   findField,
   findVariable,

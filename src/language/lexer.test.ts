@@ -523,6 +523,25 @@ describe('unexpected characters', () => {
     expect(diagnostics[0]?.message).toBe(`Unexpected character '${name}'.`);
   });
 
+  it('hints at the rewritten name for a `-` inside a tool name, once per name', () => {
+    const { diagnostics } = lexText('Ready & trigger-elicitation-request() -> Asked');
+    expect(spots(diagnostics)).toEqual([
+      'unexpected-character 1:16-1:17',
+      'unexpected-character 1:28-1:29',
+    ]);
+    expect(diagnostics[0]?.hint).toBe(
+      "A spec names a tool as an identifier: the tool 'trigger-elicitation-request' is written trigger_elicitation_request.",
+    );
+    expect(diagnostics[1]?.hint).toBeUndefined();
+  });
+
+  it.each(['amount > -5', 'a - b', 'a -'])(
+    'gives no name hint for a `-` outside a name: %j',
+    (text) => {
+      for (const diagnostic of lexText(text).diagnostics) expect(diagnostic.hint).toBeUndefined();
+    },
+  );
+
   it('reports a lone ! as unexpected', () => {
     expect(spots(lexText('a ! b').diagnostics)).toEqual(['unexpected-character 1:3-1:4']);
   });

@@ -106,6 +106,26 @@ function isIdentifierPart(code: number): boolean {
   return isIdentifierStart(code) || isDigit(code);
 }
 
+/**
+ * The hint for a `-` inside a name (`get-sum(…)`): MCP and other toolkits name tools
+ * with hyphens, the schema rewrites them to identifiers (docs/schemas.md), and the spec
+ * must use the rewrite. Undefined when the `-` does not join two name parts.
+ */
+function hyphenatedNameHint(text: string, position: number): string | undefined {
+  if (!isIdentifierPart(text.charCodeAt(position - 1))) return undefined;
+  if (!isIdentifierPart(text.charCodeAt(position + 1))) return undefined;
+  const isNamePart = (code: number) => isIdentifierPart(code) || code === 45; // `-`
+  let start = position;
+  while (start > 0 && isNamePart(text.charCodeAt(start - 1))) start--;
+  // One hint per name, at its first `-` (`trigger-elicitation-request` has two).
+  if (text.slice(start, position).includes('-')) return undefined;
+  let end = position;
+  while (end < text.length && end - start < 64 && isNamePart(text.charCodeAt(end))) end++;
+  const name = text.slice(start, end).replace(/-+$/, '');
+  if (!isIdentifierStart(name.charCodeAt(0))) return undefined;
+  return `A spec names a tool as an identifier: the tool '${name}' is written ${name.replace(/-/g, '_')}.`;
+}
+
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
@@ -392,8 +412,10 @@ export function startLexer(
 
     // Report a whole run of unknown characters once (random bytes would otherwise flood).
     const width = character.length === 0 ? 1 : (text.codePointAt(position) ?? 0) > 0xffff ? 2 : 1;
+    const hint = character === '-' ? hyphenatedNameHint(text, position) : undefined;
     diagnostics.report('unexpected-character', range(position, position + width), {
       character: printableCharacter(text.slice(position, position + width)),
+      ...(hint === undefined ? {} : { hint }),
     });
     position += width;
     while (position < end) {

@@ -90,6 +90,19 @@ export interface PredicateDeclaration {
   readonly observed?: boolean;
 }
 
+/**
+ * The name an agent calls an action by, for every text a model or a person reads: the
+ * tool's own name when the schema rewrote it (`get-sum` for the predicate `get_sum`),
+ * else the predicate's name. Specs and data (reasons' `predicate`, journals) keep the
+ * identifier; a model that follows feedback must name a tool its client has.
+ *
+ * @example
+ * callName({ name: 'get_sum', sourceName: 'get-sum', … }) // 'get-sum'
+ */
+export function callName(predicate: PredicateDeclaration): string {
+  return predicate.sourceName ?? predicate.name;
+}
+
 export interface Schema {
   /** A stable name for the schema (file name, toolkit list), used by memory and reports. */
   readonly id: string;

@@ -24,6 +24,7 @@ describe('the schema folder', () => {
       'schemaFromToolemu',
       'splitNameWords',
       'variablesFromJsonSchema',
+      'withToolNames',
     ]);
   });
 

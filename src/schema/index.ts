@@ -27,4 +27,5 @@ export {
   type ToolSchemaFormat,
 } from './load-tools.js';
 export { isIdentifier, sanitizeName } from './names.js';
+export { withToolNames } from './tool-names.js';
 export type { ToolSchemaOptions } from './tool-predicates.js';

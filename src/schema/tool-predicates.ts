@@ -115,8 +115,8 @@ export class ToolPredicates {
       kind: 'state',
       description:
         keys.length === 0
-          ? `The result of the last ${name} call.`
-          : `The result of a ${name} call, one per distinct arguments (${keys.join(', ')}).`,
+          ? `The result of the last ${tool.name} call.`
+          : `The result of a ${tool.name} call, one per distinct arguments (${keys.join(', ')}).`,
       variables,
       // Each distinct call keeps its own result: an earlier search still holds after a
       // different one, and a repeated call replaces its own result only.

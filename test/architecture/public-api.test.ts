@@ -75,6 +75,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'traceProblemCodes',
       'unwrap',
       'variablesFromJsonSchema',
+      'withToolNames',
       'writeCompiledSpec',
     ],
     types: [

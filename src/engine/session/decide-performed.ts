@@ -1,3 +1,4 @@
+import { callName } from '../../language/index.js';
 import type { CompiledRule } from '../compiled-spec.js';
 import {
   closestRule,
@@ -40,8 +41,8 @@ export function performedRules(
     if (narrowed.length > 0) return narrowed;
     const heads = headsOf(byAction);
     return heads.length === 0
-      ? `${action.predicate.name} performs no objective, so it cannot declare '${objective}'; propose it without "objective"`
-      : `${action.predicate.name} does not perform '${objective}' (it performs ${heads.join(', ')})`;
+      ? `${callName(action.predicate.declaration)} performs no objective, so it cannot declare '${objective}'; propose it without "objective"`
+      : `${callName(action.predicate.declaration)} does not perform '${objective}' (it performs ${heads.join(', ')})`;
   }
   if (objective === undefined) return noRules;
   // Rules with an action pattern cannot fire without that action; when the objective

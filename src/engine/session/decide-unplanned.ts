@@ -27,7 +27,7 @@ export function unplannedCritical(
   )
     return undefined;
   const asConfirm = host.settings.unplannedCritical === 'confirm';
-  const unplanned = unplannedReason(action.predicate.name, asConfirm);
+  const unplanned = unplannedReason(action.predicate.declaration, asConfirm);
   if (asConfirm) return unplanned;
   const plan = { updates: proposal.updates, rules: deciding, finish: false, action };
   return host.hardRefusal(

@@ -67,6 +67,8 @@ export const diagnosticCatalog = {
   'unexpected-character': {
     severity: 'error',
     message: "Unexpected character '{character}'.",
+    // Given for a `-` inside a name (`get-sum`): the schema's rewrite (lexer.ts).
+    hint: '{hint}',
   },
   'unterminated-string': {
     severity: 'error',
