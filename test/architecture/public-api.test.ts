@@ -459,6 +459,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'McpProxyErrorCode',
       'McpProxyInstruction',
       'McpProxyOptions',
+      'McpProxyStrictness',
       'UpstreamTarget',
       'UpstreamTool',
     ],

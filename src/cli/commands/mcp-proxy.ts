@@ -24,6 +24,7 @@ interface McpProxyFlags {
   readonly now?: string;
   readonly timeZone?: string;
   readonly shadow?: boolean;
+  readonly strict?: string | boolean;
   readonly toolsOut?: string;
 }
 
@@ -64,6 +65,14 @@ function untilStopped(served: Promise<void> | undefined): Promise<string> {
     process.once('SIGTERM', onTerm);
     served?.then(stop('the client disconnected'), stop('the client connection failed'));
   });
+}
+
+/** `--strict` alone refuses; `--strict confirm` asks the person instead. */
+function strictness(flag: string | boolean | undefined): 'refuse' | 'confirm' | undefined {
+  if (flag === undefined || flag === false) return undefined;
+  if (flag === true || flag === 'refuse') return 'refuse';
+  if (flag === 'confirm') return 'confirm';
+  throw new CliError(`--strict: '${flag}' is not refuse or confirm`, 2);
 }
 
 async function runMcpProxy(
@@ -121,6 +130,7 @@ async function runMcpProxy(
   if (instruction !== undefined && instruction.instruction === '')
     throw new CliError('--instruction: the instruction is empty', 2);
 
+  const strict = strictness(flags.strict);
   let audit: McpAudit | undefined;
   if (flags.audit !== undefined) {
     try {
@@ -142,6 +152,7 @@ async function runMcpProxy(
       ...(confirm !== undefined ? { confirm } : {}),
       ...(confirmSeconds !== undefined ? { confirmTimeoutMs: confirmSeconds * 1000 } : {}),
       guard: { ...session, ...(flags.shadow ? { mode: 'shadow' as const } : {}) },
+      ...(strict !== undefined ? { strict } : {}),
       ...(audit !== undefined ? { audit } : {}),
       log,
       ...(flags.toolsOut !== undefined
@@ -221,6 +232,10 @@ export const registerMcpProxy: CommandRegistration = (program: Command, io, stat
     .option('--now <iso>', "the session's date and time (default: now)")
     .option('--time-zone <zone>', 'IANA time zone (default UTC)')
     .option('--shadow', 'decide and audit, but forward every call')
+    .option(
+      '--strict [refuse|confirm]',
+      'refuse (default) or confirm every call no rule plans, read-only tools included',
+    )
     .option(
       '--tools-out <file>',
       "write the upstream's tools/list here at start-up (to write or check the spec against)",

@@ -17,6 +17,7 @@ export {
   type McpProxy,
   type McpProxyInstruction,
   type McpProxyOptions,
+  type McpProxyStrictness,
   startMcpProxy,
 } from './proxy.js';
 export { schemaFromUpstreamTools, type UpstreamTool } from './schema.js';

@@ -34,6 +34,9 @@ import { forwardUpstreamRequests, upstreamQuestionLabel } from './upstream-reque
 /** The user's instruction, formalized once at start-up against the upstream's tools. */
 export type McpProxyInstruction = GuardInstruction;
 
+/** What strict mode does with a call no rule plans (see `McpProxyOptions.strict`). */
+export type McpProxyStrictness = 'refuse' | 'confirm';
+
 export interface McpProxyOptions {
   readonly upstream: UpstreamTarget;
   /** The spec text, checked against the schema built from the upstream's `tools/list`. */
@@ -44,6 +47,13 @@ export interface McpProxyOptions {
   readonly confirm?: readonly ConfirmMethod[];
   /** The guard's options (clock, time zone, shadow mode, …). */
   readonly guard?: Omit<GuardOptions, 'onEvent'>;
+  /**
+   * Strict mode: every call no rule plans — read-only tools included — is refused
+   * (`'refuse'`) or asked for (`'confirm'`, through `confirm`'s methods), as the guard
+   * answers an unplanned critical call (`unplannedCritical`). Off by default: read-only
+   * tools then run unplanned.
+   */
+  readonly strict?: McpProxyStrictness;
   /** Every decision is recorded here. */
   readonly audit?: McpAudit;
   /** Diagnostics for the operator (the CLI writes them to stderr; never stdout). */
@@ -102,7 +112,7 @@ async function checkedSpec(
   try {
     const tools = await listAllTools(upstream);
     await options.onTools?.(tools);
-    const built = schemaFromUpstreamTools(tools);
+    const built = schemaFromUpstreamTools(tools, { strict: options.strict !== undefined });
     if (!built.ok)
       throw new McpProxyError(
         'upstream-failed',
@@ -159,7 +169,18 @@ function auditedGuard(
       log(`intentguard: audit: ${errorMessage(error)}`);
     }
   };
-  return createGuard(checked.spec, checked.schema, { ...(options.guard ?? {}), onEvent });
+  const strictness =
+    options.strict === undefined
+      ? {}
+      : {
+          unplannedCritical:
+            options.strict === 'confirm' ? ('confirm' as const) : ('revise' as const),
+        };
+  return createGuard(checked.spec, checked.schema, {
+    ...(options.guard ?? {}),
+    ...strictness,
+    onEvent,
+  });
 }
 
 /** What the downstream servers offer: the upstream's capabilities the proxy forwards. */
@@ -191,6 +212,9 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       'no-spec',
       'no spec to guard with: give the spec (--spec FILE) or the user instruction (--instruction TEXT)',
     );
+  // Checked here, before anything starts: a mistyped strictness must not mean "not strict".
+  if (options.strict !== undefined && options.strict !== 'refuse' && options.strict !== 'confirm')
+    throw new TypeError("startMcpProxy: 'strict' must be 'refuse', 'confirm' or undefined");
   const upstreamName = describeUpstream(options.upstream);
   const servers = new Set<Server>();
   const upstream = await connectUpstream(options.upstream, upstreamName, options.clientName, log);

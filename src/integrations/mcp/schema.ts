@@ -14,8 +14,18 @@ export interface UpstreamTool {
  * (`write_file`, `delete_repo`) *or* its annotations do (MCP's defaults: no annotation
  * is destructive). Annotations can make a tool more critical, never less — a
  * `delete_everything` that claims `readOnlyHint: true` stays critical.
+ *
+ * `strict`: every tool is critical, read-only ones included, so a call no rule plans is
+ * refused (or confirmed) whatever it does. Text rules on paths cannot see symlinks or
+ * `..` (docs/mcp.md), and an unplanned read is still a read: strict closes both.
+ *
+ * @example
+ * const schema = unwrap(schemaFromUpstreamTools((await client.listTools()).tools, { strict: true }));
  */
-export function schemaFromUpstreamTools(tools: readonly UpstreamTool[]): Result<Schema> {
+export function schemaFromUpstreamTools(
+  tools: readonly UpstreamTool[],
+  options: { readonly strict?: boolean } = {},
+): Result<Schema> {
   const annotationsByName = new Map<string, unknown>();
   for (const tool of tools) {
     if (typeof tool?.name === 'string') annotationsByName.set(tool.name, tool.annotations);
@@ -25,7 +35,9 @@ export function schemaFromUpstreamTools(tools: readonly UpstreamTool[]): Result<
     {
       id: 'mcp',
       critical: (name) =>
-        isCriticalByName(name) || isCriticalByAnnotations(annotationsByName.get(name)),
+        options.strict === true ||
+        isCriticalByName(name) ||
+        isCriticalByAnnotations(annotationsByName.get(name)),
     },
   );
 }
