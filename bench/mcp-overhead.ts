@@ -10,11 +10,21 @@ import { percentile } from './measure.js';
 /** What `mcpProxyOverhead` measured, in milliseconds per `tools/call`. */
 export interface McpProxyOverhead {
   readonly calls: number;
-  readonly direct: { readonly p50: number; readonly p99: number };
-  readonly proxied: { readonly p50: number; readonly p99: number };
+  readonly direct: Percentiles;
+  readonly proxied: Percentiles;
+  /** Through a second proxy run with `--audit FILE.db`. */
+  readonly audited: Percentiles;
   /** proxied p50 − direct p50: what the proxy process and the guard add per call. */
   readonly overheadP50: number;
   readonly overheadP99: number;
+  /** audited p50 − direct p50: the same with every decision and result written to SQLite. */
+  readonly auditedOverheadP50: number;
+  readonly auditedOverheadP99: number;
+}
+
+interface Percentiles {
+  readonly p50: number;
+  readonly p99: number;
 }
 
 /** The CLI next to this file: `dist/cli/main.js` when built, else the source through tsx. */
@@ -24,12 +34,18 @@ function cliCommand(): string[] {
   return ['--import', 'tsx', fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))];
 }
 
+function percentiles(times: number[]): Percentiles {
+  times.sort((x, y) => x - y);
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+}
+
 /**
  * Proxy overhead per `tools/call`, with real processes: an MCP SDK client calls the
- * reference filesystem server's `read_text_file` on a small file directly, and through
- * `intentguard mcp-proxy` (a separate process, as clients run it), alternating call by
- * call so that both see the same machine. Needs the dev dependency
- * `@modelcontextprotocol/server-filesystem`. Target: overhead p50 ≤ 1 ms.
+ * reference filesystem server's `read_text_file` on a small file directly, through
+ * `intentguard mcp-proxy` (a separate process, as clients run it), and through a second
+ * proxy with `--audit`, round-robin call by call so that all three see the same machine.
+ * Needs the dev dependency `@modelcontextprotocol/server-filesystem`. Targets: overhead
+ * p50 ≤ 1 ms; with `--audit` ≤ 1.5 ms.
  */
 export async function mcpProxyOverhead(
   options: { calls?: number; warmup?: number } = {},
@@ -44,60 +60,61 @@ export async function mcpProxyOverhead(
   writeFileSync(file, 'a small file\n');
   const specPath = join(dir, 'task.intent');
   writeFileSync(specPath, `write_file(path = "${dir}/out.txt") -> Written\nWritten -> Done\n`);
-  const direct = new Client({ name: 'bench', version: '1' });
-  const proxied = new Client({ name: 'bench', version: '1' });
+  const proxy = (flags: readonly string[]) =>
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        ...cliCommand(),
+        'mcp-proxy',
+        '--spec',
+        specPath,
+        '--confirm',
+        'deny',
+        ...flags,
+        '--',
+        process.execPath,
+        server,
+        dir,
+      ],
+      stderr: 'pipe',
+    });
+  const clients = {
+    direct: new Client({ name: 'bench', version: '1' }),
+    proxied: new Client({ name: 'bench', version: '1' }),
+    audited: new Client({ name: 'bench', version: '1' }),
+  };
   try {
-    await direct.connect(
+    await clients.direct.connect(
       new StdioClientTransport({ command: process.execPath, args: [server, dir], stderr: 'pipe' }),
     );
-    await proxied.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          ...cliCommand(),
-          'mcp-proxy',
-          '--spec',
-          specPath,
-          '--confirm',
-          'deny',
-          '--',
-          process.execPath,
-          server,
-          dir,
-        ],
-        stderr: 'pipe',
-      }),
-    );
+    await clients.proxied.connect(proxy([]));
+    await clients.audited.connect(proxy(['--audit', join(dir, 'audit.db')]));
     const call = { name: 'read_text_file', arguments: { path: file } };
-    const directTimes: number[] = [];
-    const proxiedTimes: number[] = [];
+    const times = { direct: [] as number[], proxied: [] as number[], audited: [] as number[] };
     for (let index = 0; index < warmup + calls; index++) {
-      let start = performance.now();
-      const a = await direct.callTool(call);
-      const directMs = performance.now() - start;
-      start = performance.now();
-      const b = await proxied.callTool(call);
-      const proxiedMs = performance.now() - start;
-      if (a.isError || b.isError) throw new Error('the benchmark call failed');
-      if (index >= warmup) {
-        directTimes.push(directMs);
-        proxiedTimes.push(proxiedMs);
+      for (const path of ['direct', 'proxied', 'audited'] as const) {
+        const start = performance.now();
+        const result = await clients[path].callTool(call);
+        const elapsed = performance.now() - start;
+        if (result.isError) throw new Error(`the benchmark call failed (${path})`);
+        if (index >= warmup) times[path].push(elapsed);
       }
     }
-    directTimes.sort((x, y) => x - y);
-    proxiedTimes.sort((x, y) => x - y);
-    const d = { p50: percentile(directTimes, 0.5), p99: percentile(directTimes, 0.99) };
-    const p = { p50: percentile(proxiedTimes, 0.5), p99: percentile(proxiedTimes, 0.99) };
+    const direct = percentiles(times.direct);
+    const proxied = percentiles(times.proxied);
+    const audited = percentiles(times.audited);
     return {
       calls,
-      direct: d,
-      proxied: p,
-      overheadP50: p.p50 - d.p50,
-      overheadP99: p.p99 - d.p99,
+      direct,
+      proxied,
+      audited,
+      overheadP50: proxied.p50 - direct.p50,
+      overheadP99: proxied.p99 - direct.p99,
+      auditedOverheadP50: audited.p50 - direct.p50,
+      auditedOverheadP99: audited.p99 - direct.p99,
     };
   } finally {
-    await direct.close().catch(() => undefined);
-    await proxied.close().catch(() => undefined);
+    for (const client of Object.values(clients)) await client.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -72,7 +72,7 @@ export async function serversBench(): Promise<void> {
   }
   const proxy = await mcpProxyOverhead({ calls: 1_000 });
   console.log(
-    '\nMCP proxy: ms per tools/call (read_text_file on the reference filesystem server), direct vs through intentguard mcp-proxy (target overhead p50 ≤ 1 ms)',
+    '\nMCP proxy: ms per tools/call (read_text_file on the reference filesystem server), direct vs through intentguard mcp-proxy, without and with --audit, round-robin (targets: overhead p50 ≤ 1 ms, with --audit ≤ 1.5 ms)',
   );
   console.log(
     table(
@@ -81,6 +81,12 @@ export async function serversBench(): Promise<void> {
         ['direct', proxy.direct.p50.toFixed(2), proxy.direct.p99.toFixed(2)],
         ['proxied', proxy.proxied.p50.toFixed(2), proxy.proxied.p99.toFixed(2)],
         ['overhead', proxy.overheadP50.toFixed(2), proxy.overheadP99.toFixed(2)],
+        ['proxied --audit', proxy.audited.p50.toFixed(2), proxy.audited.p99.toFixed(2)],
+        [
+          'overhead --audit',
+          proxy.auditedOverheadP50.toFixed(2),
+          proxy.auditedOverheadP99.toFixed(2),
+        ],
       ],
     ),
   );

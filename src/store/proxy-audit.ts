@@ -114,9 +114,20 @@ export class ProxyAuditFile {
     return this.#runId;
   }
 
+  /** Records one event in its own transaction. */
   record(event: ProxyAuditEvent): void {
-    const row = {
-      run: this.#runId,
+    this.recordAll([event]);
+  }
+
+  /**
+   * Records events in order, in one transaction: committed together or not at all, and
+   * one commit instead of one each (the proxy groups a call's result and observation).
+   */
+  recordAll(events: readonly ProxyAuditEvent[]): void {
+    if (events.length === 0) return;
+    const run = this.#runId;
+    const rows = events.map((event) => ({
+      run,
       at: new Date().toISOString(),
       kind: event.kind,
       callId: event.callId,
@@ -128,11 +139,13 @@ export class ProxyAuditFile {
       ok: flag(event.ok),
       method: event.method,
       message: event.message,
-    };
-    const { run, at, kind, ...body } = row;
+    }));
     this.#transaction(() => {
-      this.#insertEvent.run(row);
-      this.#chain.append([{ session: `run-${run}`, kind, body }], at);
+      for (const row of rows) {
+        const { run: _run, at, kind, ...body } = row;
+        this.#insertEvent.run(row);
+        this.#chain.append([{ session: `run-${run}`, kind, body }], at);
+      }
     });
   }
 

@@ -8,7 +8,7 @@ import {
   ListRootsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cli, root, sandbox, textOf } from './helpers.js';
+import { cli, filesystemServer, root, sandbox, textOf, waitFor } from './helpers.js';
 
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -115,5 +115,62 @@ describe('mcp-proxy forwards the upstream server’s requests to the client', ()
       arguments: { prompt: 'Say hi', maxTokens: 20 },
     });
     expect(textOf(sampled)).toMatch(/does not support sampling/);
+  }, 60_000);
+});
+
+/**
+ * server-filesystem asks for the client's roots as soon as it is initialized, before any
+ * client has connected to the proxy. It gets a clear answer (no client yet, not "Method
+ * not found"), and asks again once a client that has roots connects.
+ */
+describe('mcp-proxy and an upstream that asks for roots at start-up', () => {
+  const box = sandbox();
+  afterAll(() => box.cleanup());
+
+  it('no "Method not found" at start-up; a client with roots is asked for them', async () => {
+    const asked: string[] = [];
+    const client = new Client(
+      { name: 'test-client', version: '1.0.0' },
+      { capabilities: { roots: { listChanged: true } } },
+    );
+    client.setRequestHandler(ListRootsRequestSchema, () => {
+      asked.push('roots');
+      return { roots: [{ uri: `file://${box.dir}`, name: 'files' }] };
+    });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        ...cli,
+        'mcp-proxy',
+        '--spec',
+        box.specPath,
+        '--confirm',
+        'deny',
+        '--',
+        process.execPath,
+        filesystemServer,
+        box.dir,
+      ],
+      cwd: root,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    await client.connect(transport);
+    try {
+      await waitFor(() => asked.length > 0, 'the roots request');
+      expect(asked).toEqual(['roots']);
+      const read = await client.callTool({
+        name: 'read_text_file',
+        arguments: { path: join(box.dir, 'hello.txt') },
+      });
+      expect(textOf(read)).toBe('hello from the sandbox\n');
+      expect(stderr).not.toContain('Method not found');
+      expect(stderr).toContain('no MCP client is connected yet');
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });

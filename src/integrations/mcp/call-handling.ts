@@ -51,6 +51,8 @@ export interface CallContext {
   readonly running: Map<Server, number>;
   /** How each call being asked about was answered, for the audit of its approval. */
   readonly approvalMethods: Map<string, string>;
+  /** Calls whose decision or approval the audit file could not record: they do not run. */
+  readonly unaudited: Set<string>;
   readonly confirmMethods: readonly ConfirmMethod[];
   readonly confirmTimeoutMs?: number;
   readonly ttyPath?: string;
@@ -222,7 +224,14 @@ export function callHandler(
     if (!toolNames.has(name))
       return refusal(`intentguard: refused: the upstream server has no tool '${name}'.`);
     const decided = await decideCall(context, server, { id, name, args }, extra.signal);
+    const unaudited = context.unaudited.delete(id);
     if (decided !== 'run') return decided;
+    if (unaudited) {
+      safeResult(context, id, { error: 'the audit file could not record the decision' });
+      return refusal(
+        "intentguard: refused: the audit file could not record this call, so it did not run. Tell the user: the audit file needs attention (see the proxy's log).",
+      );
+    }
     if (!context.state.upstreamAlive) {
       safeResult(context, id, { error: 'the upstream server is not running' });
       return upstreamDown(context);

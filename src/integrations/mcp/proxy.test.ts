@@ -9,6 +9,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { McpAudit } from './audit.js';
 import { type McpProxy, startMcpProxy } from './proxy.js';
 
 const nameInput = { type: 'object', properties: { name: { type: 'string' } } } as const;
@@ -52,7 +53,11 @@ afterEach(async () => {
 async function connect(
   upstream: ReturnType<typeof fakeUpstream>,
   spec: string,
-  options: { elicit?: () => Promise<never> | never; confirmTimeoutMs?: number } = {},
+  options: {
+    elicit?: () => Promise<never> | never;
+    confirmTimeoutMs?: number;
+    audit?: McpAudit;
+  } = {},
 ): Promise<Client> {
   await upstream.start();
   const logs: string[] = [];
@@ -65,6 +70,7 @@ async function connect(
     ...(options.confirmTimeoutMs !== undefined
       ? { confirmTimeoutMs: options.confirmTimeoutMs }
       : {}),
+    ...(options.audit !== undefined ? { audit: options.audit } : {}),
   });
   const client = new Client(
     { name: 'test', version: '1' },
@@ -93,6 +99,37 @@ describe('startMcpProxy against an untrusted upstream', () => {
     const result = await client.callTool({ name: 'delete_everything', arguments: { name: 'x' } });
     expect(result.isError).toBe(true);
     expect(upstream.calls).toHaveLength(0);
+  });
+
+  it('a call whose decision the audit cannot record does not run (fail closed)', async () => {
+    const upstream = fakeUpstream([{ name: 'write_note', inputSchema: nameInput }], () =>
+      ok('saved'),
+    );
+    let full = true;
+    const recorded: string[] = [];
+    const audit: McpAudit = {
+      start: () => 1,
+      record: (event) => {
+        if (event.kind === 'decision' && full) throw new Error('database or disk is full');
+        recorded.push(event.kind);
+      },
+      close: () => undefined,
+    };
+    const client = await connect(upstream, 'write_note(name = "a") -> Noted\nNoted -> Done', {
+      audit,
+    });
+    const refused = await client.callTool({ name: 'write_note', arguments: { name: 'a' } });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as { text: string }[])[0]?.text).toContain(
+      'the audit file could not record this call, so it did not run',
+    );
+    expect(upstream.calls).toHaveLength(0);
+    // Rolled back in the guard: once the file records again, the same call runs.
+    full = false;
+    const again = await client.callTool({ name: 'write_note', arguments: { name: 'a' } });
+    expect(again.isError).toBeFalsy();
+    expect(upstream.calls).toHaveLength(1);
+    expect(recorded).toContain('decision');
   });
 
   it('an isError result rolls the call back, so the agent may retry', async () => {

@@ -154,6 +154,7 @@ function auditedGuard(
   checked: { schema: Schema; spec: string },
   upstreamName: string,
   approvalMethods: ReadonlyMap<string, string>,
+  unaudited: Set<string>,
   log: (line: string) => void,
 ): Guard {
   options.audit?.start({
@@ -166,6 +167,9 @@ function auditedGuard(
       const method = event.kind === 'approval' ? approvalMethods.get(event.id) : undefined;
       options.audit?.record(event, method ? { method } : {});
     } catch (error) {
+      // A call whose decision or approval is not in the file must not run (call-handling.ts).
+      if (event.kind === 'decision') unaudited.add(event.call.id);
+      if (event.kind === 'approval') unaudited.add(event.id);
       log(`intentguard: audit: ${errorMessage(error)}`);
     }
   };
@@ -218,6 +222,11 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const upstreamName = describeUpstream(options.upstream);
   const servers = new Set<Server>();
   const upstream = await connectUpstream(options.upstream, upstreamName, options.clientName, log);
+  const running = new Map<Server, number>();
+  const serverInfo = upstream.getServerVersion() ?? { name: 'mcp', version: '0' };
+  // At once: an upstream asks for roots as soon as it is initialized, before any client
+  // connects; it gets a clear answer (no client yet) rather than "Method not found".
+  forwardUpstreamRequests(upstream, upstreamQuestionLabel(serverInfo.name), servers, running);
   const state: ProxyState = { upstreamAlive: true, closing: false, toolsChanged: false };
   upstream.onclose = () => {
     state.upstreamAlive = false;
@@ -228,15 +237,24 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
   const { tools, schema, spec } = await checkedSpec(upstream, options, state);
   const approvalMethods = new Map<string, string>();
-  const guard = auditedGuard(options, { schema, spec }, upstreamName, approvalMethods, log);
+  const unaudited = new Set<string>();
+  const guard = auditedGuard(
+    options,
+    { schema, spec },
+    upstreamName,
+    approvalMethods,
+    unaudited,
+    log,
+  );
   const context: CallContext = {
     upstream,
     upstreamName,
     guard,
     tools,
     state,
-    running: new Map<Server, number>(),
+    running,
     approvalMethods,
+    unaudited,
     confirmMethods: options.confirm ?? ['elicit', 'console', 'deny'],
     ...(options.confirmTimeoutMs !== undefined
       ? { confirmTimeoutMs: options.confirmTimeoutMs }
@@ -255,14 +273,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     }
   };
   const capabilities = downstreamCapabilities(upstream);
-  const serverInfo = upstream.getServerVersion() ?? { name: 'mcp', version: '0' };
   const instructions = upstream.getInstructions();
-  forwardUpstreamRequests(
-    upstream,
-    upstreamQuestionLabel(serverInfo.name),
-    servers,
-    context.running,
-  );
 
   function createServer(): Server {
     const server = new Server(serverInfo, {
@@ -271,6 +282,12 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     });
     installHandlers(server, context, capabilities, { callTool, recheckTools });
     servers.add(server);
+    // The upstream asked for roots before any client could answer: a client that has them
+    // is announced, so the upstream asks again and gets them, as if connected directly.
+    server.oninitialized = () => {
+      if (server.getClientCapabilities()?.roots && state.upstreamAlive)
+        upstream.sendRootsListChanged().catch(() => undefined);
+    };
     const previous = server.onclose;
     server.onclose = () => {
       servers.delete(server);

@@ -58,7 +58,7 @@ export function forwardUpstreamRequests(
       throw new McpError(
         -32603,
         candidates.length === 0
-          ? `intentguard: no client is connected to answer the server's ${what}`
+          ? `intentguard: no MCP client is connected yet to answer the server's ${what}; they are forwarded once one that supports them connects`
           : `intentguard: several clients are connected; the server's ${what} is not forwarded`,
       );
     if (!capable(target))
