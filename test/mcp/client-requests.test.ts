@@ -8,9 +8,17 @@ import {
   ListRootsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cli, filesystemServer, root, sandbox, textOf, waitFor } from './helpers.js';
+import {
+  cli,
+  everythingServer,
+  filesystemServer,
+  root,
+  sandbox,
+  textOf,
+  waitFor,
+} from './helpers.js';
 
-const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const everything = everythingServer;
 
 /**
  * The upstream's own requests to the client — a form for the person (elicitation), a

@@ -2,32 +2,38 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { connectStdio, newClient, root, type StdioProxy, sandbox, textOf } from './helpers.js';
+import {
+  connectStdio,
+  everythingServer as everything,
+  everythingUpstream,
+  newClient,
+  type StdioProxy,
+  sandbox,
+  textOf,
+} from './helpers.js';
 
-const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+let proxy: StdioProxy | undefined;
+const box = sandbox();
+afterEach(async () => {
+  await proxy?.close();
+  proxy = undefined;
+});
+afterAll(() => box.cleanup());
 
 /**
  * Resources and prompts pass through unchanged: the MCP SDK client → `intentguard
  * mcp-proxy` → the reference "everything" server, compared with the server called directly.
  */
 describe('mcp-proxy forwards resources and prompts', () => {
-  let proxy: StdioProxy | undefined;
-  const box = sandbox();
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = undefined;
-  });
-  afterAll(() => box.cleanup());
-
   it('lists and reads resources and prompts exactly as the upstream does', async () => {
     const specPath = join(box.dir, '..', 'everything.intent');
     writeFileSync(specPath, 'echo(message = "hi") -> Echoed\nEchoed -> Done\n');
-    proxy = await connectStdio(['--spec', specPath, '--confirm', 'deny'], box.dir, undefined, [
-      '--',
-      process.execPath,
-      everything,
-      'stdio',
-    ]);
+    proxy = await connectStdio(
+      ['--spec', specPath, '--confirm', 'deny'],
+      box.dir,
+      undefined,
+      everythingUpstream,
+    );
     const direct = newClient();
     await direct.connect(
       new StdioClientTransport({
@@ -57,20 +63,12 @@ describe('mcp-proxy forwards resources and prompts', () => {
 });
 
 /**
- * Feedback names each tool as the client lists it (D2): the spec writes `get_sum`, the
+ * Feedback names each tool as the client lists it: the spec writes `get_sum`, the
  * upstream's tool is `get-sum`, and a model that calls the name the feedback gives
  * reaches the upstream. The "model" here is a client that reads the refusal and calls
  * exactly what it names, with the arguments it names.
  */
 describe('mcp-proxy feedback names tools as the client knows them', () => {
-  let proxy: StdioProxy | undefined;
-  const box = sandbox();
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = undefined;
-  });
-  afterAll(() => box.cleanup());
-
   it('a model that follows the feedback calls get-sum, and the call reaches the upstream', async () => {
     const specPath = join(box.dir, '..', 'names.intent');
     writeFileSync(
@@ -83,12 +81,12 @@ describe('mcp-proxy feedback names tools as the client knows them', () => {
         '',
       ].join('\n'),
     );
-    proxy = await connectStdio(['--spec', specPath, '--confirm', 'deny'], box.dir, undefined, [
-      '--',
-      process.execPath,
-      everything,
-      'stdio',
-    ]);
+    proxy = await connectStdio(
+      ['--spec', specPath, '--confirm', 'deny'],
+      box.dir,
+      undefined,
+      everythingUpstream,
+    );
     const listed = (await proxy.client.listTools()).tools.map((tool) => tool.name);
     expect(listed).toContain('get-sum');
     expect(listed).not.toContain('get_sum');

@@ -12,6 +12,12 @@ export const filesystemServer = join(
   root,
   'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js',
 );
+/** The reference "everything" server, and the proxy's arguments that start it over stdio. */
+export const everythingServer = join(
+  root,
+  'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
+export const everythingUpstream = ['--', process.execPath, everythingServer, 'stdio'];
 /** The CLI from source, as a real process (tsx compiles on the fly). */
 export const cli = ['--import', 'tsx', join(root, 'src/cli/main.ts')];
 

@@ -2,9 +2,14 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMcpProxy } from '../../src/integrations/mcp/index.js';
-import { connectStdio, root, type Sandbox, type StdioProxy, sandbox, textOf } from './helpers.js';
-
-const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+import {
+  connectStdio,
+  everythingUpstream,
+  type Sandbox,
+  type StdioProxy,
+  sandbox,
+  textOf,
+} from './helpers.js';
 
 /**
  * Strict mode (`--strict`), with the real servers: the MCP SDK client → `intentguard
@@ -106,7 +111,7 @@ describe('mcp-proxy --strict with server-everything', () => {
   let proxy: StdioProxy | undefined;
   const specPath = join(box.dir, '..', 'echo.intent');
   writeFileSync(specPath, 'echo(message = "hi") -> Echoed\nEchoed -> Done\n');
-  const upstream = ['--', process.execPath, everything, 'stdio'];
+  const upstream = everythingUpstream;
   afterEach(async () => {
     await proxy?.close();
     proxy = undefined;
