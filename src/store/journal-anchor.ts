@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isRecord } from '../support/is-record.js';
-import type { AuditEntry } from './audit-chain.js';
+import type { AuditEntry, AuditRecord } from './audit-chain.js';
 import type { SqliteDatabase } from './sqlite.js';
 
 /**
@@ -30,6 +30,19 @@ export function extendAnchor(from: JournalAnchor, texts: readonly string[]): Jou
     digest = createHash('sha256').update(`${digest}\n${text}`).digest('hex');
   }
   return { events: from.events + texts.length, digest };
+}
+
+/** The write's audit records with the journal's new anchor in the body of the last one. */
+export function anchored(
+  session: string,
+  audit: readonly AuditRecord[],
+  anchor: JournalAnchor,
+): readonly AuditRecord[] {
+  const last = audit.at(-1);
+  const body = last?.body;
+  if (last === undefined || typeof body !== 'object' || body === null || Array.isArray(body))
+    return [...audit, { session, kind: 'journal', body: { journal: anchor } }];
+  return [...audit.slice(0, -1), { ...last, body: { ...body, journal: anchor } }];
 }
 
 /** What a session's row holds that decides how it restores: compared with its audit record. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { ChatModel } from '../../formalize/index.js';
-import type { ServiceStore } from '../../store/service-sessions.js';
+import type { ServiceStore } from '../../store/service-store.js';
 import { errorMessage } from '../../support/error-message.js';
 import { authentication, rateLimiter, tokenHashes, type Variables } from './auth.js';
 import { requestBodyLimit } from './body-limit.js';
