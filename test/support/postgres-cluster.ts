@@ -11,8 +11,9 @@ import pg from 'pg';
  * binaries, a cluster `initdb`'d in a temporary folder, listening on a free loopback
  * port only (and a socket in that folder), stopped and removed after. PostgreSQL refuses
  * to run as root, and tests run as root in CI: then the server runs as the `postgres`
- * system user (`runuser`), the folder given to it. `fsync` is off: the tests kill
- * service instances, never the server, and a cluster lives as long as its test file.
+ * system user (`runuser`), the folder given to it. `fsync` is off unless `durable`: the
+ * tests kill service instances, never the server, and a cluster lives as long as its
+ * test file. The benchmark (bench/stores.ts) starts a durable one the same way.
  */
 
 const run = promisify(execFile);
@@ -76,8 +77,18 @@ export interface PostgresCluster {
   remove(): Promise<void>;
 }
 
+export interface ClusterOptions {
+  /**
+   * PostgreSQL's own durability settings (`fsync`, `synchronous_commit` on), as a
+   * deployment runs it: for benchmarks. Tests turn them off (default).
+   */
+  readonly durable?: boolean;
+}
+
 /** initdb's and starts a cluster; `remove()` it after (afterAll). */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+export async function startPostgresCluster(
+  clusterOptions: ClusterOptions = {},
+): Promise<PostgresCluster> {
   const folder = mkdtempSync(join(tmpdir(), 'intentguard-pg-'));
   const data = join(folder, 'data');
   if (asRoot) {
@@ -100,7 +111,10 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     '--no-instructions',
   ]);
   const port = await freePort();
-  const options = `-k ${folder} -c listen_addresses=127.0.0.1 -p ${port} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const fast = clusterOptions.durable
+    ? ''
+    : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const options = `-k ${folder} -c listen_addresses=127.0.0.1 -p ${port} -c max_connections=200${fast}`;
   const start = async () => {
     await server('pg_ctl', [
       '-D',
