@@ -106,8 +106,9 @@ INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '${genesisHash}');`,
   ],
 };
 
-/** A `sessions` row with the columns of migration 2. */
-interface SharedSessionRow extends SessionRow {
+/** What a mutation locks and reads of a session's row (columns of migration 2). */
+interface LockedSessionRow {
+  id: string;
   events: number;
   journal_digest: string | null;
 }
@@ -128,41 +129,52 @@ export function auditEntryOf(row: AuditRow): AuditEntry {
 }
 
 /**
- * Appends records to the one chain, inside the caller's transaction: the head's row is
- * locked (`FOR UPDATE`) until the transaction ends, so that appends of several instances
- * extend one chain in commit order instead of forking it.
+ * Locks the chain's head row until the transaction ends and reads it: appends of
+ * several instances then extend one chain in commit order instead of forking it.
  */
+async function lockedHead(client: PostgresClient): Promise<AuditHead> {
+  const found = await client.query<{ seq: string; hash: string }>(
+    'SELECT seq, hash FROM audit_head WHERE one = 1 FOR UPDATE',
+  );
+  const row = found.rows[0];
+  if (row === undefined) throw new Error('the audit log has no head row (audit_head)');
+  return { seq: Number(row.seq), hash: row.hash };
+}
+
+/** The columns of `audit` as arrays, for one `unnest` insert (parameters `$from`…`$from+6`). */
+function auditColumns(entries: readonly AuditEntry[]): unknown[][] {
+  return [
+    entries.map((entry) => entry.seq),
+    entries.map((entry) => entry.at),
+    entries.map((entry) => entry.session),
+    entries.map((entry) => entry.kind),
+    entries.map((entry) => entry.body),
+    entries.map((entry) => entry.prev),
+    entries.map((entry) => entry.hash),
+  ];
+}
+
+const insertAudit = (from: number) =>
+  `INSERT INTO audit (seq, at, session, kind, body, prev, hash)
+   SELECT * FROM unnest(${['bigint', 'text', 'text', 'text', 'text', 'text', 'text']
+     .map((type, index) => `$${from + index}::${type}[]`)
+     .join(', ')})`;
+
+/** Appends records to the one chain inside the caller's transaction (head locked). */
 async function appendAudit(
   client: PostgresClient,
   records: readonly AuditRecord[],
   at: string,
 ): Promise<void> {
   if (records.length === 0) return;
-  const found = await client.query<{ seq: string; hash: string }>(
-    'SELECT seq, hash FROM audit_head WHERE one = 1 FOR UPDATE',
-  );
-  const row = found.rows[0];
-  if (row === undefined) throw new Error('the audit log has no head row (audit_head)');
-  const head: AuditHead = { seq: Number(row.seq), hash: row.hash };
+  const head = await lockedHead(client);
   const entries = chainEntries(head, records, at);
-  await client.query(
-    `INSERT INTO audit (seq, at, session, kind, body, prev, hash)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
-    [
-      entries.map((entry) => entry.seq),
-      entries.map((entry) => entry.at),
-      entries.map((entry) => entry.session),
-      entries.map((entry) => entry.kind),
-      entries.map((entry) => entry.body),
-      entries.map((entry) => entry.prev),
-      entries.map((entry) => entry.hash),
-    ],
-  );
   const last = entries.at(-1) ?? head;
-  await client.query('UPDATE audit_head SET seq = $1, hash = $2 WHERE one = 1', [
-    last.seq,
-    last.hash,
-  ]);
+  await client.query(
+    `WITH appended AS (${insertAudit(1)})
+     UPDATE audit_head SET seq = $8, hash = $9 WHERE one = 1`,
+    [...auditColumns(entries), last.seq, last.hash],
+  );
 }
 
 /**
@@ -345,15 +357,19 @@ export class PostgresServiceStore implements ServiceStore {
     step: (behind: SessionCatchUp | undefined) => SessionStep<T>,
   ): Promise<T> {
     return inTransaction(this.#pool, async (client) => {
-      const found = await client.query<SharedSessionRow>(
-        'SELECT * FROM sessions WHERE id = $1 FOR UPDATE',
+      // The lock, and only what says whether this copy is behind (not the spec and schema).
+      const found = await client.query<LockedSessionRow>(
+        'SELECT id, events, journal_digest FROM sessions WHERE id = $1 FOR UPDATE',
         [id],
       );
       const row = found.rows[0];
       if (row === undefined) throw new Error(`there is no session ${id} in ${this.what}`);
       let behind: SessionCatchUp | undefined;
       if (row.events !== known) {
-        const session = sessionOf(row);
+        const whole = await client.query<SessionRow>('SELECT * FROM sessions WHERE id = $1', [id]);
+        const stored = whole.rows[0];
+        if (stored === undefined) throw new Error(`there is no session ${id} in ${this.what}`);
+        const session = sessionOf(stored);
         behind = { session, journal: await this.#checkedJournal(client, session) };
       }
       const { answer, write } = step(behind);
@@ -362,8 +378,12 @@ export class PostgresServiceStore implements ServiceStore {
     });
   }
 
-  /** Stores one step's journal events, audit records and row, extending the journal's anchor. */
-  async #write(client: PostgresClient, row: SharedSessionRow, write: SessionWrite): Promise<void> {
+  /**
+   * Stores one step's journal events, audit records and row, extending the journal's
+   * anchor: after the head's lock, one statement (a round trip per step counts: the
+   * head's lock is held until the commit, and every instance waits for it).
+   */
+  async #write(client: PostgresClient, row: LockedSessionRow, write: SessionWrite): Promise<void> {
     // Never extend a journal the row does not hold: the write fails, nothing is stored.
     if (write.from !== row.events)
       throw new Error(`the journal of session ${row.id} is not in step with its row`);
@@ -373,19 +393,35 @@ export class PostgresServiceStore implements ServiceStore {
     if (texts.length > 0) {
       // A row migrated from version 1 has no digest yet: it is computed once, from the journal.
       digest ??= extendAnchor(emptyJournal, await journalTexts(client, row.id)).digest;
-      await client.query(
-        'INSERT INTO journal (session, seq, event) SELECT $1, * FROM unnest($2::int[], $3::text[])',
-        [row.id, texts.map((_, index) => write.from + index), texts],
-      );
       const after = extendAnchor({ events: row.events, digest }, texts);
       digest = after.digest;
       audit = anchored(row.id, audit, after);
     }
-    await appendAudit(client, audit, new Date().toISOString());
+    const head = await lockedHead(client);
+    const entries = chainEntries(head, audit, new Date().toISOString());
+    const last = entries.at(-1) ?? head;
     await client.query(
-      `UPDATE sessions SET events = $2, journal_digest = $3, awaiting = $4,
-         finished = CASE WHEN $5 THEN 1 ELSE finished END WHERE id = $1`,
-      [row.id, row.events + texts.length, digest, write.awaiting, write.finished],
+      `WITH events AS (
+         INSERT INTO journal (session, seq, event) SELECT $1, * FROM unnest($2::int[], $3::text[])
+       ), appended AS (${insertAudit(4)}
+       ), moved AS (
+         UPDATE audit_head SET seq = $11, hash = $12 WHERE one = 1
+       )
+       UPDATE sessions SET events = $13, journal_digest = $14, awaiting = $15,
+         finished = CASE WHEN $16 THEN 1 ELSE finished END
+       WHERE id = $1`,
+      [
+        row.id,
+        texts.map((_, index) => write.from + index),
+        texts,
+        ...auditColumns(entries),
+        last.seq,
+        last.hash,
+        row.events + texts.length,
+        digest,
+        write.awaiting,
+        write.finished,
+      ],
     );
   }
 
