@@ -55,12 +55,17 @@ interface Answer {
 }
 
 /** One service instance: an app on its own store (its own pool) on the database. */
-async function instance(url: string, roles = false) {
+async function instance(
+  url: string,
+  roles = false,
+  memory?: { maxSessionText: number; maxServiceText: number },
+) {
   const store = await openServiceStore(url);
   const { app } = createServiceApp({
     store,
     tokens: [token],
     ...(roles ? { approverTokens: [approver] } : {}),
+    ...(memory ? { memory } : {}),
     log: () => undefined,
   });
   const call = async (method: string, path: string, body?: unknown, bearer = token) => {
@@ -371,6 +376,33 @@ describe('several instances on one database', () => {
       ).toEqual([]);
     } finally {
       await Promise.all([roled.store.close(), other.store.close()]);
+    }
+  });
+});
+
+describe('memory bounds per instance (S1)', () => {
+  it('an instance counts what a session holds once it has caught up, whoever wrote it', async () => {
+    const url = await database();
+    const roomy = await instance(url);
+    const tight = await instance(url, false, { maxSessionText: 4_000, maxServiceText: 40_000 });
+    try {
+      const sid = (await roomy.call('POST', '/v1/sessions', { spec: payAsked, tools })).body
+        .id as string;
+      expect((await tight.call('POST', `/v1/sessions/${sid}/check`, pay('p-1'))).body.action).toBe(
+        'ask',
+      );
+      // The session grows on the roomy instance, past what the tight one lets a session hold.
+      const observed = await roomy.call('POST', `/v1/sessions/${sid}/observe`, {
+        updates: { note: 'x'.repeat(5_000) },
+      });
+      expect(observed.status).toBe(200);
+      const refused = await tight.call('POST', `/v1/sessions/${sid}/check`, pay('p-2'));
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('session-full');
+      // The roomy instance, with its own bounds, goes on.
+      expect((await roomy.call('POST', `/v1/sessions/${sid}/check`, pay('p-3'))).status).toBe(200);
+    } finally {
+      await Promise.all([roomy.store.close(), tight.store.close()]);
     }
   });
 });

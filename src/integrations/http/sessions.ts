@@ -569,8 +569,11 @@ export class Sessions {
     try {
       const live = this.#restore(stored.session, stored.journal);
       live.used = Date.now();
+      // The copy read may hold more than the one it replaces: within the budget (S1).
+      this.#makeRoom(0, live);
       return live;
     } catch (error) {
+      if (error instanceof ServiceProblem) throw error;
       this.#drop(behindCopy);
       this.#log(`session ${stored.session.id} could not be restored: ${errorMessage(error)}`);
       throw new ServiceProblem(
