@@ -54,9 +54,10 @@ export interface ServiceApp {
 }
 
 /**
- * The guard as an HTTP service (Hono): REST + JSON, sessions persisted in SQLite, bearer
- * auth, every decision in the hash-chained audit. Test it with `app.request()`; serve it
- * with `startService` (or `@hono/node-server`).
+ * The guard as an HTTP service (Hono): REST + JSON, sessions persisted in the store
+ * (SQLite or PostgreSQL: `openServiceStore`), bearer auth, every decision in the
+ * hash-chained audit. Test it with `app.request()`; serve it with `startService` (or
+ * `@hono/node-server`).
  */
 export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const allowed = tokenHashes(options.tokens);
