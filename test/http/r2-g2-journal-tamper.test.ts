@@ -215,7 +215,12 @@ describe('G2: the journal and session rows are vouched for by the audit chain', 
 
   it('checks a session restored on demand (a finished one) against the log as well', async () => {
     const path = join(dir, 'finished.db');
-    const request = async (store: SqliteServiceStore, method: string, route: string, body?: unknown) => {
+    const request = async (
+      store: SqliteServiceStore,
+      method: string,
+      route: string,
+      body?: unknown,
+    ) => {
       const { app } = createServiceApp({ store, tokens: [token], log: () => undefined });
       const response = await app.request(`/v1/sessions${route}`, {
         method,
