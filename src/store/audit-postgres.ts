@@ -1,12 +1,7 @@
 import { errorMessage } from '../support/error-message.js';
 import { type AuditHead, type AuditVerification, ChainCheck } from './audit-chain.js';
 import { AuditFileError } from './audit-file-error.js';
-import {
-  type AuditedSession,
-  collectAudited,
-  sessionFieldsOf,
-  sessionProblem,
-} from './journal-anchor.js';
+import { type AuditedSession, collectAudited, sessionProblem } from './journal-anchor.js';
 import { openPostgres, PostgresStoreError } from './postgres.js';
 import {
   auditEntryOf,
@@ -14,7 +9,7 @@ import {
   postgresServiceSchema,
 } from './postgres-service-store.js';
 import { redactedUrl } from './postgres-url.js';
-import type { SessionRow } from './service-store.js';
+import { type SessionRow, sessionOf } from './service-store.js';
 
 /** Rows read per query: the chain is checked page by page, never held whole in memory. */
 const pageSize = 2_000;
@@ -97,7 +92,7 @@ export async function verifyAuditDatabase(url: string): Promise<AuditVerificatio
           );
           const known = audited.get(row.id);
           const problem = sessionProblem(
-            sessionFieldsOf(row),
+            sessionOf(row),
             events.rows.map((event) => event.event),
             known,
           );

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isRecord } from '../support/is-record.js';
 import type { AuditEntry, AuditRecord } from './audit-chain.js';
+import { type SessionRow, sessionOf } from './service-store.js';
 import type { SqliteDatabase } from './sqlite.js';
 
 /**
@@ -150,30 +151,6 @@ export function sessionProblem(
   return undefined;
 }
 
-interface SessionRow {
-  id: string;
-  token_hash: string;
-  spec_text: string | null;
-  schema_kind: string;
-  schema_json: string;
-  options_json: string;
-  now: string;
-  time_zone: string;
-}
-
-export function sessionFieldsOf(row: SessionRow): SessionFields {
-  return {
-    id: row.id,
-    tokenHash: row.token_hash,
-    specText: row.spec_text,
-    schemaKind: row.schema_kind,
-    schemaJson: row.schema_json,
-    optionsJson: row.options_json,
-    now: row.now,
-    timeZone: row.time_zone,
-  };
-}
-
 /**
  * Checks every session of a service file against what the verified audit log says of
  * it (`audited`, collected while verifying): the first session whose row or journal was changed, or undefined.
@@ -199,7 +176,7 @@ export function firstTamperedSession(
     .iterate() as IterableIterator<SessionRow>;
   for (const row of rows) {
     const known = audited.get(row.id);
-    const problem = sessionProblem(sessionFieldsOf(row), events.all(row.id) as string[], known);
+    const problem = sessionProblem(sessionOf(row), events.all(row.id) as string[], known);
     if (problem !== undefined)
       return {
         seq: known?.journal?.seq ?? known?.created?.seq ?? 0,
