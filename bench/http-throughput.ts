@@ -48,6 +48,14 @@ function post(
 
 export interface ThroughputOptions {
   readonly url: string;
+  /**
+   * Further instances of the same service (one database): client i sends to instance
+   * i mod n, `url` being the first — or, with `spread: 'request'`, each request goes to
+   * the next instance in turn, so that every check lands on an instance whose copy of
+   * the session is behind.
+   */
+  readonly others?: readonly string[];
+  readonly spread?: 'client' | 'request';
   readonly token: string;
   /** Concurrent clients (default 8), each with one request in flight. */
   readonly clients?: number;
@@ -122,12 +130,16 @@ export async function measureCheckThroughput(
   const measureFrom = start + warmupMs;
   const end = measureFrom + durationMs;
 
+  const urls = [options.url, ...(options.others ?? [])];
   async function client(index: number): Promise<void> {
     let session = '';
     let n = 0;
+    let requests = 0;
     while (performance.now() < end) {
+      const url =
+        urls[(options.spread === 'request' ? requests++ : index) % urls.length] ?? options.url;
       if (n % perSession < batch) {
-        const created = await post(agent, `${options.url}/v1/sessions`, headers, sessionBody);
+        const created = await post(agent, `${url}/v1/sessions`, headers, sessionBody);
         const body = JSON.parse(created.text) as { id?: string };
         if (created.status !== 201 || body.id === undefined)
           throw new Error(`could not start a session: ${created.status}`);
@@ -146,13 +158,13 @@ export async function measureCheckThroughput(
         batch === 1
           ? await post(
               agent,
-              `${options.url}/v1/sessions/${session}/check`,
+              `${url}/v1/sessions/${session}/check`,
               headers,
               JSON.stringify(calls[0]),
             )
           : await post(
               agent,
-              `${options.url}/v1/sessions/${session}/checks`,
+              `${url}/v1/sessions/${session}/checks`,
               headers,
               JSON.stringify({ calls }),
             );

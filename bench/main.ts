@@ -23,6 +23,7 @@ import { prologBench } from './prolog.js';
 import { recordsBench } from './records.js';
 import { securityBench } from './security.js';
 import { serversBench } from './servers.js';
+import { storesBench } from './stores.js';
 import { v2RulesBench } from './v2-rules.js';
 
 /**
@@ -146,7 +147,7 @@ function measureCheck(rules: number): { parseCheck: number; text: number } {
 
 /**
  * `BENCH_ONLY=decisions,prolog` runs only those parts (decisions, check, security, v2-rules,
- * guard, bindings, records, prolog, adapters, servers); all of them by default.
+ * guard, bindings, records, prolog, adapters, servers, stores); all of them by default.
  */
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const runs = (part: string): boolean => only === undefined || only.includes(part);
@@ -164,6 +165,7 @@ async function main(): Promise<void> {
   if (runs('prolog')) prologBench(sizes, Number(process.env.BENCH_STEPS ?? 100_000));
   if (runs('adapters')) await adapterBench();
   if (runs('servers')) await serversBench();
+  if (runs('stores')) await storesBench();
 }
 
 function decisionsBench(): void {

@@ -12,9 +12,11 @@ import { table } from './measure.js';
  * loopback with 8 concurrent clients (the server in its own process), and the MCP
  * proxy's overhead per `tools/call` against calling the upstream directly.
  */
-const token = 'bench-token-0123456789';
+export const benchToken = 'bench-token-0123456789';
+const token = benchToken;
 
-async function startServe(db: string): Promise<{ url: string; stop: () => void }> {
+/** `intentguard serve --db DB` in its own process, without a rate limit. */
+export async function startServe(db: string): Promise<{ url: string; stop: () => void }> {
   const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
   const child = spawn(
     process.execPath,

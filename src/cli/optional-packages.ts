@@ -14,8 +14,8 @@ export const commandPackages: Readonly<Record<string, readonly string[]>> = {
   memory: ['better-sqlite3'],
   demo: ['ai'],
   eval: modelPackages,
-  serve: ['hono', '@hono/node-server', 'better-sqlite3', ...modelPackages],
-  audit: ['better-sqlite3'],
+  serve: ['hono', '@hono/node-server', 'better-sqlite3', 'pg', ...modelPackages],
+  audit: ['better-sqlite3', 'pg'],
   'mcp-proxy': [
     '@modelcontextprotocol/sdk',
     'hono',
@@ -54,6 +54,7 @@ export async function missingPackagesProblem(
   return missing.length === 0 ? undefined : missingPackagesMessage(command, missing);
 }
 
-function isModuleNotFound(error: unknown): boolean {
+/** Whether `error` is an `import()` of a package that is not installed. */
+export function isModuleNotFound(error: unknown): boolean {
   return error instanceof Error && 'code' in error && error.code === 'ERR_MODULE_NOT_FOUND';
 }

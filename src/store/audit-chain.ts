@@ -82,25 +82,48 @@ export class AuditChain {
 
   append(records: readonly AuditRecord[], at: string): void {
     if (records.length === 0) return;
-    let head = (this.#head.get() as { seq: number; hash: string } | undefined) ?? {
-      seq: 0,
-      hash: genesisHash,
-    };
-    for (const record of records) {
-      const base = {
-        seq: head.seq + 1,
-        at,
-        session: record.session,
-        kind: record.kind,
-        body: JSON.stringify(record.body) ?? 'null',
-        prev: head.hash,
-      };
-      const entry: AuditEntry = { ...base, hash: entryHash(base) };
-      this.#insert.run(entry);
-      head = { seq: entry.seq, hash: entry.hash };
-    }
-    this.#setHead.run(head.seq, head.hash);
+    const head = (this.#head.get() as AuditHead | undefined) ?? chainStart;
+    const entries = chainEntries(head, records, at);
+    for (const entry of entries) this.#insert.run(entry);
+    const last = entries.at(-1) ?? head;
+    this.#setHead.run(last.seq, last.hash);
   }
+}
+
+/** The chain's last entry as `audit_head` records it. */
+export interface AuditHead {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/** The head of an empty chain. */
+export const chainStart: AuditHead = { seq: 0, hash: genesisHash };
+
+/**
+ * The entries that extend the chain at `head` with `records`, each linked to the one
+ * before: what both backends insert (SQLite here, PostgreSQL in postgres-service-store.ts).
+ */
+export function chainEntries(
+  head: AuditHead,
+  records: readonly AuditRecord[],
+  at: string,
+): AuditEntry[] {
+  const entries: AuditEntry[] = [];
+  let previous = head;
+  for (const record of records) {
+    const base = {
+      seq: previous.seq + 1,
+      at,
+      session: record.session,
+      kind: record.kind,
+      body: JSON.stringify(record.body) ?? 'null',
+      prev: previous.hash,
+    };
+    const entry: AuditEntry = { ...base, hash: entryHash(base) };
+    entries.push(entry);
+    previous = entry;
+  }
+  return entries;
 }
 
 /** The hash of an entry: its content and the previous entry's hash, length-prefixed. */
@@ -122,21 +145,20 @@ export type AuditVerification =
     };
 
 /**
- * Checks the chain of an open database, entry by entry, in sequence order; `onEntry`
- * sees each entry that checked out (what the log says can be read in the same pass).
+ * The check of a chain read entry by entry in sequence order, whichever database holds
+ * it: `entry` for each row (a failure ends the check), then `end` with the head the
+ * database records.
  */
-export function verifyAuditChain(
-  db: SqliteDatabase,
-  onEntry?: (entry: AuditEntry) => void,
-): AuditVerification {
-  const rows = db
-    .prepare('SELECT seq, at, session, kind, body, prev, hash FROM audit ORDER BY seq')
-    .iterate() as IterableIterator<AuditEntry>;
-  let previous = genesisHash;
-  let expectedSeq = 1;
-  let count = 0;
-  for (const row of rows) {
-    count++;
+export class ChainCheck {
+  #previous = genesisHash;
+  #expectedSeq = 1;
+  #count = 0;
+
+  /** Checks the next entry; the failure when it does not check out. */
+  entry(row: AuditEntry): AuditVerification | undefined {
+    this.#count++;
+    const count = this.#count;
+    const expectedSeq = this.#expectedSeq;
     if (row.seq !== expectedSeq) {
       return {
         ok: false,
@@ -145,7 +167,7 @@ export function verifyAuditChain(
         message: `entry ${row.seq} follows entry ${expectedSeq - 1}: entr${row.seq - expectedSeq === 1 ? 'y' : 'ies'} ${expectedSeq}${row.seq - expectedSeq > 1 ? `–${row.seq - 1}` : ''} deleted`,
       };
     }
-    if (row.prev !== previous) {
+    if (row.prev !== this.#previous) {
       return {
         ok: false,
         entries: count,
@@ -161,27 +183,53 @@ export function verifyAuditChain(
         message: `entry ${row.seq} was changed after it was written (its hash does not match its content)`,
       };
     }
+    this.#previous = row.hash;
+    this.#expectedSeq++;
+    return undefined;
+  }
+
+  /** The verdict once every entry checked out, given the head the database records. */
+  end(head: AuditHead | undefined): AuditVerification {
+    const count = this.#count;
+    const previous = this.#previous;
+    const last = this.#expectedSeq - 1;
+    if (head === undefined ? last !== 0 : head.seq !== last || head.hash !== previous) {
+      const headSeq = head?.seq ?? 0;
+      return {
+        ok: false,
+        entries: count,
+        seq: headSeq > last ? last + 1 : headSeq === last ? last : headSeq + 1,
+        message:
+          headSeq > last
+            ? `the log ends at entry ${last} but was written up to entry ${headSeq}: entr${headSeq - last === 1 ? 'y' : 'ies'} ${last + 1}${headSeq - last > 1 ? `–${headSeq}` : ''} deleted`
+            : `the log's head (entry ${headSeq}) does not match its last entry ${last}`,
+      };
+    }
+    return { ok: true, entries: count, head: previous };
+  }
+}
+
+/**
+ * Checks the chain of an open database, entry by entry, in sequence order; `onEntry`
+ * sees each entry that checked out (what the log says can be read in the same pass).
+ */
+export function verifyAuditChain(
+  db: SqliteDatabase,
+  onEntry?: (entry: AuditEntry) => void,
+): AuditVerification {
+  const rows = db
+    .prepare('SELECT seq, at, session, kind, body, prev, hash FROM audit ORDER BY seq')
+    .iterate() as IterableIterator<AuditEntry>;
+  const check = new ChainCheck();
+  for (const row of rows) {
+    const failure = check.entry(row);
+    if (failure !== undefined) return failure;
     onEntry?.(row);
-    previous = row.hash;
-    expectedSeq++;
   }
   const head = db.prepare('SELECT seq, hash FROM audit_head WHERE one = 1').get() as
-    | { seq: number; hash: string }
+    | AuditHead
     | undefined;
-  const last = expectedSeq - 1;
-  if (head === undefined ? last !== 0 : head.seq !== last || head.hash !== previous) {
-    const headSeq = head?.seq ?? 0;
-    return {
-      ok: false,
-      entries: count,
-      seq: headSeq > last ? last + 1 : headSeq === last ? last : headSeq + 1,
-      message:
-        headSeq > last
-          ? `the log ends at entry ${last} but was written up to entry ${headSeq}: entr${headSeq - last === 1 ? 'y' : 'ies'} ${last + 1}${headSeq - last > 1 ? `–${headSeq}` : ''} deleted`
-          : `the log's head (entry ${headSeq}) does not match its last entry ${last}`,
-    };
-  }
-  return { ok: true, entries: count, head: previous };
+  return check.end(head);
 }
 
 /**

@@ -1,34 +1,12 @@
 import { existsSync } from 'node:fs';
 import { errorMessage } from '../support/error-message.js';
-import { IntentguardError } from '../support/errors.js';
 import { type AuditVerification, auditSchema, verifyAuditChain } from './audit-chain.js';
+import { AuditFileError } from './audit-file-error.js';
 import { type AuditedSession, collectAudited, firstTamperedSession } from './journal-anchor.js';
-import { serviceSchema } from './service-sessions.js';
 import { openSqlite, refuseNewerSchemas, type SqliteDatabase } from './sqlite.js';
+import { serviceSchema } from './sqlite-service-store.js';
 
-/** Why `verifyAuditFile` could not check a file. */
-export type AuditFileErrorCode =
-  /** There is no file at the path. */
-  | 'missing-file'
-  /** The file is not an SQLite database, or one this version may not read. */
-  | 'not-a-database'
-  /** The database holds no audit log. */
-  | 'no-audit-log'
-  /** Reading the log failed. */
-  | 'unreadable';
-
-/** A file `verifyAuditFile` could not check: missing, not SQLite, or without an audit log. */
-export class AuditFileError extends IntentguardError {
-  static override readonly marker = 'intentguard.error.AuditFileError';
-  static readonly errorName = 'IntentguardAuditFileError';
-  override readonly name = AuditFileError.errorName;
-  override readonly code: AuditFileErrorCode;
-
-  constructor(code: AuditFileErrorCode, message: string) {
-    super({ code, message });
-    this.code = code;
-  }
-}
+export { AuditFileError, type AuditFileErrorCode } from './audit-file-error.js';
 
 /** Opens `path` read-only and checks its audit chain. */
 export function verifyAuditFile(path: string): AuditVerification {

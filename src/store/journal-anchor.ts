@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isRecord } from '../support/is-record.js';
-import type { AuditEntry } from './audit-chain.js';
+import type { AuditEntry, AuditRecord } from './audit-chain.js';
+import { type SessionRow, sessionOf } from './service-store.js';
 import type { SqliteDatabase } from './sqlite.js';
 
 /**
@@ -30,6 +31,19 @@ export function extendAnchor(from: JournalAnchor, texts: readonly string[]): Jou
     digest = createHash('sha256').update(`${digest}\n${text}`).digest('hex');
   }
   return { events: from.events + texts.length, digest };
+}
+
+/** The write's audit records with the journal's new anchor in the body of the last one. */
+export function anchored(
+  session: string,
+  audit: readonly AuditRecord[],
+  anchor: JournalAnchor,
+): readonly AuditRecord[] {
+  const last = audit.at(-1);
+  const body = last?.body;
+  if (last === undefined || typeof body !== 'object' || body === null || Array.isArray(body))
+    return [...audit, { session, kind: 'journal', body: { journal: anchor } }];
+  return [...audit.slice(0, -1), { ...last, body: { ...body, journal: anchor } }];
 }
 
 /** What a session's row holds that decides how it restores: compared with its audit record. */
@@ -137,30 +151,6 @@ export function sessionProblem(
   return undefined;
 }
 
-interface SessionRow {
-  id: string;
-  token_hash: string;
-  spec_text: string | null;
-  schema_kind: string;
-  schema_json: string;
-  options_json: string;
-  now: string;
-  time_zone: string;
-}
-
-export function sessionFieldsOf(row: SessionRow): SessionFields {
-  return {
-    id: row.id,
-    tokenHash: row.token_hash,
-    specText: row.spec_text,
-    schemaKind: row.schema_kind,
-    schemaJson: row.schema_json,
-    optionsJson: row.options_json,
-    now: row.now,
-    timeZone: row.time_zone,
-  };
-}
-
 /**
  * Checks every session of a service file against what the verified audit log says of
  * it (`audited`, collected while verifying): the first session whose row or journal was changed, or undefined.
@@ -186,7 +176,7 @@ export function firstTamperedSession(
     .iterate() as IterableIterator<SessionRow>;
   for (const row of rows) {
     const known = audited.get(row.id);
-    const problem = sessionProblem(sessionFieldsOf(row), events.all(row.id) as string[], known);
+    const problem = sessionProblem(sessionOf(row), events.all(row.id) as string[], known);
     if (problem !== undefined)
       return {
         seq: known?.journal?.seq ?? known?.created?.seq ?? 0,

@@ -8,8 +8,9 @@ import { AuditFileError, verifyAuditFile } from './audit-file.js';
 import { ExperienceMemory, MemoryError } from './experience-memory.js';
 import { emptyJournal, extendAnchor, sessionRecordFields } from './journal-anchor.js';
 import { ProxyAuditFile } from './proxy-audit.js';
-import { ServiceStore, type StoredSession } from './service-sessions.js';
+import type { StoredSession } from './service-store.js';
 import { type Migration, openSqlite, SqliteSchemaError } from './sqlite.js';
+import { SqliteServiceStore } from './sqlite-service-store.js';
 
 let dir: string;
 beforeEach(() => {
@@ -190,7 +191,7 @@ const session: StoredSession = {
 };
 
 describe('files written before migrations were recorded', () => {
-  it('a service file opens, migrates, keeps its sessions, journals and chain, and extends the chain', () => {
+  it('a service file opens, migrates, keeps its sessions, journals and chain, and extends the chain', async () => {
     const path = join(dir, 'service.db');
     const raw = new Database(path);
     raw.exec(todaysServiceSql + todaysAuditSql);
@@ -214,13 +215,13 @@ describe('files written before migrations were recorded', () => {
     raw.close();
     expect(verifyAuditFile(path)).toMatchObject({ ok: true, entries: 2 });
 
-    const store = new ServiceStore(path);
-    expect(store.openSessions()).toEqual([session]);
-    expect(store.journal(session).events).toEqual([JSON.parse(events[0] ?? '')]);
-    store.createSession({ ...session, id: 's-2' }, [
+    const store = new SqliteServiceStore(path);
+    expect(await store.restorable()).toEqual([session]);
+    expect((await store.journal(session)).events).toEqual([JSON.parse(events[0] ?? '')]);
+    await store.createSession({ ...session, id: 's-2' }, [
       { session: 's-2', kind: 'session', body: sessionRecordFields({ ...session, id: 's-2' }) },
     ]);
-    store.close();
+    await store.close();
     expect(migrationRows(path)).toEqual([
       { part: 'audit', version: 1 },
       { part: 'service', version: 1 },
@@ -289,12 +290,12 @@ describe('files written before migrations were recorded', () => {
 });
 
 describe('a file written by a newer version is refused (fail closed)', () => {
-  it('the service store', () => {
+  it('the service store', async () => {
     const path = join(dir, 'service.db');
-    new ServiceStore(path).close();
+    await new SqliteServiceStore(path).close();
     fromTheFuture(path, 'service');
-    expect(() => new ServiceStore(path)).toThrow(SqliteSchemaError);
-    expect(() => new ServiceStore(path)).toThrow(/newer intentguard \(service schema 99/);
+    expect(() => new SqliteServiceStore(path)).toThrow(SqliteSchemaError);
+    expect(() => new SqliteServiceStore(path)).toThrow(/newer intentguard \(service schema 99/);
   });
 
   it('the proxy audit file', () => {

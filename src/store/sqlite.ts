@@ -1,5 +1,12 @@
 import Database from 'better-sqlite3';
 import { IntentguardError } from '../language/index.js';
+import {
+  type Migration,
+  migrationsTable,
+  newerSchemaProblem,
+  pendingMigrations,
+  type StoreSchema,
+} from './migrations.js';
 
 /**
  * Every SQLite file intentguard writes is opened here: the experience memory, the
@@ -15,23 +22,14 @@ import { IntentguardError } from '../language/index.js';
 export type SqliteDatabase = Database.Database;
 export type SqliteStatement = Database.Statement;
 
-/** One numbered step of a part's schema: SQL run once, in order, in one transaction. */
-export interface Migration {
-  readonly version: number;
-  readonly sql: string;
-}
-
 /**
  * The tables of one part of a file (`audit`, `service`, `proxy-audit`, `memory`), as the
- * migrations that build them: version n is applied to a file at version n − 1. Several
- * parts may share a file (the service's tables and the audit chain); each keeps its own
- * version. Migration 1 of a part that existed before migrations were recorded creates its
- * tables only if absent, so that files written then open and keep their rows.
+ * migrations that build them (migrations.ts). Migration 1 of a part that existed before
+ * migrations were recorded creates its tables only if absent, so that files written then
+ * open and keep their rows.
  */
-export interface SqliteSchema {
-  readonly name: string;
-  readonly migrations: readonly Migration[];
-}
+export type SqliteSchema = StoreSchema;
+export type { Migration };
 
 /** Why a file was refused; `code` says which. */
 export type SqliteSchemaErrorCode =
@@ -60,19 +58,12 @@ export interface OpenSqliteOptions {
   readonly what?: string;
 }
 
-/** The table recording which migrations of which part a file has had. */
-const migrationsTable = 'intentguard_migrations';
-
 const migrationsTableSql = `CREATE TABLE IF NOT EXISTS ${migrationsTable} (
   part TEXT NOT NULL,
   version INTEGER NOT NULL,
   applied_at TEXT NOT NULL,
   PRIMARY KEY (part, version)
 )`;
-
-function latest(schema: SqliteSchema): number {
-  return schema.migrations.reduce((max, migration) => Math.max(max, migration.version), 0);
-}
 
 /** The versions a file records per part; empty for a file written before they were recorded. */
 function recordedVersions(database: SqliteDatabase): Map<string, number> {
@@ -92,14 +83,8 @@ function refuseNewer(
   schemas: readonly SqliteSchema[],
   what: string,
 ): void {
-  for (const schema of schemas) {
-    const version = recorded.get(schema.name) ?? 0;
-    if (version > latest(schema))
-      throw new SqliteSchemaError(
-        'newer-schema',
-        `${what} was written by a newer intentguard (${schema.name} schema ${version}; this version knows up to ${latest(schema)}): it is not opened.`,
-      );
-  }
+  const problem = newerSchemaProblem(recorded, schemas, what);
+  if (problem !== undefined) throw new SqliteSchemaError('newer-schema', problem);
 }
 
 /**
@@ -127,9 +112,7 @@ function migrate(database: SqliteDatabase, schemas: readonly SqliteSchema[], wha
       const at = new Date().toISOString();
       for (const schema of schemas) {
         const from = recorded.get(schema.name) ?? 0;
-        const steps = [...schema.migrations].sort((a, b) => a.version - b.version);
-        for (const step of steps) {
-          if (step.version <= from) continue;
+        for (const step of pendingMigrations(schema, from)) {
           database.exec(step.sql);
           record.run(schema.name, step.version, at);
         }

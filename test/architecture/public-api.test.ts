@@ -466,8 +466,20 @@ const pinned: Readonly<Record<string, Surface>> = {
   },
   'intentguard/http': {
     source: 'src/integrations/http/index.ts',
-    values: ['ServiceStore', 'createServiceApp', 'openApiDocument', 'startService'],
-    types: ['RunningService', 'ServiceApp', 'ServiceAppOptions', 'StartServiceOptions'],
+    values: [
+      'SqliteServiceStore',
+      'createServiceApp',
+      'openApiDocument',
+      'openServiceStore',
+      'startService',
+    ],
+    types: [
+      'RunningService',
+      'ServiceApp',
+      'ServiceAppOptions',
+      'ServiceStore',
+      'StartServiceOptions',
+    ],
   },
   'intentguard/web': {
     source: 'src/integrations/web/index.ts',

@@ -136,6 +136,10 @@ describe('an install without the optional dependencies', () => {
   it('loads both library entries, and a command that needs a missing package says what to install (exit 2)', async () => {
     await install('lean', dependencies);
     await install(
+      'no-pg',
+      [...dependencies, ...optionalDependencies].filter((name) => name !== 'pg'),
+    );
+    await install(
       'no-hono',
       [...dependencies, ...optionalDependencies].filter(
         (name) => name !== 'hono' && name !== '@hono/node-server',
@@ -158,6 +162,8 @@ describe('an install without the optional dependencies', () => {
         demo: await run('lean', ['demo']),
         help: await run('lean', ['--help']),
         serve: await run('no-hono', ['serve', '--listen', '127.0.0.1:0', '--token', 'a-token-of-sixteen-chars']),
+        servePostgres: await run('no-pg', ['serve', '--listen', '127.0.0.1:0', '--db', 'postgres://intentguard@127.0.0.1:1/intentguard', '--token', 'a-token-of-sixteen-chars']),
+        auditPostgres: await run('no-pg', ['audit', 'verify', 'postgres://intentguard@127.0.0.1:1/intentguard']),
       }));
     `;
     writeFileSync(join(temp, 'run.mjs'), script);
@@ -170,13 +176,15 @@ describe('an install without the optional dependencies', () => {
       readonly demo: CliRun;
       readonly help: CliRun;
       readonly serve: CliRun;
+      readonly servePostgres: CliRun;
+      readonly auditPostgres: CliRun;
     };
     expect(output.rootLoaded).toBe(true);
     expect(output.check.code).toBe(0);
     expect(output.audit).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'intentguard audit needs better-sqlite3: npm install better-sqlite3\n',
+      stderr: 'intentguard audit needs better-sqlite3 and pg: npm install better-sqlite3 pg\n',
     });
     expect(output.demo).toEqual({
       code: 2,
@@ -189,6 +197,14 @@ describe('an install without the optional dependencies', () => {
       stderr:
         'intentguard serve needs hono and @hono/node-server: npm install hono @hono/node-server\n',
     });
+    // Without pg an SQLite service still runs (pg is loaded only for a postgres:// URL);
+    // a PostgreSQL one says what to install.
+    for (const command of ['serve', 'audit'] as const)
+      expect(output[command === 'serve' ? 'servePostgres' : 'auditPostgres']).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `intentguard ${command} needs pg: npm install pg\n`,
+      });
     expect(output.help.code).toBe(0);
     expect(output.help.stdout).toMatch(/^ {2}serve \[options\]/m);
   }, 60_000);

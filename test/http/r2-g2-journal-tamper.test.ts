@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceApp } from '../../src/integrations/http/app.js';
 import { type AuditEntry, entryHash, genesisHash } from '../../src/store/audit-chain.js';
 import { verifyAuditFile } from '../../src/store/audit-file.js';
-import { ServiceStore } from '../../src/store/service-sessions.js';
+import { SqliteServiceStore } from '../../src/store/sqlite-service-store.js';
 import { run } from '../cli/run.js';
 import { callService, killAll, startServer } from './server-process.js';
 
@@ -215,7 +215,12 @@ describe('G2: the journal and session rows are vouched for by the audit chain', 
 
   it('checks a session restored on demand (a finished one) against the log as well', async () => {
     const path = join(dir, 'finished.db');
-    const request = async (store: ServiceStore, method: string, route: string, body?: unknown) => {
+    const request = async (
+      store: SqliteServiceStore,
+      method: string,
+      route: string,
+      body?: unknown,
+    ) => {
       const { app } = createServiceApp({ store, tokens: [token], log: () => undefined });
       const response = await app.request(`/v1/sessions${route}`, {
         method,
@@ -224,7 +229,7 @@ describe('G2: the journal and session rows are vouched for by the audit chain', 
       });
       return { status: response.status, body: (await response.json()) as Answer };
     };
-    let store = new ServiceStore(path);
+    let store = new SqliteServiceStore(path);
     const noAsk = { spec: 'Pay(payee = "Carol", amount = 750) -> Paid\nPaid -> Done\n', tools };
     const sid = (await request(store, 'POST', '', noAsk)).body.id as string;
     const { app } = createServiceApp({ store, tokens: [token], log: () => undefined });
@@ -240,14 +245,14 @@ describe('G2: the journal and session rows are vouched for by the audit chain', 
     store.close();
 
     // A later start restores open sessions only; this one comes back when asked for.
-    store = new ServiceStore(path);
+    store = new SqliteServiceStore(path);
     expect((await request(store, 'GET', `/${sid}`)).status).toBe(200);
     store.close();
     const db = new Database(path);
     // An edit that replays exactly as before (restoreGuard alone would accept it).
     db.prepare("UPDATE journal SET event = ' ' || event WHERE session = ? AND seq = 0").run(sid);
     db.close();
-    store = new ServiceStore(path);
+    store = new SqliteServiceStore(path);
     expect(verifyAuditFile(path)).toMatchObject({
       ok: false,
       message: expect.stringContaining(sid),

@@ -1,25 +1,38 @@
 import type { Command } from 'commander';
+import type { AuditVerification } from '../../store/audit-chain.js';
 import { printJson } from '../inputs.js';
 import { CliError } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 
-/** `intentguard audit verify FILE`: checks the hash chain of the service's audit log. */
+/** `intentguard audit verify FILE|URL`: checks the hash chain of the service's audit log. */
 export const registerAudit: CommandRegistration = (program: Command, io, state) => {
   const audit = program.command('audit').description("The service's hash-chained audit log.");
   audit
     .command('verify')
     .description('Check that no entry of the audit log was edited, deleted or reordered.')
-    .argument('<file>', 'the SQLite file of `intentguard serve --db`')
+    .argument(
+      '<file|url>',
+      'the SQLite file of `intentguard serve --db`, or its postgres:// URL (read only)',
+    )
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
       '\nExit codes: 0 intact, 1 the log was tampered with (names the first bad entry), 2 the file cannot be read.',
     )
     .action(async (file: string, flags: { json?: boolean }) => {
-      const { AuditFileError, verifyAuditFile } = await import('../../store/audit-file.js');
-      let result: ReturnType<typeof verifyAuditFile>;
+      const { AuditFileError } = await import('../../store/audit-file-error.js');
+      const { isPostgresUrl, redactedUrl } = await import('../../store/postgres-url.js');
+      let result: AuditVerification;
       try {
-        result = verifyAuditFile(file);
+        if (isPostgresUrl(file)) {
+          // Loaded only for a database URL: `pg` is an optional package.
+          const { verifyAuditDatabase } = await import('../../store/audit-postgres.js');
+          result = await verifyAuditDatabase(file);
+          file = redactedUrl(file);
+        } else {
+          const { verifyAuditFile } = await import('../../store/audit-file.js');
+          result = verifyAuditFile(file);
+        }
       } catch (error) {
         if (error instanceof AuditFileError) throw new CliError(error.message, 2);
         throw error;

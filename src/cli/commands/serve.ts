@@ -3,11 +3,13 @@ import {
   type ServiceMemoryLimits,
   serviceMemoryLimits,
 } from '../../integrations/http/memory-budget.js';
+import { redactedUrl } from '../../store/postgres-url.js';
 import { errorMessage } from '../../support/error-message.js';
 import { parseListen } from '../flags/listen-flag.js';
 import { chatModelFromFlags, modelCallOptions } from '../flags/model-flags.js';
 import { wholeNumber } from '../flags.js';
 import { CliError, type CliIo } from '../io.js';
+import { isModuleNotFound } from '../optional-packages.js';
 import type { CommandRegistration } from '../program.js';
 
 interface ServeFlags {
@@ -84,10 +86,14 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
   const command = program
     .command('serve')
     .description(
-      'Serve the guard over HTTP (REST + JSON): sessions persisted in SQLite, bearer tokens, hash-chained audit.',
+      'Serve the guard over HTTP (REST + JSON): sessions persisted in SQLite or PostgreSQL, bearer tokens, hash-chained audit.',
     )
     .option('--listen <host:port>', 'where to listen (port 0 picks a free one)', '127.0.0.1:8787')
-    .option('--db <file>', 'the SQLite file of sessions and the audit log', 'intentguard.db')
+    .option(
+      '--db <file|url>',
+      'the SQLite file of sessions and the audit log, or a postgres:// URL of a database several instances share',
+      'intentguard.db',
+    )
     .option(
       '--token <token>',
       'a bearer token clients must send (repeat for several; also INTENTGUARD_TOKEN, comma-separated)',
@@ -157,8 +163,10 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
           log: (line) => io.stderr(`intentguard serve: ${line}\n`),
         });
       } catch (error) {
+        // `pg` not installed: the command says what to install (optional-packages.ts).
+        if (isModuleNotFound(error)) throw error;
         throw new CliError(
-          `could not serve on ${flags.listen} with '${flags.db}': ${errorMessage(error)}`,
+          `could not serve on ${flags.listen} with '${redactedUrl(flags.db)}': ${errorMessage(error)}`,
           2,
         );
       }
@@ -167,7 +175,7 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
           'intentguard serve: no --approver-token: each token approves the calls of its own sessions\n',
         );
       io.stderr(
-        `intentguard serve: listening on ${service.url} (${service.restored} open session${service.restored === 1 ? '' : 's'} restored from '${flags.db}')\n`,
+        `intentguard serve: listening on ${service.url} (${service.restored} open session${service.restored === 1 ? '' : 's'} restored from ${service.store})\n`,
       );
       const signal = await stopSignal();
       io.stderr(`intentguard serve: ${signal}, stopping\n`);

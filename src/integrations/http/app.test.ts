@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyAuditFile } from '../../store/audit-file.js';
-import { ServiceStore } from '../../store/service-sessions.js';
+import { SqliteServiceStore } from '../../store/sqlite-service-store.js';
 import { createServiceApp } from './app.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -15,7 +15,7 @@ const bankTools = JSON.parse(
 
 let dir: string;
 let dbPath: string;
-let store: ServiceStore;
+let store: SqliteServiceStore;
 let logged: string[];
 
 function app(options: { rateLimit?: number; corsOrigin?: string; maxBodyBytes?: number } = {}) {
@@ -61,7 +61,7 @@ async function bankSession(service: ReturnType<typeof app>, token = 'alpha'): Pr
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'intentguard-http-'));
   dbPath = join(dir, 'service.db');
-  store = new ServiceStore(dbPath);
+  store = new SqliteServiceStore(dbPath);
   logged = [];
 });
 
@@ -423,7 +423,7 @@ describe('batches and group commit', () => {
     expect(decisions).toEqual(oneByOne);
     // Committed before the answer: a service over the same file restores the same decisions.
     store.close();
-    store = new ServiceStore(dbPath);
+    store = new SqliteServiceStore(dbPath);
     const restored = app();
     const session = (await (await call(restored, 'GET', `/v1/sessions/${batched}`)).json()) as {
       decisions: Decision[];

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { ChatModel } from '../../formalize/index.js';
-import type { ServiceStore } from '../../store/service-sessions.js';
+import type { ServiceStore } from '../../store/service-store.js';
 import { errorMessage } from '../../support/error-message.js';
 import { authentication, rateLimiter, tokenHashes, type Variables } from './auth.js';
 import { requestBodyLimit } from './body-limit.js';
@@ -54,9 +54,10 @@ export interface ServiceApp {
 }
 
 /**
- * The guard as an HTTP service (Hono): REST + JSON, sessions persisted in SQLite, bearer
- * auth, every decision in the hash-chained audit. Test it with `app.request()`; serve it
- * with `startService` (or `@hono/node-server`).
+ * The guard as an HTTP service (Hono): REST + JSON, sessions persisted in the store
+ * (SQLite or PostgreSQL: `openServiceStore`), bearer auth, every decision in the
+ * hash-chained audit. Test it with `app.request()`; serve it with `startService` (or
+ * `@hono/node-server`).
  */
 export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const allowed = tokenHashes(options.tokens);

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { sha256Hex } from '../../store/service-sessions.js';
+import { sha256Hex } from '../../store/service-store.js';
 import { problem } from './problem.js';
 
 export function tokenHashes(tokens: readonly string[], allowNone = false): Buffer[] {

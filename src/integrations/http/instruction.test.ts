@@ -14,7 +14,7 @@ import {
   serverModel,
 } from '../../../test/formalize/support/fixtures.js';
 import { verifyAuditFile } from '../../store/audit-file.js';
-import { ServiceStore } from '../../store/service-sessions.js';
+import { SqliteServiceStore } from '../../store/sqlite-service-store.js';
 import { createServiceApp } from './app.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -25,11 +25,11 @@ const headers = { Authorization: 'Bearer alpha', 'Content-Type': 'application/js
 
 let dir: string;
 let server: FakeLlmServer;
-let store: ServiceStore;
+let store: SqliteServiceStore;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'intentguard-http-instruction-'));
-  store = new ServiceStore(join(dir, 'service.db'));
+  store = new SqliteServiceStore(join(dir, 'service.db'));
   server = await startFakeLlmServer();
 });
 afterEach(async () => {
@@ -67,7 +67,7 @@ describe('sessions from an instruction (server started with a model)', () => {
     expect(server.of('encode')).toHaveLength(1);
     // A second service on the same file restores the session without calling the model.
     const again = createServiceApp({ store, tokens: ['alpha'], log: () => {} });
-    expect(again.sessions.restoreAll()).toEqual({ restored: 1, failed: 0 });
+    expect(await again.sessions.restoreAll()).toEqual({ restored: 1, failed: 0 });
     const read = await again.app.request(`/v1/sessions/${session.id}`, { headers });
     expect(((await read.json()) as { spec: string }).spec).toBe(session.spec);
     expect(server.of('encode')).toHaveLength(1);

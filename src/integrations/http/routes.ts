@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { jsonNesting } from '../../language/json-nesting.js';
-import type { ServiceStore } from '../../store/service-sessions.js';
+import type { ServiceStore } from '../../store/service-store.js';
 import type { Variables } from './auth.js';
 import {
   approveBody,
@@ -87,7 +87,7 @@ export function sessionRoutes(
 ): void {
   app.post('/v1/sessions', async (c) => {
     agentOnly(c);
-    if (store.openSessionCount(c.get('tokenHash')) >= maxOpen)
+    if ((await store.openSessionCount(c.get('tokenHash'))) >= maxOpen)
       throw new ServiceProblem(
         429,
         'too-many-sessions',
@@ -98,27 +98,27 @@ export function sessionRoutes(
     return c.json(sessions.describe(created.live), 201);
   });
 
-  app.get('/v1/sessions/:id', (c) => {
-    const live = sessions.get(owner(c), c.req.param('id'));
+  app.get('/v1/sessions/:id', async (c) => {
+    const live = await sessions.get(owner(c), c.req.param('id'), true);
     return c.json(sessions.describe(live));
   });
 
   app.post('/v1/sessions/:id/check', async (c) => {
     agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const live = await sessions.get(c.get('tokenHash'), c.req.param('id'));
     const call = await readBody(c, checkBody);
     return c.json(await sessions.check(live, call));
   });
 
   app.post('/v1/sessions/:id/checks', async (c) => {
     agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const live = await sessions.get(c.get('tokenHash'), c.req.param('id'));
     const { calls } = await readBody(c, checkManyBody);
     return c.json({ decisions: await sessions.checkMany(live, calls) });
   });
 
   app.post('/v1/sessions/:id/approve', async (c) => {
-    const live = sessions.get(owner(c), c.req.param('id'));
+    const live = await sessions.get(owner(c), c.req.param('id'));
     const { id: callId, approved } = await readBody(c, approveBody);
     // With approvers, whatever holds an agent's token (the agent's host, a page) may
     // withdraw its call but never approve it (S3).
@@ -133,7 +133,7 @@ export function sessionRoutes(
 
   app.post('/v1/sessions/:id/result', async (c) => {
     agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const live = await sessions.get(c.get('tokenHash'), c.req.param('id'));
     const given = await readBody(c, resultBody);
     const outcome = 'error' in given ? { error: given.error } : { output: given.output };
     return c.json(await sessions.result(live, given.id, outcome));
@@ -141,19 +141,21 @@ export function sessionRoutes(
 
   app.post('/v1/sessions/:id/observe', async (c) => {
     agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const live = await sessions.get(c.get('tokenHash'), c.req.param('id'));
     const { updates } = await readBody(c, observeBody);
     return c.json(await sessions.observe(live, updates));
   });
 
   app.post('/v1/sessions/:id/finish', async (c) => {
     agentOnly(c);
-    const live = sessions.get(c.get('tokenHash'), c.req.param('id'));
+    const live = await sessions.get(c.get('tokenHash'), c.req.param('id'));
     const { answer } = await readBody(c, finishBody, true);
     return c.json(await sessions.finish(live, answer));
   });
 
   app.get('/v1/sessions', (c) => c.json({ sessions: sessions.list(owner(c)) }));
 
-  app.get('/v1/approvals', (c) => c.json({ approvals: sessions.pendingApprovals(owner(c)) }));
+  app.get('/v1/approvals', async (c) =>
+    c.json({ approvals: await sessions.pendingApprovals(owner(c)) }),
+  );
 }

@@ -1,11 +1,14 @@
 import type { ChatModel } from '../../formalize/index.js';
-import { ServiceStore } from '../../store/service-sessions.js';
 import { createServiceApp } from './app.js';
 import { listenApp } from './listen.js';
 import type { ServiceMemoryLimits } from './memory-budget.js';
+import { openServiceStore } from './open-store.js';
 
 export interface StartServiceOptions {
-  /** The SQLite file (created if missing). */
+  /**
+   * Where sessions and the audit log are kept: an SQLite file (created if missing), or a
+   * `postgres://` URL of a database several instances share (openServiceStore).
+   */
   readonly db: string;
   readonly tokens: readonly string[];
   /** Tokens that approve (ServiceAppOptions.approverTokens). */
@@ -30,14 +33,16 @@ export interface StartServiceOptions {
 export interface RunningService {
   /** The bound URL, e.g. `http://127.0.0.1:8787`. */
   readonly url: string;
-  /** Sessions restored from the file at start. */
+  /** Where sessions are kept, as messages may show it (a database URL without its password). */
+  readonly store: string;
+  /** Sessions restored from the store at start (none from PostgreSQL: read when asked for). */
   readonly restored: number;
   close(): Promise<void>;
 }
 
 /** Opens the store, restores its open sessions and serves the API until `close()`. */
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
-  const store = new ServiceStore(options.db);
+  const store = await openServiceStore(options.db, options.log);
   try {
     const { app, sessions } = createServiceApp({
       store,
@@ -56,18 +61,19 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       ...(options.log !== undefined ? { log: options.log } : {}),
       ...(options.memory !== undefined ? { memory: options.memory } : {}),
     });
-    const { restored } = sessions.restoreAll();
+    const { restored } = await sessions.restoreAll();
     const listening = await listenApp(app.fetch, options.host ?? '127.0.0.1', options.port ?? 8787);
     return {
       url: listening.origin,
+      store: store.what,
       restored,
       close: async () => {
         await listening.close();
-        store.close();
+        await store.close();
       },
     };
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
 }

@@ -17,7 +17,15 @@ import {
 import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { sessionRecordFields } from '../../store/journal-anchor.js';
-import type { AuditRecord, ServiceStore, StoredSession } from '../../store/service-sessions.js';
+import {
+  type AuditRecord,
+  JournalTamperedError,
+  type ServiceStore,
+  type SessionCatchUp,
+  type SessionStep,
+  type StoredJournal,
+  type StoredSession,
+} from '../../store/service-store.js';
 import { errorMessage } from '../../support/error-message.js';
 import { IntentguardError } from '../../support/errors.js';
 import { type ServiceMemoryLimits, serviceMemoryLimits } from './memory-budget.js';
@@ -57,8 +65,8 @@ interface LiveSession {
   /** Audit records the guard emitted since the last write. */
   readonly pending: AuditRecord[];
   finished: boolean;
-  /** The last write queued for this session (settled once committed or failed). */
-  lastWrite?: Promise<void> | undefined;
+  /** The last write of this session: resolves true once committed, false when it failed. */
+  lastWrite?: Promise<boolean> | undefined;
   /** Characters it holds in memory: spec, schema, journal (memory-budget.ts). */
   held: number;
   /** When a request last used it (ms): idle sessions may be dropped from memory. */
@@ -104,8 +112,11 @@ function storedCharacters(stored: StoredSession): number {
   return (stored.specText?.length ?? 0) + stored.schemaJson.length;
 }
 
-/** Finished sessions kept in memory (older ones are read from the file when asked for). */
+/** Finished sessions kept in memory (older ones are read from the store when asked for). */
 const maxFinishedInMemory = 256;
+
+/** Sessions of a shared store one approvals list reads (the newest waiting). */
+const maxApprovalSessions = 200;
 
 export interface SessionsOptions {
   readonly store: ServiceStore;
@@ -127,6 +138,8 @@ export class Sessions {
   readonly #model: ChatModel | undefined;
   readonly #log: (line: string) => void;
   readonly #live = new Map<string, LiveSession>();
+  /** Sessions being read from the store, so that concurrent requests restore one copy. */
+  readonly #loading = new Map<string, Promise<LiveSession | undefined>>();
   readonly #finished: string[] = [];
   readonly #memory: ServiceMemoryLimits;
   /** Characters the sessions in `#live` hold together. */
@@ -193,14 +206,16 @@ export class Sessions {
     }
   }
 
-  /** Restores every open session (at start-up); a session that no longer restores is logged and skipped. */
-  restoreAll(): { restored: number; failed: number } {
+  /**
+   * Restores the open sessions the store gives a starting service (each checked against
+   * the audit log: all of an SQLite file's; none of a shared store's, whose sessions are
+   * read, and checked, when a request asks for them); a session that no longer restores
+   * is logged and skipped.
+   */
+  async restoreAll(): Promise<{ restored: number; failed: number }> {
     let restored = 0;
     let failed = 0;
-    const open = this.#store.openSessions();
-    // One pass over the audit chain vouches for every open session's row and journal
-    // (G2): one that does not match what the log recorded is not restored.
-    this.#store.verifySessions(open);
+    const open = await this.#store.restorable();
     let deferred = 0;
     for (const stored of open) {
       // Within the memory budget: the others are restored when asked for (S1).
@@ -209,7 +224,7 @@ export class Sessions {
         continue;
       }
       try {
-        this.#restore(stored);
+        this.#restore(stored, await this.#store.journal(stored));
         restored++;
       } catch (error) {
         failed++;
@@ -218,7 +233,7 @@ export class Sessions {
     }
     if (deferred > 0)
       this.#log(
-        `${deferred} open session${deferred === 1 ? '' : 's'} left in the file (--max-service-text); restored when asked for`,
+        `${deferred} open session${deferred === 1 ? '' : 's'} left in the store (--max-service-text); restored when asked for`,
       );
     return { restored, failed };
   }
@@ -233,10 +248,11 @@ export class Sessions {
     };
   }
 
-  #restore(stored: StoredSession): LiveSession {
+  /** A live guard for a session as stored, replayed from its journal, held in memory. */
+  #restore(stored: StoredSession, storedJournal: StoredJournal): LiveSession {
     const schema = loadSchema(stored.schemaKind, stored.schemaJson);
-    // Read from the file unchecked: restoreGuard checks every event before replaying it.
-    const journal = this.#store.journal(stored) as GuardJournal;
+    // Read from the store unchecked: restoreGuard checks every event before replaying it.
+    const journal = storedJournal as GuardJournal;
     const pending: AuditRecord[] = [];
     const guard = restoreGuard(
       stored.specText ?? undefined,
@@ -330,7 +346,7 @@ export class Sessions {
     }
     const journal = guard.journal();
     const withClock: StoredSession = { ...stored, now: journal.now, timeZone: journal.timeZone };
-    this.#store.createSession(withClock, [
+    await this.#store.createSession(withClock, [
       {
         session: stored.id,
         kind: 'session',
@@ -361,30 +377,49 @@ export class Sessions {
   /**
    * The session if `tokenHash` created it; otherwise 404 (another token's session does
    * not exist for it). `undefined` is an approver token's view: any token's session (S3).
+   * `fresh`: for a read of a shared store, the copy in memory is first compared with the
+   * store and read again when another instance wrote the session since (mutations catch
+   * up under the session's lock instead: `update`).
    */
-  get(tokenHash: string | undefined, id: string): LiveSession {
+  async get(tokenHash: string | undefined, id: string, fresh = false): Promise<LiveSession> {
     let live = this.#live.get(id);
-    if (live === undefined) {
-      const stored = this.#store.session(id);
-      if (stored !== undefined && (tokenHash === undefined || stored.tokenHash === tokenHash)) {
-        this.#makeRoom(this.#memory.maxSessionText);
-        try {
-          live = this.#restore(stored);
-        } catch (error) {
-          this.#log(`session ${id} could not be restored: ${errorMessage(error)}`);
-          throw new ServiceProblem(
-            503,
-            'session-unavailable',
-            `the session '${id}' could not be restored`,
-          );
-        }
+    if (live !== undefined && fresh && this.#store.shared) {
+      const state = await this.#store.state(id);
+      if (state?.events !== live.persisted || state.finished !== live.finished) {
+        this.#drop(live);
+        live = undefined;
       }
     }
+    live ??= await this.#load(tokenHash, id);
     if (live === undefined || (tokenHash !== undefined && live.stored.tokenHash !== tokenHash)) {
       throw new ServiceProblem(404, 'unknown-session', `there is no session '${id.slice(0, 80)}'`);
     }
     live.used = Date.now();
     return live;
+  }
+
+  /** Reads a session from the store into memory, once for concurrent requests. */
+  #load(tokenHash: string | undefined, id: string): Promise<LiveSession | undefined> {
+    const loading = this.#loading.get(id);
+    if (loading !== undefined) return loading;
+    const load = (async () => {
+      const stored = await this.#store.session(id);
+      if (stored === undefined || (tokenHash !== undefined && stored.tokenHash !== tokenHash))
+        return undefined;
+      this.#makeRoom(this.#memory.maxSessionText);
+      try {
+        return this.#restore(stored, await this.#store.journal(stored));
+      } catch (error) {
+        this.#log(`session ${id} could not be restored: ${errorMessage(error)}`);
+        throw new ServiceProblem(
+          503,
+          'session-unavailable',
+          `the session '${id}' could not be restored`,
+        );
+      }
+    })().finally(() => this.#loading.delete(id));
+    this.#loading.set(id, load);
+    return load;
   }
 
   /**
@@ -398,13 +433,6 @@ export class Sessions {
     operation: (guard: Guard) => T,
     finishes?: (answer: T) => boolean,
   ): Promise<T> {
-    if (!live.finished && live.held >= this.#memory.maxSessionText) {
-      throw new ServiceProblem(
-        409,
-        'session-full',
-        `the session '${live.stored.id}' holds ${live.held} characters of calls and results, as much as a session may (${this.#memory.maxSessionText}, --max-session-text); it takes no more calls or results`,
-      );
-    }
     this.#makeRoom(0, live);
     live.busy++;
     try {
@@ -415,55 +443,60 @@ export class Sessions {
   }
 
   /**
-   * Runs a mutation on the guard, then queues its journal events and audit records for
-   * the store's next group commit and answers once they are committed. The guard
-   * decides synchronously, so mutations of one session stay in order; a failed commit
-   * forgets the live guard (the file has the last good state) and fails the request.
+   * Runs a mutation through the store's `update`, which serializes it with every other
+   * mutation of the session (in any instance) and resolves once what it wrote is
+   * committed; the answer is sent only then. When the store holds journal events this
+   * copy does not (another instance wrote them), the mutation runs on the session as
+   * stored. A failed mutation or commit forgets the live guard (the store has the last
+   * good state) and fails the request.
    */
   async #apply<T>(
     live: LiveSession,
     operation: (guard: Guard) => T,
     finishes?: (answer: T) => boolean,
   ): Promise<T> {
-    if (live.finished) {
-      throw new ServiceProblem(
-        409,
-        'session-finished',
-        `the session '${live.stored.id}' has finished`,
-      );
-    }
-    live.pending.length = 0;
+    const before = live.lastWrite;
+    let current = live;
+    let wrote = false;
+    const update = this.#store.update(live.stored.id, live.persisted, (behind) => {
+      if (behind !== undefined) current = this.#caughtUp(current, behind);
+      const step = this.#step(current, operation, finishes);
+      wrote = step.write !== undefined;
+      return step;
+    });
+    const settled = update.then(
+      () => true,
+      () => false,
+    );
+    live.lastWrite = settled;
     let answer: T;
     try {
-      answer = operation(live.guard);
+      answer = await update;
     } catch (error) {
-      // The guard may be half-way through a change: forget it; the file has the last good state.
-      this.#forget(live);
-      live.pending.length = 0;
+      if (error instanceof ServiceProblem) throw error;
+      this.#forget(current);
+      if (error instanceof JournalTamperedError) {
+        // Caught up on a session whose stored journal the audit log does not vouch for.
+        this.#log(`session ${live.stored.id} could not be restored: ${error.message}`);
+        throw new ServiceProblem(
+          503,
+          'session-unavailable',
+          `the session '${live.stored.id}' could not be restored`,
+        );
+      }
       throw error;
     }
-    const finishedNow = finishes?.(answer) ?? false;
-    // The guard journals only what it also reports as an event: nothing reported (a
-    // repeated check, say) means nothing to write — but the answer may rest on a write
-    // still waiting for its commit, so it waits for that one.
-    if (live.pending.length === 0 && !finishedNow) {
-      await this.#settled(live, live.lastWrite);
-      return answer;
+    current.lastWrite = settled;
+    // The guard journals only what it also reports as an event: nothing written (a
+    // repeated check, say) — but the answer may rest on a write still waiting for its
+    // commit, so it waits for that one.
+    if (!wrote && before !== undefined && !(await before)) {
+      this.#forget(current);
+      throw new Error(`an earlier write of session ${live.stored.id} failed`);
     }
-    const from = live.persisted;
-    const fresh = live.guard.journalSince(from);
-    const grown = keptSize(fresh);
-    live.held += grown;
-    if (this.#live.get(live.stored.id) === live) this.#held += grown;
-    const audit = live.pending.splice(0);
-    live.persisted = from + fresh.length;
-    if (finishedNow) live.finished = true;
-    const write = this.#store.write(live.stored.id, from, fresh, audit, finishedNow);
-    live.lastWrite = write;
-    await this.#settled(live, write);
-    if (finishedNow) {
-      // Finished sessions stay readable (restored from the file on demand); memory keeps the recent ones.
-      this.#finished.push(live.stored.id);
+    if (current.finished && wrote && finishes !== undefined) {
+      // Finished sessions stay readable (restored from the store on demand); memory keeps the recent ones.
+      this.#finished.push(current.stored.id);
       if (this.#finished.length > maxFinishedInMemory) {
         const oldest = this.#finished.shift();
         if (oldest !== undefined) this.#drop(this.#live.get(oldest));
@@ -472,18 +505,86 @@ export class Sessions {
     return answer;
   }
 
-  /** Waits for a write; when it failed, memory is ahead of the file: forget the live guard. */
-  async #settled(live: LiveSession, write: Promise<void> | undefined): Promise<void> {
-    if (write === undefined) return;
+  /**
+   * One mutation on the guard, under the session's lock: the answer, and the journal
+   * events and audit records it adds. A session that holds `maxSessionText` takes no
+   * more work — it fails closed, for good, since what it holds only grows and a restore
+   * counts the same (S1).
+   */
+  #step<T>(
+    live: LiveSession,
+    operation: (guard: Guard) => T,
+    finishes?: (answer: T) => boolean,
+  ): SessionStep<T> {
+    if (live.finished) {
+      throw new ServiceProblem(
+        409,
+        'session-finished',
+        `the session '${live.stored.id}' has finished`,
+      );
+    }
+    if (live.held >= this.#memory.maxSessionText) {
+      throw new ServiceProblem(
+        409,
+        'session-full',
+        `the session '${live.stored.id}' holds ${live.held} characters of calls and results, as much as a session may (${this.#memory.maxSessionText}, --max-session-text); it takes no more calls or results`,
+      );
+    }
+    live.pending.length = 0;
+    let answer: T;
     try {
-      await write;
+      answer = operation(live.guard);
     } catch (error) {
-      this.#forget(live);
+      // The guard may be half-way through a change: the caller forgets it.
+      live.pending.length = 0;
       throw error;
+    }
+    const finishedNow = finishes?.(answer) ?? false;
+    if (live.pending.length === 0 && !finishedNow) return { answer };
+    const from = live.persisted;
+    const fresh = live.guard.journalSince(from);
+    const grown = keptSize(fresh);
+    live.held += grown;
+    if (this.#live.get(live.stored.id) === live) this.#held += grown;
+    const audit = live.pending.splice(0);
+    live.persisted = from + fresh.length;
+    if (finishedNow) live.finished = true;
+    return {
+      answer,
+      write: {
+        from,
+        events: fresh,
+        audit,
+        finished: finishedNow,
+        awaiting: live.guard.status().pendingIds.length,
+      },
+    };
+  }
+
+  /**
+   * The session as the store holds it, replacing a copy that is behind (another
+   * instance wrote it since). One that does not restore fails closed: 503.
+   */
+  #caughtUp(behindCopy: LiveSession, stored: SessionCatchUp): LiveSession {
+    try {
+      const live = this.#restore(stored.session, stored.journal);
+      live.used = Date.now();
+      // The copy read may hold more than the one it replaces: within the budget (S1).
+      this.#makeRoom(0, live);
+      return live;
+    } catch (error) {
+      if (error instanceof ServiceProblem) throw error;
+      this.#drop(behindCopy);
+      this.#log(`session ${stored.session.id} could not be restored: ${errorMessage(error)}`);
+      throw new ServiceProblem(
+        503,
+        'session-unavailable',
+        `the session '${stored.session.id}' could not be restored`,
+      );
     }
   }
 
-  /** Drops a live guard whose memory may differ from the file; the next request restores it. */
+  /** Drops a live guard whose memory may differ from the store; the next request restores it. */
   #forget(live: LiveSession): void {
     this.#drop(live);
   }
@@ -521,8 +622,9 @@ export class Sessions {
     }
   }
 
-  #known(live: LiveSession, id: string): void {
-    if (live.guard.decision(id) === undefined) {
+  /** Inside a mutation (so that a call another instance checked is known). */
+  #known(guard: Guard, id: string): void {
+    if (guard.decision(id) === undefined) {
       throw new ServiceProblem(
         404,
         'unknown-call',
@@ -532,13 +634,17 @@ export class Sessions {
   }
 
   approve(live: LiveSession, id: string, approved: boolean): Promise<GuardDecision> {
-    this.#known(live, id);
-    return this.#mutate(live, (guard) => guard.approve(id, approved));
+    return this.#mutate(live, (guard) => {
+      this.#known(guard, id);
+      return guard.approve(id, approved);
+    });
   }
 
   result(live: LiveSession, id: string, outcome: ToolOutcome) {
-    this.#known(live, id);
-    return this.#mutate(live, (guard) => guard.result(id, outcome));
+    return this.#mutate(live, (guard) => {
+      this.#known(guard, id);
+      return guard.result(id, outcome);
+    });
   }
 
   observe(live: LiveSession, updates: unknown) {
@@ -580,10 +686,28 @@ export class Sessions {
       .map((live) => this.describe(live));
   }
 
-  /** Calls waiting for a person's answer, across the token's live sessions. */
-  pendingApprovals(tokenHash: string | undefined): Record<string, unknown>[] {
+  /**
+   * Calls waiting for a person's answer, across the token's sessions: those in memory,
+   * and, from a shared store, those any instance left waiting (read fresh, within the
+   * memory budget: a session that does not fit is left out of this list, not an error).
+   */
+  async pendingApprovals(tokenHash: string | undefined): Promise<Record<string, unknown>[]> {
+    let sessions: Iterable<LiveSession> = this.#live.values();
+    if (this.#store.shared) {
+      // What the store says waits, read fresh: memory may be behind another instance's answer.
+      const waiting: LiveSession[] = [];
+      for (const id of await this.#store.awaitingSessions(tokenHash, maxApprovalSessions)) {
+        try {
+          waiting.push(await this.get(tokenHash, id, true));
+        } catch (error) {
+          if (!(error instanceof ServiceProblem)) throw error;
+          this.#log(`session ${id} waits for approval but is not listed: ${error.message}`);
+        }
+      }
+      sessions = waiting;
+    }
     const pending: Record<string, unknown>[] = [];
-    for (const live of this.#live.values()) {
+    for (const live of sessions) {
       if ((tokenHash !== undefined && live.stored.tokenHash !== tokenHash) || live.finished)
         continue;
       for (const id of live.guard.status().pendingIds) {

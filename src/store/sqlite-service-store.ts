@@ -1,30 +1,23 @@
-import { createHash } from 'node:crypto';
-import { IntentguardError } from '../support/errors.js';
 import { AuditChain, type AuditRecord, auditedSessions, auditSchema } from './audit-chain.js';
 import {
+  anchored,
   emptyJournal,
   extendAnchor,
   type JournalAnchor,
   sessionProblem,
 } from './journal-anchor.js';
+import {
+  JournalTamperedError,
+  type ServiceStore,
+  type SessionCatchUp,
+  type SessionRow,
+  type SessionState,
+  type SessionStep,
+  type StoredJournal,
+  type StoredSession,
+  sessionOf,
+} from './service-store.js';
 import { openSqlite, type SqliteDatabase, type SqliteSchema } from './sqlite.js';
-
-/** What the service keeps of a session: enough to restore its guard exactly. */
-export interface StoredSession {
-  readonly id: string;
-  /** SHA-256 (hex) of the bearer token that created it. */
-  readonly tokenHash: string;
-  /** The checked spec text; null for a session without a valid spec (it refuses everything). */
-  readonly specText: string | null;
-  readonly schemaKind: 'states' | 'tools';
-  readonly schemaJson: string;
-  /** Guard options as JSON (`mode`, `finishWaitsForResults`). */
-  readonly optionsJson: string;
-  readonly now: string;
-  readonly timeZone: string;
-  readonly createdAt: string;
-  readonly finished: boolean;
-}
 
 /** A write waiting for the next group commit. */
 interface QueuedWrite {
@@ -35,30 +28,6 @@ interface QueuedWrite {
   readonly finished: boolean;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
-}
-
-export type { AuditRecord };
-
-/** A session whose row or journal does not match the audit log: it is not restored (fail closed). */
-export class JournalTamperedError extends IntentguardError {
-  static override readonly marker = 'intentguard.error.JournalTamperedError';
-  static readonly errorName = 'IntentguardJournalTamperedError';
-  override readonly name = JournalTamperedError.errorName;
-
-  constructor(message: string) {
-    super({ code: 'journal-tampered', message });
-  }
-}
-
-/**
- * A session's journal as stored: its events as the guard wrote them (JSON), unchecked;
- * restoring a guard from it checks them (`restoreGuard`).
- */
-export interface StoredJournal {
-  readonly version: 1;
-  readonly now: string;
-  readonly timeZone: string;
-  readonly events: readonly unknown[];
 }
 
 /** The service's tables; the audit chain's are `auditSchema`, in the same file. */
@@ -90,58 +59,20 @@ CREATE TABLE IF NOT EXISTS journal (
   ],
 };
 
-interface SessionRow {
-  id: string;
-  token_hash: string;
-  spec_text: string | null;
-  schema_kind: 'states' | 'tools';
-  schema_json: string;
-  options_json: string;
-  now: string;
-  time_zone: string;
-  created_at: string;
-  finished: number;
-}
-
-function sessionOf(row: SessionRow): StoredSession {
-  return {
-    id: row.id,
-    tokenHash: row.token_hash,
-    specText: row.spec_text,
-    schemaKind: row.schema_kind,
-    schemaJson: row.schema_json,
-    optionsJson: row.options_json,
-    now: row.now,
-    timeZone: row.time_zone,
-    createdAt: row.created_at,
-    finished: row.finished === 1,
-  };
-}
-
-/** The write's audit records with the journal's new anchor in the body of the last one. */
-function anchored(
-  session: string,
-  audit: readonly AuditRecord[],
-  anchor: JournalAnchor,
-): readonly AuditRecord[] {
-  const last = audit.at(-1);
-  const body = last?.body;
-  if (last === undefined || typeof body !== 'object' || body === null || Array.isArray(body))
-    return [...audit, { session, kind: 'journal', body: { journal: anchor } }];
-  return [...audit.slice(0, -1), { ...last, body: { ...body, journal: anchor } }];
-}
-
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /**
  * The service's SQLite file (WAL): sessions, their journals event by event, and the
- * hash-chained audit log. Writes are grouped into one transaction per turn of the event
- * loop (`write`), committed before the service answers; with WAL and `synchronous =
- * NORMAL` a killed process loses nothing committed.
+ * hash-chained audit log, for one service process. Writes are grouped into one
+ * transaction per turn of the event loop (`write`), committed before the service
+ * answers; with WAL and `synchronous = NORMAL` a killed process loses nothing committed.
+ *
+ * @example
+ * const store = new SqliteServiceStore('intentguard.db');
+ * const { app } = createServiceApp({ store, tokens: [token] });
  */
-export class ServiceStore {
+export class SqliteServiceStore implements ServiceStore {
+  /** One process writes the file: what it holds in memory is never behind it. */
+  readonly shared = false;
+  readonly what: string;
   readonly #db: SqliteDatabase;
   readonly #statements;
   readonly #audit: AuditChain;
@@ -158,6 +89,7 @@ export class ServiceStore {
   readonly #open = new Map<string, number>();
 
   constructor(path: string) {
+    this.what = `the service's file '${path}'`;
     this.#db = openSqlite(path, {
       schemas: [serviceSchema, auditSchema],
       what: `the service's file '${path}'`,
@@ -185,8 +117,8 @@ export class ServiceStore {
   }
 
   /** How many sessions of this token are open (not finished). */
-  openSessionCount(tokenHash: string): number {
-    return this.#open.get(tokenHash) ?? 0;
+  openSessionCount(tokenHash: string): Promise<number> {
+    return Promise.resolve(this.#open.get(tokenHash) ?? 0);
   }
 
   #countOpen(tokenHash: string, change: number): void {
@@ -200,7 +132,7 @@ export class ServiceStore {
   }
 
   /** Records a new session and its audit entry, in one transaction. */
-  createSession(session: StoredSession, audit: readonly AuditRecord[]): void {
+  async createSession(session: StoredSession, audit: readonly AuditRecord[]): Promise<void> {
     this.#db
       .transaction(() => {
         this.#statements.insertSession.run({ ...session });
@@ -209,6 +141,23 @@ export class ServiceStore {
       .immediate();
     this.#anchors.set(session.id, emptyJournal);
     this.#countOpen(session.tokenHash, 1);
+  }
+
+  /**
+   * Runs `step` at once (this process is the file's only writer, so its copy is never
+   * behind: `step` is given nothing to catch up with) and queues what it writes for the
+   * next group commit. Steps of one session run in the order they are called, each
+   * seeing the ones before, committed or not; each answer waits for its own commit.
+   */
+  async update<T>(
+    id: string,
+    _known: number,
+    step: (behind: SessionCatchUp | undefined) => SessionStep<T>,
+  ): Promise<T> {
+    const { answer, write } = step(undefined);
+    if (write !== undefined)
+      await this.write(id, write.from, write.events, write.audit, write.finished);
+    return answer;
   }
 
   /**
@@ -276,7 +225,7 @@ export class ServiceStore {
     for (const [id, anchor] of anchors) this.#anchors.set(id, anchor);
     for (const write of group) {
       if (!write.finished) continue;
-      const owner = this.session(write.sessionId)?.tokenHash;
+      const owner = this.#session(write.sessionId)?.tokenHash;
       if (owner !== undefined) this.#countOpen(owner, -1);
     }
     this.groupCommits++;
@@ -286,13 +235,32 @@ export class ServiceStore {
   /** How many group commits have landed (for tests and the bench: writes per commit). */
   groupCommits = 0;
 
-  session(id: string): StoredSession | undefined {
+  async session(id: string): Promise<StoredSession | undefined> {
+    return this.#session(id);
+  }
+
+  #session(id: string): StoredSession | undefined {
     const row = this.#statements.session.get(id) as SessionRow | undefined;
     return row && sessionOf(row);
   }
 
-  openSessions(): StoredSession[] {
-    return (this.#statements.openSessions.all() as SessionRow[]).map(sessionOf);
+  async state(id: string): Promise<SessionState | undefined> {
+    const session = this.#session(id);
+    if (session === undefined) return undefined;
+    const { n } = this.#statements.eventCount.get(id) as { n: number };
+    return { events: n, finished: session.finished };
+  }
+
+  /** Every open session, checked against the audit log in one pass over the chain. */
+  async restorable(): Promise<StoredSession[]> {
+    const open = (this.#statements.openSessions.all() as SessionRow[]).map(sessionOf);
+    this.verifySessions(open);
+    return open;
+  }
+
+  /** None: the service holds the sessions of a file it alone writes that wait for approval. */
+  async awaitingSessions(): Promise<string[]> {
+    return [];
   }
 
   /**
@@ -301,7 +269,11 @@ export class ServiceStore {
    * anchored yet are checked against the whole verified chain (`verifyOpenSessions`
    * does that for all open sessions in one pass at start-up).
    */
-  journal(session: StoredSession): StoredJournal {
+  async journal(session: StoredSession): Promise<StoredJournal> {
+    return this.#journal(session);
+  }
+
+  #journal(session: StoredSession): StoredJournal {
     const texts = (this.#statements.events.all(session.id) as { event: string }[]).map(
       (row) => row.event,
     );
@@ -353,7 +325,7 @@ export class ServiceStore {
   }
 
   /** Commits what is queued, then closes the file. */
-  close(): void {
+  async close(): Promise<void> {
     if (!this.#db.open) return;
     this.#flush();
     this.#db.close();
