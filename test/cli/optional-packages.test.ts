@@ -84,9 +84,12 @@ describe('what each part loads', () => {
     const needing = commandModules.filter((module) =>
       packagesReached(module, false).some((name) => !dependencies.includes(name)),
     );
-    expect(needing.map((module) => module.replace(/^.*\/|\.ts$/g, '')).sort()).toEqual(
-      Object.keys(commandPackages).sort(),
-    );
+    // A subcommand's module (`eval-taubench.ts` for `intentguard eval taubench`) is named
+    // after its command and falls under the command's entry.
+    const commandOf = (name: string) =>
+      Object.keys(commandPackages).find((command) => name.startsWith(`${command}-`)) ?? name;
+    const commands = needing.map((module) => commandOf(module.replace(/^.*\/|\.ts$/g, '')));
+    expect([...new Set(commands)].sort()).toEqual(Object.keys(commandPackages).sort());
   });
 
   for (const [command, packages] of Object.entries(commandPackages)) {
