@@ -26,5 +26,6 @@ export {
   loadToolSchema,
   type ToolSchemaFormat,
 } from './load-tools.js';
+export { mergeSchemas } from './merge-schemas.js';
 export { isIdentifier, sanitizeName } from './names.js';
 export type { ToolSchemaOptions } from './tool-predicates.js';
