@@ -18,13 +18,7 @@ export function mergeSchemas(tools: Schema, states: Schema): Result<Schema> {
   const clashes = [...states.predicates.keys()].filter((name) => tools.predicates.has(name));
   if (clashes.length > 0)
     return failure(
-      clashes.map((name) =>
-        createDiagnostic(
-          'schema-duplicate',
-          { path: `$.${name}` },
-          { name },
-        ),
-      ),
+      clashes.map((name) => createDiagnostic('schema-duplicate', { path: `$.${name}` }, { name })),
     );
   return success(
     createSchema(`${tools.id}+${states.id}`, [

@@ -138,11 +138,12 @@ function composedRefusal(
           intent.roadmap ?? host.roadmap(),
         )
       : undefined;
+  // Nothing commits: the policy's permissions are not performed, so the verdict names none.
   return composedVerdict(
     host,
     policy,
     intent,
-    judgment,
+    { ...judgment, rules: [] },
     winner.decision,
     reasons,
     feedback,
