@@ -45,8 +45,9 @@ export function decideComposed(
     return markIntent(decide(host, proposal, recheck));
   const view = proposal.updates.length > 0 ? host.overlay(proposal.updates) : host.store;
   const judgment = policy.judge(proposal, view);
-  const held: Held = { plan: undefined };
-  const intent = decide(holdingHost(host, held), proposal, recheck);
+  const { holding, held } = holdingHostOf(host);
+  held.plan = undefined;
+  const intent = decide(holding, proposal, recheck);
   const policyRank = strictness(judgment);
   const intentRank = strictness(intent);
   if (Math.max(policyRank, intentRank) >= 2) {
@@ -92,6 +93,19 @@ export function decideComposed(
         : undefined,
     ),
   );
+}
+
+const holdingHosts = new WeakMap<DecisionHost, { holding: DecisionHost; held: Held }>();
+
+/** The holding host of a session's host, made once (a proposal allocates none). */
+function holdingHostOf(host: DecisionHost): { holding: DecisionHost; held: Held } {
+  let entry = holdingHosts.get(host);
+  if (!entry) {
+    const held: Held = { plan: undefined };
+    entry = { holding: holdingHost(host, held), held };
+    holdingHosts.set(host, entry);
+  }
+  return entry;
 }
 
 /**
