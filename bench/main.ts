@@ -19,6 +19,7 @@ import {
   timeCall,
   timerOverhead,
 } from './measure.js';
+import { policyBench } from './policy.js';
 import { prologBench } from './prolog.js';
 import { recordsBench } from './records.js';
 import { securityBench } from './security.js';
@@ -147,7 +148,7 @@ function measureCheck(rules: number): { parseCheck: number; text: number } {
 
 /**
  * `BENCH_ONLY=decisions,prolog` runs only those parts (decisions, check, security, v2-rules,
- * guard, bindings, records, prolog, adapters, servers, stores); all of them by default.
+ * guard, bindings, records, policy, prolog, adapters, servers, stores); all of them by default.
  */
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const runs = (part: string): boolean => only === undefined || only.includes(part);
@@ -162,6 +163,7 @@ async function main(): Promise<void> {
   if (runs('guard')) guardBench(proposalsPerKind);
   if (runs('bindings')) languageV2Bench(proposalsPerKind);
   if (runs('records')) recordsBench(proposalsPerKind);
+  if (runs('policy')) policyBench(Math.min(proposalsPerKind, 20_000));
   if (runs('prolog')) prologBench(sizes, Number(process.env.BENCH_STEPS ?? 100_000));
   if (runs('adapters')) await adapterBench();
   if (runs('servers')) await serversBench();

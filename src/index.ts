@@ -127,9 +127,14 @@ export type {
 // ---- results and errors ----
 // ---- schemas: states files and tool schemas ----
 export {
+  analyzeComposition,
   analyzeSpec,
+  type CheckedComposition,
   type CheckOptions,
+  type CompositionDiagnostics,
+  checkComposition,
   checkGrounding,
+  checkPolicy,
   checkSpec,
   createSchema,
   Decimal,

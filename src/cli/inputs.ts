@@ -5,7 +5,7 @@ import {
   renderDiagnostics,
   type Schema,
 } from '../language/index.js';
-import { loadStateSchema, loadToolSchema } from '../schema/index.js';
+import { loadStateSchema, loadToolSchema, mergeSchemas } from '../schema/index.js';
 import { CliError, type CliIo } from './io.js';
 import { InvalidUtf8Error } from './utf8.js';
 
@@ -78,9 +78,8 @@ export async function loadSchemaOption(
   options: SchemaOptions,
   required: boolean,
 ): Promise<LoadedSchema | undefined> {
-  if (options.states !== undefined && options.tools !== undefined) {
-    throw new CliError('give either --states or --tools, not both', 2);
-  }
+  if (options.states !== undefined && options.tools !== undefined)
+    return loadToolsAndStates(io, options.tools, options.states);
   const path = options.states ?? options.tools;
   if (path === undefined) {
     if (required) throw new CliError('a schema is required: give --states FILE or --tools FILE', 2);
@@ -104,6 +103,34 @@ export async function loadSchemaOption(
     schema: result.value,
     path,
     warnings: result.diagnostics.filter((diagnostic) => diagnostic.severity === 'warning'),
+  };
+}
+
+/**
+ * `--tools T --states S` (FORMATS.md §1): one schema of the tools' actions and results and
+ * the host's states; a name both declare is an input error.
+ */
+async function loadToolsAndStates(
+  io: CliIo,
+  toolsPath: string,
+  statesPath: string,
+): Promise<LoadedSchema> {
+  const tools = await loadSchemaOption(io, { tools: toolsPath }, true);
+  const states = await loadSchemaOption(io, { states: statesPath }, true);
+  const merged = mergeSchemas(tools!.schema, states!.schema);
+  if (!merged.ok) {
+    io.stderr(
+      `${renderDiagnostics(merged.diagnostics, undefined, { fileName: displayName(statesPath), color: io.stderrIsTerminal })}\n`,
+    );
+    throw new CliError(
+      `the tools '${displayName(toolsPath)}' and the states '${displayName(statesPath)}' declare the same name`,
+      2,
+    );
+  }
+  return {
+    schema: merged.value,
+    path: toolsPath,
+    warnings: [...tools!.warnings, ...states!.warnings],
   };
 }
 

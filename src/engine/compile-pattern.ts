@@ -1,4 +1,9 @@
-import { answerPredicate, type CheckedPattern, operatorPolarity } from '../language/index.js';
+import {
+  answerPredicate,
+  type CheckedPattern,
+  operatorPolarity,
+  refusedPrefix,
+} from '../language/index.js';
 import type { PredicateTable } from './compile-predicates.js';
 import type { CompiledConstraint, CompiledPattern, CompiledRule } from './compiled-spec.js';
 import { type CompileSettings, compileConstraintTest } from './constraint-test.js';
@@ -28,7 +33,10 @@ export function patternCompiler(table: PredicateTable, settings: CompileSettings
     const predicate =
       pattern.predicate === answerPredicate
         ? table.answer
-        : table.predicates.get(pattern.predicate.name);
+        : (table.predicates.get(pattern.predicate.name) ??
+          (pattern.predicate.name.startsWith(refusedPrefix)
+            ? table.refused.get(pattern.predicate.name.slice(refusedPrefix.length))
+            : undefined));
     if (!predicate)
       throw new Error(`internal: predicate ${pattern.predicate.name} is not in the schema`);
     const isAction = predicate.declaration.kind === 'action';

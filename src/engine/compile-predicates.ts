@@ -1,4 +1,9 @@
-import { answerPredicate, type Spec } from '../language/index.js';
+import {
+  answerPredicate,
+  type PredicateDeclaration,
+  refusedPrefix,
+  type Spec,
+} from '../language/index.js';
 import type { CompiledPredicate } from './compiled-spec.js';
 import { type EngineParts, requirePart } from './engine-parts.js';
 
@@ -8,6 +13,18 @@ export interface PredicateTable {
   readonly predicatesBySourceName: ReadonlyMap<string, CompiledPredicate>;
   readonly predicateList: readonly CompiledPredicate[];
   readonly answer: CompiledPredicate | undefined;
+  /** The built-in states behind `refused A(…)` (LANGUAGE.md §8), by action name. */
+  readonly refused: ReadonlyMap<string, CompiledPredicate>;
+}
+
+/** The `refused A(…)` states the rules read, in rule order, each once. */
+function refusedStates(spec: Spec): PredicateDeclaration[] {
+  const found = new Map<string, PredicateDeclaration>();
+  for (const rule of spec.rules)
+    for (const pattern of [...rule.states, ...(rule.negations ?? [])])
+      if (pattern.predicate.name.startsWith(refusedPrefix))
+        found.set(pattern.predicate.name, pattern.predicate);
+  return [...found.values()];
 }
 
 /** Whether a rule uses the built-in `Answer` (LANGUAGE.md §7) that the schema does not declare itself. */
@@ -31,10 +48,15 @@ export function compilePredicates(spec: Spec, parts: EngineParts): PredicateTabl
   const predicates = new Map<string, CompiledPredicate>();
   const predicatesBySourceName = new Map<string, CompiledPredicate>();
   const predicateList: CompiledPredicate[] = [];
-  const declarations = usesAnswer(spec)
-    ? [...spec.schema.predicates.values(), answerPredicate]
-    : spec.schema.predicates.values();
+  const refusedDeclarations = refusedStates(spec);
+  // `Answer` keeps the index after the schema's whenever built-ins follow it, so that a
+  // policy compiled over the same schema reads the same state by the same indexes.
+  const declarations =
+    usesAnswer(spec) || refusedDeclarations.length > 0
+      ? [...spec.schema.predicates.values(), answerPredicate, ...refusedDeclarations]
+      : spec.schema.predicates.values();
   let answer: CompiledPredicate | undefined;
+  const refused = new Map<string, CompiledPredicate>();
   for (const declaration of declarations) {
     // Record arguments are read by the record reader (record-values.ts): a schema with
     // records is refused here when it is not given, rather than at a proposal.
@@ -59,9 +81,14 @@ export function compilePredicates(spec: Spec, parts: EngineParts): PredicateTabl
       answer = compiled;
       continue;
     }
+    if (declaration.name.startsWith(refusedPrefix)) {
+      // Keyed by name for the patterns, but not proposable or observable: not in `predicates`.
+      refused.set(declaration.name.slice(refusedPrefix.length), compiled);
+      continue;
+    }
     predicates.set(declaration.name, compiled);
     if (declaration.sourceName !== undefined)
       predicatesBySourceName.set(declaration.sourceName, compiled);
   }
-  return { predicates, predicatesBySourceName, predicateList, answer };
+  return { predicates, predicatesBySourceName, predicateList, answer, refused };
 }

@@ -110,6 +110,8 @@ export interface CompiledSpec {
   readonly predicateList: readonly CompiledPredicate[];
   /** The built-in `Answer` when a rule uses it (and the schema has no own `Answer`). */
   readonly answer: CompiledPredicate | undefined;
+  /** The built-in states behind `refused A(…)` the rules read (LANGUAGE.md §8), by action name. */
+  readonly refused: ReadonlyMap<string, CompiledPredicate>;
   readonly rules: readonly CompiledRule[];
   readonly doneRules: readonly CompiledRule[];
   readonly rulesByHead: ReadonlyMap<string, readonly CompiledRule[]>;
@@ -155,6 +157,7 @@ export function compileSpec(spec: Spec, settings: CompileSettings): CompiledSpec
     predicatesBySourceName: table.predicatesBySourceName,
     predicateList: table.predicateList,
     answer: table.answer,
+    refused: table.refused,
     rules: compiled.rules,
     doneRules: compiled.rules.filter((rule) => rule.isDone),
     rulesByHead: compiled.rulesByHead,

@@ -426,7 +426,7 @@ export function lookupPredicate(spec: CompiledSpec, name: string): CompiledPredi
  * report) is keyed by "not given", so it replaces the previous such result as before
  * results had keys.
  */
-function instanceKey(
+export function instanceKey(
   predicate: CompiledPredicate,
   values: (index: number) => Value | undefined,
 ): string | undefined {
@@ -512,6 +512,16 @@ function updatablePredicate(
     context.problems.push({
       code: 'wrong-kind',
       message: `${callName(predicate.declaration)} is an action; propose it as "action", not as a state update`,
+      predicate: predicate.name,
+    });
+    return undefined;
+  }
+  // What the user said (LANGUAGE.md §8) is the intent's `given` facts, fixed when the
+  // session starts: neither the agent nor a tool's report may change it.
+  if (predicate.declaration.source === 'user') {
+    context.problems.push({
+      code: 'not-proposable',
+      message: `${predicate.name} holds what the user said in the instruction (the intent's given facts); nothing can propose or observe it`,
       predicate: predicate.name,
     });
     return undefined;

@@ -39,6 +39,7 @@ const knownOptions = new Set([
   'limits',
   'rollback',
   'parts',
+  'policy',
 ]);
 
 function isWholeNumber(value: unknown): value is number {

@@ -1,4 +1,4 @@
-import type { Limits } from '../language/index.js';
+import type { Limits, Spec } from '../language/index.js';
 import type { ClockInput } from './clock.js';
 import type { EngineParts } from './engine-parts.js';
 import type { ProposalProblem } from './proposal.js';
@@ -33,6 +33,12 @@ export interface SessionOptions {
    * spec that needs one.
    */
   readonly parts?: EngineParts;
+  /**
+   * The operator's standing policy (LANGUAGE.md §8), checked with `checkPolicy` against the
+   * intent's schema: every proposal is decided by the intent and by the policy, and the
+   * stricter decision wins. Absent: the intent alone.
+   */
+  readonly policy?: Spec;
 }
 
 export interface SessionStatus {
@@ -42,6 +48,8 @@ export interface SessionStatus {
   readonly asked?: boolean;
   /** Objectives achieved so far, with counts. */
   readonly achieved: Readonly<Record<string, number>>;
+  /** With a policy (LANGUAGE.md §8): the policy's own objectives achieved so far; present only then. */
+  readonly policyAchieved?: Readonly<Record<string, number>>;
   /** Whether a `confirm` verdict awaits `resolve`. */
   readonly pending: boolean;
   readonly proposals: number;

@@ -15,11 +15,13 @@ import { type EvaluationContext, type ProposedAction, ruleFires } from './evalua
 import type { CommittedCall } from './fabricated-action.js';
 import { internalErrorVerdict } from './fail-closed.js';
 import { repeatedViolationReason } from './feedback.js';
+import { givenUpdates } from './given-facts.js';
 import { appendBounded } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
 import { callIdOf, PendingApprovals } from './pending-approvals.js';
 import { keptSize } from './plain-data.js';
+import { assertPolicy, PolicyJudge } from './policy-judge.js';
 import {
   type NormalizedProposal,
   type ProposalProblem,
@@ -30,6 +32,7 @@ import {
 } from './proposal.js';
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
 import { decide, invalidProposal } from './session/decide.js';
+import { decideComposed, policyRecheck } from './session/decide-composed.js';
 import { guardRejection, matchingGuard } from './session/decide-guards.js';
 import { type CommitPlan, type DecisionHost, headsOf, type Recheck } from './session/decision.js';
 import { type SessionSettings, sessionSettings } from './session-settings.js';
@@ -163,6 +166,8 @@ export class Session implements IntentSession {
   /** The commit of the latest proposal or approval, if it committed. */
   #lastCommit: number | undefined;
   #host: DecisionHost | undefined;
+  /** The operator's policy (LANGUAGE.md §8), judging every proposal with the intent. */
+  readonly #policy: PolicyJudge | undefined;
 
   constructor(spec: Spec, options: SessionOptions = {}) {
     assertSpec(spec);
@@ -176,6 +181,14 @@ export class Session implements IntentSession {
     this.#describe = ruleDescriber(this.#clock);
     this.#undo = settings.rollback ? new Map() : undefined;
     this.#waiting = new PendingApprovals(settings.limits.maxHistory);
+    if (options.policy !== undefined) {
+      assertPolicy(options.policy);
+      const policy = compiledFor(options.policy, settings);
+      this.#policy = new PolicyJudge(policy, this.#compiled, this.#clock, settings, this.#store);
+    }
+    // What the user said holds from the start (LANGUAGE.md §8).
+    const givens = givenUpdates(this.#compiled, this.#clock, settings.limits);
+    if (givens.length > 0) this.#apply({ updates: givens, rules: [], finish: false });
     for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
   }
 
@@ -365,6 +378,7 @@ export class Session implements IntentSession {
       finished: this.#finished,
       ...(this.#asked ? { asked: true } : {}),
       achieved: Object.fromEntries(this.#achieved),
+      ...(this.#policy ? { policyAchieved: Object.fromEntries(this.#policy.achieved) } : {}),
       pending: this.#waiting.size > 0,
       proposals: this.#proposals,
     };
@@ -400,10 +414,13 @@ export class Session implements IntentSession {
       const host = this.#decision();
       const guard = matchingGuard(host, proposal.action, proposal.updates, view);
       if (guard?.source.mode === 'reject') return guardRejection(host, guard);
+      // The policy is no one's to overrule: it judges the approved call again in full.
+      const refused = this.#policy ? policyRecheck(host, this.#policy, proposal) : undefined;
+      if (refused) return refused;
       this.#commit(pending.plan, true);
       return undefined;
     }
-    const verdict = decide(this.#decision(), pending.proposal, { approved: true });
+    const verdict = this.#decide(pending.proposal, { approved: true });
     return verdict.decision === 'allow' ? undefined : verdict;
   }
 
@@ -429,7 +446,15 @@ export class Session implements IntentSession {
       this.#settings.limits,
     );
     if (!read.ok) return invalidProposal(this.#decision(), read.problems);
-    return decide(this.#decision(), read.value, undefined);
+    return this.#decide(read.value, undefined);
+  }
+
+  /** §6 by the intent, and with a policy by both judges (LANGUAGE.md §8). */
+  #decide(proposal: NormalizedProposal, recheck: Recheck | undefined): Verdict {
+    const host = this.#decision();
+    return this.#policy
+      ? decideComposed(host, this.#policy, proposal, recheck)
+      : decide(host, proposal, recheck);
   }
 
   /** What the steps of the decision procedure read and ask of this session; made once. */
@@ -459,6 +484,11 @@ export class Session implements IntentSession {
       },
       endAsked: () => {
         this.#asked = true;
+      },
+      amendApproval: (change) => {
+        if (this.#pending === undefined) return;
+        const plan = change(this.#pending.plan);
+        this.#pending = plan === undefined ? undefined : { ...this.#pending, plan };
       },
     };
     return this.#host;
@@ -606,6 +636,7 @@ export class Session implements IntentSession {
     const record = this.#undo?.get(commit);
     if (!record || this.#broken !== undefined) return false;
     this.#undo?.delete(commit);
+    this.#policy?.rollback(commit);
     try {
       this.#version++;
       for (let index = record.updates.length - 1; index >= 0; index--) {
@@ -667,6 +698,8 @@ export class Session implements IntentSession {
       this.#performances.set(rule.budget, (this.#performances.get(rule.budget) ?? 0) + 1);
       this.#achieved.set(rule.head, (this.#achieved.get(rule.head) ?? 0) + 1);
     }
+    if (plan.policyRules !== undefined && plan.policyRules.length > 0)
+      this.#policy?.count(plan.policyRules, plan.action, 1, this.#version);
     if (plan.finish) this.#finished = true;
     // Re-judge only the Done rules that mention what changed (a rule may be re-judged twice).
     for (const update of plan.updates) {

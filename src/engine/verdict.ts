@@ -19,6 +19,7 @@ export const reasonCodes = [
   'internal-error',
   'session-finished',
   'fabricated-action',
+  'policy-violation',
 ] as const;
 export type ReasonCode = (typeof reasonCodes)[number];
 
@@ -46,6 +47,11 @@ export interface Reason {
   readonly arguments?: readonly string[];
   /** This reason in one sentence. */
   readonly message: string;
+  /**
+   * Which judge gave it, in a session with a policy (LANGUAGE.md §8): the task's intent
+   * or the operator's policy. Absent in a session without a policy.
+   */
+  readonly source?: 'intent' | 'policy';
 }
 
 export interface Verdict {
@@ -88,4 +94,5 @@ export const reasonDecisions: Readonly<
   'internal-error': { decision: 'reject' },
   'session-finished': { decision: 'reject' },
   'fabricated-action': { decision: 'revise', severity: 'hard' },
+  'policy-violation': { decision: 'revise', severity: 'hard' },
 };

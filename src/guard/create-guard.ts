@@ -4,7 +4,7 @@ import type { FormalizeOptions, FormalizeResult } from '../formalize/pipeline/ty
 import { argumentError, describeArgument } from '../language/arguments.js';
 import { requireCompiledFromSource } from '../language/compiled-source.js';
 import { type CompiledSpecDocument, compiledSpecFormat } from '../language/compiled-spec-format.js';
-import { checkSpec, type Schema, type Spec, unwrap } from '../language/index.js';
+import { checkPolicy, checkSpec, type Schema, type Spec, unwrap } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { compileRegex } from '../language/regex.js';
 import { withAllGuardParts } from './all-guard-parts.js';
@@ -66,7 +66,7 @@ export function createGuard(
 ): Guard | Promise<Guard> {
   // Every part unless the options say which: this guard checks final answers and reads
   // tools' outputs at once (a page's guard, loadCompiledGuard, loads them on demand).
-  const checked = withAllGuardParts(checkGuardOptions(options));
+  const checked = withAllGuardParts(policyChecked(checkGuardOptions(options), schema));
   if (isInstruction(source)) return guardFromInstruction(source, schema, checked);
   return buildGuard(source, schema, checked);
 }
@@ -156,6 +156,23 @@ function guardOver(spec: Spec | undefined, options: GuardOptions): IntentGuard {
   if (spec !== undefined) return new IntentGuard(spec, options);
   // A misconfigured host still hears about its options.
   return new IntentGuard(createSession(undefined, sessionOptionsOf(options)), options);
+}
+
+/**
+ * `options.policy` given as text (LANGUAGE.md §8) is checked against the guard's schema
+ * like the spec: one that does not check throws `IntentguardDiagnosticsError`, so no guard
+ * runs without the operator's rules it was given.
+ */
+function policyChecked(options: GuardOptions, schema: Schema | undefined): GuardOptions {
+  const policy: unknown = options.policy;
+  if (typeof policy !== 'string') return options;
+  if (schema === undefined)
+    throw argumentError('createGuard', {
+      parameter: 'schema',
+      expected: 'the schema to check the policy text against',
+      actual: 'undefined',
+    });
+  return { ...options, policy: unwrap(checkPolicy(policy, schema)) };
 }
 
 function checkJournal(journal: unknown): GuardJournal {

@@ -53,7 +53,12 @@ export type GuardEvent =
   | { readonly kind: 'observation'; readonly ok: boolean }
   | { readonly kind: 'finish'; readonly decision: GuardDecision };
 
-export interface GuardOptions extends SessionOptions {
+export interface GuardOptions extends Omit<SessionOptions, 'policy'> {
+  /**
+   * The operator's policy (LANGUAGE.md §8): a checked policy (`checkPolicy`), or its text,
+   * checked against the guard's schema. Every call is judged by the spec and by it.
+   */
+  readonly policy?: SessionOptions['policy'] | string;
   /**
    * The parts that only some specs need (tool-result-reader.ts): `createGuard` and
    * `restoreGuard` give all of them by default; `loadCompiledGuard` loads what its spec

@@ -143,6 +143,11 @@ export interface PatternAtom {
   readonly negated?: boolean;
   /** `absent(arg)` items written inside the parentheses (v2; action patterns only). */
   readonly absent?: readonly Identifier[];
+  /**
+   * `refused A(...)` (LANGUAGE.md §8): holds once a proposal of action `A` matching the
+   * constraints was refused by the policy. `name` is the action.
+   */
+  readonly refused?: true;
   readonly range: SourceRange;
 }
 
@@ -216,7 +221,20 @@ export interface GuardNode {
   readonly range: SourceRange;
 }
 
-export type ItemNode = RuleNode | GuardNode;
+/**
+ * `given P(x = v, …)` (LANGUAGE.md §8): a fact the user stated in the instruction, for a
+ * state predicate the schema marks `"source": "user"`. It holds from the start of the
+ * session and nothing the agent proposes can change it.
+ */
+export interface GivenNode {
+  readonly kind: 'given';
+  readonly predicate: Identifier;
+  readonly constraints: readonly ConstraintNode[];
+  readonly comments: readonly string[];
+  readonly range: SourceRange;
+}
+
+export type ItemNode = RuleNode | GuardNode | GivenNode;
 
 export interface SpecNode {
   readonly kind: 'spec';

@@ -7,6 +7,7 @@ export type {
   ConfirmCategory,
   ConstraintNode,
   CountAtom,
+  GivenNode,
   GuardNode,
   HeadNode,
   Identifier,
@@ -25,6 +26,14 @@ export { confirmCategories, operatorPolarity, operators, relativeDates, ruleIds 
 export { canonicalSpecText } from './canonical-spec-text.js';
 export { type CheckOptions, check, checkSpec, checkWithDiagnostics } from './checker/check.js';
 export {
+  analyzeComposition,
+  type CheckedComposition,
+  type CompositionDiagnostics,
+  checkComposition,
+  checkPolicy,
+  compositionWarnings,
+} from './checker/composition.js';
+export {
   checkGrounding,
   type GroundingSources,
   groundingCodes,
@@ -35,6 +44,7 @@ export type {
   CheckedAccess,
   CheckedArithmetic,
   CheckedConstraint,
+  CheckedGiven,
   CheckedGuard,
   CheckedPattern,
   CheckedRule,
@@ -48,6 +58,8 @@ export {
   answerPredicate,
   performanceLimit,
   perValueLimit,
+  refusedPredicate,
+  refusedPrefix,
   resolvePredicate,
 } from './checker/spec.js';
 export {
@@ -100,6 +112,7 @@ export {
   printAnnotation,
   printAtom,
   printConstraint,
+  printGiven,
   printGuard,
   printNumber,
   printRule,

@@ -17,6 +17,7 @@ import {
   type ConstraintNode,
   coercionTypes,
   confirmCategories,
+  type GivenNode,
   type GuardNode,
   type HeadNode,
   type Identifier,
@@ -385,6 +386,20 @@ class Parser {
       comments.push(...this.takeItemComments());
       return guard;
     }
+    if (
+      isKeyword(keyword, 'given') &&
+      this.peek().kind === 'identifier' &&
+      this.isSymbol('(', this.peek(2))
+    ) {
+      const first = annotations[0];
+      if (first) {
+        this.report('annotation-on-guard', first.range.start.offset, first.range.end.offset);
+      }
+      const given = this.parseGiven(comments);
+      this.parseTerminator();
+      comments.push(...this.takeItemComments());
+      return given;
+    }
     const rule = this.parseRule(start, annotations, comments);
     this.parseTerminator();
     comments.push(...this.takeItemComments());
@@ -590,6 +605,25 @@ class Parser {
     };
   }
 
+  // given ::= 'given' Name '(' constraint (',' constraint)* ')'   (LANGUAGE.md §8)
+  parseGiven(comments: string[]): GivenNode {
+    const keyword = this.advance();
+    const predicate = this.expectIdentifier('a predicate name');
+    this.expectSymbol('(', `'(' after '${predicate.name}'`);
+    const absent: Identifier[] = [];
+    const constraints = this.parseConstraintList(absent);
+    const close = this.expectSymbol(')', "',' or ')'");
+    const wrong = absent[0];
+    if (wrong) this.report('given-not-a-fact', wrong.range.start.offset, wrong.range.end.offset);
+    return {
+      kind: 'given',
+      predicate,
+      constraints,
+      comments,
+      range: this.range(keyword.start, close.end),
+    };
+  }
+
   // rule ::= [label ':'] body '->' head
   parseRule(start: number, annotations: AnnotationNode[], comments: string[]): RuleNode {
     let label: Identifier | undefined;
@@ -688,6 +722,13 @@ class Parser {
       this.advance();
       token = this.current;
     }
+    // `refused A(...)` (LANGUAGE.md §8): the policy refused a proposal of action A.
+    let refused = false;
+    if (isKeyword(token, 'refused') && this.peek().kind === 'identifier') {
+      refused = true;
+      this.advance();
+      token = this.current;
+    }
     const start = first.start;
     if (token.kind !== 'identifier') {
       return this.unexpected('a predicate or objective name');
@@ -708,9 +749,11 @@ class Parser {
         constraints,
         ...(negated ? { negated } : {}),
         ...(absent.length > 0 ? { absent } : {}),
+        ...(refused ? { refused: true as const } : {}),
         range: this.range(start, close.end),
       };
     }
+    if (refused) this.unexpected(`'(' after 'refused ${name.name}'`);
     if (negated) {
       return {
         kind: 'pattern',

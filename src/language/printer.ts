@@ -5,6 +5,7 @@ import {
   type AtomNode,
   arithmeticPrecedence,
   type ConstraintNode,
+  type GivenNode,
   type GuardNode,
   type ItemNode,
   type RuleNode,
@@ -39,6 +40,10 @@ export function printItem(item: ItemNode): string[] {
     lines.push(printGuard(item));
     return lines;
   }
+  if (item.kind === 'given') {
+    lines.push(printGiven(item));
+    return lines;
+  }
   for (const annotation of item.annotations) lines.push(printAnnotation(annotation));
   lines.push(printRule(item));
   return lines;
@@ -57,6 +62,10 @@ export function printGuard(guard: GuardNode): string {
     ...(guard.absent ?? []).map(printAbsent),
   ];
   return `${guard.mode} ${guard.predicate.name}(${items.join(', ')})${reason}`;
+}
+
+export function printGiven(given: GivenNode): string {
+  return `given ${given.predicate.name}(${given.constraints.map(printConstraint).join(', ')})`;
 }
 
 export function printAnnotation(annotation: AnnotationNode): string {
@@ -78,7 +87,7 @@ export function printAtom(atom: AtomNode): string {
   if (atom.kind === 'count') return `${atom.name.name} ${atom.operator} ${printNumber(atom.count)}`;
   if (atom.kind === 'disjunction')
     return `(${atom.alternatives.map((atoms) => atoms.map(printAtom).join(' & ')).join(' | ')})`;
-  const not = atom.negated ? 'not ' : '';
+  const not = `${atom.negated ? 'not ' : ''}${atom.refused ? 'refused ' : ''}`;
   if (!atom.parenthesized) return `${not}${atom.name.name}`;
   const items = [...atom.constraints.map(printConstraint), ...(atom.absent ?? []).map(printAbsent)];
   return `${not}${atom.name.name}(${items.join(', ')})`;

@@ -88,6 +88,11 @@ export interface PredicateDeclaration {
    * by a proposal's updates. Tool results are observed whether or not this is set.
    */
   readonly observed?: boolean;
+  /**
+   * `"user"`: facts the user states in the instruction (LANGUAGE.md §8), set only by an
+   * intent's `given` lines; neither a proposal nor an observation can set them.
+   */
+  readonly source?: 'user';
 }
 
 /**
@@ -173,6 +178,7 @@ export function isObserved(
   variable?: VariableDeclaration,
 ): boolean {
   if (predicate.observed === true || predicate.resultOf !== undefined) return true;
+  if (predicate.source === 'user') return true;
   return variable?.observed === true;
 }
 

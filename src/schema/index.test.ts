@@ -16,6 +16,7 @@ describe('the schema folder', () => {
       'isToolemuToolkit',
       'loadStateSchema',
       'loadToolSchema',
+      'mergeSchemas',
       'readOnlyToolVerbs',
       'resolveSchemaLimits',
       'sanitizeName',

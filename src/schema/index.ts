@@ -26,6 +26,7 @@ export {
   loadToolSchema,
   type ToolSchemaFormat,
 } from './load-tools.js';
+export { mergeSchemas } from './merge-schemas.js';
 export { isIdentifier, sanitizeName } from './names.js';
 export { withToolNames } from './tool-names.js';
 export type { ToolSchemaOptions } from './tool-predicates.js';

@@ -182,6 +182,7 @@ function readPredicate(
     );
   }
   const observed = readObserved(body, path, name, kind, context);
+  const source = readSource(body, path, name, kind, context);
   checkObservedVariables(variables, keys, path, name, kind, context);
   if (!nameIsValid) return undefined;
   return {
@@ -192,7 +193,44 @@ function readPredicate(
     keys,
     critical,
     ...(observed ? { observed } : {}),
+    ...(source ? { source } : {}),
   };
+}
+
+/**
+ * `"source": "user"` on a state (LANGUAGE.md §8): facts the user states in the
+ * instruction, set only by an intent's `given` lines — never by a proposal or an
+ * observation.
+ */
+function readSource(
+  body: JsonRecord,
+  path: string,
+  name: string,
+  kind: PredicateKind,
+  context: LoadContext,
+): 'user' | undefined {
+  const source = body['source'];
+  if (source === undefined || source === null) return undefined;
+  const sourcePath = childPath(path, 'source');
+  if (source !== 'user') {
+    context.problem(
+      'schema-invalid',
+      sourcePath,
+      `'source' must be "user"; found ${describeValue(source)}.`,
+      'Mark with "source": "user" the facts the user states in the instruction; leave it out elsewhere.',
+    );
+    return undefined;
+  }
+  if (kind === 'action') {
+    context.problem(
+      'schema-misplaced-field',
+      sourcePath,
+      `Only state predicates hold what the user said; '${abbreviate(name)}' is an action, which the agent proposes.`,
+      'Remove "source", or make the predicate a state.',
+    );
+    return undefined;
+  }
+  return 'user';
 }
 
 /** `observed` on a predicate: every fact of it is reported by the app, never proposed. */

@@ -206,7 +206,7 @@ describe('intentguard check', () => {
     expect(result.stderr).toContain("cannot read spec '/tmp': it is a directory");
   });
 
-  it('--states and --tools together exit 2', async () => {
+  it('--states and --tools together are one schema: a states file given as tools exits 2', async () => {
     const result = await run([
       'check',
       restaurant.spec,
@@ -217,7 +217,7 @@ describe('intentguard check', () => {
     ]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('either --states or --tools, not both');
+    expect(result.stderr).toContain('Not a recognised tool schema');
   });
 
   it('no schema at all exits 2', async () => {

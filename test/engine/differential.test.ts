@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createSession, lexicalSimilarity, type Verdict } from '../../src/engine/index.js';
 import {
   type CheckedRule,
+  checkPolicy,
   checkSpec,
   type PredicateDeclaration,
   type Schema,
@@ -1273,11 +1274,59 @@ interface World {
   readonly trace: readonly TraceEvent[];
   readonly escalateAfter: number;
   readonly unplannedCritical: 'revise' | 'confirm';
+  /** The operator's policy (LANGUAGE.md §8), as text; absent: the intent alone. */
+  readonly policy?: string | undefined;
+}
+
+/**
+ * A policy (LANGUAGE.md §8) over the world's schema: guards, and permissions — rules with
+ * an action, labelled `Pol<n>` with heads `Q<n>` so that neither clashes with the intent's.
+ */
+function policyArb(models: readonly PredicateModel[]): fc.Arbitrary<string> {
+  const states = models.filter((model) => model.kind === 'state');
+  const actions = models.filter((model) => model.kind === 'action');
+  const guard = fc
+    .record({ mode: fc.constantFrom('reject', 'confirm'), pattern: patternArb(models, 1) })
+    .map(({ mode, pattern }) => `${mode} ${pattern}`);
+  const permission = (index: number) =>
+    fc
+      .record({
+        confirm: fc.constantFrom('', '', '', '@confirm\n'),
+        repeat: fc.constantFrom('', '', '@repeat\n', '@repeat(2)\n'),
+        states: fc.array(v2StatePatternArb(states), { maxLength: 1 }),
+        action: actionPatternArb(actions, 2),
+        earlier: fc.option(
+          fc.constantFrom(...Array.from({ length: index + 1 }, (_, n) => `Q${n}`)),
+          {
+            nil: undefined,
+            freq: 5,
+          },
+        ),
+      })
+      .map(
+        ({ confirm, repeat, states: patterns, action, earlier }) =>
+          `${confirm}${repeat}Pol${index}: ${[...(earlier !== undefined && earlier !== `Q${index}` ? [earlier] : []), ...patterns, action.text].join(' & ')} -> Q${index}`,
+      );
+  if (actions.length === 0)
+    return fc.array(guard, { maxLength: 2 }).map((items) => items.join('\n'));
+  return fc
+    .tuple(
+      fc.array(guard, { maxLength: 2 }),
+      fc
+        .integer({ min: 0, max: 3 })
+        .chain((count) =>
+          count === 0
+            ? fc.constant([] as string[])
+            : fc.tuple(...Array.from({ length: count }, (_, index) => permission(index))),
+        ),
+    )
+    .map(([guards, permissions]) => [...permissions, ...guards].join('\n'));
 }
 
 const worldArb = (
   schemas: fc.Arbitrary<PredicateModel[]>,
   profile: SpecProfile,
+  withPolicy = false,
 ): fc.Arbitrary<World> =>
   schemas.chain((models) =>
     specArb(models, profile).chain((spec) =>
@@ -1287,6 +1336,7 @@ const worldArb = (
         trace: traceArb(models, spec.heads, profile.bindings === true),
         escalateAfter: fc.constantFrom(0, 1, 2, 3),
         unplannedCritical: fc.constantFrom('revise' as const, 'confirm' as const),
+        policy: withPolicy ? policyArb(models) : fc.constant(undefined),
       }),
     ),
   );
@@ -1640,6 +1690,8 @@ const statistics = {
   pinnedActions: 0,
   /** Worlds whose trace observes the results of two distinct calls of the tool. */
   distinctCalls: 0,
+  /** Worlds with a policy (LANGUAGE.md §8). */
+  policies: 0,
   decisions: new Map<string, number>(),
 };
 
@@ -1734,12 +1786,19 @@ function runWorld(world: World): void {
   }
   if (accesses.length > 0 && /"items":\[\{/.test(JSON.stringify(world.trace)))
     statistics.jsonWorlds++;
+  const policy = world.policy === undefined ? undefined : checkPolicy(world.policy, schema);
+  if (policy !== undefined && !policy.ok) {
+    statistics.discarded++;
+    return;
+  }
+  if (policy !== undefined) statistics.policies++;
   const options: ReferenceOptions = {
     now: fixedNow,
     similarity: lexicalSimilarity,
     threshold: 0.75,
     escalateAfter: world.escalateAfter,
     unplannedCritical: world.unplannedCritical,
+    ...(policy ? { policy: policy.value } : {}),
   };
   const engine = createSession(checked.value, {
     now: options.now,
@@ -1747,6 +1806,7 @@ function runWorld(world: World): void {
     similarityThreshold: options.threshold,
     escalateAfter: options.escalateAfter,
     unplannedCritical: options.unplannedCritical,
+    ...(policy ? { policy: policy.value } : {}),
   });
   const reference = new ReferenceSession(checked.value, options);
   world.trace.forEach((event, index) => {
@@ -1785,6 +1845,22 @@ function runWorld(world: World): void {
 }
 
 describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', () => {
+  it('on compositions of an intent and a policy (LANGUAGE.md §8)', () => {
+    const before = { worlds: statistics.worlds, policies: statistics.policies };
+    const codes = new Set<string>();
+    const counted = statistics.decisions;
+    const seen = new Map(counted);
+    fc.assert(fc.property(worldArb(schemaModelArb, mixedSpecs, true), runWorld), {
+      numRuns: Number(process.env['DIFF_RUNS'] ?? 300),
+      ...seeded,
+    });
+    for (const [key, count] of counted) if (count !== seen.get(key)) codes.add(key);
+    // The property means something only if compositions ran and the policy decided some steps.
+    expect(statistics.policies - before.policies).toBeGreaterThan(50);
+    expect(statistics.worlds - before.worlds).toBeGreaterThan(50);
+    expect([...codes].some((key) => key.endsWith('/policy-violation'))).toBe(true);
+  }, 600_000);
+
   it('on random schemas, specs and traces', () => {
     // DIFF_RUNS raises the number of worlds for a longer hunt (e.g. DIFF_RUNS=20000).
     fc.assert(fc.property(worldArb(schemaModelArb, mixedSpecs), runWorld), {

@@ -10,7 +10,7 @@ import {
   type SessionOptions,
   type Verdict,
 } from '../../src/engine/index.js';
-import type { Schema } from '../../src/language/index.js';
+import { checkPolicy, type Schema } from '../../src/language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../src/schema/index.js';
 import { action, fixedNow, readShared, schemaOf, specOf, state } from './fixtures.js';
 
@@ -813,6 +813,47 @@ describe('repeated-violation', () => {
   });
 });
 
+describe('policy-violation', () => {
+  caseFor(
+    'policy-violation',
+    'refuses a payment the intent plans when no permission of the policy fires for it',
+    () => {
+      const schema = unwrapSchema(
+        loadStateSchema({
+          Limit: {
+            description: 'The payment limit the host sets.',
+            observed: true,
+            variables: [{ name: 'max', type: 'Number' }],
+          },
+          Pay: {
+            kind: 'action',
+            critical: true,
+            description: 'Pays someone.',
+            variables: [
+              { name: 'to', type: 'Text' },
+              { name: 'amount', type: 'Number' },
+            ],
+          },
+        }),
+      );
+      const intent = specOf('Pay(to = "Alice", amount = 900) -> Paid\nPaid -> Done', schema);
+      const policy = checkPolicy('Limit(max = $m) & Pay(amount <= $m) -> Permitted', schema);
+      if (!policy.ok) throw new Error('the policy does not check');
+      const session = createSession(intent, { now: fixedNow, policy: policy.value });
+      session.observe({ updates: { Limit: { max: 500 } } });
+      const verdict = session.propose({
+        action: { name: 'Pay', args: { to: 'Alice', amount: 900 } },
+      });
+      expectDecidedBy(verdict, 'policy-violation');
+      expect(verdict.reasons[0]).toMatchObject({ source: 'policy', rule: 'R1' });
+      session.observe({ updates: { Limit: { max: 1000 } } });
+      expect(
+        session.propose({ action: { name: 'Pay', args: { to: 'Alice', amount: 900 } } }).decision,
+      ).toBe('allow');
+    },
+  );
+});
+
 describe('fabricated-action', () => {
   caseFor(
     'fabricated-action',
@@ -1087,6 +1128,7 @@ describe('the reason code catalog', () => {
       'internal-error',
       'session-finished',
       'fabricated-action',
+      'policy-violation',
     ]);
   });
 });

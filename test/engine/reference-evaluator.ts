@@ -69,6 +69,18 @@ export interface ReferenceOptions {
   readonly threshold: number;
   readonly escalateAfter: number;
   readonly unplannedCritical: 'revise' | 'confirm';
+  /**
+   * The operator's policy (LANGUAGE.md §8). Its objectives and rule labels must differ from
+   * the intent's: both sides' counts are kept in one record here, by name.
+   */
+  readonly policy?: Spec;
+}
+
+/** LANGUAGE.md §8: reject > revise (hard) > revise (soft) > confirm > allow. */
+function strictness(verdict: { readonly decision: string; readonly severity?: string }): number {
+  if (verdict.decision === 'reject') return 4;
+  if (verdict.decision === 'revise') return verdict.severity === 'soft' ? 2 : 3;
+  return verdict.decision === 'confirm' ? 1 : 0;
 }
 
 /** What the differential test compares for a proposal. */
@@ -566,6 +578,9 @@ export class ReferenceSession {
   readonly #calls: Action[] = [];
   /** While an approved proposal is re-checked at resolve: memos are read, never written. */
   #approving = false;
+  /** §8: while the intent decides a composed proposal, what it would commit is held here. */
+  #holding = false;
+  #held: Plan | undefined;
 
   constructor(spec: Spec, options: ReferenceOptions) {
     this.#spec = spec;
@@ -1961,6 +1976,10 @@ export class ReferenceSession {
   }
 
   #commit(plan: Plan): void {
+    if (this.#holding) {
+      this.#held = plan;
+      return;
+    }
     this.#state = this.#applied(this.#state, plan.updates);
     if (plan.action) this.#calls.push(plan.action);
     // §7: alternatives are sugar: those of one rule performed together are one performance.
@@ -2102,10 +2121,14 @@ export class ReferenceSession {
   }
 
   /** Step 2: 'reject' if a reject guard matches, else 'confirm' if a confirm guard does. */
-  #guards(proposal: Proposal, tentative: State): 'reject' | 'confirm' | undefined {
+  #guards(
+    proposal: Proposal,
+    tentative: State,
+    guards: Spec['guards'] = this.#spec.guards,
+  ): 'reject' | 'confirm' | undefined {
     const action = proposal.action;
     let confirmGuard = false;
-    for (const guard of this.#spec.guards) {
+    for (const guard of guards) {
       const pattern = guard.pattern;
       let matches = false;
       if (pattern.predicate.kind === 'action') {
@@ -2137,7 +2160,112 @@ export class ReferenceSession {
       if (error instanceof Invalid) return this.#verdict('revise', 'invalid-proposal', [], 'hard');
       throw error;
     }
-    return this.#decide(proposal);
+    return this.#composed(proposal);
+  }
+
+  /**
+   * §8, one state and two judges: the policy judges by its guards and permissions, the
+   * intent by §6 with its commit held back; the stricter decision wins and the proposal
+   * commits once, for both. Finish and ask are the intent's alone.
+   */
+  #composed(proposal: Proposal): ReferenceVerdict {
+    const policy = this.#options.policy;
+    if (policy === undefined || proposal.finish || proposal.ask !== undefined)
+      return this.#decide(proposal);
+    const judged = this.#judge(policy, proposal, this.#applied(this.#state, proposal.updates));
+    this.#holding = true;
+    this.#held = undefined;
+    let intent: ReferenceVerdict;
+    try {
+      intent = this.#decide(proposal);
+    } finally {
+      this.#holding = false;
+    }
+    const held = this.#held as Plan | undefined;
+    const policyRank = strictness(judged);
+    const intentRank = strictness(intent);
+    const heads = [...new Set(judged.rules.map((rule) => rule.head))];
+    const performs = [...intent.performs, ...heads];
+    const counts = () =>
+      Object.fromEntries(performs.map((head) => [head, this.#achieved[head] ?? 0]));
+    if (Math.max(policyRank, intentRank) >= 2) {
+      this.#pending = undefined;
+      const winner = policyRank >= intentRank ? judged : intent;
+      return {
+        decision: winner.decision,
+        ...(winner.decision === 'revise' ? { severity: winner.severity ?? 'hard' } : {}),
+        ...(winner.code ? { code: winner.code } : {}),
+        performs: intent.performs,
+        achieved: Object.fromEntries(
+          intent.performs.map((head) => [head, this.#achieved[head] ?? 0]),
+        ),
+        done: this.#doneHolds(),
+      };
+    }
+    const plan: Plan = held ?? {
+      updates: proposal.updates,
+      rules: [],
+      finish: false,
+      action: proposal.action,
+    };
+    if ((policyRank === 0 && intentRank === 0) || this.#approving) {
+      this.#commit({ ...plan, rules: [...plan.rules, ...judged.rules] });
+      return { decision: 'allow', performs, achieved: counts(), done: this.#doneHolds() };
+    }
+    if (intent.decision === 'confirm' && held === undefined && this.#pending)
+      this.#pending = { ...this.#pending, rules: [...this.#pending.rules, ...judged.rules] };
+    else
+      this.#pending = {
+        ...plan,
+        rules: [...plan.rules, ...judged.rules],
+        proposal,
+        observations: this.#observations,
+      };
+    const code = intent.decision === 'confirm' ? intent.code : judged.code;
+    return {
+      decision: 'confirm',
+      ...(code ? { code } : {}),
+      performs,
+      achieved: counts(),
+      done: this.#doneHolds(),
+    };
+  }
+
+  /**
+   * §8: the policy's decision — a reject guard; else for an action some policy rule names
+   * (governed), a permission that fires with budget, or `policy-violation`; then `@confirm`
+   * of a deciding permission, then a confirm guard.
+   */
+  #judge(
+    policy: Spec,
+    proposal: Proposal,
+    tentative: State,
+  ): {
+    readonly decision: ReferenceVerdict['decision'];
+    readonly severity?: 'hard';
+    readonly code?: string;
+    readonly rules: readonly CheckedRule[];
+  } {
+    const guard = this.#guards(proposal, tentative, policy.guards);
+    if (guard === 'reject') return { decision: 'reject', code: 'guard-reject', rules: [] };
+    const action = proposal.action;
+    let deciding: CheckedRule[] = [];
+    if (action !== undefined) {
+      const governing = policy.rules.filter(
+        (rule) => rule.action?.predicate.name === action.predicate.name,
+      );
+      if (governing.length > 0) {
+        deciding = governing.filter(
+          (rule) => this.#fires(rule, tentative, action) && this.#hasBudget(rule, action),
+        );
+        if (deciding.length === 0)
+          return { decision: 'revise', severity: 'hard', code: 'policy-violation', rules: [] };
+      }
+    }
+    if (deciding.some((rule) => rule.confirm !== undefined))
+      return { decision: 'confirm', code: 'rule-confirm', rules: deciding };
+    if (guard === 'confirm') return { decision: 'confirm', code: 'guard-confirm', rules: deciding };
+    return { decision: 'allow', rules: deciding };
   }
 
   #decide(proposal: Proposal): ReferenceVerdict {
@@ -2356,12 +2484,16 @@ export class ReferenceSession {
       const tentative = this.#applied(this.#state, plan.proposal.updates);
       if (this.#guards(plan.proposal, tentative) === 'reject')
         return { ok: false, committed: false };
+      // §8: no person overrules the policy; it judges the approved call again in full.
+      const policy = this.#options.policy;
+      if (policy && strictness(this.#judge(policy, plan.proposal, tentative)) >= 2)
+        return { ok: false, committed: false };
       this.#commit(plan);
       return { ok: true, committed: true };
     }
     this.#approving = true;
     try {
-      const verdict = this.#decide(plan.proposal);
+      const verdict = this.#composed(plan.proposal);
       return { ok: verdict.decision === 'allow', committed: verdict.decision === 'allow' };
     } finally {
       this.#approving = false;
@@ -2372,7 +2504,12 @@ export class ReferenceSession {
     return {
       done: this.#doneHolds(),
       finished: this.#finished,
-      achieved: Object.fromEntries(Object.entries(this.#achieved).filter(([, count]) => count > 0)),
+      // The intent's objectives only (§8: the policy counts its own apart).
+      achieved: Object.fromEntries(
+        Object.entries(this.#achieved).filter(
+          ([name, count]) => count > 0 && this.#spec.objectives.has(name),
+        ),
+      ),
       pending: this.#pending !== undefined,
     };
   }

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeSpec } from '../../src/language/analyze.js';
+import { analyzeComposition, checkPolicy } from '../../src/language/checker/composition.js';
 import type { GroundingSources } from '../../src/language/checker/grounding.js';
 import { diagnosticCodes } from '../../src/language/diagnostics/catalog.js';
 import { renderDiagnostics } from '../../src/language/diagnostics/render.js';
@@ -47,14 +48,47 @@ function loadGrounding(folder: string): GroundingSources | undefined {
   return { instruction, ...(day !== undefined ? { today: day } : {}) };
 }
 
+/**
+ * A folder with `input.policy` checks a policy (LANGUAGE.md §8): alone, or with
+ * `input.intent` as a composition (`analyzeComposition`), each file's diagnostics rendered
+ * under its own name, the intent's first.
+ */
+function analyzeFolder(folder: string): { rendered: string; codes: string[] } {
+  const options = JSON.parse(readOptional(join(folder, 'options.json')) ?? '{}') as ParseOptions;
+  const intentSource = readOptional(join(folder, 'input.intent'));
+  const policySource = readOptional(join(folder, 'input.policy'));
+  const schema = loadSchema(folder);
+  if (policySource === undefined || schema === undefined) {
+    const source = intentSource ?? '';
+    const diagnostics = analyzeSpec(source, schema, options, loadGrounding(folder));
+    return {
+      rendered: `${renderDiagnostics(diagnostics, source, { fileName: 'input.intent' })}\n`,
+      codes: diagnostics.map((diagnostic) => diagnostic.code),
+    };
+  }
+  if (intentSource === undefined) {
+    const checked = checkPolicy(policySource, schema, options);
+    return {
+      rendered: `${renderDiagnostics(checked.diagnostics, policySource, { fileName: 'input.policy' })}\n`,
+      codes: checked.diagnostics.map((diagnostic) => diagnostic.code),
+    };
+  }
+  const { intent, policy } = analyzeComposition(intentSource, policySource, schema, options);
+  const parts = [
+    renderDiagnostics(intent, intentSource, { fileName: 'input.intent' }),
+    renderDiagnostics(policy, policySource, { fileName: 'input.policy' }),
+  ].filter((part) => part !== '');
+  return {
+    rendered: `${parts.join('\n')}\n`,
+    codes: [...intent, ...policy].map((diagnostic) => diagnostic.code),
+  };
+}
+
 describe.each(folders)('%s', (code) => {
   const folder = join(root, code);
 
   it('renders the expected diagnostics, among them its own code', () => {
-    const source = readFileSync(join(folder, 'input.intent'), 'utf8');
-    const options = JSON.parse(readOptional(join(folder, 'options.json')) ?? '{}') as ParseOptions;
-    const diagnostics = analyzeSpec(source, loadSchema(folder), options, loadGrounding(folder));
-    const rendered = `${renderDiagnostics(diagnostics, source, { fileName: 'input.intent' })}\n`;
+    const { rendered, codes } = analyzeFolder(folder);
     const expectedPath = join(folder, 'expected.txt');
     if (update) writeFileSync(expectedPath, rendered);
     const expected = readOptional(expectedPath);
@@ -62,7 +96,7 @@ describe.each(folders)('%s', (code) => {
       throw new Error(`${expectedPath} is missing; run with UPDATE_GOLDEN=1 to write it`);
     }
     expect(rendered).toBe(expected);
-    expect(diagnostics.map((diagnostic) => diagnostic.code)).toContain(code);
+    expect(codes).toContain(code);
   });
 });
 

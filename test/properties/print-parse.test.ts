@@ -222,7 +222,7 @@ function noisyAtom(atom: AtomNode, pick: Pick): string {
     );
     return `(${alternatives.join(pick(' | ', '|', ' ∨ '))})`;
   }
-  const not = atom.negated ? `${mixCase('not', pick)} ` : '';
+  const not = `${atom.negated ? `${mixCase('not', pick)} ` : ''}${atom.refused ? `${mixCase('refused', pick)} ` : ''}`;
   if (!atom.parenthesized) return `${not}${atom.name.name}`;
   const separator = pick(', ', ',', ',\n    ');
   const items = [
@@ -270,6 +270,13 @@ function noisyItem(item: ItemNode, index: number, pick: Pick): string {
         : ` ${mixCase('because', pick)} ${noisyString(item.reason, pick)}`;
     lines.push(
       `${number}${mixCase(item.mode, pick)} ${item.predicate.name}(${constraints.join(', ')})${reason}${terminator}`,
+    );
+    return lines.join('\n');
+  }
+  if (item.kind === 'given') {
+    const constraints = item.constraints.map((constraint) => noisyConstraint(constraint, pick));
+    lines.push(
+      `${number}${mixCase('given', pick)} ${item.predicate.name}(${constraints.join(', ')})${terminator}`,
     );
     return lines.join('\n');
   }

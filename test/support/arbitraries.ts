@@ -9,6 +9,7 @@ import {
   coercionTypes,
   comparisonOperators,
   confirmCategories,
+  type GivenNode,
   type GuardNode,
   type HeadNode,
   type Identifier,
@@ -53,6 +54,8 @@ export const keywords = new Set([
   'confirm',
   'because',
   'and',
+  'refused',
+  'given',
 ]);
 
 export const nameArbitrary: fc.Arbitrary<string> = fc
@@ -344,14 +347,17 @@ const simpleAtomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
       constraints: fc.array(constraintArbitrary, { maxLength: 3 }),
       negated: fc.boolean(),
       absent: fc.array(identifierArbitrary, { maxLength: 2 }),
+      refused: fc.boolean(),
     })
-    .map(({ name, parenthesized, constraints, negated, absent }) => ({
+    .map(({ name, parenthesized, constraints, negated, absent, refused }) => ({
       kind: 'pattern' as const,
       name,
-      parenthesized: parenthesized || constraints.length > 0 || absent.length > 0,
+      // `refused A(...)` always has its parentheses (LANGUAGE.md §8).
+      parenthesized: parenthesized || refused || constraints.length > 0 || absent.length > 0,
       constraints,
       ...(negated ? { negated } : {}),
       ...(absent.length > 0 ? { absent } : {}),
+      ...(refused ? { refused: true as const } : {}),
       range: nowhere,
     })),
   fc
@@ -471,11 +477,23 @@ export const guardArbitrary: fc.Arbitrary<GuardNode> = fc
     range: nowhere,
   }));
 
+/** `given P(x = v, …)` (LANGUAGE.md §8): equalities with constant values. */
+export const givenArbitrary: fc.Arbitrary<GivenNode> = fc
+  .record({
+    predicate: identifierArbitrary,
+    constraints: fc.array(constraintArbitrary, { minLength: 1, maxLength: 3 }),
+    comments: fc.array(commentArbitrary, { maxLength: 2 }),
+  })
+  .map((given) => ({ kind: 'given' as const, ...given, range: nowhere }));
+
 export const specArbitrary: fc.Arbitrary<SpecNode> = fc
   .record({
-    items: fc.array(fc.oneof<fc.Arbitrary<ItemNode>[]>(ruleArbitrary, guardArbitrary), {
-      maxLength: 6,
-    }),
+    items: fc.array(
+      fc.oneof<fc.Arbitrary<ItemNode>[]>(ruleArbitrary, guardArbitrary, givenArbitrary),
+      {
+        maxLength: 6,
+      },
+    ),
     trailingComments: fc.array(commentArbitrary, { maxLength: 2 }),
   })
   .map((spec) => ({ kind: 'spec' as const, ...spec, range: nowhere }));

@@ -1,6 +1,14 @@
 import type { Command } from 'commander';
 import { createClock } from '../../engine/index.js';
-import { analyzeSpec, type GroundingSources, renderDiagnostics } from '../../language/index.js';
+import {
+  analyzeComposition,
+  analyzeSpec,
+  type Diagnostic,
+  type GroundingSources,
+  groundingCodes,
+  renderDiagnostics,
+  sortDiagnostics,
+} from '../../language/index.js';
 import {
   assertOneStandardInput,
   countSeverities,
@@ -16,6 +24,7 @@ import type { CommandRegistration } from '../program.js';
 import { sessionOptionsFromFlags } from '../session-options.js';
 
 interface CheckOptions {
+  readonly policy?: string;
   readonly states?: string;
   readonly tools?: string;
   readonly json?: boolean;
@@ -55,6 +64,10 @@ export const registerCheck: CommandRegistration = (program: Command, io, state) 
       '--tools <file>',
       'tool schemas: ToolEmu toolkits, an MCP tools/list result or OpenAI tools',
     )
+    .option(
+      '--policy <file>',
+      "the operator's policy (.policy, LANGUAGE.md §8): check both together, each file's diagnostics under its own name",
+    )
     .option('--json', 'print diagnostics as JSON')
     .option(
       '--instruction <text>',
@@ -69,6 +82,7 @@ export const registerCheck: CommandRegistration = (program: Command, io, state) 
     .action(async (specPath: string, options: CheckOptions) => {
       assertOneStandardInput({
         SPEC: specPath,
+        '--policy': options.policy,
         '--states': options.states,
         '--tools': options.tools,
       });
@@ -76,14 +90,39 @@ export const registerCheck: CommandRegistration = (program: Command, io, state) 
       const loaded = await loadSchemaOption(io, options, true);
       if (grounding && !loaded)
         throw new CliError('--instruction needs a schema: give --states FILE or --tools FILE', 2);
+      if (options.policy !== undefined && !loaded)
+        throw new CliError('--policy needs a schema: give --states FILE or --tools FILE', 2);
       const source = await readInput(io, specPath, 'spec');
       const fileName = displayName(specPath);
       const schemaName = loaded ? displayName(loaded.path) : undefined;
       // The schema's own warnings (types approximated as text) are part of what the
       // spec is checked against, so they are reported and counted with the spec's.
       const schemaWarnings = loaded?.warnings ?? [];
-      const diagnostics = analyzeSpec(source, loaded?.schema, {}, grounding);
-      const { errors, warnings } = countSeverities([...schemaWarnings, ...diagnostics]);
+      let diagnostics = analyzeSpec(source, loaded?.schema, {}, grounding);
+      let policy:
+        | {
+            readonly name: string;
+            readonly source: string;
+            readonly diagnostics: readonly Diagnostic[];
+          }
+        | undefined;
+      if (options.policy !== undefined && loaded) {
+        const policySource = await readInput(io, options.policy, 'policy');
+        const pair = analyzeComposition(source, policySource, loaded.schema);
+        // The grounding check judges the intent alone: the policy is the operator's, not the user's.
+        const grounded = diagnostics.filter((diagnostic) => groundingCodes.has(diagnostic.code));
+        diagnostics = sortDiagnostics([...pair.intent, ...grounded]);
+        policy = {
+          name: displayName(options.policy),
+          source: policySource,
+          diagnostics: pair.policy,
+        };
+      }
+      const { errors, warnings } = countSeverities([
+        ...schemaWarnings,
+        ...diagnostics,
+        ...(policy?.diagnostics ?? []),
+      ]);
       if (options.json) {
         printJson(io, {
           file: fileName,
@@ -91,9 +130,11 @@ export const registerCheck: CommandRegistration = (program: Command, io, state) 
           ok: errors === 0,
           errors,
           warnings,
+          ...(policy ? { policy: policy.name } : {}),
           diagnostics: [
             ...diagnosticsJson(schemaWarnings, schemaName ?? fileName),
             ...diagnosticsJson(diagnostics, fileName),
+            ...(policy ? diagnosticsJson(policy.diagnostics, policy.name) : []),
           ],
         });
       } else {
@@ -107,8 +148,22 @@ export const registerCheck: CommandRegistration = (program: Command, io, state) 
             `${renderDiagnostics(diagnostics, source, { fileName, color: io.stdoutIsTerminal })}\n\n`,
           );
         }
+        if (policy && policy.diagnostics.length > 0) {
+          io.stdout(
+            `${renderDiagnostics(policy.diagnostics, policy.source, { fileName: policy.name, color: io.stdoutIsTerminal })}\n\n`,
+          );
+        }
+        if (policy) {
+          const own = countSeverities(policy.diagnostics);
+          io.stdout(
+            `${policy.name}: ${own.errors === 0 ? 'ok' : 'invalid'} — ${plural(own.errors, 'error')}, ${plural(own.warnings, 'warning')}\n`,
+          );
+        }
+        const own = policy
+          ? countSeverities([...schemaWarnings, ...diagnostics])
+          : { errors, warnings };
         io.stdout(
-          `${fileName}: ${errors === 0 ? 'ok' : 'invalid'} — ${plural(errors, 'error')}, ${plural(warnings, 'warning')}\n`,
+          `${fileName}: ${own.errors === 0 ? 'ok' : 'invalid'} — ${plural(own.errors, 'error')}, ${plural(own.warnings, 'warning')}\n`,
         );
       }
       state.exitCode = errors === 0 ? 0 : 1;

@@ -6,6 +6,7 @@ import { sessionOptionsFromFlags } from '../session-options.js';
 import { loadCheckedSpec } from '../spec-loading.js';
 
 interface ExplainOptions {
+  readonly policy?: string;
   readonly states?: string;
   readonly tools?: string;
   readonly now?: string;
@@ -23,6 +24,7 @@ export const registerExplain: CommandRegistration = (program: Command, io, state
     .option('--tools <file>', 'tool schemas (ToolEmu, MCP tools/list, OpenAI tools)')
     .option('--now <iso>', 'resolve today/now against this wall-clock time, e.g. 2025-03-14T12:00')
     .option('--time-zone <zone>', 'IANA time zone for --now values with an offset', 'UTC')
+    .option('--policy <file>', "the operator's policy (.policy): explained after the spec")
     .option('--json', 'print the explanation as JSON')
     .addHelpText(
       'after',
@@ -31,11 +33,20 @@ export const registerExplain: CommandRegistration = (program: Command, io, state
     .action(async (specPath: string, options: ExplainOptions) => {
       // Validated like replay's, so that a bad --now is a usage error, not a crash.
       const { timeZone } = sessionOptionsFromFlags(options);
-      const { spec } = await loadCheckedSpec(io, specPath, options);
+      const { spec, policy } = await loadCheckedSpec(io, specPath, options);
       // Without --now, `today` is the real today (explainSpec alone would pick a fixed date).
-      const explanation = explainSpec(spec, { now: options.now ?? new Date(), timeZone });
-      if (options.json) printJson(io, explanation);
-      else io.stdout(`${explanation.text}\n`);
+      const now = options.now ?? new Date();
+      const explanation = explainSpec(spec, { now, timeZone });
+      const policyExplanation = policy ? explainSpec(policy, { now, timeZone }) : undefined;
+      if (options.json)
+        printJson(
+          io,
+          policyExplanation ? { ...explanation, policy: policyExplanation } : explanation,
+        );
+      else
+        io.stdout(
+          `${explanation.text}\n${policyExplanation ? `\nThe operator's policy (every call must also pass it):\n${policyExplanation.text}\n` : ''}`,
+        );
       state.exitCode = 0;
     });
 };

@@ -17,6 +17,7 @@ import { sessionOptionsFromFlags } from '../session-options.js';
 import { loadCheckedSpec } from '../spec-loading.js';
 
 interface ReplayOptions {
+  readonly policy?: string;
   readonly states?: string;
   readonly tools?: string;
   readonly trace: string;
@@ -35,6 +36,10 @@ export const registerReplay: CommandRegistration = (program: Command, io, state)
       'Run a trace of proposals, observations and approvals through a session; print one JSON line per event.',
     )
     .argument('<spec>', 'the spec file, or - for standard input')
+    .option(
+      '--policy <file>',
+      "the operator's policy (.policy), judging every proposal with the spec",
+    )
     .option('--states <file>', 'a states schema (JSON)')
     .option('--tools <file>', 'tool schemas (ToolEmu, MCP tools/list, OpenAI tools)')
     .requiredOption('--trace <file>', 'the trace (.jsonl), or - for standard input')
@@ -64,14 +69,18 @@ export const registerReplay: CommandRegistration = (program: Command, io, state)
         '--trace': options.trace,
       });
       const sessionOptions = sessionOptionsFromFlags(options);
-      const { spec } = await loadCheckedSpec(io, specPath, options);
+      const { spec, policy } = await loadCheckedSpec(io, specPath, options);
       const traceName = displayName(options.trace);
       const trace = parseTrace(await readInput(io, options.trace, 'trace'));
       if (!trace.ok) throw traceError(traceName, trace.diagnostics);
       const { events, lines } = trace.value;
       // Undo records cost memory per commit: kept only when the trace has failed calls.
       const rollback = events.some((event) => 'fail' in event);
-      const session = createSession(spec, { ...sessionOptions, ...(rollback ? { rollback } : {}) });
+      const session = createSession(spec, {
+        ...sessionOptions,
+        ...(rollback ? { rollback } : {}),
+        ...(policy ? { policy } : {}),
+      });
       const report = new Report(session, io, traceName, options.check === true);
       replayTrace<SessionStep>(sessionTarget(session), events, (step, event, index) => {
         report.step(step, event, lines[index]!);

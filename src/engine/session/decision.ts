@@ -59,6 +59,11 @@ export interface DecisionHost {
   awaitApproval(plan: CommitPlan, proposal: NormalizedProposal): void;
   /** The session ended by a question to the user. */
   endAsked(): void;
+  /**
+   * Changes the plan kept for approval by this proposal (the intent's escalation), or
+   * drops it when `change` returns undefined: a composed decision may refuse or extend it.
+   */
+  amendApproval(change: (plan: CommitPlan) => CommitPlan | undefined): void;
 }
 
 /** What a proposal commits when it is allowed, or approved after `confirm`. */
@@ -70,6 +75,8 @@ export interface CommitPlan {
   readonly finish: boolean;
   /** Set when the plan comes from an escalation, to reset its refusal count on approval. */
   readonly escalated?: string;
+  /** With a policy (LANGUAGE.md §8): the policy's permissions the proposal performs. */
+  readonly policyRules?: readonly CompiledRule[];
 }
 
 /** Set while an approved proposal is re-checked at `resolve`: no memo changes, and approval commits. */

@@ -23,6 +23,7 @@ import {
 } from '../parser.js';
 import { failure, type Result, success } from '../result.js';
 import { createSchema, findVariable, type Schema } from '../schema-model.js';
+import { resolveGivens } from './givens.js';
 import { reportNoObservedState } from './observed-state.js';
 import { reportCycles, reportReachability } from './reachability.js';
 import { reportRecordListComparisons } from './record-lists.js';
@@ -44,7 +45,18 @@ import {
   type SpecFromText,
 } from './spec.js';
 
-export type CheckOptions = ParseOptions;
+export interface CheckOptions extends ParseOptions {
+  /**
+   * `policy`: the operator's standing rules (LANGUAGE.md §8) — no Done rule, no `given`,
+   * no `refused`. Default `intent`.
+   */
+  readonly role?: 'intent' | 'policy';
+  /**
+   * The objectives of the other file of a composition (the policy's when checking an
+   * intent, and the reverse): naming one is `foreign-objective`, not `unknown-objective`.
+   */
+  readonly foreignObjectives?: ReadonlySet<string>;
+}
 
 /**
  * Checks a parsed spec against a schema with every static rule of LANGUAGE.md §5.4.
@@ -139,9 +151,13 @@ export function checkWithDiagnostics(
     } else labelled.set(node.label.name, node);
   }
 
+  const policy = options.role === 'policy';
   const objectives = new Set<string>();
   for (const node of ruleNodes) {
-    if (node.head.isDone) continue;
+    if (node.head.isDone) {
+      if (policy) diagnostics.report('done-in-policy', { range: node.head.range });
+      continue;
+    }
     const declared = resolvePredicate(schema, node.head.name.name);
     if (declared) {
       diagnostics.report(
@@ -158,7 +174,13 @@ export function checkWithDiagnostics(
     objectives.add(node.head.name.name);
   }
 
-  const scope: NameScope = { schema, objectives, diagnostics };
+  const scope: NameScope = {
+    schema,
+    objectives,
+    diagnostics,
+    role: policy ? 'policy' : 'intent',
+    ...(options.foreignObjectives ? { foreign: options.foreignObjectives } : {}),
+  };
   const rules: CheckedRule[] = [];
   const contradictory = new Set<CheckedRule>();
   // A disjunctive rule's alternatives share atoms: each is resolved (and reported) once.
@@ -314,8 +336,10 @@ export function checkWithDiagnostics(
     });
   });
 
+  const givens = resolveGivens(ast.items, scope);
+
   const doneRules = rules.filter((rule) => rule.isDone);
-  if (doneRules.length === 0) {
+  if (doneRules.length === 0 && !policy) {
     // Point at the first rule (or the start of the spec): that is where a reader looks.
     const first = ast.items[0]?.range ?? ast.range;
     diagnostics.report('missing-done', { range: { start: first.start, end: first.start } });
@@ -327,7 +351,7 @@ export function checkWithDiagnostics(
   // depend on the broken one would all be reported again as unreachable (and a literal
   // the lexer could not read, such as an invalid regex, makes guards look total).
   if (!diagnostics.hasErrors && !syntaxErrors)
-    reportReachability(rules, guards, contradictory, objectives, diagnostics);
+    reportReachability(rules, guards, contradictory, objectives, diagnostics, policy);
   // Advice on the schema the spec runs against, once the spec itself is right.
   if (!diagnostics.hasErrors && !syntaxErrors) reportNoObservedState(rules, schema, diagnostics);
   if (!diagnostics.hasErrors && !syntaxErrors)
@@ -356,6 +380,8 @@ export function checkWithDiagnostics(
       objectives: byObjective,
       doneRules,
       warnings: sorted.filter((diagnostic) => diagnostic.severity === 'warning'),
+      ...(policy ? { role: 'policy' as const } : {}),
+      ...(givens.length > 0 ? { givens } : {}),
     },
     diagnostics: sorted,
   };

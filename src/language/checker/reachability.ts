@@ -178,6 +178,7 @@ export function reportReachability(
   contradictory: ReadonlySet<CheckedRule>,
   objectives: ReadonlySet<string>,
   diagnostics: DiagnosticBag,
+  policy = false,
 ): void {
   const blocked = new Set<CheckedRule>(contradictory);
   for (const rule of rules) {
@@ -213,7 +214,8 @@ export function reportReachability(
   const used = new Set<string>();
   for (const rule of rules) for (const condition of rule.objectives) used.add(condition.name);
   const reported = new Set<string>();
-  for (const rule of rules) {
+  // A policy's rules are permissions: their heads only count performances, so none is unused.
+  for (const rule of policy ? [] : rules) {
     if (!objectives.has(rule.head) || used.has(rule.head) || reported.has(rule.head)) continue;
     reported.add(rule.head);
     diagnostics.report('unused-branch', { range: rule.node?.head.range }, { name: rule.head });

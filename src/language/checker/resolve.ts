@@ -1,4 +1,4 @@
-import type { AtomNode, ConstraintNode, Identifier, RuleNode } from '../ast.js';
+import type { AtomNode, ConstraintNode, Identifier, PatternAtom, RuleNode } from '../ast.js';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { printConstraint } from '../printer.js';
 import type { PredicateDeclaration, Schema, VariableDeclaration } from '../schema-model.js';
@@ -13,6 +13,7 @@ import {
   type CheckedPattern,
   type ConfirmRequirement,
   type ObjectiveCondition,
+  refusedPredicate,
   resolvePredicate,
 } from './spec.js';
 
@@ -25,6 +26,60 @@ export interface NameScope {
   readonly bindings?: Map<string, BindingInfo>;
   /** Inside `not P(...)`, which never binds. */
   readonly negated?: boolean;
+  /** The file being checked: an intent (default) or a policy (LANGUAGE.md §8). */
+  readonly role?: 'intent' | 'policy';
+  /** The objectives of the other file of a composition: naming one is `foreign-objective`. */
+  readonly foreign?: ReadonlySet<string>;
+}
+
+/** `foreign-objective` when the name is the other file's objective; whether it was. */
+function reportForeign(name: string, atom: AtomNode, scope: NameScope): boolean {
+  if (!scope.foreign?.has(name) || atom.kind === 'disjunction') return false;
+  scope.diagnostics.report(
+    'foreign-objective',
+    { range: atom.name.range },
+    { name, owner: scope.role === 'policy' ? 'intent' : 'policy' },
+  );
+  return true;
+}
+
+/**
+ * `refused A(…)` (LANGUAGE.md §8): a pattern on the built-in state of A's proposals the
+ * policy refused, with A's variables. Only an intent may say it, and only of an action.
+ */
+function resolveRefused(atom: PatternAtom, scope: NameScope): ResolvedAtom {
+  const name = atom.name.name;
+  if (scope.role === 'policy') {
+    scope.diagnostics.report('refused-in-policy', { range: atom.range }, { name });
+    return { kind: 'invalid' };
+  }
+  const action = scope.schema.predicates.get(name);
+  if (action?.kind !== 'action') {
+    const actions = [...scope.schema.predicates.values()]
+      .filter((predicate) => predicate.kind === 'action')
+      .map((predicate) => predicate.name);
+    scope.diagnostics.report(
+      'refused-not-action',
+      { range: atom.name.range },
+      {
+        name,
+        what: action ? 'a state predicate' : 'not declared',
+        hint: unknownNameHint(name, actions, actions),
+      },
+    );
+    return { kind: 'invalid' };
+  }
+  for (const node of atom.absent ?? []) {
+    scope.diagnostics.report(
+      'absent-outside-action',
+      { range: node.range },
+      { name: node.name, predicate: `refused ${name}` },
+    );
+  }
+  const patternScope = atom.negated ? { ...scope, negated: true } : scope;
+  const pattern = resolvePattern(action, atom.constraints, atom.range, patternScope);
+  const refused = { ...pattern, predicate: refusedPredicate(action) };
+  return { kind: atom.negated ? 'negation' : 'pattern', pattern: refused };
 }
 
 /** What the checker knows of a bound `$x`: its value kind (absent: json) and its binder. */
@@ -214,6 +269,7 @@ export type ResolvedAtom =
 export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
   // Disjunctions are expanded into one rule per alternative before atoms are resolved.
   if (atom.kind === 'disjunction') return { kind: 'invalid' };
+  if (atom.kind === 'pattern' && atom.refused) return resolveRefused(atom, scope);
   const name = atom.name.name;
   const predicate = resolvePredicate(scope.schema, name);
   // Name lists are built only when a name is wrong: building them per atom is quadratic.
@@ -233,6 +289,7 @@ export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
       return { kind: 'invalid' };
     }
     if (!scope.objectives.has(name)) {
+      if (reportForeign(name, atom, scope)) return { kind: 'invalid' };
       scope.diagnostics.report(
         'unknown-objective',
         { range: atom.name.range },
@@ -290,7 +347,7 @@ export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
         hint: unknownNameHint(name, predicateNames(), predicateNames()),
       },
     );
-  } else {
+  } else if (!reportForeign(name, atom, scope)) {
     scope.diagnostics.report(
       'unknown-objective',
       { range: atom.name.range },

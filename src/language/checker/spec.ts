@@ -46,6 +46,23 @@ export interface Spec {
   readonly doneRules: readonly CheckedRule[];
   /** Warnings found while checking (a spec with errors is never a `Spec`). */
   readonly warnings: readonly Diagnostic[];
+  /**
+   * `policy` for the operator's standing rules (LANGUAGE.md §8): no Done rule, its rules
+   * are permissions. Absent for an intent.
+   */
+  readonly role?: 'policy';
+  /** `given P(…)` facts of an intent (LANGUAGE.md §8), in spec order; absent when none. */
+  readonly givens?: readonly CheckedGiven[];
+}
+
+/**
+ * `given P(x = v, …)`: what the user stated, for a state the schema marks `"source":
+ * "user"`. Each constraint is `variable = constant`.
+ */
+export interface CheckedGiven {
+  readonly predicate: PredicateDeclaration;
+  readonly values: readonly { readonly variable: VariableDeclaration; readonly value: Literal }[];
+  readonly range: SourceRange;
 }
 
 /** A spec checked from its text (`checkSpec`): with its syntax tree. */
@@ -230,9 +247,45 @@ export const answerPredicate: PredicateDeclaration = Object.freeze({
   observed: true,
 }) as PredicateDeclaration;
 
-/** A predicate name as a spec over `schema` resolves it: the schema's, else a built-in. */
+/** How the state behind `refused A(…)` is named: no identifier has a space, so no schema can clash. */
+export const refusedPrefix = 'refused ';
+
+const refusedPredicates = new WeakMap<PredicateDeclaration, PredicateDeclaration>();
+
+/**
+ * The built-in state behind `refused A(…)` (LANGUAGE.md §8): one instance per distinct
+ * argument tuple of a proposal of action `A` that the policy refused. Its variables are
+ * the action's, so a pattern on it reads like one on the action. Only the session sets
+ * it; nothing can propose or observe it.
+ */
+export function refusedPredicate(action: PredicateDeclaration): PredicateDeclaration {
+  let refused = refusedPredicates.get(action);
+  if (!refused) {
+    refused = Object.freeze({
+      name: `${refusedPrefix}${action.name}`,
+      kind: 'state',
+      description: `Proposals of ${action.name} that the policy refused.`,
+      variables: action.variables,
+      keys: Object.freeze(action.variables.map((variable) => variable.name)),
+      critical: false,
+      observed: true,
+    }) as PredicateDeclaration;
+    refusedPredicates.set(action, refused);
+  }
+  return refused;
+}
+
+/**
+ * A predicate name as a spec over `schema` resolves it: the schema's, else a built-in
+ * (`Answer`, or `refused A` for an action `A` of the schema).
+ */
 export function resolvePredicate(schema: Schema, name: string): PredicateDeclaration | undefined {
-  return (
-    schema.predicates.get(name) ?? (name === answerPredicate.name ? answerPredicate : undefined)
-  );
+  const declared = schema.predicates.get(name);
+  if (declared) return declared;
+  if (name === answerPredicate.name) return answerPredicate;
+  if (name.startsWith(refusedPrefix)) {
+    const action = schema.predicates.get(name.slice(refusedPrefix.length));
+    return action?.kind === 'action' ? refusedPredicate(action) : undefined;
+  }
+  return undefined;
 }

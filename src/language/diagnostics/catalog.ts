@@ -346,6 +346,63 @@ export const diagnosticCatalog = {
     hint: 'To match a field of the records, filter them (Language v2): {filter}; in version 1, `{variable} matches /…/` searches inside the elements.',
   },
 
+  // Policies and what the user said (LANGUAGE.md §8)
+  'done-in-policy': {
+    severity: 'error',
+    message: "A policy has no Done rule: when the task is done is the intent's to say.",
+    hint: 'A policy permits actions (rules with an action in the body) and refuses them (reject and confirm guards); remove this rule, or move it to the intent.',
+  },
+  'given-in-policy': {
+    severity: 'error',
+    message: "A policy states no facts: what the user said belongs to each task's intent.",
+    hint: 'Move the given line to the intent; the policy reads {name} like any state.',
+  },
+  'refused-in-policy': {
+    severity: 'error',
+    message: "'refused {name}' reads the policy's own refusals: only an intent can use it.",
+    hint: 'Constrain {name} directly in a guard or a permission of the policy.',
+  },
+  'given-not-user': {
+    severity: 'error',
+    message:
+      '\'{name}\' is not a fact the user states: given is only for state predicates the schema marks "source": "user".',
+    hint: '{hint}',
+  },
+  'given-not-a-fact': {
+    severity: 'error',
+    message: 'A given fact sets values ({problem}).',
+    hint: 'Write the value the user stated, e.g. given TripPurpose(reason = "a family birthday").',
+  },
+  'refused-not-action': {
+    severity: 'error',
+    message: "'refused {name}' needs an action of the schema; '{name}' is {what}.",
+    hint: '{hint}',
+  },
+  'foreign-objective': {
+    severity: 'error',
+    message:
+      "'{name}' is an objective of the {owner}; the intent and the policy each count only their own objectives.",
+    hint: 'Name an objective this file produces, or constrain the state or action it stands for.',
+  },
+  'shared-objective': {
+    severity: 'error',
+    message:
+      "'{name}' is the head of rules in both the intent and the policy; each side's objectives are its own.",
+    hint: 'Rename the objective in one of the two files.',
+  },
+  'policy-conflict': {
+    severity: 'warning',
+    message:
+      "Rule {rule} needs '{name}', which the policy refuses {how}: the task cannot be done under the policy.",
+    hint: 'Check the intent against the instruction; if it is right, the task needs what the operator does not allow.',
+  },
+  'empty-policy': {
+    severity: 'warning',
+    message:
+      'The policy has no permission (a rule with an action in its body) and no guard: it allows everything.',
+    hint: 'Write the actions the operator permits as rules (conditions & action -> Objective) and what it forbids as reject guards.',
+  },
+
   // Trust (checker)
   'no-observed-state': {
     severity: 'warning',

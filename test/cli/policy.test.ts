@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { run } from './run.js';
+
+/** `--policy` on the CLI (LANGUAGE.md §8, FORMATS.md §4), over examples/policy. */
+const folder = 'examples/policy';
+const schema = ['--tools', `${folder}/tools.json`, '--states', `${folder}/states.json`];
+const policy = ['--policy', `${folder}/airline.policy`];
+const golden = 'test/golden/diagnostics';
+
+describe('intentguard --policy', () => {
+  it('check: the intent and the policy check together, each reported under its own name', async () => {
+    const result = await run(['check', `${folder}/cancel.intent`, ...schema, ...policy]);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain(`${folder}/airline.policy: ok — 0 errors, 0 warnings`);
+    expect(result.stdout).toContain(`${folder}/cancel.intent: ok — 0 errors, 0 warnings`);
+    expect(result.code).toBe(0);
+  });
+
+  it("check: a policy's errors are its own file's, and exit 1", async () => {
+    const result = await run([
+      'check',
+      `${golden}/empty-policy/input.intent`,
+      '--states',
+      `${golden}/done-in-policy/states.json`,
+      '--policy',
+      `${golden}/done-in-policy/input.policy`,
+      '--json',
+    ]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      policy: string;
+      diagnostics: { code: string; file: string }[];
+    };
+    expect(report.ok).toBe(false);
+    expect(report.policy).toBe(`${golden}/done-in-policy/input.policy`);
+    expect(report.diagnostics).toContainEqual(
+      expect.objectContaining({
+        code: 'done-in-policy',
+        file: `${golden}/done-in-policy/input.policy`,
+      }),
+    );
+    expect(report.diagnostics.every((diagnostic) => diagnostic.code !== 'foreign-objective')).toBe(
+      true,
+    );
+  });
+
+  it('check: policy-conflict warnings point into the intent', async () => {
+    const result = await run([
+      'check',
+      `${golden}/policy-conflict/input.intent`,
+      '--states',
+      `${golden}/policy-conflict/states.json`,
+      '--policy',
+      `${golden}/policy-conflict/input.policy`,
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('warning[policy-conflict]');
+    expect(result.stdout).toContain(`--> ${golden}/policy-conflict/input.intent:2:1`);
+  });
+
+  it('replay: both judges decide every step; the trace passes --check', async () => {
+    const result = await run([
+      'replay',
+      `${folder}/cancel.intent`,
+      ...schema,
+      ...policy,
+      '--trace',
+      `${folder}/refused.jsonl`,
+      '--now',
+      '2024-05-15T15:00',
+      '--check',
+    ]);
+    expect(result.stderr).toContain('4 passed, 0 failed');
+    expect(result.code).toBe(0);
+    const verdicts = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { reasons?: { code: string; source: string }[] });
+    expect(verdicts[3]?.reasons?.[0]).toMatchObject({ code: 'policy-violation', source: 'policy' });
+    expect(verdicts[4]?.reasons?.map((reason) => reason.source)).toEqual(['policy', 'intent']);
+  });
+
+  it('replay without the policy: the intent alone lets the cancellation run', async () => {
+    const result = await run([
+      'replay',
+      `${folder}/cancel.intent`,
+      ...schema,
+      '--trace',
+      `${folder}/refused.jsonl`,
+      '--now',
+      '2024-05-15T15:00',
+      '--check',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/failed/);
+  });
+
+  it('replay: a policy with errors runs nothing (exit 1)', async () => {
+    const result = await run([
+      'replay',
+      `${golden}/empty-policy/input.intent`,
+      '--states',
+      `${golden}/done-in-policy/states.json`,
+      '--policy',
+      `${golden}/done-in-policy/input.policy`,
+      '--trace',
+      `${folder}/refused.jsonl`,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('error[done-in-policy]');
+  });
+
+  it('explain: the policy is explained after the spec', async () => {
+    const result = await run(['explain', `${folder}/cancel.intent`, ...schema, ...policy]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("The operator's policy (every call must also pass it):");
+    expect(result.stdout).toContain('send_certificate with amount greater than 500');
+  });
+
+  it('fmt: given and refused print canonically (a fixed point)', async () => {
+    const first = await run(['fmt', `${folder}/cancel.intent`]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('given TripPurpose(reason = "a family birthday")');
+    expect(first.stdout).toContain('refused cancel_reservation(reservation_id = "ABC123")');
+    const again = await run(['fmt', '-'], { stdin: first.stdout });
+    expect(again.stdout).toBe(first.stdout);
+  });
+});
