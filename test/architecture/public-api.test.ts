@@ -364,16 +364,19 @@ const pinned: Readonly<Record<string, Surface>> = {
   'intentguard/ai-sdk': {
     source: 'src/integrations/ai-sdk/index.ts',
     values: [
+      'AiSdkSetupError',
       'finishTool',
       'guardTools',
       'intentguardToolApproval',
       'isGuardRefusal',
       'isTaskFinished',
       'observeToolResults',
+      'pendingPrompt',
       'schemaFromAiSdkTools',
       'syncApprovals',
     ],
     types: [
+      'AiSdkSetupErrorCode',
       'AiSdkToolApprovalOptions',
       'AiSdkToolApprovalStatus',
       'AiSdkToolCall',
