@@ -410,6 +410,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'GuardSource',
       'IntentguardToolOptions',
       'IntentguardToolSettings',
+      'OpenAiAgentsToolSchemaOptions',
       'ResolvedInterruptions',
       'RunContextLike',
       'RunStateLike',
