@@ -17,8 +17,16 @@ function run(example: string): string {
   });
 }
 
-const question =
-  'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)';
+/** The person's question, as the examples print it (indented under its line). */
+const question = [
+  'Transfer money from the checking account to a payee (BankTransfer)?',
+  '  to: "Alice"',
+  '  amount: 500',
+  'Why: Confirm the transfer details. This concerns money.',
+  'Your task: Transfer $500 to Alice if my balance exceeds $1000.',
+]
+  .map((line) => `          ${line}`)
+  .join('\n');
 
 function story(waiting: readonly string[]): string[] {
   return [
@@ -29,7 +37,7 @@ function story(waiting: readonly string[]): string[] {
     'guard   run BankCheckBalance',
     'tool    BankCheckBalance → {"balance":1500}',
     'model   BankTransfer {"to":"Alice","amount":500}',
-    `guard   ask the person: ${question}`,
+    'guard   ask the person:',
     ...waiting,
     'person  approves call-3',
     'guard   approved call-3: run',
@@ -45,9 +53,12 @@ describe('examples/ai-sdk', () => {
     const output = run('examples/ai-sdk/main.ts');
     expect(output.split('\n').filter((line) => /^\S/.test(line))).toEqual(
       story([
-        `server  question for call-3: ${question}`,
+        'server  question for call-3:',
         'server  request ends: waiting for call-3; journal of 4 events stored',
       ]),
+    );
+    expect(output).toContain(
+      `ask the person:\n${question}\nserver  question for call-3:\n${question}\n`,
     );
     // The feedback the model reads names the missing step.
     expect(output).toContain(
@@ -60,9 +71,10 @@ describe('examples/ai-sdk', () => {
     expect(output.split('\n').filter((line) => /^\S/.test(line))).toEqual(
       story([
         'server  request ends: waiting for call-3; journal of 4 events stored',
-        `person  reads: ${question}`,
+        'person  reads:',
       ]),
     );
+    expect(output).toContain(`person  reads:\n${question}\n`);
     expect(output).toContain('To achieve it: call BankCheckBalance.');
   });
 });
