@@ -22,7 +22,7 @@ import {
   syncApprovals,
 } from '../../src/integrations/ai-sdk/index.js';
 import { unwrap } from '../../src/language/index.js';
-import { indent, narrate, nextMove, resultText, show, specText, task } from './story.js';
+import { narrate, nextMove, resultText, show, specText, task } from './story.js';
 
 // The app's tools, as any AI SDK app defines them.
 const bankTools = {
@@ -116,8 +116,7 @@ async function handle(chatId: string, messages: ModelMessage[]): Promise<ModelMe
   const { pendingIds, finished } = guard.status();
   // ai 6's approval request carries no reason: the server sends the guard's question
   // with the stream (here: prints it), by the call's id.
-  for (const id of pendingIds)
-    show('server', `question for ${id}:\n${indent(pendingPrompt(guard, id) ?? '')}`);
+  for (const id of pendingIds) show('server', `question for ${id}: ${pendingPrompt(guard, id)}`);
   show(
     'server',
     `request ends: ${finished ? 'finished' : `waiting for ${pendingIds.join(', ') || 'the user'}`}; journal of ${guard.journal().events.length} events stored`,

@@ -16,7 +16,7 @@ export function show(who: string, text: string): void {
   console.log(`${who.padEnd(7)} ${text}`);
 }
 
-export function indent(text: string): string {
+function indent(text: string): string {
   return text
     .split('\n')
     .map((line) => `          ${line}`)
@@ -28,7 +28,7 @@ export function narrate(event: GuardEvent): void {
   if (event.kind === 'decision') {
     const { action, message, prompt } = event.decision;
     if (action === 'run') show('guard', `run ${event.call.name}`);
-    else if (action === 'ask') show('guard', `ask the person:\n${indent(prompt)}`);
+    else if (action === 'ask') show('guard', `ask the person: ${prompt}`);
     else show('guard', `refuse; the model reads:\n${indent(message)}`);
   } else if (event.kind === 'approval') {
     show(

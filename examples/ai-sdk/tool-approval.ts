@@ -20,7 +20,7 @@ import {
   schemaFromAiSdkTools,
 } from '../../src/integrations/ai-sdk/index.js';
 import { unwrap } from '../../src/language/index.js';
-import { indent, narrate, nextMove, resultText, show, specText, task } from './story.js';
+import { narrate, nextMove, resultText, show, specText, task } from './story.js';
 
 // The app's tools, as any AI SDK app defines them.
 const bankTools = {
@@ -120,7 +120,7 @@ const requests = history.flatMap((message) =>
     ? message.content.filter((part) => part.type === 'tool-approval-request')
     : [],
 );
-for (const request of requests) show('person', `reads:\n${indent(request.reason ?? '')}`);
+for (const request of requests) show('person', `reads: ${request.reason ?? ''}`);
 show('person', `approves ${requests.map((request) => request.toolCallId).join(', ')}`);
 await handle('chat-1', [
   ...history,

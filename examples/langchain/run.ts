@@ -103,7 +103,7 @@ for (
 ) {
   if (!isIntentguardApprovalRequest(pause.value)) throw new Error('an interrupt of another kind');
   for (const action of pause.value.actionRequests)
-    console.log(`  person asked: ${action.description.replace(/\s*\n\s*/g, ' | ')}`);
+    console.log(`  person asked: ${action.description}`);
   console.log('  person: approve');
   const decisions = pause.value.actionRequests.map(() => ({ type: 'approve' as const }));
   result = await agent.invoke(new Command({ resume: { decisions } }), config);

@@ -136,7 +136,7 @@ const secondModel = new ScriptedModel([
 const agent = bankAgent(restored, secondModel);
 const state = await RunState.fromString(agent, stored.state);
 await resolveInterruptions(state, restored, (request) => {
-  say(`user is asked: ${oneLine(request.prompt)}`);
+  say(`user is asked: ${request.prompt}`);
   say('user answers: yes');
   return true;
 });

@@ -56,15 +56,11 @@ describe('the approvals page in Chromium', () => {
     expect(page.url()).toBe(`${server.url}/`);
     const approval = page.locator('.approval[data-id="pay"]');
     await approval.waitFor({ timeout: 10_000 });
-    // The question once: the call, its arguments, why, and the user's task.
-    expect(await approval.locator('.prompt').textContent()).toBe(
-      'Transfer money from your checking account to a payee (BankTransfer)?\n  to: "Alice"\n  amount: 500\nWhy: Confirm the transfer details. This concerns money.\nYour task: Transfer $500 to Alice if my balance exceeds $1000.',
+    expect(await approval.locator('.action').textContent()).toBe(
+      'BankTransfer {"to":"Alice","amount":500}',
     );
-    expect(await approval.locator('.prompt').count()).toBe(1);
-    expect(await page.locator('.session .decision[data-id="balance"] .run').count()).toBe(1);
-    expect(await page.locator('.session .task').first().textContent()).toBe(
-      'Task: Transfer $500 to Alice if my balance exceeds $1000.',
-    );
+    expect(await approval.textContent()).toContain('Confirm the transfer details with the user');
+    expect(await page.locator('.session tr[data-id="balance"] td.run').count()).toBe(1);
 
     // The waiting client polls its call while the person decides.
     const waiting = (async () => {
@@ -78,7 +74,7 @@ describe('the approvals page in Chromium', () => {
     await approval.getByRole('button', { name: 'Approve' }).click({ timeout: 5000 });
     expect(await waiting).toBe('run');
     await page.locator('.approval').first().waitFor({ state: 'detached', timeout: 10_000 });
-    await page.locator('.session .decision[data-id="pay"] .run').waitFor({ timeout: 10_000 });
+    await page.locator('.session tr[data-id="pay"] td.run').waitFor({ timeout: 10_000 });
     expect(await page.locator('#approvals').textContent()).toContain(
       'Nothing waits for an answer.',
     );
@@ -104,8 +100,11 @@ describe('the approvals page in Chromium', () => {
     await page.goto(`${server.url}/#token=${token}`, { timeout: 15_000 });
     const approval = page.locator('.approval[data-id="pay"]');
     await approval.waitFor({ timeout: 10_000 });
-    expect(await approval.locator('.prompt').textContent()).toMatch(
-      /^Transfer money from your checking account to a payee \(BankTransfer\)\?\n {2}to: "Alice"\n {2}amount: 500\nWhy: /,
+    expect(await approval.locator('.action').textContent()).toBe(
+      'BankTransfer {"to":"Alice","amount":500}',
+    );
+    expect(await approval.locator('p').textContent()).toBe(
+      'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)',
     );
     await page.close();
   }, 90_000);
@@ -134,30 +133,13 @@ describe('the approvals page in Chromium', () => {
     await page.fill('#token', 'wrong-token-0123456789abcdef');
     await page.click('button[type="submit"]');
     await page.locator('#error', { hasText: 'bearer token' }).waitFor({ timeout: 10_000 });
-    // A #token= pasted into the open tab is read, and leaves the address bar.
-    await page.evaluate((value) => {
-      location.hash = `token=${value}`;
-    }, token);
+    await page.fill('#token', token);
+    await page.click('button[type="submit"]');
     await page
       .locator('.approval[data-id="p"]')
       .getByRole('button', { name: 'Deny' })
       .click({ timeout: 10_000 });
-    const refused = page.locator('.session .decision[data-id="p"]');
-    await refused.locator('.refuse').waitFor({ timeout: 10_000 });
-    // The refused call with its tool, arguments and feedback, line breaks kept.
-    expect(await refused.locator('.action').textContent()).toBe(
-      'BankTransfer {"to":"Alice","amount":500}',
-    );
-    expect(await refused.locator('.message').textContent()).toContain('declined');
-    expect(
-      await refused
-        .locator('.message')
-        .evaluate(
-          (node) =>
-            getComputedStyle(node).getPropertyValue('white-space-collapse') ||
-            getComputedStyle(node).whiteSpace,
-        ),
-    ).toMatch(/preserve|pre-wrap/);
+    await page.locator('.session tr[data-id="p"] td.refuse').waitFor({ timeout: 10_000 });
     const decision = await api(server.url, 'POST', `/v1/sessions/${session}/check`, {
       id: 'p',
       name: 'BankTransfer',

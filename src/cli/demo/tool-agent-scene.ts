@@ -105,8 +105,7 @@ function narrator(output: SceneOutput): (event: GuardEvent) => void {
       const { action, message, prompt, verdict } = event.decision;
       const code = verdict.reasons[0]?.code;
       if (action === 'run') output.line('guard', `✓ run ${event.call.name}`, 'ok');
-      else if (action === 'ask')
-        output.line('guard', `? ask the person: ${prompt.replace(/\s*\n\s*/g, ' | ')}`, 'ask');
+      else if (action === 'ask') output.line('guard', `? ask the person: ${prompt}`, 'ask');
       else
         output.line(
           'guard',

@@ -17,16 +17,8 @@ function run(example: string): string {
   });
 }
 
-/** The person's question, as the examples print it (indented under its line). */
-const question = [
-  'Transfer money from the checking account to a payee (BankTransfer)?',
-  '  to: "Alice"',
-  '  amount: 500',
-  'Why: Confirm the transfer details. This concerns money.',
-  'Your task: Transfer $500 to Alice if my balance exceeds $1000.',
-]
-  .map((line) => `          ${line}`)
-  .join('\n');
+const question =
+  'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)';
 
 function story(waiting: readonly string[]): string[] {
   return [
@@ -37,7 +29,7 @@ function story(waiting: readonly string[]): string[] {
     'guard   run BankCheckBalance',
     'tool    BankCheckBalance → {"balance":1500}',
     'model   BankTransfer {"to":"Alice","amount":500}',
-    'guard   ask the person:',
+    `guard   ask the person: ${question}`,
     ...waiting,
     'person  approves call-3',
     'guard   approved call-3: run',
@@ -53,12 +45,9 @@ describe('examples/ai-sdk', () => {
     const output = run('examples/ai-sdk/main.ts');
     expect(output.split('\n').filter((line) => /^\S/.test(line))).toEqual(
       story([
-        'server  question for call-3:',
+        `server  question for call-3: ${question}`,
         'server  request ends: waiting for call-3; journal of 4 events stored',
       ]),
-    );
-    expect(output).toContain(
-      `ask the person:\n${question}\nserver  question for call-3:\n${question}\n`,
     );
     // The feedback the model reads names the missing step.
     expect(output).toContain(
@@ -71,10 +60,9 @@ describe('examples/ai-sdk', () => {
     expect(output.split('\n').filter((line) => /^\S/.test(line))).toEqual(
       story([
         'server  request ends: waiting for call-3; journal of 4 events stored',
-        'person  reads:',
+        `person  reads: ${question}`,
       ]),
     );
-    expect(output).toContain(`person  reads:\n${question}\n`);
     expect(output).toContain('To achieve it: call BankCheckBalance.');
   });
 });

@@ -220,7 +220,7 @@ describe('intentguardToolApproval (ai v7): denial, feedback, corrected call', ()
     // The person sees the guard's prompt as the reason.
     expect(asked[0]).toMatchObject({
       reason:
-        'Transfer money from your checking account to a payee (BankTransfer)?\n  to: "Alice"\n  amount: 500\nWhy: Confirm the transfer details. This concerns money.\nYour task: Transfer $500 to Alice if my balance exceeds $1000.',
+        'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)',
     });
 
     const second = scripted([() => [call('f1', 'finish')]]);

@@ -217,10 +217,7 @@ export const openApiDocument = {
           task: { type: 'string', description: "The user's task: the spec's first comment line" },
           status: { type: 'object' },
           decisions: { type: 'array', items: { $ref: '#/components/schemas/Decision' } },
-          calls: {
-            type: 'object',
-            description: 'The tool name and arguments of each decided call, by id',
-          },
+          calls: { type: 'object', description: 'The tool name and arguments of each decided call, by id' },
         },
       },
       CreateSession: schemaOf(createSessionBody),

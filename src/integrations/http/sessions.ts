@@ -4,6 +4,7 @@ import type { ChatModel } from '../../formalize/index.js';
 import { formalize } from '../../formalize/pipeline/formalize.js';
 import { auditRecordOf } from '../../guard/adapter-kit/audit-record.js';
 import { refusalDecision } from '../../guard/adapter-kit/index.js';
+import { taskFromSpecText } from '../../guard/person-prompt.js';
 import {
   createGuard,
   type Guard,
@@ -14,7 +15,6 @@ import {
   type ToolCall,
   type ToolOutcome,
 } from '../../guard/index.js';
-import { taskFromSpecText } from '../../guard/person-prompt.js';
 import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { sessionRecordFields } from '../../store/journal-anchor.js';
@@ -667,7 +667,8 @@ export class Sessions {
       const id = 'propose' in event ? event.id : undefined;
       if (id !== undefined && id !== '#finish') ids.add(id);
     }
-    const task = live.stored.specText === null ? undefined : taskFromSpecText(live.stored.specText);
+    const task =
+      live.stored.specText === null ? undefined : taskFromSpecText(live.stored.specText);
     return {
       id: live.stored.id,
       createdAt: live.stored.createdAt,

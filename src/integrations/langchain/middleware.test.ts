@@ -126,7 +126,7 @@ describe('intentguardMiddleware in a LangChain agent', () => {
           name: 'BankTransfer',
           args: { to: 'Alice', amount: 500 },
           description: expect.stringContaining(
-            '(BankTransfer)?\n  to: "Alice"\n  amount: 500\nWhy: Confirm the transfer details.',
+            'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details',
           ),
         },
       ],
