@@ -8,7 +8,6 @@ import type { Spec } from '../language/checker/spec.js';
 import type { Schema } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
 import { errorMessage } from '../support/error-message.js';
-import { taskFromSpecText } from './person-prompt.js';
 import { renderForModel, renderForPerson, unshowableCall } from './render.js';
 import { type GuardParts, toolResultReader } from './tool-result-reader.js';
 import type {
@@ -61,7 +60,7 @@ function copyOf(value: unknown): unknown {
   return text === undefined ? value : (JSON.parse(text) as unknown);
 }
 
-const guardOptionNames = new Set(['mode', 'render', 'onEvent', 'finishWaitsForResults', 'task']);
+const guardOptionNames = new Set(['mode', 'render', 'onEvent', 'finishWaitsForResults']);
 
 export function sessionOptionsOf(options: GuardOptions): SessionOptions {
   const session: Record<string, unknown> = {};
@@ -92,12 +91,6 @@ export function checkGuardOptions(options: unknown): GuardOptions {
       expected: 'true, false or undefined',
       actual: describeArgument(given.finishWaitsForResults),
     });
-  if (given.task !== undefined && typeof given.task !== 'string')
-    throw argumentError('createGuard', {
-      parameter: 'options.task',
-      expected: "the user's task as text, or undefined",
-      actual: describeArgument(given.task),
-    });
   for (const name of ['render', 'onEvent'] as const) {
     if (given[name] !== undefined && typeof given[name] !== 'function')
       throw argumentError('createGuard', {
@@ -124,8 +117,6 @@ export class IntentGuard implements Guard {
   readonly #render: (verdict: Verdict) => string;
   readonly #onEvent: ((event: GuardEvent) => void) | undefined;
   readonly #waitForResults: boolean;
-  /** The user's task, shown to a person asked to approve a call. */
-  readonly #task: string | undefined;
   readonly #calls = new Map<string, CallRecord>();
   readonly #events: JournalEvent[] = [];
   readonly #now: string;
@@ -158,8 +149,6 @@ export class IntentGuard implements Guard {
             rollback: true,
           });
     this.#schema = this.#session.schema;
-    this.#task =
-      options.task ?? ('propose' in source ? undefined : taskFromSpecText(source.source));
     this.#readResult =
       this.#schema === undefined ? undefined : toolResultReader(this.#schema, this.#parts);
     // The clock is fixed once, so that a restored guard decides exactly as this one.
@@ -496,23 +485,9 @@ export class IntentGuard implements Guard {
       message: verdict.decision === 'allow' ? 'intentguard: allowed.' : this.#render(verdict),
       prompt:
         verdict.decision === 'confirm'
-          ? renderForPerson(call?.name ?? id, call?.args, verdict, {
-              description: this.#describe(call?.name),
-              task: this.#task,
-            })
+          ? renderForPerson(call?.name ?? id, call?.args, verdict)
           : '',
     };
-  }
-
-  /** The schema's description of the action a call names (by its name or its tool's own). */
-  #describe(name: string | undefined): string | undefined {
-    const predicates = this.#schema?.predicates;
-    if (predicates === undefined || name === undefined) return undefined;
-    const named = predicates.get(name);
-    if (named !== undefined) return named.description;
-    for (const predicate of predicates.values())
-      if (predicate.sourceName === name) return predicate.description;
-    return undefined;
   }
 
   #journal(event: JournalEvent): void {

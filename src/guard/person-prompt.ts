@@ -111,118 +111,25 @@ function valueText(value: unknown): string {
   }
 }
 
-/** An argument name shown bare when it is a plain name, quoted when it could pass for more. */
-function nameText(name: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name) ? name : valueText(name);
-}
-
-/** One argument as `name: value` on its own line, the name and the value each cut on its own. */
+/** One argument as `"name":value`, the name and the value each cut on its own. */
 function entry(name: string, value: unknown, maxValueLength: number): string {
-  return `${argumentIndent}${cutMiddle(nameText(name), maxNameLength)}: ${cutMiddle(valueText(value), maxValueLength)}`;
-}
-
-const argumentIndent = '\n  ';
-
-/** What the person reads about the call besides its arguments. */
-export interface PersonPromptContext {
-  /** The tool's or action's description, from the schema (its first sentence is used). */
-  readonly description?: string | undefined;
-  /** The user's task, as they gave it. */
-  readonly task?: string | undefined;
-}
-
-/**
- * The user's task from a spec's text: its first `#` comment line, where the formalizer
- * writes the instruction (a `Schema:` note is not a task). Undefined without one.
- */
-export function taskFromSpecText(text: string): string | undefined {
-  const first = /^[ \t]*#[ \t]*(.*)/u.exec(text)?.[1]?.trim();
-  return first === undefined || first === '' || /^schema:/iu.test(first) ? undefined : first;
-}
-
-/** The longest action phrase and task shown (they come from the schema and the spec). */
-const maxPhraseLength = 160;
-
-/**
- * The call in plain words: the description's first sentence as an instruction
- * ("Transfers money to a payee." → "Transfer money to a payee"), with the tool's name,
- * which the description (written by whoever wrote the tool) cannot hide.
- */
-function actionPhrase(name: string, description: string | undefined): string {
-  const shownName = cutMiddle(visible(name), maxNameLength);
-  const sentence = addressed(visible(description ?? ''))
-    .trim()
-    .split(/(?<=[.!?])\s/u)[0]
-    ?.replace(/[.!?:;,\s]+$/u, '');
-  if (sentence === undefined || sentence === '') return `Run ${shownName}`;
-  const imperative = sentence.replace(
-    /^([A-Z][a-z]+?)(ies|(?<=[sxz]|[cs]h)es|s)\b/u,
-    (_, stem: string, ending: string) =>
-      ending === 'ies' ? `${stem}y` : /(?:ss|us|is)$/u.test(stem + ending) ? stem + ending : stem,
-  );
-  return `${cutMiddle(imperative, maxPhraseLength)} (${shownName})`;
-}
-
-const categoryWords: Readonly<Record<string, string>> = {
-  safety: 'safety',
-  security: 'security',
-  privacy: 'privacy',
-  ethics: 'ethics',
-  financial: 'money',
-};
-
-/**
- * Text about the user, addressed to them: "with the user" goes (an agent's "confirm …
- * with the user" is the person's "confirm …"), "the user's" is "your", "the user" is "you".
- */
-function addressed(text: string): string {
-  return text
-    .replace(/ with the user\b/gu, '')
-    .replace(/\bthe user's\b/gu, 'your')
-    .replace(/\bthe user\b/gu, 'you');
-}
-
-/** The reasons, addressed to the person who approves, the kind in words. */
-function reasonText(verdict: Verdict): string {
-  return verdict.reasons
-    .map((reason) => {
-      const kind = reason.category === undefined ? undefined : categoryWords[reason.category];
-      const message =
-        kind === undefined ? reason.message : reason.message.replace(` (${reason.category})`, '');
-      return kind === undefined
-        ? addressed(message)
-        : `${addressed(message)} This concerns ${kind}.`;
-    })
-    .join(' ');
+  return `${cutMiddle(valueText(name), maxNameLength)}:${cutMiddle(valueText(value), maxValueLength)}`;
 }
 
 /**
  * The question for a `confirm` verdict on the call `name(args)`, at most
- * `maxPromptLength` characters: the call in plain words with the tool's name, its
- * arguments one per line in the order above, why it asks, and the user's task:
- *
- *     Transfer money to a payee (BankTransfer)?
- *       to: "Alice"
- *       amount: 500
- *     Why: Check the payee and the amount. This concerns money.
- *     Your task: Transfer $500 to Alice if my balance exceeds $1000.
- *
- * Undefined when it cannot show every argument the verdict's guards and rules constrain
- * and every target argument (then nobody may be asked: the call is refused).
+ * `maxPromptLength` characters: `Allow name {"to":…,"amount":…,…}? why`, the arguments
+ * in the order above. Undefined when it cannot show every argument the verdict's guards
+ * and rules constrain and every target argument (then nobody may be asked: the call is
+ * refused).
  */
-export function personPrompt(
-  name: string,
-  args: unknown,
-  verdict: Verdict,
-  context: PersonPromptContext = {},
-): string | undefined {
-  const why = cutMiddle(visible(reasonText(verdict)), maxReasonLength);
-  const task =
-    context.task === undefined || context.task.trim() === ''
-      ? ''
-      : `\nYour task: ${cutMiddle(visible(context.task.trim()), maxPhraseLength)}`;
-  const head = `${actionPhrase(name, context.description)}?`;
-  const tail = `${why === '' ? '' : `\nWhy: ${why}`}${task}`;
+export function personPrompt(name: string, args: unknown, verdict: Verdict): string | undefined {
+  const why = cutMiddle(
+    visible(verdict.reasons.map((reason) => reason.message).join(' ')),
+    maxReasonLength,
+  );
+  const head = `Allow ${cutMiddle(visible(name), maxNameLength)} `;
+  const tail = `? ${why}`.trimEnd();
   const record = isRecord(args) ? args : { arguments: args };
   const given = Object.keys(record);
   const constrained = constrainedArgumentNames(verdict);
@@ -234,29 +141,29 @@ export function personPrompt(
 
   // The room for each constrained and target value depends on how many there are (the
   // spec's and the schema's count), never on how long the agent made any other one.
-  const entryOverhead = argumentIndent.length + 4 + maxNameLength;
+  const entryOverhead = 4 + maxNameLength;
   const reserve = 2 * maxNameLength + 60;
-  const fixed = head.length + tail.length;
+  const fixed = head.length + tail.length + 2;
   const room = maxPromptLength - fixed - (others.length > 0 ? reserve : 0);
   const share =
     key.length === 0 ? maxKeyValueLength : Math.floor(room / key.length) - entryOverhead;
   const keyLength = Math.max(minKeyValueLength, Math.min(maxKeyValueLength, share));
   const entries = key.map((argument) => entry(argument, argumentValue(argument), keyLength));
-  let length = fixed + entries.reduce((sum, text) => sum + text.length, 0);
+  let length = fixed + entries.reduce((sum, text) => sum + 1 + text.length, 0);
   if (length > maxPromptLength) return undefined;
 
   // The rest, in the agent's order, while they fit; the names of those that do not.
   const notShown: string[] = [];
   for (const argument of others) {
     const text = entry(argument, record[argument], maxOtherValueLength);
-    if (notShown.length === 0 && length + text.length + reserve <= maxPromptLength) {
+    if (notShown.length === 0 && length + 1 + text.length + reserve <= maxPromptLength) {
       entries.push(text);
-      length += text.length;
+      length += 1 + text.length;
     } else notShown.push(argument);
   }
   if (notShown.length > 0) {
     const names = cutMiddle(visible(notShown.join(', ')), 2 * maxNameLength);
-    entries.push(`${argumentIndent}…(${notShown.length} more arguments not shown: ${names})`);
+    entries.push(`…(${notShown.length} more arguments not shown: ${names})`);
   }
-  return `${head}${entries.join('')}${tail}`;
+  return `${head}{${entries.join(',')}}${tail}`;
 }

@@ -1,5 +1,5 @@
 import type { Verdict } from '../engine/verdict.js';
-import { maxPromptLength, type PersonPromptContext, personPrompt } from './person-prompt.js';
+import { maxPromptLength, personPrompt } from './person-prompt.js';
 
 /**
  * The text a model reads for a verdict. Every framework delivers a refusal as the
@@ -23,28 +23,14 @@ export function renderForModel(verdict: Verdict): string {
 }
 
 /**
- * The question a person is asked for a `confirm` verdict: what runs in plain words (from
- * the tool's `description`) with the tool's name, the arguments a guard or rule
- * constrains and the call's target first, each value cut on its own, why it asks, and
- * the user's `task` (`personPrompt`). When the bounded question cannot show all of
- * those, the text says so and asks nothing; the guard refuses such a call instead of
- * asking.
- *
- * @example
- * renderForPerson('BankTransfer', { to: 'Alice', amount: 500 }, verdict, {
- *   description: 'Transfers money to a payee.',
- *   task: 'Transfer $500 to Alice if my balance exceeds $1000.',
- * });
- * // 'Transfer money to a payee (BankTransfer)?\n  to: "Alice"\n  amount: 500\nWhy: …\nYour task: …'
+ * The question a person is asked for a `confirm` verdict: what runs, and why it asks;
+ * the arguments a guard or rule constrains and the call's target first, each value cut
+ * on its own (`personPrompt`). When the bounded question cannot show all of those, the
+ * text says so and asks nothing; the guard refuses such a call instead of asking.
  */
-export function renderForPerson(
-  name: string,
-  args: unknown,
-  verdict: Verdict,
-  context: PersonPromptContext = {},
-): string {
+export function renderForPerson(name: string, args: unknown, verdict: Verdict): string {
   return (
-    personPrompt(name, args, verdict, context) ??
+    personPrompt(name, args, verdict) ??
     `${unshowableCall} ${verdict.reasons.map((reason) => reason.message).join(' ')}`.slice(
       0,
       maxPromptLength,

@@ -75,12 +75,6 @@ export interface GuardOptions extends SessionOptions {
   readonly finishWaitsForResults?: boolean;
   /** Called after every decision, approval, result and observation. Must not throw. */
   readonly onEvent?: (event: GuardEvent) => void;
-  /**
-   * The user's task, as they gave it: a person asked to approve a call reads it under the
-   * question ("Your task: …"). Default: the spec's first `#` comment line, where the
-   * formalizer writes the instruction.
-   */
-  readonly task?: string;
 }
 
 export interface GuardStatus extends SessionStatus {

@@ -54,12 +54,10 @@ describe('C1: the approval question', () => {
     });
     expect(d.action).toBe('ask');
     expect(d.prompt).toContain('drop@exfil.example');
-    expect(d.prompt.startsWith('Run send_mail?\n  to: "drop@exfil.example"\n  subject: ')).toBe(
-      true,
-    );
+    expect(d.prompt.startsWith('Allow send_mail {"to":"drop@exfil.example","subject":')).toBe(true);
     expect(
       d.prompt.endsWith(
-        '\n  body: "Attached."\nWhy: The spec asks you to approve send_mail with to not matching /@acme-corp\\.example$/: mail leaves the company.',
+        '"body":"Attached."}? The spec asks the user to approve send_mail with to not matching /@acme-corp\\.example$/: mail leaves the company.',
       ),
     ).toBe(true);
     expect(d.verdict.reasons[0]).toMatchObject({
@@ -69,7 +67,7 @@ describe('C1: the approval question', () => {
     });
     // The long subject is cut in its middle, with a marker; its start and end stay.
     expect(d.prompt).toMatch(
-      /\n {2}subject: "Board minutes, June: [^"]*…\[[\d,]+ characters not shown\]…[^"]*owner\. "/,
+      /"subject":"Board minutes, June: [^"]*…\[[\d,]+ characters not shown\]…[^"]*owner\. "/,
     );
   });
 
@@ -97,10 +95,8 @@ describe('C1: the approval question', () => {
     });
     expect(d.action).toBe('ask');
     expect(d.verdict.reasons[0]).toMatchObject({ code: 'rule-confirm', arguments: ['amount'] });
-    expect(d.prompt.startsWith('Run pay?\n  amount: 35\n  payee: "Mallory"\n  note: "nnn')).toBe(
-      true,
-    );
-    expect(d.prompt).toMatch(/\n {2}memo: "m+…\[[\d,]+ characters not shown\]…m+"/);
+    expect(d.prompt.startsWith('Allow pay {"amount":35,"payee":"Mallory","note":"nnn')).toBe(true);
+    expect(d.prompt).toMatch(/"memo":"m+…\[[\d,]+ characters not shown\]…m+"/);
     expect(d.prompt.length).toBeLessThanOrEqual(maxPromptLength);
   });
 
@@ -115,13 +111,9 @@ describe('C1: the approval question', () => {
         body: 'x\n  to: "ok@acme-corp.example"',
       },
     });
-    // One line per part of the question; no value adds a line or reorders text.
-    expect(d.prompt).not.toMatch(/[\u2028\u2029\u202e\r]/);
-    expect(
-      d.prompt.split('\n').map((line) => /^(Run send_mail\?| {2}\w+: |Why: )/.exec(line)?.[1]),
-    ).toEqual(['Run send_mail?', '  to: ', '  subject: ', '  body: ', 'Why: ']);
+    expect(d.prompt).not.toMatch(/[\u2028\u2029\u202e\r\n]/);
     expect(d.prompt).toContain(
-      '\n  to: "drop@exfil.example\\u2028  to: \\"boss@acme-corp.example\\"\\u202e"\n  subject: "Board minutes"\n  body: "x\\n  to: \\"ok@acme-corp.example\\""\nWhy: ',
+      '{"to":"drop@exfil.example\\u2028  to: \\"boss@acme-corp.example\\"\\u202e","subject":"Board minutes","body":"x\\n  to: \\"ok@acme-corp.example\\""}? ',
     );
   });
 
@@ -134,7 +126,7 @@ describe('C1: the approval question', () => {
       args: { to, subject: 'Board minutes', body: 'b' },
     });
     expect(d.prompt).toMatch(
-      /^Run send_mail\?\n {2}to: "a@acme-corp\.example, x+…\[[\d,]+ characters not shown\]…x+, drop@exfil\.example"\n {2}subject/,
+      /^Allow send_mail \{"to":"a@acme-corp\.example, x+…\[[\d,]+ characters not shown\]…x+, drop@exfil\.example","subject"/,
     );
     expect(d.prompt.length).toBeLessThanOrEqual(maxPromptLength);
   });
@@ -163,7 +155,7 @@ describe('C1: the approval question', () => {
     const short = Object.fromEntries(names.map((name) => [name, 'v']));
     const few = guard.check({ id: 'b2', name: 'bulk', args: short });
     expect(few.action).toBe('ask');
-    expect(few.prompt).toContain('\n  field59: "v"');
+    expect(few.prompt).toContain('"field59":"v"');
   });
 
   it('property: for any order and sizes, the constrained and target arguments are all shown, and the question is bounded', () => {
@@ -202,9 +194,9 @@ describe('C1: the approval question', () => {
           const d = guard.check({ id: 'c', name: 'send', args });
           expect(d.action).toBe('ask');
           expect(d.prompt.length).toBeLessThanOrEqual(maxPromptLength);
-          const at = (key: string) => d.prompt.indexOf(`\n  ${key}: `);
+          const at = (key: string) => d.prompt.indexOf(`"${key}":`);
           // Constrained first (in the guard's order), then the targets, then the rest.
-          expect(d.prompt.startsWith('Run send?\n  to: ')).toBe(true);
+          expect(d.prompt.startsWith('Allow send {"to":')).toBe(true);
           expect(at('to')).toBeLessThan(at('footer'));
           for (const target of ['cc_list', 'amount']) {
             expect(at('footer')).toBeLessThan(at(target));
@@ -216,7 +208,7 @@ describe('C1: the approval question', () => {
               /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
               (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
             );
-            const rest = d.prompt.slice(at(key) + key.length + 5);
+            const rest = d.prompt.slice(at(key) + key.length + 3);
             if (rest.startsWith(shown)) continue;
             // Cut in the middle: its start, a marker with the count, and its end.
             const match = /^([\s\S]*?)…\[([\d,]+) characters not shown\]…/u.exec(rest);

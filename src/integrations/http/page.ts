@@ -1,11 +1,9 @@
 /**
  * The approvals page (`GET /`): server-rendered HTML with a few lines of script, no build
  * step. The person enters a bearer token (kept in this tab's sessionStorage, or passed as
- * `#token=…` in the address, which never reaches the server, also pasted into an open
- * tab); the script lists the token's pending approvals — the question, which says the
- * call, its arguments, why and the user's task — with approve and deny buttons, and each
- * session's task and decisions: the tool and arguments of each call, and the feedback
- * of a refused one with its line breaks. Everything from the API is inserted as text,
+ * `#token=…` in the address, which never reaches the server); the script lists the
+ * token's pending approvals — the action, the rule and its reason — with approve and deny
+ * buttons, and each session's decisions. Everything from the API is inserted as text,
  * never as HTML.
  */
 export function approvalsPage(nonce: string): string {
@@ -21,9 +19,6 @@ export function approvalsPage(nonce: string): string {
   .approval, .session { border: 1px solid #ccc; border-radius: 6px; padding: .75rem 1rem; margin: .5rem 0; }
   .action { font-family: ui-monospace, monospace; font-weight: 600; }
   .reason { color: #555; }
-  .prompt, .message { white-space: pre-wrap; margin: .3rem 0 .6rem; }
-  .task { color: #555; font-style: italic; }
-  .decision { border-top: 1px solid #eee; padding: .4rem 0; }
   button { margin-right: .5rem; padding: .3rem .9rem; }
   table { border-collapse: collapse; width: 100%; } td { padding: .15rem .5rem; border-top: 1px solid #eee; vertical-align: top; }
   .run { color: #060; } .ask { color: #a60; } .refuse { color: #a00; }
@@ -40,16 +35,9 @@ export function approvalsPage(nonce: string): string {
 <script nonce="${nonce}">
 (() => {
   const $ = (id) => document.getElementById(id);
+  const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fromHash) { sessionStorage.setItem('intentguard-token', fromHash); history.replaceState(null, '', location.pathname); }
   let token = sessionStorage.getItem('intentguard-token') || '';
-  // A #token=… in the address, at load or pasted into the open tab later; it leaves the address bar.
-  function tokenFromHash() {
-    const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
-    if (!fromHash) return false;
-    token = fromHash; sessionStorage.setItem('intentguard-token', token); history.replaceState(null, '', location.pathname);
-    return true;
-  }
-  tokenFromHash();
-  window.addEventListener('hashchange', () => { if (tokenFromHash()) refresh(); });
   const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
   async function api(method, path, body) {
     const r = await fetch(path, { method, headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
@@ -80,10 +68,9 @@ export function approvalsPage(nonce: string): string {
       if (approvals.length === 0) list.append(el('p', 'Nothing waits for an answer.'));
       for (const a of approvals) {
         const box = el('div', undefined, 'approval'); box.dataset.id = a.id; box.dataset.session = a.session;
-        // The question says the call, its arguments, why and the task, once.
-        box.append(el('p', a.prompt || callText(a), 'prompt'));
-        const rules = a.decision.verdict.reasons.map((r) => r.rule).filter(Boolean);
-        if (rules.length > 0) box.append(el('div', 'Rule: ' + rules.join(', '), 'reason'));
+        box.append(el('div', callText(a), 'action'));
+        for (const r of a.decision.verdict.reasons) box.append(el('div', (r.rule ? 'Rule: ' + r.rule + ' — ' : '') + r.message, 'reason'));
+        box.append(el('p', a.prompt));
         const yes = el('button', 'Approve'); yes.onclick = () => answer(a.session, a.id, true);
         const no = el('button', 'Deny'); no.onclick = () => answer(a.session, a.id, false);
         box.append(yes, no, el('small', 'session ' + a.session + ', call ' + a.id));
@@ -93,15 +80,13 @@ export function approvalsPage(nonce: string): string {
       for (const s of sessions) {
         const box = el('div', undefined, 'session'); box.dataset.session = s.id;
         box.append(el('div', 'Session ' + s.id + (s.finished ? ' (finished)' : '')));
-        if (s.task) box.append(el('div', 'Task: ' + s.task, 'task'));
+        const table = el('table');
         for (const d of s.decisions) {
-          const row = el('div', undefined, 'decision'); row.dataset.id = d.id;
-          const call = (s.calls && s.calls[d.id]) || undefined;
-          row.append(el('span', d.action + ' ', d.action), el('span', callText({ id: d.id, call, decision: d }), 'action'), el('small', '  call ' + d.id));
-          if (d.action !== 'run') row.append(el('div', d.action === 'ask' ? d.prompt : d.message, 'message'));
-          box.append(row);
+          const row = el('tr'); row.dataset.id = d.id;
+          row.append(el('td', d.id), el('td', d.action, d.action), el('td', d.message));
+          table.append(row);
         }
-        all.append(box);
+        box.append(table); all.append(box);
       }
     } catch (e) { $('error').textContent = String(e.message || e); }
   }

@@ -4,7 +4,6 @@ import type { ChatModel } from '../../formalize/index.js';
 import { formalize } from '../../formalize/pipeline/formalize.js';
 import { auditRecordOf } from '../../guard/adapter-kit/audit-record.js';
 import { refusalDecision } from '../../guard/adapter-kit/index.js';
-import { taskFromSpecText } from '../../guard/person-prompt.js';
 import {
   createGuard,
   type Guard,
@@ -667,20 +666,15 @@ export class Sessions {
       const id = 'propose' in event ? event.id : undefined;
       if (id !== undefined && id !== '#finish') ids.add(id);
     }
-    const task =
-      live.stored.specText === null ? undefined : taskFromSpecText(live.stored.specText);
     return {
       id: live.stored.id,
       createdAt: live.stored.createdAt,
       finished: live.finished,
       spec: live.stored.specText,
-      ...(task !== undefined ? { task } : {}),
       status: live.guard.status(),
       decisions: [...ids]
         .map((id) => live.guard.decision(id))
         .filter((decision) => decision !== undefined),
-      // The tool and arguments of each decided call, so that a refusal is more than an id.
-      calls: Object.fromEntries([...ids].map((id) => [id, callOf(live.guard, id)])),
     };
   }
 
