@@ -1,6 +1,7 @@
 /**
- * intentguard in a Vercel AI SDK agent, offline: a scripted model (the SDK's own mock)
- * plays an eager agent that reads its tool results. Run it with
+ * intentguard in a Vercel AI SDK agent on ai 6 (`guardTools`, which works on ai 7 too),
+ * offline: a scripted model (the SDK's own mock) plays an eager agent that reads its tool
+ * results. `tool-approval.ts` is the same story on ai 7's `toolApproval`. Run it with
  *
  *   npx tsx examples/ai-sdk/main.ts
  *
@@ -8,31 +9,20 @@
  * person confirms in a second HTTP-like request (the guard's journal is all the server
  * keeps between the two), and the finish that ends the run.
  */
-import { readFileSync } from 'node:fs';
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
-import {
-  createGuard,
-  type GuardEvent,
-  type GuardJournal,
-  restoreGuard,
-} from '../../src/guard/index.js';
+import { createGuard, type GuardJournal, restoreGuard } from '../../src/guard/index.js';
 import {
   finishTool,
   guardTools,
   isTaskFinished,
+  pendingPrompt,
   schemaFromAiSdkTools,
   syncApprovals,
 } from '../../src/integrations/ai-sdk/index.js';
 import { unwrap } from '../../src/language/index.js';
-
-const task = 'Transfer $500 to Alice if my balance exceeds $1000.';
-const specText = readFileSync(new URL('../bank-transfer/spec.intent', import.meta.url), 'utf8');
-
-function show(who: string, text: string): void {
-  console.log(`${who.padEnd(7)} ${text}`);
-}
+import { narrate, nextMove, resultText, show, specText, task } from './story.js';
 
 // The app's tools, as any AI SDK app defines them.
 const bankTools = {
@@ -55,30 +45,6 @@ const bankTools = {
   }),
 };
 
-/** The guard's decisions, as they happen. */
-function narrate(event: GuardEvent): void {
-  if (event.kind === 'decision') {
-    const { action, message, prompt } = event.decision;
-    if (action === 'run') show('guard', `run ${event.call.name}`);
-    else if (action === 'ask') show('guard', `ask the person: ${prompt}`);
-    else show('guard', `refuse; the model reads:\n${indent(message)}`);
-  } else if (event.kind === 'approval') {
-    show(
-      'guard',
-      `${event.approved ? 'approved' : 'declined'} ${event.id}: ${event.decision.action}`,
-    );
-  } else if (event.kind === 'finish') {
-    show('guard', event.decision.action === 'run' ? 'finish: the task is done' : 'finish refused');
-  }
-}
-
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `          ${line}`)
-    .join('\n');
-}
-
 type Prompt = Parameters<MockLanguageModelV3['doGenerate']>[0]['prompt'];
 type Content = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>['content'][number];
 
@@ -87,37 +53,27 @@ function lastResult(prompt: Prompt): string {
   const message = prompt.at(-1);
   if (message?.role !== 'tool') return '';
   const part = message.content.findLast((item) => item.type === 'tool-result');
-  if (part?.type !== 'tool-result') return '';
-  const output = part.output;
-  return output.type === 'text' || output.type === 'error-text'
-    ? output.value
-    : JSON.stringify('value' in output ? output.value : output);
+  return part?.type === 'tool-result' ? resultText(part.output) : '';
 }
 
-/** An eager agent: transfers first, then does what the results tell it. */
+/** The eager agent of story.ts as the SDK's mock model. */
 function scriptedAgent(): MockLanguageModelV3 {
   let calls = 0;
   const act = (prompt: Prompt): Content[] => {
-    const seen = lastResult(prompt);
-    const call = (toolName: string, input: object): Content[] => {
-      show('model', `${toolName} ${JSON.stringify(input)}`);
-      return [
-        {
-          type: 'tool-call',
-          toolCallId: `call-${++calls}`,
-          toolName,
-          input: JSON.stringify(input),
-        },
-      ];
-    };
-    if (seen === '') return call('BankTransfer', { to: 'Alice', amount: 500 });
-    if (seen.includes('call BankCheckBalance')) return call('BankCheckBalance', {});
-    if (/"balance":\s*(\d+)/.test(seen) && Number(/"balance":\s*(\d+)/.exec(seen)?.[1]) > 1000)
-      return call('BankTransfer', { to: 'Alice', amount: 500 });
-    if (seen.includes('"ok":true')) return call('finish', {});
-    const text = seen.includes('the task is done') ? 'Done: $500 went to Alice.' : 'I am stuck.';
-    show('model', text);
-    return [{ type: 'text', text }];
+    const move = nextMove(lastResult(prompt));
+    if ('text' in move) {
+      show('model', move.text);
+      return [{ type: 'text', text: move.text }];
+    }
+    show('model', `${move.toolName} ${JSON.stringify(move.input)}`);
+    return [
+      {
+        type: 'tool-call',
+        toolCallId: `call-${++calls}`,
+        toolName: move.toolName,
+        input: JSON.stringify(move.input),
+      },
+    ];
   };
   return new MockLanguageModelV3({
     doGenerate: async ({ prompt }) => {
@@ -158,6 +114,9 @@ async function handle(chatId: string, messages: ModelMessage[]): Promise<ModelMe
   });
   journals.set(chatId, JSON.stringify(guard.journal()));
   const { pendingIds, finished } = guard.status();
+  // ai 6's approval request carries no reason: the server sends the guard's question
+  // with the stream (here: prints it), by the call's id.
+  for (const id of pendingIds) show('server', `question for ${id}: ${pendingPrompt(guard, id)}`);
   show(
     'server',
     `request ends: ${finished ? 'finished' : `waiting for ${pendingIds.join(', ') || 'the user'}`}; journal of ${guard.journal().events.length} events stored`,

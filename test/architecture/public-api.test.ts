@@ -369,16 +369,19 @@ const pinned: Readonly<Record<string, Surface>> = {
   'intentguard/ai-sdk': {
     source: 'src/integrations/ai-sdk/index.ts',
     values: [
+      'AiSdkSetupError',
       'finishTool',
       'guardTools',
       'intentguardToolApproval',
       'isGuardRefusal',
       'isTaskFinished',
       'observeToolResults',
+      'pendingPrompt',
       'schemaFromAiSdkTools',
       'syncApprovals',
     ],
     types: [
+      'AiSdkSetupErrorCode',
       'AiSdkToolApprovalOptions',
       'AiSdkToolApprovalStatus',
       'AiSdkToolCall',
@@ -412,6 +415,7 @@ const pinned: Readonly<Record<string, Surface>> = {
       'GuardSource',
       'IntentguardToolOptions',
       'IntentguardToolSettings',
+      'OpenAiAgentsToolSchemaOptions',
       'ResolvedInterruptions',
       'RunContextLike',
       'RunStateLike',

@@ -6,6 +6,7 @@
 export { checkOrRefuse } from './fail-closed.js';
 export { finishOrRefuse } from './finish.js';
 export { checkGuardSource, type GuardSource, resolveGuard } from './guard-source.js';
+export { jsonSchemaOf } from './json-schema-of.js';
 export {
   type Refusal,
   type RefusalCode,

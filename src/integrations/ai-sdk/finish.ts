@@ -1,5 +1,7 @@
 import { finishOrRefuse } from '../../guard/adapter-kit/index.js';
 import type { Guard } from '../../guard/index.js';
+import { isGuardRefusal } from './guard-refusal.js';
+import { assertEveryCallChecked, noteFinishCall, refuseIgnoredApprovalHook } from './wiring.js';
 
 /**
  * The end of a run. No SDK hook can veto "the model stopped", and `hasToolCall('finish')`
@@ -55,7 +57,31 @@ export interface FinishToolOptions {
 export interface FinishTool {
   readonly description: string;
   readonly inputSchema: typeof noInput;
-  readonly execute: (input: unknown) => string;
+  readonly execute: (input: unknown, options?: { readonly toolCallId?: string }) => string;
+}
+
+/**
+ * Which SDK line reads the finish tool. Both lines read every tool of the set before
+ * each model call, in their own order: ai 6 reads `type`, `description`, then
+ * `inputSchema`; ai 7 reads the description (up to three times), `providerOptions`,
+ * `inputExamples` and `strict` before `inputSchema`. The ai 6 order is the one moment an
+ * ai 6 run touches intentguard before its tools run, so a guard wired only through
+ * `toolApproval` (which ai 6 ignores) stops the run there. A line whose order is neither
+ * is left to the check after each step (`isTaskFinished`).
+ */
+class ReadOrder {
+  private recent: string[] = [];
+
+  read(key: string): void {
+    this.recent.push(key);
+    if (this.recent.length > 3) this.recent.shift();
+  }
+
+  /** Whether the last reads were ai 6's, ending with `inputSchema`. */
+  isAiSdk6(): boolean {
+    const [first, second, third] = this.recent;
+    return first === 'type' && second === 'description' && third === 'inputSchema';
+  }
 }
 
 /**
@@ -72,12 +98,26 @@ export interface FinishTool {
  * await generateText({ model, tools, stopWhen: [isTaskFinished(guard), stepCountIs(20)], prompt });
  */
 export function finishTool(guard: Guard, options: FinishToolOptions = {}): FinishTool {
-  const tool: FinishTool = {
-    description:
-      options.description ??
-      'Call this when the whole task is done. If something is still missing, the result says what to do next.',
-    inputSchema: noInput,
-    execute: (input: unknown) => {
+  const description =
+    options.description ??
+    'Call this when the whole task is done. If something is still missing, the result says what to do next.';
+  const order = new ReadOrder();
+  const tool = {
+    get type(): undefined {
+      order.read('type');
+      return undefined;
+    },
+    get description(): string {
+      order.read('description');
+      return description;
+    },
+    get inputSchema(): typeof noInput {
+      order.read('inputSchema');
+      if (order.isAiSdk6()) refuseIgnoredApprovalHook(guard);
+      return noInput;
+    },
+    execute: (input: unknown, callOptions?: { readonly toolCallId?: string }) => {
+      noteFinishCall(guard, callOptions?.toolCallId);
       const answer = (input as { answer?: unknown } | null | undefined)?.answer;
       const decision = finishOrRefuse(guard, answer);
       return decision.action === 'run' ? finishedMessage : decision.message;
@@ -101,9 +141,17 @@ export function isFinishTool(tool: unknown): boolean {
  * use it instead of `hasToolCall('finish')`, which also stops on a refused finish. Pair
  * it with a step limit.
  *
+ * It also stops a run the guard cannot see: when a tool ran in the run's steps although
+ * the guard never checked its call (a tool added to the set after `guardTools`, or
+ * `toolApproval` on an SDK that ignores it), it throws an `AiSdkSetupError`
+ * (`unchecked-tool-call`) out of the run instead of letting the next step go on.
+ *
  * @example
  * stopWhen: [isTaskFinished(guard), stepCountIs(20)]
  */
 export function isTaskFinished(guard: Guard): (options: { readonly steps: unknown }) => boolean {
-  return () => guard.status().finished;
+  return (options) => {
+    assertEveryCallChecked(guard, options?.steps, isGuardRefusal);
+    return guard.status().finished;
+  };
 }

@@ -14,8 +14,10 @@ import { z } from 'zod';
 import { createGuard, type Guard, type GuardJournal, restoreGuard } from '../../guard/index.js';
 import { loadToolSchema } from '../../schema/index.js';
 import { finishTool, isTaskFinished } from './finish.js';
-import { guardTools, isGuardRefusal } from './guard-tools.js';
+import { isGuardRefusal } from './guard-refusal.js';
+import { guardTools } from './guard-tools.js';
 import { syncApprovals } from './messages.js';
+import { pendingPrompt } from './pending-prompt.js';
 
 /**
  * The v6 adapter (`ai` 6.x, the `ai` package installed here) driven by the SDK's own
@@ -234,6 +236,13 @@ describe('guardTools (ai v6): approval answered in the next request', () => {
       expect(requests.map((request) => request.toolCallId)).toEqual(['t1']);
       expect(bank.log).toEqual(['BankCheckBalance']);
       expect(guard.status().pendingIds).toEqual(['t1']);
+      // ai 6's approval request carries no reason: the UI gets the question by the call id.
+      expect(requests[0]).not.toHaveProperty('reason');
+      const question = pendingPrompt(guard, 't1');
+      expect(question).toBe(guard.decision('t1')?.prompt);
+      expect(question).toContain('Alice');
+      expect(pendingPrompt(guard, 'b1')).toBeUndefined();
+      expect(pendingPrompt(guard, 'unknown')).toBeUndefined();
       stored = JSON.stringify(guard.journal());
       history = [{ role: 'user', content: prompt }, ...result.response.messages];
     }
@@ -247,6 +256,8 @@ describe('guardTools (ai v6): approval answered in the next request', () => {
       () => [say('never reached: the run stops on the accepted finish')],
     ]);
     const guard = restoreGuard(specText, schema, JSON.parse(stored) as GuardJournal);
+    // A stateless server restores the question with the journal.
+    expect(pendingPrompt(guard, 't1')).toContain('Alice');
     const messages = answer(history, { t1: true });
     const result = await generateText({
       model: second.model,
@@ -258,6 +269,7 @@ describe('guardTools (ai v6): approval answered in the next request', () => {
     expect(second.prompts).toHaveLength(1);
     expect(result.steps.at(-1)?.toolResults[0]?.output).toMatch(/the task is done/);
     expect(guard.status()).toMatchObject({ done: true, finished: true, pendingIds: [] });
+    expect(pendingPrompt(guard, 't1')).toBeUndefined();
     // The journal records the approval with the call's id, and replays.
     expect(guard.journal().events).toContainEqual({ resolve: { approved: true }, id: 't1' });
     expect(() => restoreGuard(specText, schema, guard.journal())).not.toThrow();

@@ -2,6 +2,7 @@ import { checkOrRefuse, renderRefusal } from '../../guard/adapter-kit/index.js';
 import type { Guard, ToolOutcome } from '../../guard/index.js';
 import { argumentError, describeArgument } from '../../language/arguments.js';
 import { isFinishTool } from './finish.js';
+import { type GuardRefusal, isGuardRefusal } from './guard-refusal.js';
 import { hasApprovalRequest, syncApprovals } from './messages.js';
 import type {
   AiSdkNeedsApprovalOptions,
@@ -9,30 +10,7 @@ import type {
   AiSdkToolModelOutput,
   AiSdkToolShape,
 } from './types.js';
-
-/**
- * The tool result of a call the guard did not let run (v6 has no "denied" status, so a
- * refusal is the tool's own result). It is plain JSON, so it survives the UI message
- * round trip, and the wrapped tool's `toModelOutput` gives the model only the message.
- */
-export interface GuardRefusal {
-  readonly type: 'intentguard-refusal';
-  /** `refuse`, or `ask` for a call still waiting for a person's answer. */
-  readonly action: 'refuse' | 'ask';
-  /** What the model reads. */
-  readonly message: string;
-}
-
-/** Whether a tool output is a `GuardRefusal`, for UIs that show refused calls apart. */
-export function isGuardRefusal(output: unknown): output is GuardRefusal {
-  if (typeof output !== 'object' || output === null) return false;
-  const candidate = output as Partial<GuardRefusal>;
-  return (
-    candidate.type === 'intentguard-refusal' &&
-    (candidate.action === 'refuse' || candidate.action === 'ask') &&
-    typeof candidate.message === 'string'
-  );
-}
+import { noteWrapped } from './wiring.js';
 
 export interface GuardToolsOptions {
   /**
@@ -140,6 +118,7 @@ export function guardTools<TOOLS extends Record<string, object>>(
       });
     guarded[name] = wrapTool(name, original, guard);
   }
+  noteWrapped(guard, unguarded);
   return guarded as TOOLS;
 }
 

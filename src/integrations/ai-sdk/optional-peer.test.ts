@@ -73,12 +73,14 @@ describe('intentguard/ai-sdk without the ai package', () => {
     });
     const adapter = await import('./index.js');
     expect(Object.keys(adapter).sort()).toEqual([
+      'AiSdkSetupError',
       'finishTool',
       'guardTools',
       'intentguardToolApproval',
       'isGuardRefusal',
       'isTaskFinished',
       'observeToolResults',
+      'pendingPrompt',
       'schemaFromAiSdkTools',
       'syncApprovals',
     ]);

@@ -15,7 +15,8 @@ import { z } from 'zod';
 import { createGuard, type Guard, type GuardJournal, restoreGuard } from '../../guard/index.js';
 import { loadToolSchema } from '../../schema/index.js';
 import { finishTool, isTaskFinished } from './finish.js';
-import { guardTools, isGuardRefusal } from './guard-tools.js';
+import { isGuardRefusal } from './guard-refusal.js';
+import { guardTools } from './guard-tools.js';
 import { syncApprovals } from './messages.js';
 import { intentguardToolApproval, observeToolResults } from './tool-approval.js';
 

@@ -1,4 +1,5 @@
 import {
+  checkGuardSource,
   checkOrRefuse,
   type GuardSource,
   renderRefusal,
@@ -12,6 +13,7 @@ import type {
   AiSdkToolApprovalStatus,
   AiSdkToolExecutionEnd,
 } from './types.js';
+import { noteApprovalHook } from './wiring.js';
 
 function hasOwnTool(tools: unknown, name: string): unknown {
   if (typeof tools !== 'object' || tools === null || !Object.hasOwn(tools, name)) return undefined;
@@ -35,6 +37,11 @@ function hasOwnTool(tools: unknown, name: string): unknown {
  * unchecked: their `execute` asks the guard. Pair it with `observeToolResults` (the
  * results) and `isTaskFinished` (the end).
  *
+ * Needs `ai` 7 (which needs Node 22): ai 6 ignores `toolApproval`. On ai 6 a run with
+ * this guard's `finishTool` stops with an `AiSdkSetupError` (`tool-approval-ignored`)
+ * before the model is called, and `isTaskFinished` stops any run in which a tool ran
+ * unchecked; use `guardTools` there (it works on both lines).
+ *
  * @example
  * const result = await generateText({
  *   model, tools: { ...tools, finish: finishTool(guard) }, prompt,
@@ -46,6 +53,9 @@ function hasOwnTool(tools: unknown, name: string): unknown {
 export function intentguardToolApproval(
   source: GuardSource<AiSdkToolApprovalOptions>,
 ): (options: AiSdkToolApprovalOptions) => AiSdkToolApprovalStatus {
+  checkGuardSource(source, 'intentguardToolApproval');
+  // ai 6 never calls this function: the finish tool and `isTaskFinished` stop such a run.
+  if (typeof source !== 'function') noteApprovalHook(source);
   return (options) => {
     const { toolCall, messages } = options;
     if (isFinishTool(hasOwnTool(options.tools, toolCall.toolName))) return 'not-applicable';

@@ -1,26 +1,14 @@
+import { jsonSchemaOf } from '../../guard/adapter-kit/index.js';
 import type { Result, Schema } from '../../language/index.js';
 import { type LoadToolSchemaOptions, loadToolSchema } from '../../schema/index.js';
-import { isRecord } from '../../support/is-record.js';
 
 /*
  * The guard's schema from LangChain tools, read structurally (`name`, `description`,
  * `schema`) without importing LangChain. A tool's `schema` is zod or JSON Schema; zod
- * converts through its Standard JSON Schema interface (zod 4).
+ * converts through its Standard JSON Schema interface (zod 4, `jsonSchemaOf`).
  */
 
-function jsonSchemaOf(schema: unknown, where: string): unknown {
-  if (schema === undefined || schema === null) return { type: 'object', properties: {} };
-  const standard = isRecord(schema) ? schema['~standard'] : undefined;
-  if (isRecord(standard) && isRecord(standard.jsonSchema)) {
-    const input = standard.jsonSchema.input;
-    if (typeof input === 'function') return input({ target: 'draft-07' });
-  }
-  // JSON Schema as given (LangChain accepts it for `tool()` too); zod objects carry `_def`.
-  if (isRecord(schema) && !('_def' in schema) && !('_zod' in schema)) return schema;
-  throw new TypeError(
-    `schemaFromLangChainTools: the ${where} is neither JSON Schema nor a zod 4 schema; convert a zod 3 schema to JSON Schema first`,
-  );
-}
+const caller = 'schemaFromLangChainTools';
 
 export interface LangChainToolSchemaOptions extends LoadToolSchemaOptions {
   /**
@@ -55,9 +43,9 @@ export function schemaFromLangChainTools(
     return {
       name,
       ...(typeof record.description === 'string' ? { description: record.description } : {}),
-      inputSchema: jsonSchemaOf(record.schema, `schema of '${name}'`),
+      inputSchema: jsonSchemaOf(record.schema, caller, `schema of '${name}'`),
       ...(result !== undefined
-        ? { outputSchema: jsonSchemaOf(result, `result schema of '${name}'`) }
+        ? { outputSchema: jsonSchemaOf(result, caller, `result schema of '${name}'`) }
         : {}),
     };
   });

@@ -19,7 +19,7 @@ export {
   type ResolvedInterruptions,
   resolveInterruptions,
 } from './interruptions.js';
-export { schemaFromOpenAiAgentsTools } from './schema.js';
+export { type OpenAiAgentsToolSchemaOptions, schemaFromOpenAiAgentsTools } from './schema.js';
 export {
   type IntentguardToolOptions,
   type IntentguardToolSettings,

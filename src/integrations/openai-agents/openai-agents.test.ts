@@ -22,7 +22,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGuard, type Guard, type GuardEvent, restoreGuard } from '../../guard/index.js';
-import { unwrap } from '../../language/index.js';
+import { checkSpec, unwrap } from '../../language/index.js';
 import { loadToolSchema } from '../../schema/index.js';
 import {
   type ApprovalRequest,
@@ -573,6 +573,105 @@ describe('a guarded run with @openai/agents 0.20 and a scripted model', () => {
     const transfer = derived.predicates.get('bank_transfer');
     expect(transfer?.variables.map((variable) => variable.name)).toEqual(['to', 'amount']);
     expect(transfer?.critical).toBe(true);
+  });
+});
+
+describe('result fields from schemaFromOpenAiAgentsTools({ results })', () => {
+  const resultSpec = [
+    'bank_check_balance() -> BalanceKnown',
+    'BalanceKnown & bank_check_balanceResult(balance > 1000) & bank_transfer(to = "Alice", amount = 500) -> Transferred',
+    'Transferred -> Done',
+    'BalanceKnown & bank_check_balanceResult(balance <= 1000) -> Done',
+    '',
+  ].join('\n');
+
+  /** The agent's tools, made before the guard: they find it in the run context. */
+  function contextTools(bank: Bank) {
+    const guardOf = (runContext: RunContextLike<{ guard: Guard }>) => runContext.context.guard;
+    return [
+      tool({
+        name: 'bank_check_balance',
+        description: "Returns the balance of the user's checking account.",
+        parameters: z.object({}),
+        execute: async () => {
+          bank.executed.push('balance');
+          return { balance: bank.balance };
+        },
+        ...intentguardToolOptions(guardOf, 'bank_check_balance'),
+      }),
+      tool({
+        name: 'bank_transfer',
+        description: 'Transfers money to a payee.',
+        parameters: z.object({ to: z.string(), amount: z.number() }),
+        execute: async ({ to, amount }) => {
+          bank.executed.push(`transfer ${amount} to ${to}`);
+          return `sent $${amount} to ${to}`;
+        },
+        ...intentguardToolOptions(guardOf, 'bank_transfer'),
+      }),
+    ];
+  }
+
+  const results = { bank_check_balance: z.object({ balance: z.number() }) };
+
+  async function runWithBalance(balance: number) {
+    const bank = { ...newBank(), balance };
+    const tools = contextTools(bank);
+    const derived = unwrap(schemaFromOpenAiAgentsTools(tools, { results }));
+    const guard = createGuard(resultSpec, derived, { now });
+    const read: Record<string, string> = {};
+    const model = new ScriptedModel([
+      step(() => [balanceCall('b1')]),
+      step((result) => {
+        read.b1 = result('b1');
+        return [transferCall('t1', 'Alice', 500)];
+      }),
+      step((result) => {
+        read.t1 = result('t1');
+        return [assistantMessage('Finished.')];
+      }),
+    ]);
+    const agent = new Agent<{ guard: Guard }>({ name: 'bank', model, tools });
+    await run(agent, task, { context: { guard } });
+    return { bank, read, guard };
+  }
+
+  it('the spec reads the balance the tool returned: above 1000 the transfer runs', async () => {
+    const { bank, read, guard } = await runWithBalance(1500);
+    expect(read.b1).toContain('1500');
+    expect(bank.executed).toEqual(['balance', 'transfer 500 to Alice']);
+    expect(guard.status().done).toBe(true);
+  });
+
+  it('at or below 1000 the transfer is refused and never runs', async () => {
+    const { bank, read, guard } = await runWithBalance(900);
+    expect(bank.executed).toEqual(['balance']);
+    expect(read.t1).toMatch(/^intentguard: /);
+    expect(guard.status().done).toBe(true);
+  });
+
+  it('without results the spec cannot read the field, and the hint says why', () => {
+    const derived = unwrap(schemaFromOpenAiAgentsTools(contextTools(newBank())));
+    expect(() => createGuard(resultSpec, derived, { now })).toThrow(/unknown-variable/);
+    const hints = checkSpec(resultSpec, derived).diagnostics.map((d) => d.hint);
+    expect(hints).toContain(
+      "bank_check_balance declares no outputSchema; add one to read result fields (its result is only its text, 'content').",
+    );
+  });
+
+  it('keeps the name-based criticality, and refuses results for a tool it does not have', () => {
+    const tools = contextTools(newBank());
+    const derived = unwrap(schemaFromOpenAiAgentsTools(tools, { results }));
+    expect(derived.predicates.get('bank_transfer')?.critical).toBe(true);
+    expect(derived.predicates.get('bank_check_balance')?.critical).toBe(false);
+    expect(
+      derived.predicates.get('bank_check_balanceResult')?.variables.map((v) => v.name),
+    ).toEqual(['balance']);
+    expect(() =>
+      schemaFromOpenAiAgentsTools(tools, {
+        results: { bank_check_balanc: results.bank_check_balance },
+      }),
+    ).toThrow(/results names 'bank_check_balanc', which is not one of the function tools/);
   });
 });
 

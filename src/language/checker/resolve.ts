@@ -128,6 +128,23 @@ function flattenedPathHint(predicate: PredicateDeclaration, name: string): strin
   return '';
 }
 
+/**
+ * The hint for a field asked of a tool's result that holds only the tool's text: the
+ * tool declares no output schema, whichever format the schema came from (MCP without
+ * `outputSchema`, OpenAI functions, an AI SDK or OpenAI Agents tool without one), and
+ * the spec author can fix that at the tool, not in the spec.
+ */
+function textOnlyResultHint(predicate: PredicateDeclaration, schema: Schema): string {
+  if (predicate.resultOf === undefined) return '';
+  const action = schema.predicates.get(predicate.resultOf);
+  const parameters = new Set(action?.variables.map((variable) => variable.name) ?? []);
+  const results = predicate.variables.filter((variable) => !parameters.has(variable.name));
+  if (results.length !== 1 || results[0]?.name !== 'content' || results[0].type.kind !== 'text')
+    return '';
+  const tool = action?.sourceName ?? predicate.resultOf;
+  return `${tool} declares no outputSchema; add one to read result fields (its result is only its text, 'content').`;
+}
+
 /** Types one constraint of a pattern; undefined when it cannot be typed (reported). */
 export function resolveConstraint(
   predicate: PredicateDeclaration,
@@ -146,6 +163,7 @@ export function resolveConstraint(
         hint:
           flattenedPathHint(predicate, node.variable.name) ||
           didYouMean(node.variable.name, names) ||
+          textOnlyResultHint(predicate, scope.schema) ||
           (names.length > 0
             ? `Its variables are: ${names.join(', ')}.`
             : `'${predicate.name}' has no variables; write ${predicate.name}().`),
