@@ -122,7 +122,7 @@ describe('intentguard explain', () => {
     expect(result.stdout).toContain('1. Reserve (R1): ');
   });
 
-  it('needs a schema, and only one', async () => {
+  it('needs a schema; --states and --tools together are one schema', async () => {
     const none = await run(['explain', restaurant.spec]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('a schema is required');
@@ -134,8 +134,10 @@ describe('intentguard explain', () => {
       '--tools',
       bank.schemaArgs[1],
     ]);
-    expect(both.code).toBe(2);
-    expect(both.stderr).toContain('not both');
+    // FORMATS.md §1: a schema may hold states and tools together (the host's facts beside
+    // the tools); the spec reads the states it names from the merged schema.
+    expect(both.code).toBe(0);
+    expect(both.stdout).toContain('1. Reserve (R1): ');
   });
 
   it('a missing spec exits 2 and names it', async () => {
