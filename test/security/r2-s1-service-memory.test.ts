@@ -161,7 +161,7 @@ describe('S1: serve bounds the memory of sessions', () => {
     await server.kill();
     const again = await startServer(args);
     const restored = Number(/(\d+) open sessions? restored/.exec(again.stderr())?.[1]);
-    const left = Number(/(\d+) open sessions? left in the file/.exec(again.stderr())?.[1]);
+    const left = Number(/(\d+) open sessions? left in the store/.exec(again.stderr())?.[1]);
     expect(left).toBeGreaterThanOrEqual(1);
     expect(restored + left).toBe(3);
     const reopened = await api(again, 'POST', `/v1/sessions/${c.id}/check`, {
