@@ -2,6 +2,7 @@ import { confusablePrototypes } from '../language/unicode/confusables.js';
 import { confusablesFrom } from '../language/unicode/skeleton.js';
 import type { EngineParts } from './engine-parts.js';
 import { evaluators, lexicalSimilarity, refuseAnswer } from './on-demand-part.js';
+import { policyComposition } from './policy-composition.js';
 
 /**
  * Every part of the engine (engine-parts.ts), as the Node entry points pass them by
@@ -13,6 +14,7 @@ export const allEngineParts: EngineParts = {
   lexicalSimilarity,
   answerCheck: refuseAnswer,
   confusables: /* @__PURE__ */ confusablesFrom(confusablePrototypes),
+  policy: policyComposition,
 };
 
 /**

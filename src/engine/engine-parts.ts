@@ -2,6 +2,7 @@ import type { Confusables } from '../language/unicode/skeleton.js';
 import { IntentguardError } from '../support/errors.js';
 import type { refuseAnswer } from './answer-refusal.js';
 import type { PathEvaluators } from './path-evaluators.js';
+import type { PolicyComposition } from './policy-composition.js';
 import type { SimilarityFunction } from './similarity.js';
 
 /** The fabricated-action check of a final answer (answer-refusal.ts, fabricated-action.ts). */
@@ -38,6 +39,11 @@ export interface EngineParts {
    * session refuses the proposal that needs one.
    */
   readonly confusables?: Confusables | undefined;
+  /**
+   * The composition of a policy with the intent (policy-composition.ts); without it, a
+   * session given a policy is refused when it is created.
+   */
+  readonly policy?: PolicyComposition;
 }
 
 /** What each part is for, in the error that refuses a spec needing it. */
@@ -50,6 +56,8 @@ const missing: { readonly [Name in keyof EngineParts]-?: string } = {
     'Checking a final answer needs the fabricated-action check, which is not given (parts.answerCheck).',
   confusables:
     'Confusable skeletons need the confusables table, which is not given (parts.confusables).',
+  policy:
+    'Composing a policy with the intent needs the composition part, which is not given (parts.policy).',
 };
 
 /** The error that refuses what needs the part `name` where it is not given. */

@@ -10,7 +10,7 @@ import {
   compileSpec,
 } from './compiled-spec.js';
 import { perValueReadings } from './deny-list-reading.js';
-import type { EngineParts } from './engine-parts.js';
+import { type EngineParts, requirePart } from './engine-parts.js';
 import { type EvaluationContext, type ProposedAction, ruleFires } from './evaluation.js';
 import type { CommittedCall } from './fabricated-action.js';
 import { internalErrorVerdict } from './fail-closed.js';
@@ -21,7 +21,8 @@ import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
 import { callIdOf, PendingApprovals } from './pending-approvals.js';
 import { keptSize } from './plain-data.js';
-import { assertPolicy, PolicyJudge } from './policy-judge.js';
+import type { PolicyComposition } from './policy-composition.js';
+import type { PolicyJudge } from './policy-judge.js';
 import {
   type NormalizedProposal,
   type ProposalProblem,
@@ -32,7 +33,6 @@ import {
 } from './proposal.js';
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
 import { decide, invalidProposal } from './session/decide.js';
-import { decideComposed, policyRecheck } from './session/decide-composed.js';
 import { guardRejection, matchingGuard } from './session/decide-guards.js';
 import { type CommitPlan, type DecisionHost, headsOf, type Recheck } from './session/decision.js';
 import { type SessionSettings, sessionSettings } from './session-settings.js';
@@ -168,6 +168,8 @@ export class Session implements IntentSession {
   #host: DecisionHost | undefined;
   /** The operator's policy (LANGUAGE.md §8), judging every proposal with the intent. */
   readonly #policy: PolicyJudge | undefined;
+  /** The composition part (engine-parts.ts), given with a policy. */
+  readonly #composition: PolicyComposition | undefined;
 
   constructor(spec: Spec, options: SessionOptions = {}) {
     assertSpec(spec);
@@ -182,9 +184,17 @@ export class Session implements IntentSession {
     this.#undo = settings.rollback ? new Map() : undefined;
     this.#waiting = new PendingApprovals(settings.limits.maxHistory);
     if (options.policy !== undefined) {
-      assertPolicy(options.policy);
+      const composition: PolicyComposition = requirePart(settings.parts, 'policy');
+      composition.assertPolicy(options.policy);
       const policy = compiledFor(options.policy, settings);
-      this.#policy = new PolicyJudge(policy, this.#compiled, this.#clock, settings, this.#store);
+      this.#composition = composition;
+      this.#policy = new composition.PolicyJudge(
+        policy,
+        this.#compiled,
+        this.#clock,
+        settings,
+        this.#store,
+      );
     }
     // What the user said holds from the start (LANGUAGE.md §8).
     const givens = givenUpdates(this.#compiled, this.#clock, settings.limits);
@@ -415,7 +425,10 @@ export class Session implements IntentSession {
       const guard = matchingGuard(host, proposal.action, proposal.updates, view);
       if (guard?.source.mode === 'reject') return guardRejection(host, guard);
       // The policy is no one's to overrule: it judges the approved call again in full.
-      const refused = this.#policy ? policyRecheck(host, this.#policy, proposal) : undefined;
+      const refused =
+        this.#policy && this.#composition
+          ? this.#composition.policyRecheck(host, this.#policy, proposal)
+          : undefined;
       if (refused) return refused;
       this.#commit(pending.plan, true);
       return undefined;
@@ -452,8 +465,8 @@ export class Session implements IntentSession {
   /** §6 by the intent, and with a policy by both judges (LANGUAGE.md §8). */
   #decide(proposal: NormalizedProposal, recheck: Recheck | undefined): Verdict {
     const host = this.#decision();
-    return this.#policy
-      ? decideComposed(host, this.#policy, proposal, recheck)
+    return this.#policy && this.#composition
+      ? this.#composition.decideComposed(host, this.#policy, proposal, recheck)
       : decide(host, proposal, recheck);
   }
 
