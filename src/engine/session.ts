@@ -11,7 +11,12 @@ import {
 } from './compiled-spec.js';
 import { perValueReadings } from './deny-list-reading.js';
 import type { EngineParts } from './engine-parts.js';
-import { type EvaluationContext, type ProposedAction, ruleFires } from './evaluation.js';
+import {
+  compareCount,
+  type EvaluationContext,
+  type ProposedAction,
+  ruleFires,
+} from './evaluation.js';
 import type { CommittedCall } from './fabricated-action.js';
 import { internalErrorVerdict } from './fail-closed.js';
 import { repeatedViolationReason } from './feedback.js';
@@ -693,25 +698,32 @@ export class Session implements IntentSession {
     if (plan.action)
       appendBounded(this.#committedCalls, plan.action, this.#settings.limits.maxHistory);
     for (const update of plan.updates) this.#store.apply(update);
+    // The Done rules whose count conditions on an objective this commit achieves judge
+    // otherwise after it (`Paid >= 2` at the second payment, not at the third).
+    let turned: CompiledRule[] | undefined;
     for (const rule of plan.rules) {
       if (rule.per && plan.action) this.#countPerValue(rule, plan.action, 1);
       this.#performances.set(rule.budget, (this.#performances.get(rule.budget) ?? 0) + 1);
-      this.#achieved.set(rule.head, (this.#achieved.get(rule.head) ?? 0) + 1);
+      const before = this.#achieved.get(rule.head) ?? 0;
+      this.#achieved.set(rule.head, before + 1);
+      for (const done of this.#compiled.doneRulesByObjective.get(rule.head) ?? noRules) {
+        if (!countTurns(done, rule.head, before, before + 1)) continue;
+        turned ??= [];
+        turned.push(done);
+      }
     }
     if (plan.policyRules !== undefined && plan.policyRules.length > 0)
       this.#policy?.count(plan.policyRules, plan.action, 1, this.#version);
     if (plan.finish) this.#finished = true;
-    // Re-judge only the Done rules that mention what changed (a rule may be re-judged twice).
+    // Re-judge only the Done rules that read what changed (a rule may be re-judged twice):
+    // the state of a predicate they mention, or a count condition that judges otherwise.
+    // A Done rule reads nothing else (the clock is fixed), so the others judge as before.
     for (const update of plan.updates) {
       for (const rule of this.#compiled.doneRulesByPredicate[update.predicate.index] ?? noRules) {
         this.#refreshDone(rule);
       }
     }
-    for (const rule of plan.rules) {
-      for (const done of this.#compiled.doneRulesByObjective.get(rule.head) ?? noRules) {
-        this.#refreshDone(done);
-      }
-    }
+    if (turned) for (const done of turned) this.#refreshDone(done);
   }
 
   /** Applies a proposal's plan, keeping what it changed under its commit number. */
@@ -759,6 +771,18 @@ export class Session implements IntentSession {
 }
 
 const noRules: readonly CompiledRule[] = Object.freeze([]);
+
+/** Whether some count condition of the rule on the objective judges `after` otherwise than `before`. */
+function countTurns(rule: CompiledRule, objective: string, before: number, after: number): boolean {
+  for (const condition of rule.objectives) {
+    if (
+      condition.name === objective &&
+      compareCount(before, condition) !== compareCount(after, condition)
+    )
+      return true;
+  }
+  return false;
+}
 
 /**
  * A host that passes something other than a checked spec gets a clear error rather
