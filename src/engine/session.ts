@@ -39,7 +39,13 @@ import { renderRoadmap, ruleDescriber } from './roadmap.js';
 import { decide, invalidProposal } from './session/decide.js';
 import { decideComposed, policyRecheck } from './session/decide-composed.js';
 import { guardRejection, matchingGuard } from './session/decide-guards.js';
-import { type CommitPlan, type DecisionHost, headsOf, type Recheck } from './session/decision.js';
+import {
+  achievedCounts,
+  type CommitPlan,
+  type DecisionHost,
+  headsOf,
+  type Recheck,
+} from './session/decision.js';
 import { type SessionSettings, sessionSettings } from './session-settings.js';
 import type {
   HistoryEntry,
@@ -542,19 +548,7 @@ export class Session implements IntentSession {
     roadmap?: string,
   ): Verdict {
     const performs = headsOf(performed);
-    const achieved: Record<string, number> = {};
-    for (const head of performs) {
-      const count = this.#achieved.get(head) ?? 0;
-      // An objective may be called `__proto__`: assignment would set the prototype instead.
-      if (head === '__proto__')
-        Object.defineProperty(achieved, head, {
-          value: count,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      else achieved[head] = count;
-    }
+    const achieved = achievedCounts(performed, this.#achieved);
     const done = this.#done();
     const { maxFeedbackLength } = this.#settings.limits;
     // Feedback goes into an agent's prompt: whatever the spec's size, it stays bounded.
