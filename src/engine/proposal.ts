@@ -12,6 +12,7 @@ import {
   cutText,
   isTextValue,
   parseValue,
+  readCommonValue,
   type Value,
   type ValueOptions,
   valueKey,
@@ -861,6 +862,11 @@ export function readFlatArguments(
     if (raw === undefined || raw === null) continue;
     if (variable.record !== undefined) return undefined;
     const options = variable.jsonText === true ? context.values.json : context.values.plain;
+    const common = readCommonValue(raw, variable.type, options.maxLength ?? 0);
+    if (common !== undefined) {
+      values[index] = common;
+      continue;
+    }
     const parsed = parseValue(raw, variable.type, context.clock, options);
     if (!parsed.ok) return undefined;
     values[index] = parsed.value;
