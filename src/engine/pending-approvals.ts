@@ -21,7 +21,12 @@ export class PendingApprovals<T> {
    * As a proposal starts: it replaces the confirmation without a call id, and an earlier
    * one of its own call. Returns those it replaced (unanswered: denied).
    */
-  proposing(callId: string | undefined): T[] {
+  proposing(callId: string | undefined): readonly T[] {
+    // Nothing waits before most proposals: then nothing is replaced, and nothing allocated.
+    if (this.#waiting.size === 0) {
+      this.#latest = undefined;
+      return [];
+    }
     const replaced: T[] = [];
     for (const key of callId === undefined ? [undefined] : [undefined, callId]) {
       const approval = this.#waiting.get(key);

@@ -12,6 +12,7 @@ import {
   cutText,
   isTextValue,
   parseValue,
+  readCommonValue,
   type Value,
   type ValueOptions,
   valueKey,
@@ -96,7 +97,7 @@ export type ReadResult<T> =
   | { readonly ok: true; readonly value: T; readonly ignored: readonly ProposalProblem[] }
   | { readonly ok: false; readonly problems: readonly ProposalProblem[] };
 
-interface ReadContext {
+export interface ReadContext {
   readonly spec: CompiledSpec;
   readonly clock: SessionClock;
   readonly view: StateView;
@@ -156,6 +157,13 @@ interface ArgumentLayout {
   readonly aliases: ReadonlySet<string>;
   /** Per variable, whether its name is such an alias (read for every argument, so precomputed). */
   readonly aliased: readonly boolean[];
+  /**
+   * When every variable sits at the top level of the arguments object: its index by field
+   * name, for reading arguments in one pass (`readFlatArguments`); undefined otherwise.
+   */
+  readonly topLevel: ReadonlyMap<string, number> | undefined;
+  /** An instance with no value given, copied for each action (a packed array, fast to read). */
+  readonly empty: Instance;
 }
 
 const layouts = new WeakMap<CompiledPredicate, ArgumentLayout>();
@@ -186,10 +194,20 @@ function layoutOf(predicate: CompiledPredicate): ArgumentLayout {
     );
     const roots = new Set([...tree.keys(), ...aliases]);
     const aliased = predicate.variables.map((variable) => aliases.has(variable.name));
-    layout = { paths, roots, tree, aliases, aliased };
+    const fields = new Map(paths.map((path, index) => [path[0]!, index]));
+    const topLevel =
+      paths.every((path) => path.length === 1) && fields.size === paths.length ? fields : undefined;
+    layout = { paths, roots, tree, aliases, aliased, topLevel, empty: emptyInstance(paths.length) };
     layouts.set(predicate, layout);
   }
   return layout;
+}
+
+/** `length` unobserved values, as a packed array (`new Array(n).fill()` stays holey, slower to read). */
+function emptyInstance(length: number): Instance {
+  const values: (Value | undefined)[] = [];
+  for (let index = 0; index < length; index++) values.push(undefined);
+  return values;
 }
 
 function readPath(record: Record<string, unknown>, path: readonly string[]): unknown {
@@ -794,11 +812,72 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
     });
     return undefined;
   }
-  const values: (Value | undefined)[] = new Array(predicate.variables.length).fill(undefined);
+  return {
+    predicate,
+    values: readFlatArguments(predicate, args, context) ?? readArguments(predicate, args, context),
+  };
+}
+
+/** An action's arguments read by `readValues`, which names every problem. */
+export function readArguments(
+  predicate: CompiledPredicate,
+  args: Record<string, unknown>,
+  context: ReadContext,
+): Instance {
+  const values = layoutOf(predicate).empty.slice();
   readValues(predicate, args, context, false, (index, value) => {
     values[index] = value;
   });
-  return { predicate, values: values as Instance };
+  return values;
+}
+
+/**
+ * The common case of `readArguments` in one pass over the arguments object: every field
+ * is a top-level variable, given once, that reads without a problem. Anything else — an
+ * unknown, nested or alias field, a missing required argument, a value that does not
+ * read, a record argument, too many fields — answers undefined, reading nothing into
+ * the context, and `readArguments` reads the arguments again to name the problems. When
+ * it answers, it answers what `readArguments` would: the same fields are accepted, each
+ * value is read by the same `parseValue`, and an optional argument not given (or `null`)
+ * is left unobserved, or the absent list for a list.
+ */
+export function readFlatArguments(
+  predicate: CompiledPredicate,
+  args: Record<string, unknown>,
+  context: ReadContext,
+): Instance | undefined {
+  const { topLevel, empty } = layoutOf(predicate);
+  if (topLevel === undefined) return undefined;
+  const { variables } = predicate;
+  const { maxArguments } = context.limits;
+  const values = empty.slice();
+  let count = 0;
+  for (const key in args) {
+    if (!Object.hasOwn(args, key)) continue;
+    if (++count > maxArguments) return undefined;
+    const index = topLevel.get(key);
+    if (index === undefined) return undefined;
+    const variable = variables[index]!;
+    const raw = args[key];
+    if (raw === undefined || raw === null) continue;
+    if (variable.record !== undefined) return undefined;
+    const options = variable.jsonText === true ? context.values.json : context.values.plain;
+    const common = readCommonValue(raw, variable.type, options.maxLength ?? 0);
+    if (common !== undefined) {
+      values[index] = common;
+      continue;
+    }
+    const parsed = parseValue(raw, variable.type, context.clock, options);
+    if (!parsed.ok) return undefined;
+    values[index] = parsed.value;
+  }
+  for (let index = 0; index < values.length; index++) {
+    if (values[index] !== undefined) continue;
+    const variable = variables[index]!;
+    if (variable.required === true) return undefined;
+    if (variable.type.kind === 'list') values[index] = absentList;
+  }
+  return values;
 }
 
 const proposalFields: ReadonlySet<string> = new Set([
@@ -865,6 +944,26 @@ function unreadable(error: unknown, what: string): ReadResult<never> {
   };
 }
 
+/** What reading a proposal reads against and collects its problems in. */
+export function proposalReadContext(
+  spec: CompiledSpec,
+  clock: SessionClock,
+  view: StateView,
+  limits: Limits,
+): ReadContext {
+  // A proposal is strict: nothing is ever ignored, so it shares one empty list.
+  return {
+    spec,
+    clock,
+    view,
+    lenient: false,
+    limits,
+    values: readOptions(limits).proposal,
+    problems: [],
+    ignored: nothingIgnored,
+  };
+}
+
 /**
  * Reads an agent's proposal. Strict (FORMATS.md §2): unknown fields, `args` and
  * `arguments` together, values of the wrong JSON type, missing or `null` required
@@ -889,17 +988,7 @@ export function readProposal(
       ],
     };
   }
-  // A proposal is strict: nothing is ever ignored, so it shares one empty list.
-  const context: ReadContext = {
-    spec,
-    clock,
-    view,
-    lenient: false,
-    limits,
-    values: readOptions(limits).proposal,
-    problems: [],
-    ignored: nothingIgnored,
-  };
+  const context = proposalReadContext(spec, clock, view, limits);
   try {
     return readProposalFields(input, context);
   } catch (error) {

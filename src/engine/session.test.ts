@@ -219,6 +219,31 @@ describe('Done', () => {
       done: true,
     });
   });
+
+  it('is judged again when a count condition turns, at every count and in both directions', () => {
+    // Each Done rule's condition turns at another count; between turns a commit leaves it as it was.
+    const cases: readonly [string, readonly boolean[]][] = [
+      ['Paid = 1', [false, true, false, false]],
+      ['Paid != 1', [true, false, true, true]],
+      ['Paid < 2', [true, true, false, false]],
+      ['Paid >= 2', [false, false, true, true]],
+      ['not Paid', [true, false, false, false]],
+      ['Paid & Form(ok = true)', [false, false, false, true]],
+    ];
+    for (const [body, expected] of cases) {
+      const shop = session(`@repeat\nPay(amount > 0) -> Paid\n${body} -> Done`, [
+        action('Pay', { amount: 'number' }),
+        state('Form', { ok: 'boolean' }),
+      ]);
+      const seen = [shop.status().done];
+      for (const amount of [1, 2]) {
+        seen.push(shop.propose({ action: { name: 'Pay', args: { amount } } }).done);
+      }
+      shop.observe({ updates: { Form: { ok: true } } });
+      seen.push(shop.status().done);
+      expect({ body, seen }).toEqual({ body, seen: expected });
+    }
+  });
 });
 
 describe('constraints on the state', () => {

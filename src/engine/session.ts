@@ -11,7 +11,12 @@ import {
 } from './compiled-spec.js';
 import { perValueReadings } from './deny-list-reading.js';
 import { type EngineParts, requirePart } from './engine-parts.js';
-import { type EvaluationContext, type ProposedAction, ruleFires } from './evaluation.js';
+import {
+  compareCount,
+  type EvaluationContext,
+  type ProposedAction,
+  ruleFires,
+} from './evaluation.js';
 import type { CommittedCall } from './fabricated-action.js';
 import { internalErrorVerdict } from './fail-closed.js';
 import { repeatedViolationReason } from './feedback.js';
@@ -34,7 +39,13 @@ import {
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
 import { decide, invalidProposal } from './session/decide.js';
 import { guardRejection, matchingGuard } from './session/decide-guards.js';
-import { type CommitPlan, type DecisionHost, headsOf, type Recheck } from './session/decision.js';
+import {
+  achievedCounts,
+  type CommitPlan,
+  type DecisionHost,
+  headsOf,
+  type Recheck,
+} from './session/decision.js';
 import { type SessionSettings, sessionSettings } from './session-settings.js';
 import type {
   HistoryEntry,
@@ -550,19 +561,7 @@ export class Session implements IntentSession {
     roadmap?: string,
   ): Verdict {
     const performs = headsOf(performed);
-    const achieved: Record<string, number> = {};
-    for (const head of performs) {
-      const count = this.#achieved.get(head) ?? 0;
-      // An objective may be called `__proto__`: assignment would set the prototype instead.
-      if (head === '__proto__')
-        Object.defineProperty(achieved, head, {
-          value: count,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      else achieved[head] = count;
-    }
+    const achieved = achievedCounts(performed, this.#achieved);
     const done = this.#done();
     const { maxFeedbackLength } = this.#settings.limits;
     // Feedback goes into an agent's prompt: whatever the spec's size, it stays bounded.
@@ -706,25 +705,32 @@ export class Session implements IntentSession {
     if (plan.action)
       appendBounded(this.#committedCalls, plan.action, this.#settings.limits.maxHistory);
     for (const update of plan.updates) this.#store.apply(update);
+    // The Done rules whose count conditions on an objective this commit achieves judge
+    // otherwise after it (`Paid >= 2` at the second payment, not at the third).
+    let turned: CompiledRule[] | undefined;
     for (const rule of plan.rules) {
       if (rule.per && plan.action) this.#countPerValue(rule, plan.action, 1);
       this.#performances.set(rule.budget, (this.#performances.get(rule.budget) ?? 0) + 1);
-      this.#achieved.set(rule.head, (this.#achieved.get(rule.head) ?? 0) + 1);
+      const before = this.#achieved.get(rule.head) ?? 0;
+      this.#achieved.set(rule.head, before + 1);
+      for (const done of this.#compiled.doneRulesByObjective.get(rule.head) ?? noRules) {
+        if (!countTurns(done, rule.head, before, before + 1)) continue;
+        turned ??= [];
+        turned.push(done);
+      }
     }
     if (plan.policyRules !== undefined && plan.policyRules.length > 0)
       this.#policy?.count(plan.policyRules, plan.action, 1, this.#version);
     if (plan.finish) this.#finished = true;
-    // Re-judge only the Done rules that mention what changed (a rule may be re-judged twice).
+    // Re-judge only the Done rules that read what changed (a rule may be re-judged twice):
+    // the state of a predicate they mention, or a count condition that judges otherwise.
+    // A Done rule reads nothing else (the clock is fixed), so the others judge as before.
     for (const update of plan.updates) {
       for (const rule of this.#compiled.doneRulesByPredicate[update.predicate.index] ?? noRules) {
         this.#refreshDone(rule);
       }
     }
-    for (const rule of plan.rules) {
-      for (const done of this.#compiled.doneRulesByObjective.get(rule.head) ?? noRules) {
-        this.#refreshDone(done);
-      }
-    }
+    if (turned) for (const done of turned) this.#refreshDone(done);
   }
 
   /** Applies a proposal's plan, keeping what it changed under its commit number. */
@@ -772,6 +778,18 @@ export class Session implements IntentSession {
 }
 
 const noRules: readonly CompiledRule[] = Object.freeze([]);
+
+/** Whether some count condition of the rule on the objective judges `after` otherwise than `before`. */
+function countTurns(rule: CompiledRule, objective: string, before: number, after: number): boolean {
+  for (const condition of rule.objectives) {
+    if (
+      condition.name === objective &&
+      compareCount(before, condition) !== compareCount(after, condition)
+    )
+      return true;
+  }
+  return false;
+}
 
 /**
  * A host that passes something other than a checked spec gets a clear error rather

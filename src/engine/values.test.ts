@@ -15,6 +15,7 @@ import {
   formatValue,
   isTextValue,
   parseValue,
+  readCommonValue,
   textValue,
   type Value,
   type ValueOptions,
@@ -427,5 +428,55 @@ describe('valueKey', () => {
     if (!exact.ok || !again.ok || !near.ok) throw new Error('unreadable');
     expect(valueKey(exact.value)).toBe(valueKey(again.value));
     expect(valueKey(exact.value)).not.toBe(valueKey(near.value));
+  });
+});
+
+describe('readCommonValue', () => {
+  it('reads only what parseValue reads, as parseValue reads it, for every type', () => {
+    const inputs = fc.oneof(
+      fc.string(),
+      fc.string({ minLength: 9, maxLength: 12 }),
+      fc.double(),
+      fc.integer(),
+      fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0, '12', ' 12 ', 'today', true, null),
+      fc.anything(),
+    );
+    const types = fc.constantFrom(
+      'text',
+      'number',
+      'boolean',
+      'date',
+      'time',
+      'datetime',
+      'enum[a, b]',
+      'list<text>',
+      'list<number>',
+    );
+    fc.assert(
+      fc.property(inputs, types, fc.boolean(), (input, type, json) => {
+        const options = { maxLength: 10, maxListLength: 5, maxDepth: 4, json };
+        const common = readCommonValue(input, typeOf(type), options.maxLength);
+        if (common === undefined) return;
+        const full = parseValue(input, typeOf(type), clock, options);
+        expect(full.ok).toBe(true);
+        if (!full.ok) return;
+        if (isTextValue(common)) {
+          expect(isTextValue(full.value)).toBe(true);
+          expect(common.raw).toBe(isTextValue(full.value) ? full.value.raw : undefined);
+          expect(common.isJson).toBe(isTextValue(full.value) && full.value.isJson);
+        } else expect(Object.is(common, full.value)).toBe(true);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('reads a string for text and a finite number for a number; a long string is left to parseValue', () => {
+    expect(readCommonValue('Alice', typeOf('text'), 10)).toEqual(textOf('Alice', 'alice'));
+    expect(readCommonValue(12.5, typeOf('number'), 10)).toBe(12.5);
+    expect(readCommonValue('x'.repeat(11), typeOf('text'), 10)).toBeUndefined();
+    expect(readCommonValue('12', typeOf('number'), 10)).toBeUndefined();
+    expect(readCommonValue(12, typeOf('text'), 10)).toBeUndefined();
+    expect(readCommonValue(Number.NaN, typeOf('number'), 10)).toBeUndefined();
+    expect(readCommonValue('today', typeOf('date'), 10)).toBeUndefined();
   });
 });

@@ -502,6 +502,25 @@ function parseScalar(
 }
 
 /**
+ * The most common values read without the general reader: a string for a text variable,
+ * a finite JSON number for a number variable — what `parseValue` reads them as, given
+ * the same `maxLength`. Undefined for anything else, which `parseValue` reads.
+ */
+export function readCommonValue(
+  input: unknown,
+  type: VariableType,
+  maxLength: number,
+): Value | undefined {
+  if (type.kind === 'text') {
+    return typeof input === 'string' && input.length <= maxLength ? textValue(input) : undefined;
+  }
+  if (type.kind === 'number') {
+    return typeof input === 'number' && Number.isFinite(input) ? input : undefined;
+  }
+  return undefined;
+}
+
+/**
  * Reads a proposal or observation value by the variable's type (FORMATS.md §2):
  * strings are parsed (`"18:00"`, `"500"`, `"true"`, `"today"`), JSON numbers and
  * booleans taken as they are. A value of the wrong JSON type is a problem: a list

@@ -89,18 +89,75 @@ export const noRules: readonly CompiledRule[] = Object.freeze([]);
 export const noReasons: readonly Reason[] = Object.freeze([]);
 export const allowFeedback = 'Allowed.';
 
-const headsCache = new WeakMap<readonly CompiledRule[], readonly string[]>();
+/** The distinct heads of a shared rules array, and the `achieved` records shared for them. */
+interface PerformedHeads {
+  readonly heads: readonly string[];
+  /** For one head: the frozen record of each count up to `sharedCounts`, made when first needed. */
+  readonly byCount: (Readonly<Record<string, number>> | undefined)[];
+}
+
+const headsCache = new WeakMap<readonly CompiledRule[], PerformedHeads>();
+
+function performedHeads(rules: readonly CompiledRule[]): PerformedHeads {
+  let entry = headsCache.get(rules);
+  if (!entry) {
+    // Frozen: verdicts of every session share it, so no caller may change it (D12).
+    entry = { heads: Object.freeze([...new Set(rules.map((rule) => rule.head))]), byCount: [] };
+    headsCache.set(rules, entry);
+  }
+  return entry;
+}
 
 /** The distinct heads of rules, cached for the shared arrays of the compiled spec's indexes. */
 export function headsOf(rules: readonly CompiledRule[]): readonly string[] {
-  if (rules.length === 0) return [];
-  let heads = headsCache.get(rules);
-  if (!heads) {
-    // Frozen: verdicts of every session share it, so no caller may change it (D12).
-    heads = Object.freeze([...new Set(rules.map((rule) => rule.head))]);
-    headsCache.set(rules, heads);
+  return rules.length === 0 ? [] : performedHeads(rules).heads;
+}
+
+const nothingAchieved: Readonly<Record<string, number>> = Object.freeze({});
+/** Counts up to which a one-head record is shared (a session's repeats rarely go further). */
+const sharedCounts = 64;
+
+/**
+ * A verdict's `achieved`: each distinct head of the performed rules with its count now,
+ * frozen like `performs` (D12). One head with a count below `sharedCounts` — an allowed
+ * step, most often — gets the one record of that count, shared by every verdict.
+ */
+export function achievedCounts(
+  rules: readonly CompiledRule[],
+  counts: ReadonlyMap<string, number>,
+): Readonly<Record<string, number>> {
+  if (rules.length === 0) return nothingAchieved;
+  const entry = performedHeads(rules);
+  const { heads } = entry;
+  if (heads.length !== 1) return countsRecord(heads, counts);
+  const count = counts.get(heads[0]!) ?? 0;
+  if (count >= sharedCounts) return countsRecord(heads, counts);
+  let shared = entry.byCount[count];
+  if (shared === undefined) {
+    shared = countsRecord(heads, counts);
+    entry.byCount[count] = shared;
   }
-  return heads;
+  return shared;
+}
+
+function countsRecord(
+  heads: readonly string[],
+  counts: ReadonlyMap<string, number>,
+): Readonly<Record<string, number>> {
+  const achieved: Record<string, number> = {};
+  for (const head of heads) {
+    const count = counts.get(head) ?? 0;
+    // An objective may be called `__proto__`: assignment would set the prototype instead.
+    if (head === '__proto__')
+      Object.defineProperty(achieved, head, {
+        value: count,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else achieved[head] = count;
+  }
+  return Object.freeze(achieved);
 }
 
 /** A verdict, told apart from the other results a step may return. */
