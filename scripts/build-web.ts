@@ -29,9 +29,12 @@ const sources = join(root, 'src');
  * deny-list reading (E2) and unreadable results (E1) — and measured 46.3 KB on 2026-11-26;
  * the part of that type check only paths and bindings need then moved into the engine's
  * on-demand part, loaded with their evaluators: 45.04 KB measured, the budget the next
- * whole KB above it.
+ * whole KB above it. On 2026-11-28 policies (their composition moved into an engine part,
+ * but `given` facts and `refused` records compile in every page), tool names as clients
+ * call them, and the engine's one-pass argument reading measured 47.3 KB: 48 KB. Moving
+ * `given`/`refused` and the one-pass reader behind parts is the way back.
  */
-export const upFrontBudgetBytes = 46 * 1024;
+export const upFrontBudgetBytes = 48 * 1024;
 
 const webOnly = "export * from './src/integrations/web/index.ts';";
 const withCompiled = `${webOnly}
