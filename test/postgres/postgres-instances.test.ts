@@ -114,9 +114,7 @@ describe('intentguard serve instances on one PostgreSQL', () => {
     );
     const tampered = await run(['audit', 'verify', url]);
     expect(tampered.code).toBe(1);
-    expect(tampered.stdout).toContain(
-      `entry ${row?.seq}: entry ${row?.seq} was changed after it was written`,
-    );
+    expect(tampered.stdout).toContain(`${url}: entry ${row?.seq} was changed after it was written`);
     const missing = await run([
       'audit',
       'verify',
