@@ -111,6 +111,9 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
         problem(c, 413, 'body-too-large', `the request body is larger than ${maxBody} bytes`),
       badLength: (c) =>
         problem(c, 400, 'invalid-request', 'the Content-Length header is not a number'),
+      // A client still sending its body reads the 413 instead of a broken pipe (EPIPE):
+      // the body is dropped unparsed, up to the drain's cap, then the answer is sent.
+      excess: 'drain',
     }),
   );
 

@@ -9,10 +9,10 @@ export interface BodyLimitAnswers {
   readonly badLength: (c: Context) => Response | Promise<Response>;
   /**
    * What becomes of a body declared (Content-Length) over the limit: `close` the
-   * connection after the answer, nothing more read (the service); or `drain`: read and
-   * drop it (up to 64 MiB) before answering, so that a client still sending reads the
-   * answer instead of a broken pipe (the MCP proxy, whose clients send their whole
-   * request before they read). A streamed body over the limit closes the connection.
+   * connection after the answer, nothing more read; or `drain`: read and drop it (up to
+   * 64 MiB) before answering, so that a client still sending reads the answer instead of
+   * a broken pipe (the service and the MCP proxy, whose clients send their whole request
+   * before they read). A streamed body over the limit closes the connection.
    */
   readonly excess?: 'close' | 'drain';
 }
