@@ -7,6 +7,7 @@ import { perValueReadings } from './deny-list-reading.js';
 import type { EvaluationContext, ProposedAction } from './evaluation.js';
 import { guardReason, ruleConfirmReason } from './feedback.js';
 import type { NormalizedProposal } from './proposal.js';
+import { countPerValue, hasBudget, type RuleCounts } from './rule-budget.js';
 import { matchingGuard } from './session/decide-guards.js';
 import { decidingRules } from './session/decide-performed.js';
 import { type DecisionHost, headsOf, isVerdict, noRules } from './session/decision.js';
@@ -56,6 +57,12 @@ export class PolicyJudge {
   readonly #achieved = new Map<string, number>();
   readonly #performances = new Map<number, number>();
   readonly #perValue = new Map<number, Map<string, number>>();
+  /** The counts above, as the shared budget steps read them (rule-budget.ts). */
+  readonly #counts: RuleCounts = {
+    achieved: this.#achieved,
+    performances: this.#performances,
+    perValue: this.#perValue,
+  };
   readonly #undo = new Map<number, PolicyUndo>();
   readonly #host: DecisionHost;
 
@@ -162,7 +169,7 @@ export class PolicyJudge {
   ): void {
     const own = action ? this.#translateAction(action) : undefined;
     for (const rule of rules) {
-      if (rule.per && own) this.#countPerValue(rule, own, change);
+      if (rule.per && own) countPerValue(this.#perValue, this.#settings.parts, rule, own, change);
       const performed = (this.#performances.get(rule.budget) ?? 0) + change;
       if (performed > 0) this.#performances.set(rule.budget, performed);
       else this.#performances.delete(rule.budget);
@@ -212,34 +219,6 @@ export class PolicyJudge {
     };
   }
 
-  #hasBudget(rule: CompiledRule, action?: ProposedAction): boolean {
-    if (rule.per !== undefined) {
-      if (!action) return true;
-      const counts = this.#perValue.get(rule.budget);
-      const limit = rule.per.limit;
-      return perValueReadings(action.values[rule.per.variable], this.#settings.parts).every(
-        (key) => (counts?.get(key) ?? 0) < limit,
-      );
-    }
-    if ((this.#achieved.get(rule.head) ?? 0) === 0) return true;
-    return (
-      rule.source.repeat !== undefined && (this.#performances.get(rule.budget) ?? 0) < rule.limit
-    );
-  }
-
-  #countPerValue(rule: CompiledRule, action: ProposedAction, change: 1 | -1): void {
-    let counts = this.#perValue.get(rule.budget);
-    if (!counts) {
-      counts = new Map();
-      this.#perValue.set(rule.budget, counts);
-    }
-    for (const key of perValueReadings(action.values[rule.per!.variable], this.#settings.parts)) {
-      const count = (counts.get(key) ?? 0) + change;
-      if (count > 0) counts.set(key, count);
-      else counts.delete(key);
-    }
-  }
-
   /**
    * What the shared steps of the decision procedure (guards, the rule-level check) read
    * of the policy. A refusal is only data here: the policy never escalates, never asks
@@ -285,7 +264,7 @@ export class PolicyJudge {
         clock: this.#clock,
       }),
       overlay: never('lay updates over the state'),
-      hasBudget: (rule, action) => this.#hasBudget(rule, action),
+      hasBudget: (rule, action) => hasBudget(this.#counts, this.#settings.parts, rule, action),
       verdict,
       hardRefusal: (_proposal, _recheck, reasons, performed, _plan, feedback, roadmap) =>
         verdict('revise', 'hard', reasons, performed, feedback, roadmap),

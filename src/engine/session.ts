@@ -37,6 +37,7 @@ import {
   readProposal,
 } from './proposal.js';
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
+import { countPerValue, hasBudget, type RuleCounts } from './rule-budget.js';
 import { decide, invalidProposal } from './session/decide.js';
 import { guardRejection, matchingGuard } from './session/decide-guards.js';
 import {
@@ -145,6 +146,12 @@ export class Session implements IntentSession {
   readonly #performances = new Map<number, number>();
   /** `@repeat(per: arg)` rules (by budget): performances per value of the argument. */
   readonly #perValue = new Map<number, Map<string, number>>();
+  /** The counts above, as the shared budget steps read them (rule-budget.ts). */
+  readonly #counts: RuleCounts = {
+    achieved: this.#achieved,
+    performances: this.#performances,
+    perValue: this.#perValue,
+  };
   readonly #doneHolding = new Set<CompiledRule>();
   readonly #softRefused: BoundedMemo<true>;
   readonly #hardRefusals: BoundedMemo<Refusals>;
@@ -497,7 +504,7 @@ export class Session implements IntentSession {
       roadmap: () => this.roadmap(),
       currentContext: () => this.#currentContext(),
       overlay: (updates) => this.#overlay(updates),
-      hasBudget: (rule, action) => this.#hasBudget(rule, action),
+      hasBudget: (rule, action) => hasBudget(this.#counts, this.#settings.parts, rule, action),
       verdict: (decision, severity, reasons, performed, feedback, roadmap) =>
         this.#verdict(decision, severity, reasons, performed, feedback, roadmap),
       hardRefusal: (proposal, recheck, reasons, performed, plan, feedback, roadmap) =>
@@ -607,30 +614,6 @@ export class Session implements IntentSession {
   }
 
   /**
-   * Whether the rule may still be performed (by this action). `@repeat(per: arg)` counts
-   * per value of the argument; without an action (the soft check's liveness) some value
-   * may still be new, so such a rule is live.
-   */
-  #hasBudget(rule: CompiledRule, action?: ProposedAction): boolean {
-    if (rule.per !== undefined) {
-      if (!action) return true;
-      // A value is new only if none of its readings was served (deny-list-reading.ts, E4).
-      const counts = this.#perValue.get(rule.budget);
-      const limit = rule.per.limit;
-      return perValueReadings(action.values[rule.per.variable], this.#settings.parts).every(
-        (key) => (counts?.get(key) ?? 0) < limit,
-      );
-    }
-    if ((this.#achieved.get(rule.head) ?? 0) === 0) return true;
-    // @repeat(n) counts this rule's own performances (LANGUAGE.md §5.2) — of all its
-    // alternatives (E5) — so even @repeat(1) lets the rule perform a head another rule
-    // achieved; without @repeat an achieved head is final.
-    return (
-      rule.source.repeat !== undefined && (this.#performances.get(rule.budget) ?? 0) < rule.limit
-    );
-  }
-
-  /**
    * The number of the commit the latest `propose` or `resolve` made, or undefined when it
    * committed nothing. With the `rollback` option, `rollback(commit)` undoes it.
    */
@@ -671,7 +654,8 @@ export class Session implements IntentSession {
         if (index >= 0) this.#committedCalls.splice(index, 1);
       }
       for (const rule of record.rules) {
-        if (rule.per && record.action) this.#countPerValue(rule, record.action, -1);
+        if (rule.per && record.action)
+          countPerValue(this.#perValue, this.#settings.parts, rule, record.action, -1);
         const performed = (this.#performances.get(rule.budget) ?? 1) - 1;
         if (performed > 0) this.#performances.set(rule.budget, performed);
         else this.#performances.delete(rule.budget);
@@ -709,7 +693,8 @@ export class Session implements IntentSession {
     // otherwise after it (`Paid >= 2` at the second payment, not at the third).
     let turned: CompiledRule[] | undefined;
     for (const rule of plan.rules) {
-      if (rule.per && plan.action) this.#countPerValue(rule, plan.action, 1);
+      if (rule.per && plan.action)
+        countPerValue(this.#perValue, this.#settings.parts, rule, plan.action, 1);
       this.#performances.set(rule.budget, (this.#performances.get(rule.budget) ?? 0) + 1);
       const before = this.#achieved.get(rule.head) ?? 0;
       this.#achieved.set(rule.head, before + 1);
@@ -754,20 +739,6 @@ export class Session implements IntentSession {
     if (undo.size > this.#settings.limits.maxHistory) {
       const oldest = undo.keys().next();
       if (!oldest.done) undo.delete(oldest.value);
-    }
-  }
-
-  #countPerValue(rule: CompiledRule, action: ProposedAction, change: 1 | -1): void {
-    let counts = this.#perValue.get(rule.budget);
-    if (!counts) {
-      counts = new Map();
-      this.#perValue.set(rule.budget, counts);
-    }
-    // Every reading of the value is served (E4): `a, b` serves a and b.
-    for (const key of perValueReadings(action.values[rule.per!.variable], this.#settings.parts)) {
-      const count = (counts.get(key) ?? 0) + change;
-      if (count > 0) counts.set(key, count);
-      else counts.delete(key);
     }
   }
 
