@@ -11,8 +11,10 @@ import { abbreviate, describeValue, type JsonRecord, readJsonInput } from './jso
 import { childPath } from './json-path.js';
 import type { SchemaLimits } from './limits.js';
 import { type LoadContext, runLoader } from './load-context.js';
+import { loadToolSchema } from './load-tools.js';
 import { isIdentifier, isReservedPredicateName } from './names.js';
 import { readStateKeys, readStateVariables, type StateVariable } from './state-variables.js';
+import { isToolsAndStates, loadToolsAndStates } from './tools-and-states.js';
 
 export interface LoadStateSchemaOptions {
   /** The schema's id; defaults to `'states'`. */
@@ -39,6 +41,12 @@ export function loadStateSchema(
   return runLoader(options.limits, (context) => {
     const read = readJsonInput(input, context);
     if (read === undefined) return undefined;
+    // The one-file schema given where a states file is expected reads the same (FORMATS.md §1).
+    if (isToolsAndStates(read.value))
+      return loadToolsAndStates(read.value, context, {
+        tools: (tools) => loadToolSchema(tools, { limits: context.limits }),
+        states: (states) => loadStateSchema(states, { ...options, limits: context.limits }),
+      });
     const entries = predicateEntries(read.value, context);
     if (entries === undefined) return undefined;
     const predicates: PredicateDeclaration[] = [];

@@ -6,7 +6,9 @@ import { convertOpenAiTools, isOpenAiTool } from './from-openai.js';
 import { convertToolemu, isToolemuToolkit } from './from-toolemu.js';
 import { abbreviate, describeValue, readJsonInput } from './json-input.js';
 import { type LoadContext, runLoader } from './load-context.js';
+import { loadStateSchema } from './load-states.js';
 import type { ToolSchemaOptions } from './tool-predicates.js';
+import { isToolsAndStates, loadToolsAndStates } from './tools-and-states.js';
 
 export type ToolSchemaFormat = 'toolemu' | 'mcp' | 'openai';
 
@@ -99,6 +101,11 @@ export function loadToolSchema(
   return runLoader(options.limits, (context) => {
     const read = readJsonInput(input, context);
     if (read === undefined) return undefined;
+    if (isToolsAndStates(read.value))
+      return loadToolsAndStates(read.value, context, {
+        tools: (tools) => loadToolSchema(tools, options),
+        states: (states) => loadStateSchema(states, { id: 'states', limits: context.limits }),
+      });
     const detected = detectToolSchemaFormat(read.value);
     if ('reason' in detected) {
       context.bag.report('schema-unrecognized-tools', { path: '$' }, { reason: detected.reason });

@@ -127,4 +127,62 @@ describe('intentguard --policy', () => {
     const again = await run(['fmt', '-'], { stdin: first.stdout });
     expect(again.stdout).toBe(first.stdout);
   });
+
+  it('one schema file {tools, states} works wherever --tools or --states does, as the two files do', async () => {
+    const { readFileSync } = await import('node:fs');
+    const oneFile = JSON.stringify({
+      tools: JSON.parse(readFileSync(`${folder}/tools.json`, 'utf8')),
+      states: JSON.parse(readFileSync(`${folder}/states.json`, 'utf8')),
+    });
+    const files = { 'airline-schema.json': oneFile };
+    const apart = await run([
+      'replay',
+      `${folder}/cancel.intent`,
+      ...schema,
+      ...policy,
+      '--trace',
+      `${folder}/refused.jsonl`,
+      '--now',
+      '2024-05-15T15:00',
+      '--check',
+    ]);
+    for (const flag of ['--tools', '--states']) {
+      const together = await run(
+        [
+          'replay',
+          `${folder}/cancel.intent`,
+          flag,
+          'airline-schema.json',
+          ...policy,
+          '--trace',
+          `${folder}/refused.jsonl`,
+          '--now',
+          '2024-05-15T15:00',
+          '--check',
+        ],
+        { files },
+      );
+      expect(together.stderr).toContain('4 passed, 0 failed');
+      expect(together.stdout).toBe(apart.stdout);
+      expect(together.code).toBe(0);
+    }
+    const checked = await run(
+      ['check', `${folder}/cancel.intent`, '--tools', 'airline-schema.json', ...policy],
+      {
+        files,
+      },
+    );
+    expect(checked.code).toBe(0);
+    // A name both halves declare is an input error, located in the states half.
+    const clash = JSON.stringify({
+      tools: JSON.parse(readFileSync(`${folder}/tools.json`, 'utf8')),
+      states: { cancel_reservation: { description: 'a clash', variables: [] } },
+    });
+    const refused = await run(['check', `${folder}/cancel.intent`, '--tools', 'clash.json'], {
+      files: { 'clash.json': clash },
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('schema-duplicate');
+    expect(refused.stderr).toContain('$.states.cancel_reservation');
+  });
 });
