@@ -13,7 +13,9 @@ each tool's result, and finishes only when the guard agrees the task is done.
 Options: --url (default http://127.0.0.1:8787), --token (default $INTENTGUARD_TOKEN),
 --approver-token (default $INTENTGUARD_APPROVER_TOKEN: the person's token, for a service
 started with --approver-token, where the agent's token cannot approve), --deny (the
-simulated user declines the transfer).
+simulated user declines the transfer), --policy FILE (the session's own policy, the
+operator's standing rules composed with the spec; a service started with --policy decides
+under its own and refuses another unless started with --allow-session-policy).
 """
 
 import argparse
@@ -50,8 +52,11 @@ class GuardService:
             problem = json.loads(error.read().decode("utf-8") or "{}")
             raise RuntimeError(f"{method} {path}: {error.code} {problem.get('code')}: {problem.get('message')}")
 
-    def start(self, spec, tools):
-        return self.request("POST", "/v1/sessions", {"spec": spec, "tools": tools})["id"]
+    def start(self, spec, tools, policy=None):
+        body = {"spec": spec, "tools": tools}
+        if policy is not None:
+            body["policy"] = policy
+        return self.request("POST", "/v1/sessions", body)["id"]
 
 
 # The simulated tools (ToolEmu emulates them with an LLM; here they are plain functions).
@@ -84,6 +89,7 @@ def main():
     parser.add_argument("--token", default=os.environ.get("INTENTGUARD_TOKEN", ""))
     parser.add_argument("--approver-token", default=os.environ.get("INTENTGUARD_APPROVER_TOKEN", ""))
     parser.add_argument("--deny", action="store_true", help="the simulated user declines")
+    parser.add_argument("--policy", help="a policy file the session is decided under as well")
     options = parser.parse_args()
     if not options.token:
         print("guarded_agent: give --token or set INTENTGUARD_TOKEN", file=sys.stderr)
@@ -93,11 +99,20 @@ def main():
         spec = file.read()
     with open(os.path.join(EXAMPLE, "tools.json"), encoding="utf-8") as file:
         tools = json.load(file)
+    policy = None
+    if options.policy:
+        with open(options.policy, encoding="utf-8") as file:
+            policy = file.read()
 
     guard = GuardService(options.url, options.token)
     # The person answers with their own token where the service separates the roles.
     person = GuardService(options.url, options.approver_token) if options.approver_token else guard
-    session = guard.start(spec, tools)
+    try:
+        session = guard.start(spec, tools, policy)
+    except RuntimeError as error:
+        # A policy that does not check creates no session: nothing runs.
+        print(f"guarded_agent: {error}", file=sys.stderr)
+        return 1
     print(f"session {session}")
     sid = f"/v1/sessions/{session}"
 
@@ -119,7 +134,11 @@ def main():
             observed = guard.request("POST", sid + "/result", {"id": call_id, "output": output})
             print(f"{call_id} {name} {json.dumps(args)}: run → {json.dumps(output)} (observed: {observed['ok']})")
         else:
-            reason = decision["verdict"]["reasons"][0]["code"] if decision["verdict"]["reasons"] else ""
+            reasons = decision["verdict"]["reasons"]
+            reason = reasons[0]["code"] if reasons else ""
+            # The policy's reason comes first when the operator's policy refuses.
+            if reasons and reasons[0].get("source") == "policy":
+                reason += ", by the policy: " + reasons[0].get("message", "")
             print(f"{call_id} {name} {json.dumps(args)}: refuse ({decision['verdict']['decision']}, {reason})")
 
     # The final answer goes with the finish: an answer that shows calls never made is refused.

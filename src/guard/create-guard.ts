@@ -214,7 +214,7 @@ export function restoreGuard(
   options?: GuardOptions,
 ): Guard {
   const checked = checkJournal(journal);
-  const given = withAllGuardParts(checkGuardOptions(options));
+  const given = withAllGuardParts(policyChecked(checkGuardOptions(options), schema));
   const guard = buildGuard(spec, schema, {
     ...given,
     now: checked.now,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -78,5 +78,31 @@ describe('the Python client example against a live server', () => {
     expect(result.stdout).toContain('transfers: []');
     expect(result.stdout).not.toContain('finish: run');
     expect(result.code).toBe(1);
+  }, 60_000);
+
+  it("--policy: the operator's rules refuse the transfer the spec allows, the policy's reason first", async () => {
+    const policy = join(dir, 'bank.policy');
+    writeFileSync(
+      policy,
+      '# Transfers only from balances of at least 2000.\nBankCheckBalanceResult(balance >= 2000) & BankTransfer(amount <= 500) -> Permitted\n',
+    );
+    const server = await startServer(['--db', join(dir, 'py-policy.db'), '--token', token]);
+    const result = await python(['--url', server.url, '--policy', policy]);
+    expect(result.stderr).toBe('');
+    const call4 = result.stdout.split('\n').filter((line) => line.startsWith('call-4'));
+    expect(call4).toHaveLength(1);
+    expect(call4[0]).toMatch(
+      /^call-4 BankTransfer \{"to": "Alice", "amount": 500\}: refuse \(revise, policy-violation, by the policy: .*balance.*2000/,
+    );
+    expect(result.stdout).toContain('transfers: []');
+    expect(result.code).toBe(1);
+
+    const broken = join(dir, 'broken.policy');
+    writeFileSync(broken, 'BankCheckBalance() -> Done\n');
+    const refused = await python(['--url', server.url, '--policy', broken]);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('422 invalid-policy');
+    expect(refused.stderr).toContain('done-in-policy');
+    expect(refused.code).toBe(1);
   }, 60_000);
 });

@@ -3,11 +3,13 @@ import {
   type ServiceMemoryLimits,
   serviceMemoryLimits,
 } from '../../integrations/http/memory-budget.js';
+import { checkPolicy, renderDiagnostics } from '../../language/index.js';
 import { redactedUrl } from '../../store/postgres-url.js';
 import { errorMessage } from '../../support/error-message.js';
 import { parseListen } from '../flags/listen-flag.js';
 import { chatModelFromFlags, modelCallOptions } from '../flags/model-flags.js';
 import { wholeNumber } from '../flags.js';
+import { displayName, loadSchemaOption, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import { isModuleNotFound } from '../optional-packages.js';
 import type { CommandRegistration } from '../program.js';
@@ -27,6 +29,10 @@ interface ServeFlags {
   readonly model?: string;
   readonly timeout?: string;
   readonly maxRetries?: string;
+  readonly policy?: string;
+  readonly allowSessionPolicy?: boolean;
+  readonly tools?: string;
+  readonly states?: string;
 }
 
 /** `host:port`, `:port` or `port`; IPv6 in brackets (`[::1]:8787`). */
@@ -66,6 +72,52 @@ function memoryFlags(flags: ServeFlags): ServiceMemoryLimits {
   } catch (error) {
     throw new CliError(`--max-session-text, --max-service-text: ${errorMessage(error)}`, 2);
   }
+}
+
+/**
+ * `--policy FILE`, checked at start against the schema the operator wrote it over
+ * (`--tools`/`--states`): a service whose policy does not check serves nothing (exit 2).
+ * Each session checks it again against its own schema.
+ */
+async function policyFlag(io: CliIo, flags: ServeFlags): Promise<string | undefined> {
+  const schemaGiven = flags.tools !== undefined || flags.states !== undefined;
+  if (flags.policy === undefined) {
+    if (schemaGiven)
+      throw new CliError('--tools and --states on serve check --policy; give --policy FILE', 2);
+    if (flags.allowSessionPolicy) throw new CliError('--allow-session-policy needs --policy', 2);
+    return undefined;
+  }
+  if (!schemaGiven)
+    throw new CliError(
+      '--policy needs the schema it is written over: give --tools FILE and/or --states FILE',
+      2,
+    );
+  const schema = await loadSchemaOption(io, flags, true);
+  const text = await readInput(io, flags.policy, 'policy');
+  const checked = checkPolicy(text, schema!.schema);
+  if (!checked.ok) {
+    const fileName = displayName(flags.policy);
+    io.stderr(
+      `${renderDiagnostics(checked.diagnostics, text, { fileName, color: io.stderrIsTerminal })}\n`,
+    );
+    throw new CliError(`the policy '${fileName}' has errors; nothing is served`, 2);
+  }
+  return text;
+}
+
+/** The flags of `--policy`: the file, the schema it is checked against, whether sessions may replace it. */
+function policyOptions(command: Command): void {
+  command
+    .option(
+      '--policy <file>',
+      "the operator's policy every session is decided under (LANGUAGE.md §8); checked at start against --tools/--states",
+    )
+    .option('--tools <file>', 'tool schemas --policy is checked against at start')
+    .option('--states <file>', 'a states schema --policy is checked against at start')
+    .option(
+      '--allow-session-policy',
+      'let a session name its own policy in place of --policy (otherwise that is 403)',
+    );
 }
 
 /** Resolves when the process is told to stop (SIGINT, SIGTERM). */
@@ -121,10 +173,11 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
       'characters all sessions in memory may hold; then idle ones are dropped from memory, or new work is 503 (default: an eighth of the heap limit)',
     )
     .option('--model <name>', 'a model to formalize sessions created from an instruction');
+  policyOptions(command);
   modelCallOptions(command)
     .addHelpText(
       'after',
-      '\nPrints the bound URL on stderr and serves until SIGINT or SIGTERM. The API is documented at /v1/openapi.json and in docs/service.md.\nExit codes: 0 stopped, 2 usage error or the address or file could not be opened.',
+      '\nPrints the bound URL on stderr and serves until SIGINT or SIGTERM. The API is documented at /v1/openapi.json and in docs/service.md.\nExit codes: 0 stopped, 2 usage error, a --policy that does not check, or the address or file could not be opened.',
     )
     .action(async (flags: ServeFlags) => {
       const { host, port } = parseListen(flags.listen, '127.0.0.1:8787');
@@ -142,6 +195,7 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
       const maxBodyBytes = wholeNumber('--max-body', flags.maxBody, 1024, 256 * 1024 * 1024);
       const rateLimit = wholeNumber('--rate-limit', flags.rateLimit, 0, 10_000_000);
       const memory = memoryFlags(flags);
+      const policy = await policyFlag(io, flags);
       const model =
         flags.model !== undefined ? await chatModelFromFlags(io, flags.model, flags) : undefined;
       const { startService } = await import('../../integrations/http/server.js');
@@ -159,6 +213,8 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
           ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
           ...(rateLimit !== undefined ? { rateLimit } : {}),
           memory,
+          ...(policy !== undefined ? { policy } : {}),
+          ...(flags.allowSessionPolicy ? { allowSessionPolicy: true } : {}),
           ...(flags.cors !== undefined ? { corsOrigin: flags.cors } : {}),
           log: (line) => io.stderr(`intentguard serve: ${line}\n`),
         });

@@ -44,6 +44,14 @@ export interface ServiceAppOptions {
   readonly log?: (line: string) => void;
   /** What the sessions in memory may hold (default: `serviceMemoryLimits()`, memory-budget.ts). */
   readonly memory?: Partial<ServiceMemoryLimits>;
+  /**
+   * The operator's policy text (LANGUAGE.md §8): every session is decided under it, and
+   * one it does not check against is not created (422 `invalid-policy`). A session's own
+   * `policy` is refused (403) unless `allowSessionPolicy`.
+   */
+  readonly policy?: string;
+  /** Lets a session's own `policy` take the place of `policy`. */
+  readonly allowSessionPolicy?: boolean;
 }
 
 export { maxBodyNesting } from './routes.js';
@@ -76,6 +84,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     model: options.model,
     log,
     memory: serviceMemoryLimits(options.memory),
+    policy: options.policy,
+    allowSessionPolicy: options.allowSessionPolicy,
   });
   const limiter = rateLimiter(options.rateLimit ?? 2000);
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;

@@ -21,13 +21,14 @@ export const createSessionBody = z
     timeZone: z.string().max(64).optional(),
     mode: z.enum(['enforce', 'shadow']).optional(),
     finishWaitsForResults: z.boolean().optional(),
+    policy: z.string().max(200_000).optional(),
   })
   .strict()
   .refine((body) => (body.spec === undefined) !== (body.instruction === undefined), {
     message: 'give either `spec` (the spec text) or `instruction`, not both',
   })
-  .refine((body) => (body.states === undefined) !== (body.tools === undefined), {
-    message: 'give either `states` (a states schema) or `tools` (tool schemas), not both',
+  .refine((body) => body.states !== undefined || body.tools !== undefined, {
+    message: 'give `tools` (tool schemas), `states` (a states schema), or both',
   });
 
 export const checkBody = z

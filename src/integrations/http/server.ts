@@ -28,6 +28,9 @@ export interface StartServiceOptions {
   readonly log?: (line: string) => void;
   /** What the sessions in memory may hold (memory-budget.ts). */
   readonly memory?: Partial<ServiceMemoryLimits>;
+  /** The operator's policy text and whether sessions may name their own (ServiceAppOptions). */
+  readonly policy?: string;
+  readonly allowSessionPolicy?: boolean;
 }
 
 export interface RunningService {
@@ -60,6 +63,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       ...(options.corsOrigin !== undefined ? { corsOrigin: options.corsOrigin } : {}),
       ...(options.log !== undefined ? { log: options.log } : {}),
       ...(options.memory !== undefined ? { memory: options.memory } : {}),
+      ...(options.policy !== undefined ? { policy: options.policy } : {}),
+      ...(options.allowSessionPolicy !== undefined
+        ? { allowSessionPolicy: options.allowSessionPolicy }
+        : {}),
     });
     const { restored } = await sessions.restoreAll();
     const listening = await listenApp(app.fetch, options.host ?? '127.0.0.1', options.port ?? 8787);

@@ -14,7 +14,14 @@ import {
   type ToolCall,
   type ToolOutcome,
 } from '../../guard/index.js';
-import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
+import {
+  analyzeComposition,
+  checkPolicy,
+  checkSpec,
+  type Diagnostic,
+  renderDiagnostics,
+  type Schema,
+} from '../../language/index.js';
 import { loadStateSchema, loadToolSchema } from '../../schema/index.js';
 import { sessionRecordFields } from '../../store/journal-anchor.js';
 import {
@@ -55,6 +62,8 @@ export interface CreateSessionInput {
   readonly timeZone?: string | undefined;
   readonly mode?: 'enforce' | 'shadow' | undefined;
   readonly finishWaitsForResults?: boolean | undefined;
+  /** The session's own policy text (LANGUAGE.md §8); see `SessionsOptions.policy`. */
+  readonly policy?: string | undefined;
 }
 
 interface LiveSession {
@@ -75,9 +84,16 @@ interface LiveSession {
   busy: number;
 }
 
+/**
+ * The guard options a session's row keeps (`optionsJson`). The policy's text is one of
+ * them: the row, and so the audit log's record of its creation, says which rules the
+ * session was decided under, and a restart restores it with those, whatever policy the
+ * service is started with then.
+ */
 interface StoredOptions {
   mode?: 'enforce' | 'shadow';
   finishWaitsForResults?: boolean;
+  policy?: string;
 }
 
 function loadSchema(kind: 'states' | 'tools', text: string): Schema {
@@ -107,9 +123,23 @@ function callOf(guard: Guard, id: string): { name: unknown; args: unknown } | un
   return call && { name: call.name, args: call.args };
 }
 
-/** Characters a session's row holds in memory: its spec and its schema. */
+/** Characters a session's row holds in memory: its spec, its schema and its options (the policy). */
 function storedCharacters(stored: StoredSession): number {
-  return (stored.specText?.length ?? 0) + stored.schemaJson.length;
+  return (stored.specText?.length ?? 0) + stored.schemaJson.length + stored.optionsJson.length;
+}
+
+/** A spec or policy that does not check: 422 with its diagnostics, located in its own text. */
+function notChecking(
+  what: 'spec' | 'policy',
+  diagnostics: readonly Diagnostic[],
+  source: string,
+  origin = '',
+): ServiceProblem {
+  return new ServiceProblem(
+    422,
+    `invalid-${what}`,
+    `the ${what}${origin} has errors:\n${renderDiagnostics(diagnostics, source, { fileName: what, color: false })}`,
+  );
 }
 
 /** Finished sessions kept in memory (older ones are read from the store when asked for). */
@@ -126,6 +156,14 @@ export interface SessionsOptions {
   readonly memory?: ServiceMemoryLimits | undefined;
   /** How long an open session goes unused before it may be dropped from memory (default 60 s). */
   readonly idleMs?: number | undefined;
+  /**
+   * The service's policy text (`serve --policy`, LANGUAGE.md §8): every session is decided
+   * under it. A session that names another policy is refused (403) unless
+   * `allowSessionPolicy`; without a service policy, a session may name its own.
+   */
+  readonly policy?: string | undefined;
+  /** Lets a session's own `policy` take the place of the service's. */
+  readonly allowSessionPolicy?: boolean | undefined;
 }
 
 /**
@@ -145,6 +183,8 @@ export class Sessions {
   /** Characters the sessions in `#live` hold together. */
   #held = 0;
   readonly #idleMs: number;
+  readonly #policy: string | undefined;
+  readonly #allowSessionPolicy: boolean;
 
   constructor(options: SessionsOptions) {
     this.#store = options.store;
@@ -152,6 +192,28 @@ export class Sessions {
     this.#log = options.log;
     this.#memory = options.memory ?? serviceMemoryLimits();
     this.#idleMs = options.idleMs ?? 60_000;
+    this.#policy = options.policy;
+    this.#allowSessionPolicy = options.allowSessionPolicy ?? false;
+  }
+
+  /**
+   * The policy a new session is decided under: the service's, or the session's own where
+   * there is none or the service allows it. A session cannot drop the service's policy:
+   * naming another one is 403 unless the service was started to allow it (the same text
+   * is no change and is accepted).
+   */
+  #policyFor(input: CreateSessionInput): { text: string; origin: string } | undefined {
+    const own = input.policy;
+    if (this.#policy === undefined || own === this.#policy)
+      return own === undefined ? undefined : { text: own, origin: '' };
+    if (own === undefined) return { text: this.#policy, origin: ' of the service (--policy)' };
+    if (!this.#allowSessionPolicy)
+      throw new ServiceProblem(
+        403,
+        'forbidden',
+        'this service decides every session under its own policy (--policy); a session may name another only when it is started with --allow-session-policy',
+      );
+    return { text: own, origin: '' };
   }
 
   /** Keeps a live session in memory, counted. */
@@ -279,21 +341,36 @@ export class Sessions {
     tokenHash: string,
     input: CreateSessionInput,
   ): Promise<{ id: string; live: LiveSession }> {
-    const kind = input.states !== undefined ? 'states' : 'tools';
-    const schemaJson = JSON.stringify(input.states ?? input.tools);
+    const kind = input.tools !== undefined ? 'tools' : 'states';
+    // Tools and the host's states together are kept as the one-file schema (FORMATS.md §1).
+    const schemaJson = JSON.stringify(
+      input.tools !== undefined && input.states !== undefined
+        ? { tools: input.tools, states: input.states }
+        : (input.tools ?? input.states),
+    );
     const schema = loadSchema(kind, schemaJson);
     const now = input.now ?? new Date().toISOString();
     const timeZone = input.timeZone ?? 'UTC';
     let specText: string | null;
     let formalized: Record<string, unknown> | undefined;
+    const policy = this.#policyFor(input);
+    // Fail closed: a policy that does not check against this session's schema creates no session.
+    if (policy !== undefined) {
+      const checked = checkPolicy(policy.text, schema);
+      if (!checked.ok) throw notChecking('policy', checked.diagnostics, policy.text, policy.origin);
+    }
     if (input.spec !== undefined) {
       const checked = checkSpec(input.spec, schema);
-      if (!checked.ok) {
-        throw new ServiceProblem(
-          422,
-          'invalid-spec',
-          `the spec has errors:\n${renderDiagnostics(checked.diagnostics, input.spec, { fileName: 'spec', color: false })}`,
-        );
+      if (!checked.ok) throw notChecking('spec', checked.diagnostics, input.spec);
+      if (policy !== undefined) {
+        // Checked together: each side's objectives its own (shared-objective, foreign-objective).
+        const pair = analyzeComposition(input.spec, policy.text, schema);
+        const errors = (diagnostics: readonly Diagnostic[]) =>
+          diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+        if (errors(pair.intent).length > 0)
+          throw notChecking('spec', errors(pair.intent), input.spec);
+        if (errors(pair.policy).length > 0)
+          throw notChecking('policy', errors(pair.policy), policy.text, policy.origin);
       }
       specText = input.spec;
     } else {
@@ -320,6 +397,7 @@ export class Sessions {
       ...(input.finishWaitsForResults !== undefined
         ? { finishWaitsForResults: input.finishWaitsForResults }
         : {}),
+      ...(policy !== undefined ? { policy: policy.text } : {}),
     };
     const stored: StoredSession = {
       id: randomUUID(),
@@ -671,6 +749,7 @@ export class Sessions {
       createdAt: live.stored.createdAt,
       finished: live.finished,
       spec: live.stored.specText,
+      policy: (JSON.parse(live.stored.optionsJson) as StoredOptions).policy ?? null,
       status: live.guard.status(),
       decisions: [...ids]
         .map((id) => live.guard.decision(id))
