@@ -22,6 +22,8 @@ export interface ProxyRun {
   readonly spec: string;
   readonly upstream: string;
   readonly instruction?: string;
+  /** The operator's policy text the run is decided under as well (`--policy`). */
+  readonly policy?: string;
 }
 
 /** The proxy's tables; the audit chain's are `auditSchema`, in the same file. */
@@ -108,7 +110,13 @@ export class ProxyAuditFile {
     this.#transaction(() => {
       const info = this.#insertRun.run(at, run.upstream, run.instruction ?? null, run.spec);
       this.#runId = Number(info.lastInsertRowid);
-      const body = { upstream: run.upstream, instruction: run.instruction ?? null, spec: run.spec };
+      // The policy is in the chained record only (no column): which rules decided this run.
+      const body = {
+        upstream: run.upstream,
+        instruction: run.instruction ?? null,
+        spec: run.spec,
+        ...(run.policy !== undefined ? { policy: run.policy } : {}),
+      };
       this.#chain.append([{ session: `run-${this.#runId}`, kind: 'run', body }], at);
     });
     return this.#runId;

@@ -26,6 +26,7 @@ interface McpProxyFlags {
   readonly shadow?: boolean;
   readonly strict?: string | boolean;
   readonly toolsOut?: string;
+  readonly policy?: string;
 }
 
 function collect(value: string, previous: readonly string[] = []): string[] {
@@ -75,12 +76,8 @@ function strictness(flag: string | boolean | undefined): 'refuse' | 'confirm' | 
   throw new CliError(`--strict: '${flag}' is not refuse or confirm`, 2);
 }
 
-async function runMcpProxy(
-  io: CliIo,
-  state: { exitCode: number },
-  upstreamCommand: readonly string[],
-  flags: McpProxyFlags,
-): Promise<void> {
+/** What to guard and what to front: one spec source and one upstream, well formed. */
+function checkTargetFlags(flags: McpProxyFlags, upstreamCommand: readonly string[]): void {
   if (flags.spec === undefined && flags.instruction === undefined)
     throw new CliError(
       'refusing to start without a spec: give --spec FILE (the task as an intent spec) or --instruction TEXT (formalized once with --model); a proxy with nothing to check against guards nothing',
@@ -105,6 +102,15 @@ async function runMcpProxy(
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new CliError(`--upstream-url: '${flags.upstreamUrl}' is not http(s)`, 2);
   }
+}
+
+async function runMcpProxy(
+  io: CliIo,
+  state: { exitCode: number },
+  upstreamCommand: readonly string[],
+  flags: McpProxyFlags,
+): Promise<void> {
+  checkTargetFlags(flags, upstreamCommand);
   const mcp = await import('../../integrations/mcp/index.js');
   let confirm: ReturnType<typeof mcp.parseConfirmMethods> | undefined;
   if (flags.confirm !== undefined) {
@@ -123,6 +129,9 @@ async function runMcpProxy(
     ...(flags.timeZone !== undefined ? { timeZone: flags.timeZone } : {}),
   });
   const spec = flags.spec !== undefined ? await readInput(io, flags.spec, 'spec') : undefined;
+  // Checked against the upstream's tools once they are listed (invalid-policy: exit 1).
+  const policy =
+    flags.policy !== undefined ? await readInput(io, flags.policy, 'policy') : undefined;
   const instruction =
     flags.instruction !== undefined
       ? await instructionOf(io, flags, flags.instruction.trim())
@@ -151,7 +160,11 @@ async function runMcpProxy(
       ...(instruction !== undefined ? { instruction } : {}),
       ...(confirm !== undefined ? { confirm } : {}),
       ...(confirmSeconds !== undefined ? { confirmTimeoutMs: confirmSeconds * 1000 } : {}),
-      guard: { ...session, ...(flags.shadow ? { mode: 'shadow' as const } : {}) },
+      guard: {
+        ...session,
+        ...(flags.shadow ? { mode: 'shadow' as const } : {}),
+        ...(policy !== undefined ? { policy } : {}),
+      },
       ...(strict !== undefined ? { strict } : {}),
       ...(audit !== undefined ? { audit } : {}),
       log,
@@ -165,9 +178,11 @@ async function runMcpProxy(
   } catch (error) {
     audit?.close();
     if (mcp.McpProxyError.isInstance(error)) {
-      const where = flags.spec !== undefined ? ` (${displayName(flags.spec)})` : '';
-      const exit = error.code === 'invalid-spec' || error.code === 'no-valid-spec' ? 1 : 2;
-      throw new CliError(`${error.message}${error.code === 'invalid-spec' ? where : ''}`, exit);
+      const file = error.code === 'invalid-policy' ? flags.policy : flags.spec;
+      const where = file !== undefined ? ` (${displayName(file)})` : '';
+      const exit = ['invalid-spec', 'invalid-policy', 'no-valid-spec'].includes(error.code) ? 1 : 2;
+      const located = error.code === 'invalid-spec' || error.code === 'invalid-policy';
+      throw new CliError(`${error.message}${located ? where : ''}`, exit);
     }
     throw error;
   }
@@ -214,6 +229,10 @@ export const registerMcpProxy: CommandRegistration = (program: Command, io, stat
     .argument('[upstream...]', 'the upstream server command and its arguments, after --')
     .option('--spec <file>', 'the task as an intent spec, over the upstream tools')
     .option('--instruction <text>', 'the user instruction, formalized once at start-up')
+    .option(
+      '--policy <file>',
+      "the operator's policy (LANGUAGE.md §8), over the upstream tools: every call is judged by it as well",
+    )
     .option(
       '--model <provider:model>',
       `for --instruction (default $INTENTGUARD_MODEL or ${defaultModel})`,

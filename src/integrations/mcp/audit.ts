@@ -5,7 +5,7 @@ import { type ProxyAuditEvent, ProxyAuditFile } from '../../store/proxy-audit.js
 /** Where the proxy records what it decided: one row per decision, approval, result and finish. */
 export interface McpAudit {
   /** A new proxy run: the spec it guards with and the upstream it fronts; returns the run id. */
-  start(run: { spec: string; upstream: string; instruction?: string }): number;
+  start(run: { spec: string; upstream: string; instruction?: string; policy?: string }): number;
   /**
    * Records a guard event. A decision, an approval or a finish is committed before this
    * returns (before the call goes upstream); a result or an observation may be committed

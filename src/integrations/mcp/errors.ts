@@ -7,7 +7,12 @@ import { IntentguardError } from '../../language/index.js';
  * tools; `diagnostics` say where), `no-valid-spec` (the instruction gave none),
  * `upstream-failed` (the upstream server could not be reached or listed).
  */
-export type McpProxyErrorCode = 'no-spec' | 'invalid-spec' | 'no-valid-spec' | 'upstream-failed';
+export type McpProxyErrorCode =
+  | 'no-spec'
+  | 'invalid-spec'
+  | 'invalid-policy'
+  | 'no-valid-spec'
+  | 'upstream-failed';
 
 export class McpProxyError extends IntentguardError {
   static override readonly marker = 'intentguard.error.McpProxyError';

@@ -10,7 +10,13 @@ import {
   type GuardInstruction,
   type GuardOptions,
 } from '../../guard/index.js';
-import { checkSpec, renderDiagnostics, type Schema } from '../../language/index.js';
+import {
+  analyzeComposition,
+  checkSpec,
+  type Diagnostic,
+  renderDiagnostics,
+  type Schema,
+} from '../../language/index.js';
 import { errorMessage } from '../../support/error-message.js';
 import type { McpAudit } from './audit.js';
 import {
@@ -134,6 +140,7 @@ async function checkedSpec(
         `the spec does not check against the upstream's tools:\n${renderDiagnostics(checked.diagnostics, spec, { fileName: 'spec' })}`,
         checked.diagnostics,
       );
+    checkPolicyText(spec, options.guard?.policy, schema);
     return { tools, schema, spec };
   } catch (error) {
     state.closing = true;
@@ -148,6 +155,33 @@ async function checkedSpec(
   }
 }
 
+/**
+ * The operator's policy given as text (`guard.policy`, LANGUAGE.md §8), checked with the
+ * spec against the upstream's tools before anything is served: a policy that does not
+ * check (or names an objective of the spec) stops the proxy with its diagnostics, located
+ * in the policy. A checked policy (a `Spec`) is the guard's to take as it is.
+ */
+function checkPolicyText(spec: string, policy: unknown, schema: Schema): void {
+  if (typeof policy !== 'string') return;
+  const pair = analyzeComposition(spec, policy, schema);
+  const errors = (diagnostics: readonly Diagnostic[]) =>
+    diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  const policyErrors = errors(pair.policy);
+  if (policyErrors.length > 0)
+    throw new McpProxyError(
+      'invalid-policy',
+      `the policy does not check against the upstream's tools:\n${renderDiagnostics(policyErrors, policy, { fileName: 'policy' })}`,
+      policyErrors,
+    );
+  const intentErrors = errors(pair.intent);
+  if (intentErrors.length > 0)
+    throw new McpProxyError(
+      'invalid-spec',
+      `the spec does not check with the policy:\n${renderDiagnostics(intentErrors, spec, { fileName: 'spec' })}`,
+      intentErrors,
+    );
+}
+
 /** The guard for the task, every decision recorded in the audit (with how it was approved). */
 function auditedGuard(
   options: McpProxyOptions,
@@ -157,9 +191,11 @@ function auditedGuard(
   unaudited: Set<string>,
   log: (line: string) => void,
 ): Guard {
+  const policy = options.guard?.policy;
   options.audit?.start({
     spec: checked.spec,
     upstream: upstreamName,
+    ...(typeof policy === 'string' ? { policy } : {}),
     ...(options.instruction ? { instruction: options.instruction.instruction } : {}),
   });
   const onEvent = (event: GuardEvent): void => {
