@@ -520,3 +520,32 @@ describe('guardTools (ai v6): the wrapper itself', () => {
     );
   });
 });
+
+describe('guardTools with a policy (LANGUAGE.md §8): the guard is used as it is', () => {
+  it("refuses the transfer the intent allows and the policy does not permit; the model reads the policy's reason", async () => {
+    const bank = newBank();
+    const policy =
+      'BankCheckBalanceResult(balance >= 2000) & BankTransfer(amount <= 500) -> Permitted\n';
+    const guard = createGuard(specText, schema, { now, policy });
+    const { model, prompts } = scripted([
+      () => [call('b1', 'BankCheckBalance')],
+      () => [call('t1', 'BankTransfer', { to: 'Alice', amount: 500 })],
+      () => [say('The transfer is not permitted.')],
+    ]);
+    await generateText({
+      model,
+      tools: guardedTools(guard, bank),
+      stopWhen: stepCountIs(10),
+      prompt: 'Transfer $500 to Alice if my balance exceeds $1000.',
+    });
+    // The intent would ask the person; the policy's refusal is stricter, and nothing is sent.
+    expect(bank.log).toEqual(['BankCheckBalance']);
+    const read = resultsIn(prompts[2]!).t1!;
+    expect(read).toMatch(/^intentguard: revise \(hard\)\.\nThe operator's policy does not permit/);
+    expect(read).toContain('balance at least 2000; it is 1500');
+    expect(guard.decision('t1')?.verdict.reasons[0]).toMatchObject({
+      code: 'policy-violation',
+      source: 'policy',
+    });
+  });
+});

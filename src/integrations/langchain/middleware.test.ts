@@ -641,3 +641,41 @@ describe('intentguardMiddleware fails closed, call by call', () => {
     );
   });
 });
+
+describe('intentguardMiddleware with a policy (LANGUAGE.md §8), the guard used as it is', () => {
+  it("refuses the transfer the intent allows and the policy does not permit; the model reads the policy's reason", async () => {
+    const { ran, tools } = bank(1500);
+    const model = fakeModel()
+      .respondWithTools([balanceCall('b1')])
+      .respondWithTools([transferCall('t1', 'Alice', 500)])
+      .respond(new AIMessage('The bank does not permit the transfer.'));
+    const source = guardSource(bankText, {
+      policy:
+        'BankCheckBalanceResult(balance >= 2000) & BankTransfer(amount <= 500) -> Permitted\n',
+    });
+    const agent = createAgent({
+      model,
+      tools,
+      middleware: [intentguardMiddleware(source, { maxFinishRefusals: 0 })],
+      checkpointer: new MemorySaver(),
+    });
+    // The task cannot be done without the transfer: the guard does not let the run end.
+    await expect(agent.invoke(start, thread('policy'))).rejects.toSatisfy(
+      (error: unknown) =>
+        IntentguardMiddlewareError.isInstance(error) && error.code === 'task-unfinished',
+    );
+    // The intent alone would have paused for the person; the policy's refusal is stricter.
+    expect(ran.transfers).toEqual([]);
+    const read = lastReadBy(model, 2);
+    expect(ToolMessage.isInstance(read)).toBe(true);
+    expect(String(read?.content)).toMatch(
+      /^intentguard: revise \(hard\)\.\nThe operator's policy does not permit this BankTransfer call/,
+    );
+    expect(String(read?.content)).toContain('balance at least 2000; it is 1500');
+    const guard = source.mock.results[0]?.value as Guard;
+    expect(guard.decision('t1')?.verdict.reasons[0]).toMatchObject({
+      code: 'policy-violation',
+      source: 'policy',
+    });
+  });
+});

@@ -787,3 +787,35 @@ describe('failing closed', () => {
     );
   });
 });
+
+describe('a guard with a policy (LANGUAGE.md §8), used as it is', () => {
+  it("refuses the transfer the intent allows and the policy does not permit; the model reads the policy's reason", async () => {
+    const bank = newBank();
+    const read: Record<string, string> = {};
+    const guard = newGuard({
+      policy:
+        'BankCheckBalanceResult(balance >= 2000) & BankTransfer(amount <= 500) -> Permitted\n',
+    });
+    const model = new ScriptedModel([
+      step(() => [balanceCall('b1')]),
+      step(() => [transferCall('t1', 'Alice', 500)]),
+      step((result) => {
+        read.t1 = result('t1');
+        return [assistantMessage('The bank does not permit the transfer.')];
+      }),
+    ]);
+    const outcome = await run(bankAgent(guard, bank, model), task);
+    model.assertComplete();
+    // The intent alone would ask the person; the policy's refusal is stricter.
+    expect(outcome.interruptions).toEqual([]);
+    expect(bank.executed).toEqual(['balance']);
+    expect(read.t1).toMatch(
+      /^intentguard: revise \(hard\)\.\nThe operator's policy does not permit/,
+    );
+    expect(read.t1).toContain('balance at least 2000; it is 1500');
+    expect(guard.decision('t1')?.verdict.reasons[0]).toMatchObject({
+      code: 'policy-violation',
+      source: 'policy',
+    });
+  });
+});
