@@ -7,13 +7,17 @@ export type EnginePartName = keyof EngineParts;
 /**
  * Loads the named parts, for a page's guard: the evaluators of paths, the lexical
  * similarity, the answer check and the reader of the confusables table come in one module
- * (on-demand-part.ts), the table in another (about 24 KB gzipped). A page downloads them
- * only when its spec needs them.
+ * (on-demand-part.ts) with the composition of a policy with the intent (a module of its
+ * own would split what the page loads up front into more files), the table in another
+ * (about 24 KB gzipped). A page downloads them only when its spec, or its policy, needs them.
  */
 export async function loadEngineParts(names: Iterable<EnginePartName>): Promise<EngineParts> {
   const wanted = new Set(names);
   const [engine, confusables] = await Promise.all([
-    wanted.has('paths') || wanted.has('lexicalSimilarity') || wanted.has('answerCheck')
+    wanted.has('paths') ||
+    wanted.has('lexicalSimilarity') ||
+    wanted.has('answerCheck') ||
+    wanted.has('policy')
       ? import('./on-demand-part.js')
       : undefined,
     wanted.has('confusables') ? loadConfusables() : undefined,
@@ -25,6 +29,7 @@ export async function loadEngineParts(names: Iterable<EnginePartName>): Promise<
       : {}),
     ...(engine && wanted.has('answerCheck') ? { answerCheck: engine.refuseAnswer } : {}),
     ...(confusables ? { confusables } : {}),
+    ...(engine && wanted.has('policy') ? { policy: engine.policyComposition } : {}),
   };
 }
 

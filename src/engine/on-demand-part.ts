@@ -7,6 +7,7 @@ import { compileBinding, joinHolds } from './join.js';
 import { joinPlan } from './join-plan.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
 import type { PathEvaluators } from './path-evaluators.js';
+import { policyComposition } from './policy-composition.js';
 import { recordArgumentProblem } from './record-values.js';
 
 /*
@@ -14,8 +15,9 @@ import { recordArgumentProblem } from './record-values.js';
  * one module: the evaluators of paths, filters, bindings and records with the words of
  * their reasons and the check of a compiled spec's paths and bindings (path-evaluators.ts),
  * the fabricated-action check of a final answer (answer-refusal.ts), the lexical
- * similarity of `~`, and the reader of the confusables table (skeleton.ts; the table
- * itself is a module of its own). Node entry points take them from here at once (all-parts.ts).
+ * similarity of `~`, the reader of the confusables table (skeleton.ts; the table
+ * itself is a module of its own), and the composition of a policy with the intent
+ * (policy-composition.ts, LANGUAGE.md §8). Node entry points take them from here at once (all-parts.ts).
  * One module rather than one each: every part on its own would share a different set of
  * the engine's modules with the page, and the bundler would split what the page loads
  * up front into that many more files, each compressed on its own.
@@ -34,4 +36,4 @@ export const evaluators: PathEvaluators = {
   checkPathConstraint,
 };
 
-export { confusablesFrom, lexicalSimilarity, refuseAnswer };
+export { confusablesFrom, lexicalSimilarity, policyComposition, refuseAnswer };

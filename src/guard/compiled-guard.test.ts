@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadEngineParts } from '../engine/load-parts.js';
 import { CompiledSpecError } from '../language/compiled-spec-format.js';
-import { checkSpec, unwrap } from '../language/index.js';
+import { checkPolicy, checkSpec, unwrap } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { writeCompiledSpec } from '../language/write-compiled-spec.js';
 import { schemaFromMcpTools } from '../schema/from-mcp.js';
@@ -258,5 +258,32 @@ describe('parts a page loads on demand', () => {
       similarity: () => 1,
     });
     expect(guard.check({ ...toMalory, args: { to: 'Alice', amount: 1 } }).action).toBe('refuse');
+  });
+});
+
+describe('loadCompiledGuard with a policy (LANGUAGE.md §8)', () => {
+  const policyText =
+    'BankCheckBalanceResult(balance >= 2000) & BankTransfer(amount <= 500) -> Permitted\n';
+
+  it('the composition is a part loaded on demand, on its own', async () => {
+    const { policyComposition } = await import('../engine/policy-composition.js');
+    expect(await loadEngineParts(['policy'])).toEqual({ policy: policyComposition });
+    expect(await loadEngineParts(['paths'])).not.toHaveProperty('policy');
+  });
+
+  it('loads the composition for a policy, which must be over the schema the spec is read with', async () => {
+    // A policy checked against another Schema object than the document's reads predicates
+    // by other indexes: refused, never composed (the document's schema is its own).
+    const policy = unwrap(checkPolicy(policyText, schema));
+    await expect(loadCompiledGuard(compiled, { ...options, policy }, schema)).rejects.toThrow(
+      /must be checked against the intent's schema/,
+    );
+  });
+
+  it('given parts without the composition, a guard with a policy is refused (fail closed)', async () => {
+    const policy = unwrap(checkPolicy(policyText, schema));
+    await expect(
+      loadCompiledGuard(compiled, { ...options, policy, parts: {} }, schema),
+    ).rejects.toMatchObject({ code: 'missing-part' });
   });
 });

@@ -166,6 +166,8 @@ async function partsFor(
   if (guardsCompareText(spec)) needs.push('confusables');
   if ((usesPaths(spec) || declaresRecords(spec)) && loaded.paths === undefined) needs.push('paths');
   if (usesSimilarity(spec) && options.similarity === undefined) needs.push('lexicalSimilarity');
+  // A guard given the operator's policy composes it with the spec (LANGUAGE.md §8).
+  if (options.policy !== undefined) needs.push('policy');
   const [engine, toolResults] = await Promise.all([
     loadEngineParts(needs),
     declaresToolResults(spec.schema) ? loadToolResultReader() : undefined,

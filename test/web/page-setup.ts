@@ -12,6 +12,8 @@ export interface PageSetup {
    */
   readonly confirm?: 'service' | 'dialog' | 'default';
   readonly approvalTimeoutMs?: number;
+  /** The operator's policy text: the remote session's, or the page's own guard's. */
+  readonly policy?: string;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function setUpPage(page: Page, setup: PageSetup): Promise<void> {
           remote: options.remote,
           spec: lib.specText,
           states: lib.restaurantStates,
+          ...(options.policy !== undefined ? { policy: options.policy } : {}),
           now: options.now,
           timeZone: 'UTC',
           ...(confirm === 'service'
@@ -50,6 +53,7 @@ export async function setUpPage(page: Page, setup: PageSetup): Promise<void> {
             now: options.now,
             timeZone: 'UTC',
             finishWaitsForResults: false,
+            ...(options.policy !== undefined ? { policy: options.policy } : {}),
           }),
           ...answering,
         });

@@ -157,6 +157,7 @@ export interface RemoteOptions {
 export interface RemoteSessionInput {
   readonly spec?: string | undefined;
   readonly states?: unknown;
+  readonly policy?: string;
   readonly now?: string;
   readonly timeZone?: string;
 }

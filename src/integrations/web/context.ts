@@ -73,11 +73,16 @@ export function createPageContext(
     throw new TypeError(
       'createWebGuard: `remote` without a `session` needs `spec` and `states` to create one.',
     );
+  if (options.policy !== undefined && (options.guard || options.remote?.session !== undefined))
+    throw new TypeError(
+      'createWebGuard: `policy` goes with `remote` when the page creates the session; a guard in the page, or a session already created, has its own policy.',
+    );
   const backend: Backend = options.guard
     ? localBackend(options.guard)
     : remoteBackend(options.remote as RemoteOptions, {
         spec: options.spec,
         states: statesJson,
+        ...(options.policy !== undefined ? { policy: options.policy } : {}),
         ...(options.now !== undefined ? { now: options.now } : {}),
         ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
       });

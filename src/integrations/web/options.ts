@@ -49,6 +49,14 @@ export interface WebGuardOptions {
   /** For `remote` without a session: the spec text and the states the session is created with. */
   readonly spec?: string;
   readonly states?: DefinedStates | StatesDeclaration;
+  /**
+   * For `remote` without a session: the operator's policy text (LANGUAGE.md §8), sent with
+   * the spec; the service checks it (and may refuse one of the page's own when it has its
+   * `--policy`). A guard in the page takes its policy in its own options
+   * (`createGuard(spec, schema, { policy })`); with `guard` or a `remote.session` this is
+   * refused, never ignored.
+   */
+  readonly policy?: string;
   /** For `remote` without a session: the session clock and zone. */
   readonly now?: string;
   readonly timeZone?: string;

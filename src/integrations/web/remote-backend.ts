@@ -120,6 +120,7 @@ export function createRemoteBackend(
       const created = (await request('POST', '/v1/sessions', {
         spec: input.spec,
         states: input.states,
+        ...(input.policy !== undefined ? { policy: input.policy } : {}),
         ...(input.now !== undefined ? { now: input.now } : {}),
         ...(input.timeZone !== undefined ? { timeZone: input.timeZone } : {}),
         // The app observes its own state; no call reports a result.
