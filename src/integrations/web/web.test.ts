@@ -428,6 +428,19 @@ describe('triggers with a guard in the page', () => {
       createWebGuard({ remote: { url: 'http://127.0.0.1:1', token: 'x'.repeat(16) } }),
     ).toThrow(/needs `spec` and `states`/);
   });
+
+  it('refuses a policy it could not apply, never ignores it', () => {
+    const { guard } = setUp();
+    web?.dispose();
+    const policy = 'reject Reserve() because "closed"';
+    expect(() => createWebGuard({ guard, policy })).toThrow(/`policy` goes with `remote`/);
+    expect(() =>
+      createWebGuard({
+        remote: { url: 'http://127.0.0.1:1', token: 'x'.repeat(16), session: 's1' },
+        policy,
+      }),
+    ).toThrow(/`policy` goes with `remote`/);
+  });
 });
 
 describe('the confirmation dialog', () => {
