@@ -135,24 +135,12 @@ describe('intentguard --policy', () => {
       states: JSON.parse(readFileSync(`${folder}/states.json`, 'utf8')),
     });
     const files = { 'airline-schema.json': oneFile };
-    const apart = await run([
-      'replay',
-      `${folder}/cancel.intent`,
-      ...schema,
-      ...policy,
-      '--trace',
-      `${folder}/refused.jsonl`,
-      '--now',
-      '2024-05-15T15:00',
-      '--check',
-    ]);
-    for (const flag of ['--tools', '--states']) {
-      const together = await run(
+    const replay = (schemaFlags: readonly string[]) =>
+      run(
         [
           'replay',
           `${folder}/cancel.intent`,
-          flag,
-          'airline-schema.json',
+          ...schemaFlags,
           ...policy,
           '--trace',
           `${folder}/refused.jsonl`,
@@ -162,6 +150,9 @@ describe('intentguard --policy', () => {
         ],
         { files },
       );
+    const apart = await replay(schema);
+    for (const flag of ['--tools', '--states']) {
+      const together = await replay([flag, 'airline-schema.json']);
       expect(together.stderr).toContain('4 passed, 0 failed');
       expect(together.stdout).toBe(apart.stdout);
       expect(together.code).toBe(0);

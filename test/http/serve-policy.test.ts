@@ -75,6 +75,11 @@ async function cancellation(url: string, body: Record<string, unknown> = {}) {
   return { id, created: created.body, cancel: cancel.body as unknown as Decision };
 }
 
+/** Asks for the cancellation session with `policy` as its own policy. */
+function withPolicy(url: string, policy: unknown) {
+  return api(url, 'POST', '/v1/sessions', { spec: intent, tools, states, policy });
+}
+
 /** Starts serve expecting it not to start; resolves with what it printed. */
 async function refusedStart(args: readonly string[]): Promise<string> {
   const failure = await startServer(args).then(
@@ -215,31 +220,19 @@ describe('intentguard serve --policy (a real process)', () => {
       source: 'policy',
     });
 
-    const withDone = await api(server.url, 'POST', '/v1/sessions', {
-      spec: intent,
-      tools,
-      states,
-      policy: 'get_reservation_details(reservation_id = "A") -> Looked\nLooked -> Done\n',
-    });
+    const withDone = await withPolicy(
+      server.url,
+      'get_reservation_details(reservation_id = "A") -> Looked\nLooked -> Done\n',
+    );
     expect(withDone.status).toBe(422);
     expect(withDone.body.code).toBe('invalid-policy');
     expect(withDone.body.message).toContain('done-in-policy');
     expect(withDone.body.message).toContain('policy:2:');
-    const unknown = await api(server.url, 'POST', '/v1/sessions', {
-      spec: intent,
-      tools,
-      states,
-      policy: 'reject refund(amount > 5) because "no"\n',
-    });
+    const unknown = await withPolicy(server.url, 'reject refund(amount > 5) because "no"\n');
     expect(unknown.status).toBe(422);
     expect(unknown.body.code).toBe('invalid-policy');
     expect(unknown.body.message).toContain('policy:1:');
-    const notText = await api(server.url, 'POST', '/v1/sessions', {
-      spec: intent,
-      tools,
-      states,
-      policy: { rules: [] },
-    });
+    const notText = await withPolicy(server.url, { rules: [] });
     expect(notText.status).toBe(400);
     expect(notText.body.code).toBe('invalid-request');
     const sessions = await api(server.url, 'GET', '/v1/sessions');
