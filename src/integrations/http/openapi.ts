@@ -214,6 +214,8 @@ export const openApiDocument = {
           createdAt: { type: 'string' },
           finished: { type: 'boolean' },
           spec: { type: ['string', 'null'] },
+          // The operator's policy text the session is decided under (serve --policy, or its own).
+          policy: { type: ['string', 'null'] },
           status: { type: 'object' },
           decisions: { type: 'array', items: { $ref: '#/components/schemas/Decision' } },
         },
