@@ -239,7 +239,7 @@ describe('intentguard serve --policy (a real process)', () => {
     expect((sessions.body.sessions as unknown[]).length).toBe(2);
   }, 90_000);
 
-  it("a session whose schema the service's policy does not check against is not created", async () => {
+  it("a session whose schema is not the one the service's policy was written over is not created", async () => {
     const server = await startServer([
       '--db',
       join(dir, 'other-schema.db'),
@@ -257,7 +257,31 @@ describe('intentguard serve --policy (a real process)', () => {
     });
     expect(bank.status).toBe(422);
     expect(bank.body.code).toBe('invalid-policy');
-    expect(bank.body.message).toContain('the policy of the service (--policy) has errors');
+    expect(bank.body.message).toContain(
+      "the session's schema lacks 'get_reservation_details', which the policy of the service (--policy) was written over",
+    );
+    // The host's fact sent as one the agent may set itself: the policy's condition on the
+    // session's user would be the agent's to meet. Refused.
+    const claimable = await api(server.url, 'POST', '/v1/sessions', {
+      spec: intent,
+      tools,
+      states: {
+        ...(states as Record<string, unknown>),
+        SessionUser: {
+          description: 'The user.',
+          variables: [{ name: 'user_id', type: 'Text' }],
+        },
+      },
+    });
+    expect(claimable.status).toBe(422);
+    expect(claimable.body.code).toBe('invalid-policy');
+    expect(claimable.body.message).toContain("declares otherwise 'SessionUser'");
+    // The operator's schema itself, in one file, is accepted.
+    const oneFile = await api(server.url, 'POST', '/v1/sessions', {
+      spec: intent,
+      tools: { tools, states },
+    });
+    expect(oneFile.status).toBe(201);
   }, 60_000);
 
   it('does not start with a policy that does not check, or without the schema to check it', async () => {

@@ -3,7 +3,7 @@ import {
   type ServiceMemoryLimits,
   serviceMemoryLimits,
 } from '../../integrations/http/memory-budget.js';
-import { checkPolicy, renderDiagnostics } from '../../language/index.js';
+import { checkPolicy, renderDiagnostics, type Schema } from '../../language/index.js';
 import { redactedUrl } from '../../store/postgres-url.js';
 import { errorMessage } from '../../support/error-message.js';
 import { parseListen } from '../flags/listen-flag.js';
@@ -79,7 +79,10 @@ function memoryFlags(flags: ServeFlags): ServiceMemoryLimits {
  * (`--tools`/`--states`): a service whose policy does not check serves nothing (exit 2).
  * Each session checks it again against its own schema.
  */
-async function policyFlag(io: CliIo, flags: ServeFlags): Promise<string | undefined> {
+async function policyFlag(
+  io: CliIo,
+  flags: ServeFlags,
+): Promise<{ text: string; schema: Schema } | undefined> {
   const schemaGiven = flags.tools !== undefined || flags.states !== undefined;
   if (flags.policy === undefined) {
     if (schemaGiven)
@@ -102,7 +105,7 @@ async function policyFlag(io: CliIo, flags: ServeFlags): Promise<string | undefi
     );
     throw new CliError(`the policy '${fileName}' has errors; nothing is served`, 2);
   }
-  return text;
+  return { text, schema: schema!.schema };
 }
 
 /** The flags of `--policy`: the file, the schema it is checked against, whether sessions may replace it. */
@@ -213,7 +216,7 @@ export const registerServe: CommandRegistration = (program: Command, io, state) 
           ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
           ...(rateLimit !== undefined ? { rateLimit } : {}),
           memory,
-          ...(policy !== undefined ? { policy } : {}),
+          ...(policy !== undefined ? { policy: policy.text, policySchema: policy.schema } : {}),
           ...(flags.allowSessionPolicy ? { allowSessionPolicy: true } : {}),
           ...(flags.cors !== undefined ? { corsOrigin: flags.cors } : {}),
           log: (line) => io.stderr(`intentguard serve: ${line}\n`),

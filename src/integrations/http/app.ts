@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { ChatModel } from '../../formalize/index.js';
+import type { Schema } from '../../language/index.js';
 import type { ServiceStore } from '../../store/service-store.js';
 import { errorMessage } from '../../support/error-message.js';
 import { authentication, rateLimiter, tokenHashes, type Variables } from './auth.js';
@@ -52,6 +53,8 @@ export interface ServiceAppOptions {
   readonly policy?: string;
   /** Lets a session's own `policy` take the place of `policy`. */
   readonly allowSessionPolicy?: boolean;
+  /** The schema `policy` was written over: sessions under it declare its predicates as it does. */
+  readonly policySchema?: Schema;
 }
 
 export { maxBodyNesting } from './routes.js';
@@ -86,6 +89,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     memory: serviceMemoryLimits(options.memory),
     policy: options.policy,
     allowSessionPolicy: options.allowSessionPolicy,
+    policySchema: options.policySchema,
   });
   const limiter = rateLimiter(options.rateLimit ?? 2000);
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;

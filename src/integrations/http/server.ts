@@ -1,4 +1,5 @@
 import type { ChatModel } from '../../formalize/index.js';
+import type { Schema } from '../../language/index.js';
 import { createServiceApp } from './app.js';
 import { listenApp } from './listen.js';
 import type { ServiceMemoryLimits } from './memory-budget.js';
@@ -31,6 +32,7 @@ export interface StartServiceOptions {
   /** The operator's policy text and whether sessions may name their own (ServiceAppOptions). */
   readonly policy?: string;
   readonly allowSessionPolicy?: boolean;
+  readonly policySchema?: Schema;
 }
 
 export interface RunningService {
@@ -67,6 +69,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       ...(options.allowSessionPolicy !== undefined
         ? { allowSessionPolicy: options.allowSessionPolicy }
         : {}),
+      ...(options.policySchema !== undefined ? { policySchema: options.policySchema } : {}),
     });
     const { restored } = await sessions.restoreAll();
     const listening = await listenApp(app.fetch, options.host ?? '127.0.0.1', options.port ?? 8787);

@@ -14,6 +14,7 @@ import {
   type ToolCall,
   type ToolOutcome,
 } from '../../guard/index.js';
+import { same } from '../../language/check-compiled-spec.js';
 import {
   analyzeComposition,
   checkPolicy,
@@ -164,6 +165,13 @@ export interface SessionsOptions {
   readonly policy?: string | undefined;
   /** Lets a session's own `policy` take the place of the service's. */
   readonly allowSessionPolicy?: boolean | undefined;
+  /**
+   * The schema the service's policy was written over (`serve --tools/--states`). A session
+   * decided under that policy must declare each of its predicates as it does: otherwise a
+   * client could send the host's facts as predicates it may set itself (not `observed`), or
+   * a tool as not critical, and meet the policy's conditions with its own claims.
+   */
+  readonly policySchema?: Schema | undefined;
 }
 
 /**
@@ -185,6 +193,7 @@ export class Sessions {
   readonly #idleMs: number;
   readonly #policy: string | undefined;
   readonly #allowSessionPolicy: boolean;
+  readonly #policySchema: Schema | undefined;
 
   constructor(options: SessionsOptions) {
     this.#store = options.store;
@@ -194,6 +203,20 @@ export class Sessions {
     this.#idleMs = options.idleMs ?? 60_000;
     this.#policy = options.policy;
     this.#allowSessionPolicy = options.allowSessionPolicy ?? false;
+    this.#policySchema = options.policySchema;
+  }
+
+  /** A session under the service's policy declares the predicates it was written over as they are. */
+  #requirePolicySchema(schema: Schema): void {
+    for (const [name, declared] of this.#policySchema?.predicates ?? []) {
+      const own = schema.predicates.get(name);
+      if (own === undefined || !same(own, declared))
+        throw new ServiceProblem(
+          422,
+          'invalid-policy',
+          `the session's schema ${own === undefined ? 'lacks' : 'declares otherwise'} '${name}', which the policy of the service (--policy) was written over; declare it as the service's --tools/--states do`,
+        );
+    }
   }
 
   /**
@@ -202,11 +225,16 @@ export class Sessions {
    * naming another one is 403 unless the service was started to allow it (the same text
    * is no change and is accepted).
    */
-  #policyFor(input: CreateSessionInput): { text: string; origin: string } | undefined {
+  #policyFor(
+    input: CreateSessionInput,
+  ): { text: string; origin: string; service?: boolean } | undefined {
     const own = input.policy;
-    if (this.#policy === undefined || own === this.#policy)
+    if (this.#policy === undefined)
       return own === undefined ? undefined : { text: own, origin: '' };
-    if (own === undefined) return { text: this.#policy, origin: ' of the service (--policy)' };
+    if (own === this.#policy)
+      return { text: own, origin: ' of the service (--policy)', service: true };
+    if (own === undefined)
+      return { text: this.#policy, origin: ' of the service (--policy)', service: true };
     if (!this.#allowSessionPolicy)
       throw new ServiceProblem(
         403,
@@ -354,6 +382,7 @@ export class Sessions {
     let specText: string | null;
     let formalized: Record<string, unknown> | undefined;
     const policy = this.#policyFor(input);
+    if (policy?.service) this.#requirePolicySchema(schema);
     // Fail closed: a policy that does not check against this session's schema creates no session.
     if (policy !== undefined) {
       const checked = checkPolicy(policy.text, schema);
