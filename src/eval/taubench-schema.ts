@@ -1,5 +1,5 @@
-import { createSchema, type Schema } from '../language/index.js';
-import { loadStateSchema, loadToolSchema } from '../schema/index.js';
+import type { Schema } from '../language/index.js';
+import { loadStateSchema, loadToolSchema, mergeSchemas } from '../schema/index.js';
 import { EvalInputError, parseDataJson } from './errors.js';
 
 /**
@@ -28,24 +28,19 @@ export function taubenchSchema(
     );
   }
   if (states === undefined) return loadedTools.value;
-  const loadedStates = loadStateSchema(parse(states), { id: 'airline-states' });
+  const loadedStates = loadStateSchema(parse(states), { id: 'host' });
   if (!loadedStates.ok) {
     throw new EvalInputError(
       'invalid-data',
       `${states.name}: not a states file: ${loadedStates.diagnostics[0]?.message ?? ''}`,
     );
   }
-  const clash = [...loadedStates.value.predicates.keys()].find((name) =>
-    loadedTools.value.predicates.has(name),
-  );
-  if (clash !== undefined) {
+  const merged = mergeSchemas(loadedTools.value, loadedStates.value);
+  if (!merged.ok) {
     throw new EvalInputError(
       'invalid-data',
-      `${states.name}: '${clash}' is declared by the tools (${tools.name}) too`,
+      `${states.name}: ${merged.diagnostics[0]?.message ?? ''} (the tools, ${tools.name}, declare it too)`,
     );
   }
-  return createSchema('airline', [
-    ...loadedTools.value.predicates.values(),
-    ...loadedStates.value.predicates.values(),
-  ]);
+  return merged.value;
 }
