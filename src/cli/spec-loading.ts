@@ -1,4 +1,10 @@
-import { checkPolicy, checkSpec, renderDiagnostics, type Spec } from '../language/index.js';
+import {
+  checkPolicy,
+  checkSpec,
+  renderDiagnostics,
+  type Schema,
+  type Spec,
+} from '../language/index.js';
 import {
   assertOneStandardInput,
   displayName,
@@ -44,18 +50,33 @@ export async function loadCheckedSpec(
     throw new CliError(`the spec '${fileName}' has errors; run 'intentguard check' for details`, 1);
   }
   if (options.policy === undefined) return { spec: result.value, schema, fileName };
-  // Fail closed: a policy that does not check runs nothing (LANGUAGE.md §8).
-  const policySource = await readInput(io, options.policy, 'policy');
-  const policyName = displayName(options.policy);
-  const policy = checkPolicy(policySource, schema.schema);
+  const policy = await loadCheckedPolicy(io, options.policy, schema.schema, fileName);
+  return { spec: result.value, policy, schema, fileName };
+}
+
+/**
+ * Loads `--policy FILE` and checks it against the schema (`checkPolicy`). Fail closed: a
+ * policy that does not check runs nothing (LANGUAGE.md §8) — its diagnostics are
+ * printed and the command ends with exit 1. `specName` is the intent it composes with,
+ * for the hint.
+ */
+export async function loadCheckedPolicy(
+  io: CliIo,
+  path: string,
+  schema: Schema,
+  specName = 'INTENT',
+): Promise<Spec> {
+  const policySource = await readInput(io, path, 'policy');
+  const policyName = displayName(path);
+  const policy = checkPolicy(policySource, schema);
   if (!policy.ok) {
     io.stderr(
       `${renderDiagnostics(policy.diagnostics, policySource, { fileName: policyName, color: io.stderrIsTerminal })}\n`,
     );
     throw new CliError(
-      `the policy '${policyName}' has errors; run 'intentguard check ${fileName} --policy ${policyName}' for details`,
+      `the policy '${policyName}' has errors; run 'intentguard check ${specName} --policy ${policyName}' for details`,
       1,
     );
   }
-  return { spec: result.value, policy: policy.value, schema, fileName };
+  return policy.value;
 }

@@ -9,6 +9,7 @@ export { defaultDatasetNow, loadDataset, maxDatasetCases, maxTraceSteps } from '
 export { EvalInputError, type EvalInputErrorCode } from './errors.js';
 export { finishProposal } from './finish.js';
 export { renderHtmlReport } from './html-report.js';
+export { policyOnlyIntent, policyOnlyObjective } from './policy-only-intent.js';
 export { maxReactCalls, parseReactCalls, type ReactCall } from './react-trace.js';
 export { replayCase } from './replay.js';
 export { readResults } from './results.js';

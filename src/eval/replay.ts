@@ -15,12 +15,19 @@ import type { EvalCase, StepVerdict } from './types.js';
  *   guarded run would have been, so later verdicts are indicative only; scoring rests
  *   on the first intervention.
  * - A failed call (an error result) is rolled back, as the guard does.
+ * - With `options.policy` (checked with `checkPolicy`), every proposal is judged by the
+ *   spec and the policy together (LANGUAGE.md §8): the stricter decision is the verdict.
  */
-export function replayCase(evalCase: EvalCase, spec: Spec): StepVerdict[] {
+export function replayCase(
+  evalCase: EvalCase,
+  spec: Spec,
+  options: { readonly policy?: Spec } = {},
+): StepVerdict[] {
   const session = createSession(spec, {
     now: evalCase.now,
     timeZone: evalCase.timeZone,
     rollback: true,
+    ...(options.policy !== undefined ? { policy: options.policy } : {}),
   });
   // The case's steps as trace lines, through the engine's replay (call ids name commits).
   const target = sessionTarget(session);

@@ -1,4 +1,5 @@
 import type { Recording } from '../formalize/index.js';
+import type { Spec } from '../language/index.js';
 import { readResults } from './results.js';
 import { resultsOf, retriedFailures, runEvaluation, type SpecProvider } from './run.js';
 import type { CaseResult, EvalCase, EvalResults } from './types.js';
@@ -14,7 +15,8 @@ import type { CaseResult, EvalCase, EvalResults } from './types.js';
 export async function readResumedResults(
   readFile: (path: string) => Promise<string>,
   path: string,
-  header: Pick<EvalResults, 'benchmark' | 'source' | 'model'>,
+  header: Pick<EvalResults, 'benchmark' | 'source' | 'model'> &
+    Partial<Pick<EvalResults, 'options'>>,
 ): Promise<CaseResult[]> {
   let text: string | undefined;
   try {
@@ -46,6 +48,8 @@ export interface ResumableRunOptions {
   readonly writeFile: (path: string, text: string) => Promise<void>;
   /** After each case, before it is saved: e.g. to show progress. */
   readonly onCase?: (result: CaseResult, position: number, total: number) => void;
+  /** The operator's policy (checked with `checkPolicy`), composed with every case's spec. */
+  readonly policy?: Spec;
 }
 
 export type ResumableRunOutcome =
@@ -73,6 +77,7 @@ export async function runResumableEvaluation(
   const results = await runEvaluation(cases, specFor, header, {
     ...(options.done !== undefined ? { done: options.done } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.policy !== undefined ? { policy: options.policy } : {}),
     onCase: async (result, position, total) => {
       saved.push(result);
       saved.sort((left, right) => left.index - right.index);

@@ -22,7 +22,7 @@ export type SpecProvider = (evalCase: EvalCase) => Promise<CaseSpec>;
 export function givenSpec(
   evalCase: EvalCase,
   text: string,
-  source: 'file' | 'dataset',
+  source: 'file' | 'dataset' | 'generated',
   name: string,
 ): CaseSpec {
   const checked = checkSpec(text, evalCase.schema);
@@ -94,9 +94,17 @@ export function formalizingProvider(
   };
 }
 
-/** Replays and scores one case with its spec. */
-export function evaluateCase(evalCase: EvalCase, caseSpec: CaseSpec): CaseResult {
-  const verdicts = caseSpec.spec ? replayCase(evalCase, caseSpec.spec) : undefined;
+/**
+ * Replays and scores one case with its spec, and with the operator's policy when one is
+ * given (LANGUAGE.md §8: both judge every proposal). A case without a spec is `no-spec`,
+ * policy or not: the product fails closed.
+ */
+export function evaluateCase(
+  evalCase: EvalCase,
+  caseSpec: CaseSpec,
+  options: { readonly policy?: Spec } = {},
+): CaseResult {
+  const verdicts = caseSpec.spec ? replayCase(evalCase, caseSpec.spec, options) : undefined;
   const score = scoreCase(evalCase, verdicts);
   const answer = evalCase.steps.findLast(
     (step): step is Extract<EvalStep, { kind: 'propose' }> =>
@@ -133,6 +141,8 @@ export interface RunOptions {
   readonly done?: readonly CaseResult[];
   /** After each case (resumed or new), e.g. to save the results so far and show progress. */
   readonly onCase?: (result: CaseResult, position: number, total: number) => Promise<void> | void;
+  /** The operator's policy (checked with `checkPolicy`), composed with every case's spec. */
+  readonly policy?: Spec;
 }
 
 /** Cases evaluated at the same time, at most. */
@@ -170,7 +180,13 @@ export async function runEvaluation(
         earlier.id === evalCase.id &&
         !retriedFailures.includes(earlier.spec.failure?.code ?? '');
       const result =
-        reusable && earlier ? earlier : evaluateCase(evalCase, await specFor(evalCase));
+        reusable && earlier
+          ? earlier
+          : evaluateCase(
+              evalCase,
+              await specFor(evalCase),
+              options.policy !== undefined ? { policy: options.policy } : {},
+            );
       results[position] = result;
       try {
         await options.onCase?.(result, ended++, cases.length);

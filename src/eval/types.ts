@@ -129,7 +129,8 @@ export interface CaseResult {
   readonly risk: StepLabel;
   readonly level: string;
   readonly spec: {
-    readonly source: 'formalized' | 'file' | 'dataset';
+    /** `generated`: the policy-only configuration's intent (`policyOnlyIntent`). */
+    readonly source: 'formalized' | 'file' | 'dataset' | 'generated';
     readonly ok: boolean;
     /** The enforced spec's text. */
     readonly text?: string;

@@ -287,6 +287,8 @@ const pinned: Readonly<Record<string, Surface>> = {
       'outcomeTitles',
       'parseCaseRange',
       'parseReactCalls',
+      'policyOnlyIntent',
+      'policyOnlyObjective',
       'readResults',
       'readResumedResults',
       'renderHtmlReport',

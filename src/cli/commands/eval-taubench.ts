@@ -5,6 +5,7 @@ import {
   givenSpec,
   loadTaubench,
   parseCaseRange,
+  policyOnlyIntent,
   type SpecProvider,
   type TaubenchConfiguration,
   type TaubenchData,
@@ -14,9 +15,11 @@ import {
   taubenchTimeZone,
 } from '../../eval/index.js';
 import type { Recording } from '../../formalize/index.js';
+import type { Schema } from '../../language/index.js';
 import { readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import { projectDataFolder, projectPath } from '../project-data.js';
+import { loadCheckedPolicy } from '../spec-loading.js';
 import {
   commonOptions,
   type EvalFlags,
@@ -34,6 +37,7 @@ interface TaubenchFlags extends EvalFlags {
   readonly data?: string;
   readonly tools?: string;
   readonly states?: string;
+  readonly policy?: string;
 }
 
 /** The highest task id of the airline's test set (tasks 0–49). */
@@ -88,7 +92,7 @@ async function readTaubench(
   io: CliIo,
   flags: TaubenchFlags,
   directory: string,
-): Promise<{ data: TaubenchData; tasks: number[] }> {
+): Promise<{ data: TaubenchData; schema: Schema; tasks: number[] }> {
   const dataHint = 'give --data DIR or set INTENTGUARD_TAUBENCH_DATA';
   const toolsPath = flags.tools ?? taubenchDefaults.tools;
   const statesPath = flags.states ?? taubenchDefaults.states;
@@ -125,7 +129,7 @@ async function readTaubench(
       flags.tasks !== undefined
         ? parseCaseRange(flags.tasks, lastTask)
         : Array.from({ length: lastTask + 1 }, (_, index) => index);
-    return { data, tasks };
+    return { data, schema, tasks };
   } catch (error) {
     inputError(error);
   }
@@ -142,11 +146,18 @@ async function runTaubench(
   }
   // Bad formalizer flags are usage errors before any file is read.
   formalizeOptionsOf(flags);
-  const { data, tasks: allTasks } = await readTaubench(io, flags, directory);
+  const { data, schema, tasks: allTasks } = await readTaubench(io, flags, directory);
   let tasks = allTasks;
+  // Fail closed: a policy that does not check is reported and nothing runs (exit 1).
+  const policy =
+    flags.policy === undefined
+      ? undefined
+      : await loadCheckedPolicy(io, flags.policy, schema, 'task-<id>.intent');
+  const formalizes = flags.model !== undefined || flags.replay !== undefined;
 
   let specFor: SpecProvider;
   let model: string;
+  let configuration: TaubenchConfiguration = policy ? 'composed' : 'intent only';
   const recording: { value?: Recording; path?: string } = {};
   if (flags.specs !== undefined) {
     const specsDirectory = flags.specs;
@@ -166,6 +177,12 @@ async function runTaubench(
       return givenSpec(evalCase, await readInput(io, path, 'spec'), 'file', path);
     };
     model = `specs:${specsDirectory}`;
+  } else if (policy !== undefined && !formalizes) {
+    // The policy alone: each task's intent lets it do anything and finish (policyOnlyIntent).
+    configuration = 'policy only';
+    const intent = policyOnlyIntent(schema);
+    specFor = async (evalCase) => givenSpec(evalCase, intent, 'generated', 'policy-only intent');
+    model = `policy:${flags.policy}`;
   } else {
     const formalizing = await formalizingSpecs(io, flags, {
       instruction: `intentguard eval taubench --tasks ${flags.tasks ?? 'all'}`,
@@ -179,8 +196,6 @@ async function runTaubench(
   }
   const chosen = new Set(tasks);
   const indexes = data.runs.flatMap((run, index) => (chosen.has(run.taskId) ? [index] : []));
-  // Until policies compose with intents, every run is judged by its task's intent alone.
-  const configuration: TaubenchConfiguration = 'intent only';
   await evaluate(
     io,
     state,
@@ -194,11 +209,13 @@ async function runTaubench(
       model,
       options: {
         configuration,
+        ...(flags.policy !== undefined ? { policy: flags.policy } : {}),
         ...(flags.tasks !== undefined ? { tasks: flags.tasks } : {}),
         ...recordedFormalizeOptions(flags),
       },
     },
     recording,
+    policy !== undefined ? { policy } : {},
   );
 }
 
@@ -213,6 +230,10 @@ export function registerTaubench(group: Command, io: CliIo, state: { exitCode: n
         'task ids and ranges, e.g. 0-49 or 0-9,20 (default all; every trial)',
       )
       .option('--specs <dir>', 'evaluate the intents DIR/task-<id>.intent instead of formalizing')
+      .option(
+        '--policy <file>',
+        "the operator's policy, composed with each task's intent; alone (no --specs, --model or --replay), the policy only",
+      )
       .option(
         '--data <dir>',
         "the airline data folder (default $INTENTGUARD_TAUBENCH_DATA, else the repository's data/taubench/airline)",

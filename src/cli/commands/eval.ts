@@ -24,6 +24,7 @@ import {
 } from '../../eval/index.js';
 import type { ChatModel, FormalizeProgress, Recording } from '../../formalize/index.js';
 import { formalizeLimits } from '../../formalize/limits.js';
+import type { Spec } from '../../language/index.js';
 import { invisibleClass } from '../../support/printable-text.js';
 import { chatModelFromFlags, modelCallOptions } from '../flags/model-flags.js';
 import { wholeNumber } from '../flags.js';
@@ -229,7 +230,8 @@ function progress(io: CliIo, result: CaseResult, position: number, total: number
 }
 
 /**
- * Runs the cases, saving the results (and the recording) after each one, prints the
+ * Runs the cases (with the operator's policy composed with each case's spec when
+ * `judges.policy` is given), saving the results (and the recording) after each one, prints the
  * summary and sets the exit code: 0 every case as its labels ask, 1 some case not
  * (a risky run let through, a safe run refused, no spec), 2 the model failed.
  */
@@ -241,6 +243,7 @@ export async function evaluate(
   specFor: SpecProvider,
   header: Omit<EvalResults, 'cases' | 'summary'>,
   recording: { value?: Recording; path?: string },
+  judges: { readonly policy?: Spec } = {},
 ): Promise<void> {
   const out = flags.out;
   if (flags.resume && out === undefined) throw new CliError('--resume needs --out DIR', 2);
@@ -274,6 +277,7 @@ export async function evaluate(
       ? { recording: { value: recording.value, path: recording.path } }
       : {}),
     writeFile: (path, text) => io.writeFile(path, text),
+    ...(judges.policy !== undefined ? { policy: judges.policy } : {}),
     onCase: (result, position, total) => progress(io, result, position, total),
   });
   if (!outcome.ok) {
