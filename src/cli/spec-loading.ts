@@ -50,7 +50,7 @@ export async function loadCheckedSpec(
     throw new CliError(`the spec '${fileName}' has errors; run 'intentguard check' for details`, 1);
   }
   if (options.policy === undefined) return { spec: result.value, schema, fileName };
-  const policy = await loadCheckedPolicy(io, options.policy, schema.schema, fileName);
+  const { policy } = await loadCheckedPolicy(io, options.policy, schema.schema, fileName);
   return { spec: result.value, policy, schema, fileName };
 }
 
@@ -65,7 +65,7 @@ export async function loadCheckedPolicy(
   path: string,
   schema: Schema,
   specName = 'INTENT',
-): Promise<Spec> {
+): Promise<{ readonly policy: Spec; readonly source: string }> {
   const policySource = await readInput(io, path, 'policy');
   const policyName = displayName(path);
   const policy = checkPolicy(policySource, schema);
@@ -78,5 +78,5 @@ export async function loadCheckedPolicy(
       1,
     );
   }
-  return policy.value;
+  return { policy: policy.value, source: policySource };
 }

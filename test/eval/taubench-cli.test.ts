@@ -239,6 +239,40 @@ describe('eval taubench --policy: policy only, intent only, composed', () => {
     expect(resumed.stderr).toContain('configuration "composed", not "intent only"');
   });
 
+  it('--model with --policy: each intent is formalized with the policy as context, then composed', async () => {
+    server.script('encode', fenced(intent(37)));
+    server.script('check', agree);
+    const result = await run(
+      [
+        'eval',
+        'taubench',
+        '--tasks',
+        '37',
+        '--policy',
+        policy,
+        '--mode',
+        'direct',
+        '--rounds',
+        '0',
+        '--model',
+        'openai:gpt-4o',
+        '--base-url',
+        server.url,
+        '--json',
+      ],
+      { env: testEnv },
+    );
+    expect(result.stderr).toBe('');
+    const results = JSON.parse(result.stdout) as EvalResults;
+    expect(server.of('encode')).toHaveLength(1);
+    expect(server.of('encode')[0]?.messages[0]?.content).toContain(
+      `\`\`\`policy\n${readFileSync(policy, 'utf8').trim()}\n\`\`\``,
+    );
+    expect(results.options).toMatchObject({ configuration: 'composed', policy });
+    expect(results.cases.map((item) => item.spec.source)).toEqual(Array(4).fill('formalized'));
+    expect(firstInterventions(results)['task-37-trial-0']).toBe('policy-violation');
+  });
+
   it('a policy that does not check runs nothing: its diagnostics and exit 1', async () => {
     const bad = join(directory, 'bad.policy');
     writeFileSync(bad, 'cancel_reservation(reservation_id = "X") -> Done\n');

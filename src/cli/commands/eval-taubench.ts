@@ -149,10 +149,11 @@ async function runTaubench(
   const { data, schema, tasks: allTasks } = await readTaubench(io, flags, directory);
   let tasks = allTasks;
   // Fail closed: a policy that does not check is reported and nothing runs (exit 1).
-  const policy =
+  const checkedPolicy =
     flags.policy === undefined
       ? undefined
       : await loadCheckedPolicy(io, flags.policy, schema, 'task-<id>.intent');
+  const policy = checkedPolicy?.policy;
   const formalizes = flags.model !== undefined || flags.replay !== undefined;
 
   let specFor: SpecProvider;
@@ -184,12 +185,18 @@ async function runTaubench(
     specFor = async (evalCase) => givenSpec(evalCase, intent, 'generated', 'policy-only intent');
     model = `policy:${flags.policy}`;
   } else {
-    const formalizing = await formalizingSpecs(io, flags, {
-      instruction: `intentguard eval taubench --tasks ${flags.tasks ?? 'all'}`,
-      schema: 'taubench-airline',
-      now: taubenchNow,
-      timeZone: taubenchTimeZone,
-    });
+    const formalizing = await formalizingSpecs(
+      io,
+      flags,
+      {
+        instruction: `intentguard eval taubench --tasks ${flags.tasks ?? 'all'}`,
+        schema: 'taubench-airline',
+        now: taubenchNow,
+        timeZone: taubenchTimeZone,
+      },
+      // Formalized with the policy as context: each intent is written for its task alone.
+      checkedPolicy !== undefined ? { policy: checkedPolicy.source } : {},
+    );
     specFor = oncePerTask(data, formalizing.specFor);
     model = formalizing.model;
     Object.assign(recording, formalizing.recording);

@@ -137,12 +137,14 @@ export async function formalizerFor(
 /**
  * The formalizer as an evaluation's spec provider (`--model` or `--replay`), with the
  * recording to save when `--record` is given; without a model, a usage error that
- * names the three ways to get specs.
+ * names the three ways to get specs. With `context.policy` (the policy's source) each
+ * intent is written under the operator's policy (`FormalizeOptions.policy`).
  */
 export async function formalizingSpecs(
   io: CliIo,
   flags: EvalFlags,
   header: { instruction: string; schema: string; now: string; timeZone: string },
+  context: { readonly policy?: string } = {},
 ): Promise<{
   specFor: SpecProvider;
   model: string;
@@ -161,6 +163,7 @@ export async function formalizingSpecs(
       model: formalizer.model,
       checker: flags.semanticCheck ? formalizer.model : false,
       ...formalizeOptionsOf(flags),
+      ...(context.policy !== undefined ? { policy: context.policy } : {}),
     },
     callProgress(io),
   );

@@ -19,6 +19,7 @@ import { CliError, type CliIo } from '../io.js';
 import { openMemory } from '../memory-store.js';
 import type { CommandRegistration } from '../program.js';
 import { sessionOptionsFromFlags } from '../session-options.js';
+import { loadCheckedPolicy } from '../spec-loading.js';
 
 const invisibleRun = new RegExp(`[${invisibleClass}]+`, 'gu');
 
@@ -44,6 +45,7 @@ interface FormalizeFlags {
   readonly now?: string;
   readonly timeZone?: string;
   readonly json?: boolean;
+  readonly policy?: string;
 }
 
 /** The model used when neither --model nor INTENTGUARD_MODEL names one. */
@@ -309,6 +311,11 @@ async function runFormalize(
   const settings = settingsOf(flags);
   const loaded = await loadSchemaOption(io, flags, true);
   if (!loaded) throw new CliError('a schema is required: give --states FILE or --tools FILE', 2);
+  // Fail closed: nothing is formalized under a policy that does not check (exit 1).
+  const policy =
+    flags.policy === undefined
+      ? undefined
+      : await loadCheckedPolicy(io, flags.policy, loaded.schema, 'SPEC');
   const module = await import('../../formalize/index.js');
   const { model, checker, replayed } = await modelsFor(module, io, flags, instruction);
   // A replay rebuilds the recorded prompts, which hold the recorded date and time.
@@ -329,6 +336,7 @@ async function runFormalize(
       model,
       checker: flags.semanticCheck ? checker : false,
       grounding: flags.groundingCheck,
+      ...(policy ? { policy: policy.source } : {}),
       ...(flags.llmDecoder ? { decoder: checker } : {}),
       ...settings,
       now,
@@ -379,6 +387,10 @@ export const registerFormalize: CommandRegistration = (program: Command, io, sta
     .argument('<instruction>', 'the user instruction, in quotes')
     .option('--states <file>', 'a states schema (JSON)')
     .option('--tools <file>', 'tool schemas (ToolEmu, MCP tools/list, OpenAI tools)')
+    .option(
+      '--policy <file>',
+      "the operator's policy: the spec is written for the task alone, under it (LANGUAGE.md §8)",
+    )
     .option(
       '--model <provider:model>',
       `openai:MODEL, anthropic:MODEL, ollama:MODEL, openai-compatible:MODEL or replay:FILE (default $INTENTGUARD_MODEL or ${defaultModel})`,

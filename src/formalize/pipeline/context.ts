@@ -14,6 +14,7 @@ import { estimateCost } from '../model/pricing.js';
 import type { PromptExperience } from '../prompts/encode.js';
 import type { WorkedExample } from '../prompts/examples.js';
 import type { PredicateSelection } from '../relevance.js';
+import type { PolicyContext } from './policy-context.js';
 import type { AttemptStage, FormalizeAttempt, FormalizeOptions } from './types.js';
 
 /** What every step of one formalization shares: its settings, and the attempts so far. */
@@ -33,6 +34,8 @@ export interface Context {
   readonly checker: ChatModel | false;
   /** What the grounding check compares the spec's values with; undefined: no check. */
   readonly grounding: GroundingSources | undefined;
+  /** The operator's policy (`FormalizeOptions.policy`), checked; undefined: none. */
+  readonly policy: PolicyContext | undefined;
   /** The worked examples of the schema's kind. */
   readonly examples: readonly WorkedExample[];
   readonly clock: () => number;

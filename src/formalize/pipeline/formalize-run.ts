@@ -1,4 +1,4 @@
-import { checkSpec, type Diagnostic } from '../../language/index.js';
+import { analyzeComposition, checkSpec, type Diagnostic } from '../../language/index.js';
 import { invisibleClass } from '../../support/printable-text.js';
 import type { ExperienceOutcome } from '../experience.js';
 import type { ChatModel } from '../model/model.js';
@@ -122,6 +122,7 @@ export async function runFormalize(options: FormalizeRunOptions): Promise<Formal
         ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
         semanticCheck: options.checker !== false,
         ...(options.grounding === false ? { groundingCheck: false } : {}),
+        ...(options.policy !== undefined ? { policy: true } : {}),
       },
     });
   }
@@ -133,8 +134,12 @@ export async function runFormalize(options: FormalizeRunOptions): Promise<Formal
   });
   if (!result.ok) return { instruction, result, warnings: [] };
   const specFile = specFileOf(instruction, samples, result.value);
-  // Warnings against the file, so that their lines are the ones the user sees.
-  const printed = checkSpec(specFile, options.schema);
+  // Warnings against the file, so that their lines are the ones the user sees; with a
+  // policy, the pair's too (`policy-conflict`).
+  const printed =
+    options.policy === undefined
+      ? checkSpec(specFile, options.schema)
+      : { diagnostics: analyzeComposition(specFile, options.policy, options.schema).intent };
   return {
     instruction,
     result,

@@ -8,6 +8,7 @@ import { examplesFor } from '../prompts/examples.js';
 import { selectPredicates } from '../relevance.js';
 import { isToolSchema } from '../signatures.js';
 import type { Context } from './context.js';
+import { composedDiagnostics, policyContext } from './policy-context.js';
 import { recall } from './recall.js';
 import { runSample } from './sample.js';
 import type {
@@ -74,7 +75,11 @@ async function contextOf(
   options: FormalizeOptions,
   samples: number,
   rounds: number,
-): Promise<{ context: Context; experienceIds: readonly number[] }> {
+): Promise<{
+  context: Context;
+  experienceIds: readonly number[];
+  policyFailure: FormalizeFailure | undefined;
+}> {
   const now = options.now ?? new Date();
   const timeZone = options.timeZone ?? systemTimeZone();
   const instruction = options.instruction.trim();
@@ -85,6 +90,10 @@ async function contextOf(
   const { experiences, boosts } = await recall(options, instruction);
   const examples = examplesFor(isToolSchema(options.schema) ? 'tools' : 'app');
   const selection = selectPredicates(options.schema, instruction, { ...options.relevance, boosts });
+  const checkedPolicy =
+    options.policy === undefined ? undefined : policyContext(options.policy, options.schema);
+  const policy = checkedPolicy && 'policy' in checkedPolicy ? checkedPolicy.policy : undefined;
+  const groundingTexts = [...(options.groundingTexts ?? []), ...(policy ? [policy.source] : [])];
   const context: Context = {
     options,
     schema: options.schema,
@@ -106,13 +115,19 @@ async function contextOf(
             instruction,
             // "tomorrow" and "Friday" in the instruction are the days the prompt's date makes them.
             today: createClock(now, timeZone).today,
-            ...(options.groundingTexts ? { texts: options.groundingTexts } : {}),
+            // The policy's values are the operator's, given like the instruction's.
+            ...(groundingTexts.length > 0 ? { texts: groundingTexts } : {}),
           },
+    policy,
     examples,
     clock: options.clock ?? Date.now,
     attempts: [],
   };
-  return { context, experienceIds: experiences.map((experience) => experience.id) };
+  return {
+    context,
+    experienceIds: experiences.map((experience) => experience.id),
+    policyFailure: checkedPolicy && 'failure' in checkedPolicy ? checkedPolicy.failure : undefined,
+  };
 }
 
 /** The first encoder request as every sample gets it, for the report. */
@@ -132,6 +147,7 @@ function promptReportOf(context: Context, experienceIds: readonly number[]): Pro
       now: context.now,
       timeZone: context.timeZone,
       experiences: context.experiences,
+      ...(context.policy ? { policy: context.policy.prompt } : {}),
       ...(mode === 'two-stage' ? { goal: '…the goal analysis of stage 1…' } : {}),
     }),
   };
@@ -221,7 +237,10 @@ function resultOf(
       specs,
       members: outcomes.map((outcome) => (outcome.ok ? outcome.spec : undefined)),
     },
-    diagnostics: chosen.spec.warnings,
+    // With a policy, the warnings of the pair too (`policy-conflict`), against the spec's text.
+    diagnostics: context.policy
+      ? composedDiagnostics(chosen.text, context.policy, context.schema)
+      : chosen.spec.warnings,
     report: report(),
   };
 }
@@ -248,12 +267,12 @@ export async function formalize(options: FormalizeOptions): Promise<FormalizeRes
   const samples = integerOption('samples', options.samples, 1, 1, formalizeLimits.maxSamples);
   const rounds = integerOption('rounds', options.rounds, 3, 0, formalizeLimits.maxRounds);
   const quorum = integerOption('quorum', options.quorum, Math.floor(samples / 2) + 1, 1, samples);
-  const { context, experienceIds } = await contextOf(options, samples, rounds);
+  const { context, experienceIds, policyFailure } = await contextOf(options, samples, rounds);
   const prompt = promptReportOf(context, experienceIds);
   const report = (outcomes: readonly SampleOutcome[]) =>
     reportOf(context, prompt, started, outcomes);
 
-  const invalid = inputFailure(context.instruction);
+  const invalid = inputFailure(context.instruction) ?? policyFailure;
   if (invalid) return { ok: false, failure: invalid, diagnostics: [], report: report([]) };
 
   const outcomes = await pool(samples, options.concurrency ?? 4, (sample) =>

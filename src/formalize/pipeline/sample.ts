@@ -1,4 +1,13 @@
-import { canonicalSpecText, checkGrounding, checkSpec, type Spec } from '../../language/index.js';
+import {
+  canonicalSpecText,
+  checkGrounding,
+  checkSpec,
+  failure,
+  type Result,
+  type Spec,
+  type SpecFromText,
+  success,
+} from '../../language/index.js';
 import { errorMessage } from '../../support/error-message.js';
 import type { FormalizeFailure } from '../failures.js';
 import type { ChatMessage } from '../model/model.js';
@@ -18,6 +27,7 @@ import {
   record,
   SampleFailure,
 } from './context.js';
+import { composedDiagnostics } from './policy-context.js';
 import { extractGoal, semanticCheck } from './stages.js';
 import type { SampleOutcome } from './types.js';
 
@@ -66,6 +76,7 @@ async function firstRequest(
     now: context.now,
     timeZone: context.timeZone,
     experiences: context.experiences,
+    ...(context.policy ? { policy: context.policy.prompt } : {}),
     ...(goal !== undefined ? { goal } : {}),
     ...(goalProblem !== undefined ? { goalProblem } : {}),
   });
@@ -74,6 +85,20 @@ async function firstRequest(
     messages: [{ role: 'user', content }],
     ...(goalProblem !== undefined ? { goalProblem } : {}),
   };
+}
+
+/**
+ * A draft checked against the schema and, with a policy, together with it: an error of
+ * the pair (an objective the policy owns) is the draft's to repair, and the pair's
+ * warnings are the draft's diagnostics.
+ */
+function checkDraftSpec(context: Context, text: string): Result<SpecFromText> {
+  const checked = checkSpec(text, context.schema);
+  if (!checked.ok || context.policy === undefined) return checked;
+  const diagnostics = composedDiagnostics(text, context.policy, context.schema);
+  return diagnostics.some((diagnostic) => diagnostic.severity === 'error')
+    ? failure(diagnostics)
+    : success(checked.value, diagnostics);
 }
 
 /**
@@ -99,7 +124,7 @@ function checkDraft(context: Context, state: SampleState, draft: Draft): Next {
     return { feedback: ambiguityPrompt(read.candidates) };
   }
   // The rewritten text has the reply's length and lines: diagnostics point into the reply.
-  const checked = checkSpec(read.text, context.schema);
+  const checked = checkDraftSpec(context, read.text);
   if (!checked.ok) {
     record(context, base, result, { outcome: 'invalid', diagnostics: checked.diagnostics });
     if (round >= context.rounds) {

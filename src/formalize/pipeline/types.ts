@@ -24,6 +24,17 @@ export interface FormalizeOptions {
    * source of the operator's policy, once policies exist. Never tool descriptions.
    */
   readonly groundingTexts?: readonly string[];
+  /**
+   * The operator's policy (LANGUAGE.md §8), as its source text: the encoder's prompt shows
+   * it as what is already enforced, so that the spec does not restate it (within
+   * `formalizeLimits.maxPolicyPromptLength`: a longer policy is shown without its
+   * comments); every draft is checked together with it (`analyzeComposition`: an error
+   * of the pair goes back for repair), the result's `diagnostics` hold the pair's warnings
+   * (`policy-conflict`), and its values count as given to the grounding check. A policy
+   * that does not check (`checkPolicy`) fails the run (`invalid-input`): nothing is
+   * formalized under a policy that cannot run.
+   */
+  readonly policy?: string;
   /** Reads the spec back with this model instead of the deterministic `explainSpec`. */
   readonly decoder?: ChatModel;
   /** `two-stage` extracts the goal first, then refines it (RefineAct); `auto` does so for tool schemas. */

@@ -5,6 +5,7 @@ import { defuseMarkers, describeNow, quoteInstruction } from './context.js';
 import { renderExamples, type WorkedExample, workedExamples } from './examples.js';
 import { languageSummary, methodGuidance, refinementGuidance } from './language.js';
 import { languageV2Summary } from './language-v2.js';
+import { policySection } from './policy.js';
 
 /** A spec that worked before for a similar instruction (from memory). */
 export interface PromptExperience {
@@ -24,6 +25,8 @@ export interface EncodePromptInput {
   /** Two-stage mode: why stage 1 gave no goal analysis (stage 2 then works from the instruction). */
   readonly goalProblem?: string;
   readonly examples?: readonly WorkedExample[];
+  /** The operator's policy as the prompt shows it (`policyPromptText`); absent: none. */
+  readonly policy?: string;
 }
 
 const role = `You are the intent encoder of intentguard. You translate a user's instruction to an AI agent into
@@ -55,12 +58,15 @@ export function schemaHeading(schema: Schema, selection: PredicateSelection): st
     : `Schema ${id} (${selection.total} predicates):`;
 }
 
-/** The encoder's first user message: schema, date, memory, goal analysis, instruction. */
+/** The encoder's first user message: schema, policy, date, memory, goal analysis, instruction. */
 export function encoderUserPrompt(input: EncodePromptInput): string {
   // The schema first: with the fixed system prompt it is the longest prefix that
   // repeats across runs on one app, which providers cache; the date changes every run.
   const parts = [
     `${schemaHeading(input.schema, input.selection)}\n${renderSignatures(input.schema, input.selection.names)}`,
+    // The policy is the same for every task of a deployment: next to the schema, it
+    // stays in the prefix providers cache.
+    ...(input.policy !== undefined ? [policySection(input.policy)] : []),
     describeNow(input.now, input.timeZone),
   ];
   const experiences = input.experiences ?? [];
