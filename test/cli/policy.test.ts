@@ -117,6 +117,41 @@ describe('intentguard --policy', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("The operator's policy (every call must also pass it):");
     expect(result.stdout).toContain('send_certificate with amount greater than 500');
+    const [intentPart, policyPart] = result.stdout.split("The operator's policy");
+    // The intent plans: what the user said, its steps, and that unplanned critical calls are refused.
+    expect(intentPart).toContain(
+      'What the user said (holds from the start):\n- TripPurpose with reason equal to "a family birthday"',
+    );
+    expect(intentPart).toContain('refused as not part of the plan');
+    // The policy permits and refuses: no plan, no finish, no "any other critical action is refused".
+    expect(policyPart).toContain(
+      'Permissions: a call of cancel_reservation or send_certificate is refused unless one of these holds:\n1. InsuredCancellation (CancelInsured; may be repeated):',
+    );
+    expect(policyPart).toContain(
+      "Any other call is not governed by the policy: only its guards apply to it. What the task needs and when it is done are the intent's to say.",
+    );
+    expect(policyPart).not.toContain('not part of the plan');
+    expect(policyPart).not.toContain('Steps:');
+    const json = await run(['explain', `${folder}/cancel.intent`, ...schema, ...policy, '--json']);
+    const explained = JSON.parse(json.stdout) as {
+      given: string[];
+      policy: { governed: string[]; steps: unknown[] };
+    };
+    expect(explained.given).toEqual(['TripPurpose with reason equal to "a family birthday"']);
+    expect(explained.policy.governed).toEqual(['cancel_reservation', 'send_certificate']);
+    expect(explained.policy.steps).toHaveLength(3);
+  });
+
+  it('explain: a policy of guards only governs no call', async () => {
+    const guards = 'reject send_certificate(amount > 500) because "no agent sends more than 500"\n';
+    const result = await run(['explain', `${folder}/cancel.intent`, ...schema, '--policy', '-'], {
+      stdin: guards,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Always refused:\n- send_certificate with amount greater than 500 — no agent sends more than 500\nThe policy governs no call: only its guards apply.',
+    );
+    expect(result.stdout).not.toContain('Permissions:');
   });
 
   it('fmt: given and refused print canonically (a fixed point)', async () => {
