@@ -6,6 +6,7 @@ import {
   normalizeText,
   type VariableType,
 } from '../language/index.js';
+import { aggregateOf } from './aggregates.js';
 import type { SessionClock } from './clock.js';
 import {
   type CompileSettings,
@@ -175,6 +176,15 @@ function compileStep(step: CheckedStep, settings: CompileSettings, reading: Read
       return values;
     });
   }
+  if (step.kind === 'index') {
+    // `list[0]`, `list[-1]` (LANGUAGE.md §9): out of range is a missing value.
+    const position = step.position;
+    return (data) => {
+      if (!Array.isArray(data)) return missing;
+      const index = position < 0 ? data.length + position : position;
+      return index >= 0 && index < data.length ? data[index] : missing;
+    };
+  }
   // Filters select with the rules' reading, in guards too.
   const strict: Reading = { guard: false, options: reading.options };
   const tests = step.constraints.map((constraint) => compileDataTest(constraint, settings, strict));
@@ -261,6 +271,17 @@ function compileDataTest(
   };
   const regex = access.matches;
   switch (access.function) {
+    case 'sum':
+    case 'min':
+    case 'max': {
+      const aggregate = aggregateOf(access.function);
+      return (data, clock) => {
+        const list = walk(data, clock);
+        if (list === undecided) return true;
+        const value = Array.isArray(list) ? aggregate(list) : undefined;
+        return value === undefined ? unfit : test(value, clock);
+      };
+    }
     case 'count':
       return (data, clock) => {
         const list = walk(data, clock);
@@ -357,6 +378,10 @@ export function compileAccessValue(
       if (current === undecided) return undecided;
     }
     switch (access.function) {
+      case 'sum':
+      case 'min':
+      case 'max':
+        return Array.isArray(current) ? aggregateOf(access.function)(current) : undefined;
       case 'count':
         if (!Array.isArray(current)) return undefined;
         return regex === undefined

@@ -97,14 +97,20 @@ export type PathStep =
       /** Each element is `it`; a constraint's variable names a field of it, or `it` itself. */
       readonly constraints: readonly ConstraintNode[];
       readonly range: SourceRange;
-    };
+    }
+  /** `[0]`, `[-1]` (v3, LANGUAGE.md §9): one element of a list; negative counts from the end. */
+  | { readonly kind: 'index'; readonly position: number; readonly range: SourceRange };
 
 export const coercionTypes = ['number', 'date', 'time', 'datetime', 'boolean'] as const;
 /** `x as number`: text read as another type (LANGUAGE.md §7). */
 export type CoercionType = (typeof coercionTypes)[number];
 
-export const subjectFunctions = ['count', 'len', 'any', 'each'] as const;
+export const subjectFunctions = ['count', 'len', 'any', 'each', 'sum', 'min', 'max'] as const;
 export type SubjectFunction = (typeof subjectFunctions)[number];
+
+/** `sum`, `min`, `max` (v3, LANGUAGE.md §9): a number made of a list of numbers. */
+export const aggregateFunctions = ['sum', 'min', 'max'] as const;
+export type AggregateFunction = (typeof aggregateFunctions)[number];
 
 /**
  * The left side of a constraint beyond a plain variable: `results[name ~ "W"].id`,

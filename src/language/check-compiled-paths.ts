@@ -1,4 +1,5 @@
 import { type Bindings, fail, same, typeText, type Where } from './check-compiled-spec.js';
+import { aggregatesElements, isAggregate } from './checker/aggregates.js';
 import type { Literal } from './checker/literal.js';
 import type { CheckedAccess, CheckedArithmetic, CheckedConstraint } from './checker/spec.js';
 import type { Operator } from './operators.js';
@@ -91,6 +92,13 @@ function walkSteps(
       }
       return;
     }
+    if (step.kind === 'index') {
+      const element = elementShape(shape);
+      if (element === undefined) fail(at, 'a position in a value that is not a list');
+      if (!Number.isSafeInteger(step.position)) fail(`${at}.position`, 'a whole number');
+      shape = element;
+      return;
+    }
     const element = elementShape(shape);
     if (element === undefined) fail(at, 'a filter on a value that is not a list');
     // Only a filter that stands for some element binds (LANGUAGE.md §7).
@@ -158,7 +166,10 @@ function accessShape(
         fail(`${at}.function`, 'len takes a text or a list');
       shape = { kind: 'type', type: { kind: 'number' } };
     } else if (element === undefined) fail(`${at}.function`, `${fn} takes a list`);
-    else if (fn === 'count') {
+    else if (isAggregate(fn)) {
+      if (!aggregatesElements(element)) fail(`${at}.function`, `${fn} takes a list of numbers`);
+      shape = { kind: 'type', type: { kind: 'number' } };
+    } else if (fn === 'count') {
       const textual =
         element.kind === 'json' || (element.kind === 'type' && element.type.kind === 'text');
       if (access.matches !== undefined && !textual)

@@ -1,5 +1,5 @@
 import { IntentguardError } from '../support/errors.js';
-import { comparisonOperators } from './ast.js';
+import { comparisonOperators, subjectFunctions } from './ast.js';
 import { answerPredicate } from './checker/spec.js';
 import { Decimal, readNumber } from './decimal.js';
 import { operators } from './operators.js';
@@ -153,9 +153,13 @@ export const shapes: Readonly<Record<string, Shape>> = {
     },
   },
   step: {
-    kinds: { field: { name: 'str' }, filter: { constraints: 'constraint[]', joins: '?bool' } },
+    kinds: {
+      field: { name: 'str' },
+      filter: { constraints: 'constraint[]', joins: '?bool' },
+      index: { position: 'int' },
+    },
   },
-  subjectFunction: { oneOf: ['count', 'len', 'any', 'each'] },
+  subjectFunction: { oneOf: subjectFunctions },
   literal: {
     kinds: {
       text: { value: 'str' },

@@ -964,6 +964,11 @@ class Parser {
         continue;
       }
       if (this.isSymbol('[') && this.current.start === this.previousEnd()) {
+        const position = this.parsePosition();
+        if (position !== undefined) {
+          steps.push(position);
+          continue;
+        }
         const open = this.advance();
         const limit = Math.min(this.limits.maxNestingDepth, maxSupportedNesting);
         if (this.#filterDepth >= limit)
@@ -990,6 +995,24 @@ class Parser {
       }
       return steps;
     }
+  }
+
+  // position ::= '[' integer ']'   (v3, LANGUAGE.md §9): `flights[0]`, `flights[-1]`
+  parsePosition(): PathStep | undefined {
+    const number = this.peek();
+    if (number.kind !== 'number') return undefined;
+    const open = this.advance();
+    this.advance();
+    const position = number.number;
+    const whole =
+      position !== undefined && number.decimal === undefined && Number.isSafeInteger(position);
+    if (!whole) this.report('invalid-index', number.start, number.end, { index: number.text });
+    const close = this.expectSymbol(']', "']' closing the position");
+    return {
+      kind: 'index',
+      position: whole ? position : 0,
+      range: this.range(open.start, close.end),
+    };
   }
 
   // op ::= '=' | '!=' | '~' | '!~' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in' | 'contains' | ...

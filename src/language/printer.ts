@@ -111,7 +111,9 @@ export function printSubject(constraint: Pick<ConstraintNode, 'variable' | 'subj
     path +=
       step.kind === 'field'
         ? `.${step.name.name}`
-        : `[${step.constraints.map(printConstraint).join(', ')}]`;
+        : step.kind === 'index'
+          ? `[${step.position}]`
+          : `[${step.constraints.map(printConstraint).join(', ')}]`;
   }
   if (subject.matches) path += ` matches ${printValue(subject.matches)}`;
   if (subject.function !== undefined && !subject.exists) path = `${subject.function}(${path})`;

@@ -278,6 +278,24 @@ function countOf(constraint: CheckedConstraint, list: readonly unknown[]): Fract
  * `len(text)`: the characters (code points) of the text as given, before normalization —
  * what a tool receiving it counts. The documents do not say; this is the engine's reading.
  */
+/**
+ * §9: `sum` adds the numbers of a list (0 for none); `min`/`max` pick the least/greatest.
+ * A list with an element that is not a number, and `min`/`max` of no elements, have no
+ * value (undefined: the constraint does not fit).
+ */
+function aggregateOf(fn: 'sum' | 'min' | 'max', list: readonly unknown[]): Fraction | undefined {
+  const numbers: Fraction[] = [];
+  for (const element of list) {
+    if (typeof element !== 'number' || !Number.isFinite(element)) return undefined;
+    numbers.push(Fraction.fromNumber(element));
+  }
+  if (fn === 'sum') return numbers.reduce((total, next) => total.plus(next), Fraction.of(0n));
+  const sign = fn === 'max' ? 1 : -1;
+  let best: Fraction | undefined;
+  for (const next of numbers) if (best === undefined || next.compare(best) * sign > 0) best = next;
+  return best;
+}
+
 function lengthOf(text: string): Fraction {
   return Fraction.of(BigInt([...text].length));
 }
@@ -693,6 +711,14 @@ export class ReferenceSession {
       case 'len':
         if (typeof current !== 'string') return undefined;
         return this.#compare(constraint, lengthOf(current), deny, strictRecord);
+      case 'sum':
+      case 'min':
+      case 'max': {
+        if (!Array.isArray(current)) return undefined;
+        const total = aggregateOf(access.function, current);
+        if (total === undefined) return undefined;
+        return this.#compare(constraint, total, deny, strictRecord);
+      }
       case 'any':
       case 'each': {
         if (!Array.isArray(current)) return undefined;
@@ -736,6 +762,11 @@ export class ReferenceSession {
       return projected.includes(missing) ? missing : projected;
     }
     if (!Array.isArray(data)) return missing;
+    // §9: a position counts from 0, a negative one from the end; out of range is missing.
+    if (step.kind === 'index') {
+      const at = step.position >= 0 ? step.position : data.length + step.position;
+      return at >= 0 && at < data.length ? data[at] : missing;
+    }
     // A filter selects with the rules' reading: an element that does not fit is not kept.
     // Inside `not` (`deny`), an element that the deny-list reading keeps — where on a
     // record a value that does not fit passes — and the rules' does not leaves the

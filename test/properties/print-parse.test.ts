@@ -183,7 +183,9 @@ function noisySubject(constraint: ConstraintNode, pick: Pick): string {
     path +=
       step.kind === 'field'
         ? `.${step.name.name}`
-        : `[${step.constraints.map((inner) => noisyConstraint(inner, pick)).join(pick(', ', ',', ' , '))}]`;
+        : step.kind === 'index'
+          ? `[${pick('', ' ')}${step.position}${pick('', ' ')}]`
+          : `[${step.constraints.map((inner) => noisyConstraint(inner, pick)).join(pick(', ', ',', ' , '))}]`;
   }
   if (subject.matches)
     path += ` ${pick('matches', 'MATCHES')} /${subject.matches.pattern}/${subject.matches.flags}`;

@@ -272,11 +272,19 @@ const operatorValueArbitrary = fc.oneof(
 
 /** A constraint on a variable, or on a path of it whose filters hold such constraints. */
 function constraintWithSubject(depth: number): fc.Arbitrary<ConstraintNode> {
+  // `[0]`, `[-1]` (v3): a position.
+  const position: fc.Arbitrary<PathStep> = fc
+    .integer({ min: -3, max: 12 })
+    .map((index) => ({ kind: 'index' as const, position: index, range: nowhere }));
   const step: fc.Arbitrary<PathStep> =
     depth === 0
-      ? identifierArbitrary.map((name) => ({ kind: 'field' as const, name }))
+      ? fc.oneof(
+          identifierArbitrary.map((name) => ({ kind: 'field' as const, name })),
+          position,
+        )
       : fc.oneof(
           identifierArbitrary.map((name) => ({ kind: 'field' as const, name })),
+          position,
           fc
             .array(constraintWithSubject(depth - 1), { minLength: 1, maxLength: 2 })
             .map((constraints) => ({ kind: 'filter' as const, constraints, range: nowhere })),

@@ -26,6 +26,7 @@ import {
   shapeOf,
   shapeType,
 } from '../value-shapes.js';
+import { aggregateHint, aggregatesElements, isAggregate } from './aggregates.js';
 import { type TypingProblem, typeConstraintValue } from './literal.js';
 import type { BindingInfo, NameScope } from './resolve.js';
 import type { CheckedAccess, CheckedArithmetic, CheckedConstraint, CheckedStep } from './spec.js';
@@ -517,6 +518,22 @@ function walk(
       // A field of a list is a projection: the list of that field of every element.
       continue;
     }
+    if (step.kind === 'index') {
+      const element = elementShape(shape);
+      if (element === undefined)
+        return invalidPath(
+          context,
+          step,
+          `The position [${step.position}]`,
+          text,
+          shape,
+          'Positions pick one element of a list: list[0] is the first, list[-1] the last.',
+        );
+      checked.push({ kind: 'index', position: step.position });
+      text += `[${step.position}]`;
+      shape = element;
+      continue;
+    }
     const element = elementShape(shape);
     if (element === undefined)
       return invalidPath(
@@ -628,6 +645,21 @@ function typeAccess(
       shape = { kind: 'type', type: numberType };
     } else if (element === undefined) {
       return invalidPath(context, subjectNode, `${fn}(…)`, text, shape, `${fn} takes a list.`);
+    } else if (isAggregate(fn)) {
+      if (!aggregatesElements(element)) {
+        context.scope.diagnostics.report(
+          'invalid-aggregate',
+          { range: subjectNode.range },
+          {
+            function: fn,
+            subject: text,
+            type: shapeName(shape),
+            hint: aggregateHint(fn, element),
+          },
+        );
+        return undefined;
+      }
+      shape = { kind: 'type', type: numberType };
     } else if (fn === 'count') {
       const regexNode = node.subject?.matches;
       if (regexNode !== undefined) {

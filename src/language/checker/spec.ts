@@ -122,7 +122,9 @@ export type CheckedStep =
       readonly constraints: readonly CheckedConstraint[];
       /** Some constraint of the filter binds or uses a binding: it is judged by the join. */
       readonly joins?: true;
-    };
+    }
+  /** `[0]`, `[-1]` (v3): the element at that position; negative counts from the end. */
+  | { readonly kind: 'index'; readonly position: number };
 
 /**
  * The typed left side of a constraint: the steps from the variable's value, an optional

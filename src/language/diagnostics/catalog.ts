@@ -196,6 +196,16 @@ export const diagnosticCatalog = {
     message: "{what} cannot be applied to '{subject}', which is {type}.",
     hint: '{hint}',
   },
+  'invalid-index': {
+    severity: 'error',
+    message: 'A position in a list must be a whole number; found {index}.',
+    hint: 'Write list[0] for the first element, list[1] for the second, list[-1] for the last.',
+  },
+  'invalid-aggregate': {
+    severity: 'error',
+    message: "{function}(…) adds up or orders numbers, but '{subject}' is {type}.",
+    hint: '{hint}',
+  },
   'unbound-variable': {
     severity: 'error',
     message: "'{binding}' is used before anything binds it.",
