@@ -11,6 +11,7 @@ import {
 } from './generate.js';
 import { guardBench } from './guard.js';
 import { languageV2Bench } from './language-v2.js';
+import { languageV3Bench } from './language-v3.js';
 import {
   collectGarbage,
   formatMicros,
@@ -148,7 +149,8 @@ function measureCheck(rules: number): { parseCheck: number; text: number } {
 
 /**
  * `BENCH_ONLY=decisions,prolog` runs only those parts (decisions, check, security, v2-rules,
- * guard, bindings, records, policy, prolog, adapters, servers, stores); all of them by default.
+ * guard, bindings, records, v3-terms, policy, prolog, adapters, servers, stores); all of them
+ * by default.
  */
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const runs = (part: string): boolean => only === undefined || only.includes(part);
@@ -163,6 +165,7 @@ async function main(): Promise<void> {
   if (runs('guard')) guardBench(proposalsPerKind);
   if (runs('bindings')) languageV2Bench(proposalsPerKind);
   if (runs('records')) recordsBench(proposalsPerKind);
+  if (runs('v3-terms')) languageV3Bench(proposalsPerKind);
   if (runs('policy')) policyBench(Math.min(proposalsPerKind, 20_000));
   if (runs('prolog')) prologBench(sizes, Number(process.env.BENCH_STEPS ?? 100_000));
   if (runs('adapters')) await adapterBench();

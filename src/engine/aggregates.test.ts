@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkSpec } from '../language/index.js';
 import type { Schema } from '../language/schema-model.js';
 import { loadToolSchema } from '../schema/index.js';
+import { explainSpec } from './explain.js';
 import { createSession } from './session-all-parts.js';
 
 /** `sum`/`min`/`max` and positions (LANGUAGE.md §9) on τ-bench's airline tools. */
@@ -143,5 +144,22 @@ describe('positions (LANGUAGE.md §9)', () => {
       Booked -> Done`;
     expect(session(guard).propose(booking([100], legs.slice(0, 1))).decision).toBe('reject');
     expect(session(guard).propose(booking([100], legs)).decision).toBe('allow');
+  });
+});
+
+describe('explain renders the v3 terms in plain words', () => {
+  it('names sums, extremes and positions', () => {
+    const checked = checkSpec(
+      `reject book_reservation(sum(payment_methods.amount) > 1000)
+      book_reservation(max(payment_methods.amount) <= 500, flights[0].flight_number = "HAT001", flights[-2].flight_number != "HAT009") -> Booked
+      Booked -> Done`,
+      schema,
+    );
+    if (!checked.ok) throw new Error(checked.diagnostics[0]?.message);
+    const text = explainSpec(checked.value).text;
+    expect(text).toContain('the sum of payment_methods.amount');
+    expect(text).toContain('the greatest of payment_methods.amount');
+    expect(text).toContain('flights[first].flight_number');
+    expect(text).toContain('flights[2nd from last].flight_number');
   });
 });

@@ -7,6 +7,7 @@ import {
 import type { SessionClock } from './clock.js';
 import type { CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
 import { describeLiteral } from './constraint-test.js';
+import { plainSubject } from './describe-terms.js';
 
 /**
  * Plain-language pieces that feedback and roadmaps are built from. Everything here
@@ -15,7 +16,8 @@ import { describeLiteral } from './constraint-test.js';
 
 /** `time earlier than 19:00` */
 export function describeConstraint(constraint: CheckedConstraint, clock: SessionClock): string {
-  const subject = constraint.access?.text ?? constraint.variable.name;
+  const access = constraint.access;
+  const subject = (access && plainSubject(access)) ?? access?.text ?? constraint.variable.name;
   const type = constraint.access?.compared ?? constraint.variable.type;
   // `products[name ~ "x", id = $id]` alone: some element satisfies the filter.
   if (constraint.access?.exists) return `some element of ${subject}`;

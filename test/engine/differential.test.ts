@@ -328,6 +328,21 @@ function jsonConstraintArb(name: string): fc.Arbitrary<string> {
     fc
       .tuple(filter, fc.constantFrom('contains', 'not contains'), small)
       .map(([kept, operator, bound]) => `${name}${kept}.n ${operator} ${bound}`),
+    // v3 (LANGUAGE.md §9): aggregates over a projection (of a filter), and positions.
+    fc
+      .tuple(
+        fc.constantFrom('sum', 'min', 'max'),
+        fc.oneof(fc.constant(''), filter),
+        count,
+        fc.integer({ min: 0, max: 6 }),
+      )
+      .map(([fn, kept, operator, bound]) => `${fn}(${name}${kept}.n) ${operator} ${bound}`),
+    fc
+      .tuple(fc.constantFrom('0', '1', '-1', '-2', '3'), count, small)
+      .map(([position, operator, bound]) => `${name}[${position}].n ${operator} ${bound}`),
+    fc
+      .tuple(fc.constantFrom('0', '-1'), fc.constantFrom('=', '!='), fc.constantFrom('"a"', '"b"'))
+      .map(([position, operator, text]) => `${name}[${position}].s ${operator} ${text}`),
   );
 }
 
@@ -489,6 +504,10 @@ function sitesOf(models: readonly PredicateModel[]): Site[] {
           site(`${name}[n >= 1].s`, 'json', true);
           site(`count(${name})`, 'number');
           site(`count(${name} matches /a/)`, 'number');
+          // v3 (§9): aggregates and positions bind and compare like any term.
+          site(`sum(${name}.n)`, 'number');
+          site(`max(${name}[n >= 1].n)`, 'number');
+          site(`${name}[-1].n`, 'json');
           break;
         case 'list<text>':
           site(name, 'text', true);
@@ -496,6 +515,8 @@ function sitesOf(models: readonly PredicateModel[]): Site[] {
           break;
         case 'list<number>':
           site(name, 'number', true);
+          site(`min(${name})`, 'number');
+          site(`${name}[0]`, 'number');
           break;
         case 'text':
           site(name, 'text');
@@ -1744,6 +1765,11 @@ function runWorld(world: World): void {
     for (const constraint of pattern.constraints) {
       const binding = constraint.binding;
       if (constraint.access?.function === 'len') statistics.bound.add('len');
+      const fn = constraint.access?.function;
+      if (binding !== undefined && (fn === 'sum' || fn === 'min' || fn === 'max'))
+        statistics.bound.add('aggregate binding');
+      if (binding !== undefined && constraint.access?.steps.some((step) => step.kind === 'index'))
+        statistics.bound.add('position binding');
       if (constraint.node?.subject?.matches) statistics.bound.add('count matches');
       for (const step of constraint.access?.steps ?? []) {
         if (step.kind !== 'filter') continue;
@@ -1779,7 +1805,9 @@ function runWorld(world: World): void {
   for (const access of accesses) {
     if (access.function) statistics.access.add(access.function);
     for (const step of access.steps) {
-      statistics.access.add(step.kind === 'filter' ? 'filter' : 'projection');
+      statistics.access.add(
+        step.kind === 'filter' ? 'filter' : step.kind === 'index' ? 'position' : 'projection',
+      );
       if (step.kind === 'filter' && step.constraints.some((c) => c.node?.subject?.as))
         statistics.access.add('as');
     }
@@ -1878,7 +1906,11 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
       'count',
       'each',
       'filter',
+      'max',
+      'min',
+      'position',
       'projection',
+      'sum',
     ]);
     expect(statistics.jsonWorlds).toBeGreaterThan(10);
     const codes = new Set([...statistics.decisions.keys()]);
@@ -1985,6 +2017,7 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
     expect(statistics.worlds - worlds).toBeGreaterThan(400);
     expect([...statistics.bound].sort()).toEqual([
       'Answer',
+      'aggregate binding',
       'arithmetic',
       'binder in filter',
       'binding',
@@ -1996,6 +2029,7 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
       'duration',
       'json binding',
       'len',
+      'position binding',
       'use in filter',
     ]);
     // Rules and guards with bindings both held and failed on the traces.

@@ -286,8 +286,11 @@ function countOf(constraint: CheckedConstraint, list: readonly unknown[]): Fract
 function aggregateOf(fn: 'sum' | 'min' | 'max', list: readonly unknown[]): Fraction | undefined {
   const numbers: Fraction[] = [];
   for (const element of list) {
-    if (typeof element !== 'number' || !Number.isFinite(element)) return undefined;
-    numbers.push(Fraction.fromNumber(element));
+    // A typed list holds exact numbers already; json holds JSON numbers.
+    if (element instanceof Fraction) numbers.push(element);
+    else if (typeof element === 'number' && Number.isFinite(element))
+      numbers.push(Fraction.fromNumber(element));
+    else return undefined;
   }
   if (fn === 'sum') return numbers.reduce((total, next) => total.plus(next), Fraction.of(0n));
   const sign = fn === 'max' ? 1 : -1;
@@ -1008,6 +1011,15 @@ export class ReferenceSession {
       case 'len':
         if (typeof current !== 'string') return undefined;
         return { list: false, values: [{ typed: true, data: lengthOf(current) }] };
+      case 'sum':
+      case 'min':
+      case 'max': {
+        if (!Array.isArray(current)) return undefined;
+        const total = aggregateOf(access.function, current);
+        return total === undefined
+          ? undefined
+          : { list: false, values: [{ typed: true, data: total }] };
+      }
       default:
         throw new Error(`a binding on ${String(access?.function)}(…) is not modelled`);
     }
