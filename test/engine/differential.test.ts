@@ -2237,6 +2237,69 @@ reject A0(p1 = "item", p0 not matches /^sony/)`;
     ]);
   });
 
+  it('on a hand-written world with sums, least, greatest and positions (LANGUAGE.md §9)', () => {
+    const models: PredicateModel[] = [
+      { name: 'T', kind: 'action', variables: [], keyed: false, critical: false },
+      {
+        name: 'TResult',
+        kind: 'state',
+        variables: [
+          { name: 'items', type: 'list<json>' },
+          { name: 'r1', type: 'list<number>' },
+        ],
+        keyed: false,
+        critical: false,
+        resultOf: 'T',
+      },
+      {
+        name: 'A0',
+        kind: 'action',
+        variables: [{ name: 'p0', type: 'number' }],
+        keyed: false,
+        critical: true,
+      },
+    ];
+    // Each world's items: whole numbers, decimals, an element that is no number, none.
+    const lists: unknown[][] = [
+      [{ n: 2 }, { n: 3 }],
+      [{ n: 0.1 }, { n: 0.2 }],
+      [{ n: 2 }, { n: '1' }, { n: 3 }],
+      [{ n: 4 }, { n: null }],
+      [],
+    ];
+    const specs = [
+      'T() -> O0\nO0 & TResult(sum(items.n) <= 5) & A0() -> O1\nO1 -> Done\nreject A0(p0 = 5)',
+      'T() -> O0\nO0 & TResult(sum(items.n) = $t) & A0(p0 = $t) -> O1\nO1 -> Done',
+      'T() -> O0\nO0 & TResult(min(items.n) >= 1, max(r1) < 9) & A0(p0 > 0) -> O1\nO1 -> Done',
+      'T() -> O0\nO0 & TResult(items[-1].n = $x, items[0].n < $x) & A0(p0 = $x) -> O1\nO1 -> Done',
+      'T() -> O0\nO0 & TResult(sum(r1) = 0.3, r1[-1] = $y) & A0(p0 = $y) -> O1\nO1 -> Done',
+    ];
+    for (const text of specs) {
+      const checked = checkSpec(text, schemaFrom(models));
+      expect(checked.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      for (const items of lists) {
+        const trace: TraceEvent[] = [
+          { propose: { action: { name: 'T' } }, label: 'search' },
+          { observe: { updates: { TResult: { items, r1: [0.1, 0.2] } } } },
+          ...[0.3, 3, 5, 0.2].map(
+            (p0): TraceEvent => ({
+              propose: { action: { name: 'A0', args: { p0 } } },
+              label: `pay ${p0}`,
+            }),
+          ),
+          { propose: { finish: true }, label: 'finish' },
+        ];
+        runWorld({
+          models,
+          spec: { text, heads: ['O0', 'O1'] },
+          trace,
+          escalateAfter: 3,
+          unplannedCritical: 'revise',
+        });
+      }
+    }
+  });
+
   it('on a hand-written world with keyed instances, tool results and repeats', () => {
     const models: PredicateModel[] = [
       {
