@@ -244,7 +244,7 @@ function eventKind(value: Record<string, unknown>): TraceEventKind {
  * Reads one line's value as an event; `proposed` holds the ids of earlier propose lines.
  * The event is a fresh object of the known keys only.
  */
-function readEvent(value: unknown, proposed: Set<string>): TraceEvent {
+function readEvent(value: unknown, proposed: ProposedIds): TraceEvent {
   if (!isRecord(value)) throw new LineProblem('not-an-object', 'each line must be a JSON object');
   const kind = eventKind(value);
   rejectUnknownKeys(value, lineKeys[kind], `a "${kind}" line`);
@@ -293,12 +293,26 @@ function readEvent(value: unknown, proposed: Set<string>): TraceEvent {
   }
 }
 
+/** The ids proposed so far: by earlier lines, or before the events read (`readTrace`'s `proposedBefore`). */
+interface ProposedIds {
+  has(id: string): boolean;
+  add(id: string): void;
+}
+
 /** Collects events and problems, stopping once the problems reach the limit. */
 class TraceReader {
   readonly events: TraceEvent[] = [];
   readonly lines: number[] = [];
   readonly problems: TraceProblem[] = [];
-  readonly #proposed = new Set<string>();
+  readonly #proposed: ProposedIds;
+
+  constructor(proposedBefore?: (id: string) => boolean) {
+    const seen = new Set<string>();
+    this.#proposed =
+      proposedBefore === undefined
+        ? seen
+        : { has: (id) => seen.has(id) || proposedBefore(id), add: (id) => seen.add(id) };
+  }
   readonly #maxProblems = defaultLimits.maxDiagnostics;
 
   get full(): boolean {
@@ -383,15 +397,19 @@ export function parseTrace(text: string): Result<ParsedTrace, TraceProblem> {
 /**
  * Reads trace events that are already JSON values (a journal kept as an array, a
  * request body), with the same checks as `parseTrace`; `line` in a problem is the
- * 1-based position of the event. The events returned are fresh objects.
+ * 1-based position of the event. The events returned are fresh objects. The events
+ * may continue a trace read before: `proposedBefore` says which ids its lines proposed.
  */
-export function readTrace(values: readonly unknown[]): Result<ParsedTrace, TraceProblem> {
+export function readTrace(
+  values: readonly unknown[],
+  proposedBefore?: (id: string) => boolean,
+): Result<ParsedTrace, TraceProblem> {
   if (!Array.isArray(values)) {
     return failure([
       { code: 'not-an-object', message: 'readTrace: the events must be an array', line: 1 },
     ]);
   }
-  const reader = new TraceReader();
+  const reader = new TraceReader(proposedBefore);
   for (let index = 0; index < values.length && !reader.full; index++) {
     reader.add(index + 1, () => values[index]);
   }

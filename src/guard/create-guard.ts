@@ -223,3 +223,34 @@ export function restoreGuard(
   replayJournal(guard, checked);
   return guard;
 }
+
+/**
+ * Replays journal events another copy of the same session wrote after this guard's
+ * own — a service instance whose copy is behind the store — instead of restoring the
+ * whole journal again. `guard` must be one `createGuard` or `restoreGuard` made, holding
+ * the journal's first `guard.journalLength()` events; the events are read strictly and
+ * every replayed decision must equal the recorded one, otherwise `GuardJournalError`
+ * (then the guard may be half-way: drop it and restore from the whole journal).
+ *
+ * @example
+ * const guard = restoreGuard(spec, schema, journal);
+ * continueGuard(guard, eventsWrittenElsewhere); // guard.journalLength() grew by their number
+ */
+export function continueGuard(guard: Guard, events: readonly unknown[]): void {
+  if (!(guard instanceof IntentGuard))
+    throw argumentError('continueGuard', {
+      parameter: 'guard',
+      expected: 'a guard from createGuard or restoreGuard',
+      actual: describeArgument(guard),
+    });
+  // Read as the rest of the guard's journal: a `fail` may name a call proposed before.
+  const read = readTrace(events, (id) => guard.decision(id) !== undefined);
+  if (!read.ok) {
+    const first = read.diagnostics[0];
+    throw new GuardJournalError(
+      'invalid-journal',
+      `continueGuard: journal event ${guard.journalLength() + (first?.line ?? 0)}: ${first?.message ?? 'unreadable'}`,
+    );
+  }
+  replayJournal(guard, { events: events as GuardJournal['events'] }, guard.journalLength());
+}

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IntentguardDiagnosticsError } from '../language/index.js';
 import { loadToolSchema } from '../schema/index.js';
-import { createGuard, GuardJournalError, restoreGuard } from './create-guard.js';
+import { continueGuard, createGuard, GuardJournalError, restoreGuard } from './create-guard.js';
 import type { Guard, GuardEvent, ToolCall } from './types.js';
 
 const examples = new URL('../../examples/', import.meta.url);
@@ -329,9 +329,51 @@ describe('journal and restore', () => {
         expect(log).toEqual(whole);
         expect(restored.status()).toEqual(original.status());
         expect(restored.journal()).toEqual(original.journal());
+        // A copy restored after `at` steps and then given only the events written since
+        // (another service instance's), instead of the whole journal again.
+        const behind = restoreGuard(bankText, schema, JSON.parse(JSON.stringify(first.journal())));
+        continueGuard(
+          behind,
+          JSON.parse(JSON.stringify(original.journalSince(behind.journalLength()))),
+        );
+        expect(behind.status()).toEqual(original.status());
+        expect(behind.journal()).toEqual(original.journal());
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('continues a guard with events written elsewhere, refusing ones that do not replay', () => {
+    const elsewhere = richGuard();
+    const copy = restoreGuard(bankText, schema, elsewhere.journal());
+    const from = elsewhere.journalLength();
+    expect(elsewhere.check(transfer('t1', 'Alice', 500)).action).toBe('ask');
+    expect(elsewhere.approve('t1', true).action).toBe('run');
+    expect(elsewhere.result('t1', { error: 'declined' }).ok).toBe(true);
+    const written = elsewhere.journalSince(from);
+    // A `fail` of a call proposed before the events given is part of the same journal.
+    const untouched = restoreGuard(bankText, schema, elsewhere.journal());
+    continueGuard(copy, written);
+    expect(copy.journal()).toEqual(untouched.journal());
+    expect(copy.check(transfer('t1', 'Alice', 500))).toEqual(
+      untouched.check(transfer('t1', 'Alice', 500)),
+    );
+
+    const prefix = () =>
+      restoreGuard(bankText, schema, {
+        ...elsewhere.journal(),
+        events: elsewhere.journal().events.slice(0, from),
+      });
+    // An approval rewritten as a refusal no longer replays as recorded.
+    const forged = written.map((event) =>
+      'resolve' in event ? { ...event, resolve: { approved: false } } : event,
+    );
+    expect(() => continueGuard(prefix(), forged)).toThrow(GuardJournalError);
+    // Numbered in the whole journal.
+    expect(() => continueGuard(prefix(), [{ fail: { id: 'never-proposed' } }])).toThrow(
+      new RegExp(`journal event ${from + 1}: fail.id "never-proposed" names no call`),
+    );
+    expect(() => continueGuard({} as Guard, written)).toThrow(/'guard'/);
   });
 });
 

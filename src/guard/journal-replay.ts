@@ -30,14 +30,22 @@ function jsonOf(value: unknown): string | undefined {
   }
 }
 
-/** Replays `journal` on a new guard; throws `GuardJournalError` where it does not replay as recorded. */
-export function replayJournal(guard: IntentGuard, journal: GuardJournal): void {
+/**
+ * Replays `journal` on a guard — a new one, or one that holds the first `offset` events
+ * of the same journal already; throws `GuardJournalError` where it does not replay as
+ * recorded (event numbers count from the journal's start).
+ */
+export function replayJournal(
+  guard: IntentGuard,
+  journal: Pick<GuardJournal, 'events'>,
+  offset = 0,
+): void {
   guard.restoring((view) => {
     const { events } = journal;
     for (let index = 0; index < events.length; index++) {
       const event = events[index]!;
       const before = guard.journalLength();
-      const earlier = earlierApproval(guard, events, index);
+      const earlier = earlierApproval(guard, events, index, offset);
       if (earlier !== undefined) {
         index += earlier - 1;
         continue;
@@ -48,7 +56,7 @@ export function replayJournal(guard: IntentGuard, journal: GuardJournal): void {
       if (produced.length === 0 || jsonOf(produced) !== jsonOf(expected)) {
         throw new GuardJournalError(
           'journal-mismatch',
-          `journal event ${index + 1} does not replay as recorded (${jsonOf(event)?.slice(0, 200)}): the spec, schema or options differ from the run that wrote it`,
+          `journal event ${offset + index + 1} does not replay as recorded (${jsonOf(event)?.slice(0, 200)}): the spec, schema or options differ from the run that wrote it`,
         );
       }
       index += produced.length - 1;
@@ -67,6 +75,7 @@ function earlierApproval(
   guard: IntentGuard,
   events: readonly JournalEvent[],
   index: number,
+  offset: number,
 ): number | undefined {
   const event = events[index]!;
   if (!('propose' in event) || event.id === undefined || event.id === finishId) return undefined;
@@ -85,7 +94,7 @@ function earlierApproval(
   if ((confirmed && !withResolve) || runs !== (confirmed || event.expect.decision === 'allow'))
     throw new GuardJournalError(
       'journal-mismatch',
-      `journal event ${index + 1} does not replay as recorded (${jsonOf(event)?.slice(0, 200)}): the spec, schema or options differ from the run that wrote it`,
+      `journal event ${offset + index + 1} does not replay as recorded (${jsonOf(event)?.slice(0, 200)}): the spec, schema or options differ from the run that wrote it`,
     );
   return withResolve ? 2 : 1;
 }

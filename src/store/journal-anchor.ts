@@ -152,6 +152,27 @@ export function sessionProblem(
 }
 
 /**
+ * Why journal events stored after a position the caller has checked (`from`, the
+ * journal's first `from.events` events) do not match the latest anchor the audit log
+ * recorded after that position (`latest`: none when it recorded no events since), or
+ * undefined when they do: what a service instance that is behind checks before it
+ * replays only the events it lacks.
+ */
+export function continuationProblem(
+  from: JournalAnchor,
+  texts: readonly string[],
+  latest: AuditedSession['journal'],
+): string | undefined {
+  const anchor = latest?.anchor ?? from;
+  const where = latest === undefined ? '' : ` (entry ${latest.seq})`;
+  if (from.events + texts.length !== anchor.events)
+    return `its journal has ${from.events + texts.length} events, the audit log recorded ${anchor.events}${where}`;
+  if (extendAnchor(from, texts).digest !== anchor.digest)
+    return `its journal differs from what the audit log recorded${where}`;
+  return undefined;
+}
+
+/**
  * Checks every session of a service file against what the verified audit log says of
  * it (`audited`, collected while verifying): the first session whose row or journal was changed, or undefined.
  * A file without the service's tables (the MCP proxy's) has nothing to check.

@@ -10,8 +10,10 @@ import {
   type AuditedSession,
   anchored,
   collectAudited,
+  continuationProblem,
   emptyJournal,
   extendAnchor,
+  type JournalAnchor,
   sessionProblem,
 } from './journal-anchor.js';
 import type { StoreSchema } from './migrations.js';
@@ -106,10 +108,11 @@ INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '${genesisHash}');`,
   ],
 };
 
-/** What a mutation locks and reads of a session's row (columns of migration 2). */
+/** What a group locks and reads of each session's row (columns of migration 2). */
 interface LockedSessionRow {
   id: string;
   events: number;
+  finished: number;
   journal_digest: string | null;
 }
 
@@ -165,8 +168,8 @@ async function appendAudit(
   client: PostgresClient,
   records: readonly AuditRecord[],
   at: string,
-): Promise<void> {
-  if (records.length === 0) return;
+): Promise<AuditEntry[]> {
+  if (records.length === 0) return [];
   const head = await lockedHead(client);
   const entries = chainEntries(head, records, at);
   const last = entries.at(-1) ?? head;
@@ -175,49 +178,94 @@ async function appendAudit(
      UPDATE audit_head SET seq = $8, hash = $9 WHERE one = 1`,
     [...auditColumns(entries), last.seq, last.hash],
   );
+  return entries;
 }
 
 /**
- * Why a session's row and journal do not match what its own audit entries recorded
- * (each entry's hash checked against its content), or undefined when they do (G2). The
- * links between entries of different sessions are the whole chain's, which
+ * A session's audit entries after `afterSeq`, each checked against its content, and
+ * what they record of it; or why one was changed after it was written. The links
+ * between entries of different sessions are the whole chain's, which
  * `intentguard audit verify` checks.
  */
-async function sessionAuditProblem(
-  client: PostgresClient | PostgresPool,
-  session: StoredSession,
-  texts: readonly string[],
-): Promise<string | undefined> {
+async function auditedSince(
+  client: PostgresClient,
+  id: string,
+  afterSeq: number,
+): Promise<{ audited: AuditedSession | undefined; lastSeq: number } | { problem: string }> {
   const rows = await client.query<AuditRow>(
-    'SELECT seq, at, session, kind, body, prev, hash FROM audit WHERE session = $1 ORDER BY seq',
-    [session.id],
+    'SELECT seq, at, session, kind, body, prev, hash FROM audit WHERE session = $1 AND seq > $2 ORDER BY seq',
+    [id, afterSeq],
   );
   const audited = new Map<string, AuditedSession>();
+  let lastSeq = afterSeq;
   for (const row of rows.rows) {
     const entry = auditEntryOf(row);
     if (entryHash(entry) !== entry.hash)
-      return `audit entry ${entry.seq} was changed after it was written (its hash does not match its content)`;
+      return {
+        problem: `audit entry ${entry.seq} was changed after it was written (its hash does not match its content)`,
+      };
     collectAudited(audited, entry);
+    lastSeq = entry.seq;
   }
-  return sessionProblem(session, texts, audited.get(session.id));
+  return { audited: audited.get(id), lastSeq };
 }
 
-async function journalTexts(client: PostgresClient | PostgresPool, id: string): Promise<string[]> {
+async function journalTexts(client: PostgresClient, id: string, from = 0): Promise<string[]> {
   const rows = await client.query<{ event: string }>(
-    'SELECT event FROM journal WHERE session = $1 ORDER BY seq',
-    [id],
+    'SELECT event FROM journal WHERE session = $1 AND seq >= $2 ORDER BY seq',
+    [id, from],
   );
   return rows.rows.map((row) => row.event);
 }
 
 /**
+ * Where this process has checked a session's journal against the audit log, or written
+ * it: its first `events` events (with their running digest) and every audit entry of
+ * the session up to `auditSeq`. An instance whose copy is there and behind the store
+ * reads and checks only what was written since.
+ */
+interface CheckedPosition extends JournalAnchor {
+  readonly auditSeq: number;
+}
+
+/** Positions kept (least recently used dropped first): a few hundred bytes each. */
+const maxPositions = 10_000;
+
+/** Mutations one group commit takes at most (one per session). */
+const maxGroup = 256;
+
+/** A mutation waiting for the next group commit. */
+interface QueuedUpdate {
+  readonly id: string;
+  readonly known: () => number;
+  readonly step: (behind: SessionCatchUp | undefined) => SessionStep<unknown>;
+  readonly resolve: (answer: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** A step's write as the group commit stores it. */
+interface PreparedWrite {
+  readonly id: string;
+  readonly from: number;
+  readonly texts: readonly string[];
+  readonly audit: readonly AuditRecord[];
+  readonly anchor: JournalAnchor;
+  readonly awaiting: number;
+  readonly finished: boolean;
+}
+
+/**
  * The service's store in PostgreSQL, shared by any number of `intentguard serve`
- * instances: any instance serves any session. Each mutation is one transaction that
- * first locks the session's row (`SELECT … FOR UPDATE`), so that mutations of one
- * session are serialized across instances; an instance whose copy is behind the row's
- * journal length reads the session again (checked against its audit entries) and
- * decides on that. The transaction commits before the answer is sent: a killed
- * instance loses no answered decision, and its sessions continue on the others.
+ * instances: any instance serves any session. Mutations are group-committed: those that
+ * arrive together, of different sessions, share one transaction, which locks their
+ * sessions' rows (`SELECT … FOR UPDATE`, in id order: instances never deadlock), so that
+ * mutations of one session are serialized across instances, then the audit chain's head
+ * (one chain, in commit order) for the one statement that writes every journal event,
+ * audit entry and row of the group. A mutation waiting behind another of its session
+ * goes in the next group. An instance whose copy is behind a row's journal length reads
+ * and checks what it lacks, under the lock, and decides on that. Every answer waits for
+ * its group's commit: a killed instance loses no answered decision, and its sessions
+ * continue on the others.
  *
  * @example
  * const store = await PostgresServiceStore.open('postgres://intentguard@db.internal/intentguard');
@@ -227,12 +275,19 @@ export class PostgresServiceStore implements ServiceStore {
   readonly shared = true;
   readonly what: string;
   readonly #pool: PostgresPool;
-  /**
-   * The mutation under way per session in this process: the next one waits for it here
-   * rather than on the row lock, so that one busy session holds one connection, not the
-   * whole pool.
-   */
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** Mutations waiting for a group commit, in the order they came. */
+  #queue: QueuedUpdate[] = [];
+  /** Whether a group commit is under way (one at a time: the next takes what queued meanwhile). */
+  #committing: Promise<void> | undefined;
+  #scheduled = false;
+  /** Where this process has checked or written each session's journal (incremental catch-up). */
+  readonly #positions = new Map<string, CheckedPosition>();
+  #closed = false;
+
+  /** How many group commits have landed (for tests and the bench: mutations per commit). */
+  groupCommits = 0;
+  /** Journal events read to restore or catch up sessions (for tests: a catch-up reads what it lacks). */
+  eventsRead = 0;
 
   private constructor(pool: PostgresPool, what: string) {
     this.#pool = pool;
@@ -252,7 +307,7 @@ export class PostgresServiceStore implements ServiceStore {
   }
 
   async createSession(session: StoredSession, audit: readonly AuditRecord[]): Promise<void> {
-    await inTransaction(this.#pool, async (client) => {
+    const entries = await inTransaction(this.#pool, async (client) => {
       await client.query(
         `INSERT INTO sessions (id, token_hash, spec_text, schema_kind, schema_json, options_json, now, time_zone, created_at, events, journal_digest, awaiting)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, 0)`,
@@ -269,8 +324,9 @@ export class PostgresServiceStore implements ServiceStore {
           emptyJournal.digest,
         ],
       );
-      await appendAudit(client, audit, session.createdAt);
+      return appendAudit(client, audit, session.createdAt);
     });
+    this.#checked(session.id, { ...emptyJournal, auditSeq: entries.at(-1)?.seq ?? 0 });
   }
 
   async session(id: string): Promise<StoredSession | undefined> {
@@ -288,23 +344,41 @@ export class PostgresServiceStore implements ServiceStore {
     return row && { events: row.events, finished: row.finished === 1 };
   }
 
+  /** The whole journal, read in one snapshot (another instance may be writing it). */
   async journal(session: StoredSession): Promise<StoredJournal> {
-    return this.#checkedJournal(this.#pool, session);
+    return inTransaction(this.#pool, (client) => this.#checkedJournal(client, session), {
+      snapshot: true,
+    });
   }
 
-  async #checkedJournal(
-    client: PostgresClient | PostgresPool,
-    session: StoredSession,
-  ): Promise<StoredJournal> {
+  /** The session's whole journal, checked with its row against all its audit entries (G2). */
+  async #checkedJournal(client: PostgresClient, session: StoredSession): Promise<StoredJournal> {
     const texts = await journalTexts(client, session.id);
-    const problem = await sessionAuditProblem(client, session, texts);
-    if (problem !== undefined) throw new JournalTamperedError(problem);
+    this.eventsRead += texts.length;
+    const audited = await auditedSince(client, session.id, 0);
+    const problem =
+      'problem' in audited ? audited.problem : sessionProblem(session, texts, audited.audited);
+    if (problem !== undefined || 'problem' in audited) {
+      this.#positions.delete(session.id);
+      throw new JournalTamperedError(problem ?? 'its audit entries do not verify');
+    }
+    this.#checked(session.id, { ...extendAnchor(emptyJournal, texts), auditSeq: audited.lastSeq });
     return {
       version: 1,
       now: session.now,
       timeZone: session.timeZone,
       events: texts.map((text): unknown => JSON.parse(text)),
     };
+  }
+
+  /** Records a checked position, keeping the most recent `maxPositions`. */
+  #checked(id: string, position: CheckedPosition): void {
+    this.#positions.delete(id);
+    this.#positions.set(id, position);
+    if (this.#positions.size > maxPositions) {
+      const oldest = this.#positions.keys().next().value;
+      if (oldest !== undefined) this.#positions.delete(oldest);
+    }
   }
 
   /** None at start: a shared store's sessions are read, and checked, when a request asks for them. */
@@ -331,107 +405,226 @@ export class PostgresServiceStore implements ServiceStore {
 
   update<T>(
     id: string,
-    known: number,
+    known: () => number,
     step: (behind: SessionCatchUp | undefined) => SessionStep<T>,
   ): Promise<T> {
-    const before = this.#queues.get(id) ?? Promise.resolve();
-    const run = before.then(
-      () => this.#locked(id, known, step),
-      () => this.#locked(id, known, step),
-    );
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#queues.set(id, settled);
-    void settled.then(() => {
-      if (this.#queues.get(id) === settled) this.#queues.delete(id);
-    });
-    return run;
-  }
-
-  /** One mutation in one transaction holding the session's row lock. */
-  #locked<T>(
-    id: string,
-    known: number,
-    step: (behind: SessionCatchUp | undefined) => SessionStep<T>,
-  ): Promise<T> {
-    return inTransaction(this.#pool, async (client) => {
-      // The lock, and only what says whether this copy is behind (not the spec and schema).
-      const found = await client.query<LockedSessionRow>(
-        'SELECT id, events, journal_digest FROM sessions WHERE id = $1 FOR UPDATE',
-        [id],
-      );
-      const row = found.rows[0];
-      if (row === undefined) throw new Error(`there is no session ${id} in ${this.what}`);
-      let behind: SessionCatchUp | undefined;
-      if (row.events !== known) {
-        const whole = await client.query<SessionRow>('SELECT * FROM sessions WHERE id = $1', [id]);
-        const stored = whole.rows[0];
-        if (stored === undefined) throw new Error(`there is no session ${id} in ${this.what}`);
-        const session = sessionOf(stored);
-        behind = { session, journal: await this.#checkedJournal(client, session) };
-      }
-      const { answer, write } = step(behind);
-      if (write !== undefined) await this.#write(client, row, write);
-      return answer;
+    if (this.#closed) return Promise.reject(new Error(`${this.what} is closed`));
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ id, known, step, resolve: resolve as (answer: unknown) => void, reject });
+      this.#schedule();
     });
   }
 
   /**
-   * Stores one step's journal events, audit records and row, extending the journal's
-   * anchor: after the head's lock, one statement (a round trip per step counts: the
-   * head's lock is held until the commit, and every instance waits for it).
+   * Starts the next group commit once the current one has landed, in a `setImmediate`
+   * after the event loop's I/O phase: requests that arrived together share it.
    */
-  async #write(client: PostgresClient, row: LockedSessionRow, write: SessionWrite): Promise<void> {
+  #schedule(): void {
+    if (this.#scheduled || this.#committing !== undefined || this.#queue.length === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      if (this.#committing !== undefined || this.#queue.length === 0) return;
+      const group: QueuedUpdate[] = [];
+      const waiting: QueuedUpdate[] = [];
+      const sessions = new Set<string>();
+      // One mutation per session: the next one of a session decides on what this group commits.
+      for (const update of this.#queue) {
+        if (sessions.has(update.id) || group.length === maxGroup) waiting.push(update);
+        else {
+          sessions.add(update.id);
+          group.push(update);
+        }
+      }
+      this.#queue = waiting;
+      this.#committing = this.#commitGroup(group).finally(() => {
+        this.#committing = undefined;
+        this.#schedule();
+      });
+    });
+  }
+
+  /**
+   * One group in one transaction: the sessions' rows locked, each mutation caught up
+   * and decided in turn, then every write in one statement after the chain's head lock
+   * (held only for that statement and the commit). A mutation that fails on its own
+   * (its session is gone, its journal does not check, its step throws) is rejected
+   * alone; a failed commit rejects the whole group, which wrote nothing.
+   */
+  async #commitGroup(group: readonly QueuedUpdate[]): Promise<void> {
+    const decided: { update: QueuedUpdate; answer: unknown; write?: PreparedWrite }[] = [];
+    const positions = new Map<string, CheckedPosition>();
+    const refused = new Set<QueuedUpdate>();
+    try {
+      await inTransaction(this.#pool, async (client) => {
+        const locked = await client.query<LockedSessionRow>(
+          'SELECT id, events, finished, journal_digest FROM sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
+          [group.map((update) => update.id)],
+        );
+        const rows = new Map(locked.rows.map((row) => [row.id, row]));
+        for (const update of group) {
+          try {
+            const row = rows.get(update.id);
+            if (row === undefined)
+              throw new Error(`there is no session ${update.id} in ${this.what}`);
+            const known = update.known();
+            const behind =
+              row.events === known ? undefined : await this.#catchUp(client, row, known);
+            const { answer, write } = update.step(behind);
+            decided.push({
+              update,
+              answer,
+              ...(write === undefined ? {} : { write: await this.#prepare(client, row, write) }),
+            });
+          } catch (error) {
+            refused.add(update);
+            update.reject(error);
+          }
+        }
+        const writes = decided.flatMap(({ write }) => (write === undefined ? [] : [write]));
+        if (writes.length > 0) await this.#write(client, writes, positions);
+      });
+    } catch (error) {
+      // Decided, or never reached (no connection, the lock query failed): none committed.
+      for (const update of group) if (!refused.has(update)) update.reject(error);
+      return;
+    }
+    for (const [id, position] of positions) this.#checked(id, position);
+    this.groupCommits++;
+    for (const { update, answer } of decided) update.resolve(answer);
+  }
+
+  /**
+   * What a copy that holds `known` events lacks of a locked session: the events written
+   * since, checked against the audit entries written since, when this process has
+   * checked or written the session up to `known`; otherwise the row and whole journal.
+   */
+  async #catchUp(
+    client: PostgresClient,
+    row: LockedSessionRow,
+    known: number,
+  ): Promise<SessionCatchUp> {
+    const position = this.#positions.get(row.id);
+    if (position === undefined || position.events !== known || known < 0) {
+      const whole = await client.query<SessionRow>('SELECT * FROM sessions WHERE id = $1', [
+        row.id,
+      ]);
+      const stored = whole.rows[0];
+      if (stored === undefined) throw new Error(`there is no session ${row.id} in ${this.what}`);
+      const session = sessionOf(stored);
+      return { session, journal: await this.#checkedJournal(client, session) };
+    }
+    const texts = await journalTexts(client, row.id, known);
+    this.eventsRead += texts.length;
+    const audited = await auditedSince(client, row.id, position.auditSeq);
+    const problem =
+      'problem' in audited
+        ? audited.problem
+        : continuationProblem(position, texts, audited.audited?.journal);
+    if (problem !== undefined || 'problem' in audited) {
+      this.#positions.delete(row.id);
+      throw new JournalTamperedError(problem ?? 'its audit entries do not verify');
+    }
+    // Kept once the group commits (or at once: what was read is committed either way).
+    this.#checked(row.id, { ...extendAnchor(position, texts), auditSeq: audited.lastSeq });
+    return {
+      from: known,
+      events: texts.map((text): unknown => JSON.parse(text)),
+      finished: row.finished === 1,
+    };
+  }
+
+  /** A step's write, its journal's anchor extended, checked against the locked row. */
+  async #prepare(
+    client: PostgresClient,
+    row: LockedSessionRow,
+    write: SessionWrite,
+  ): Promise<PreparedWrite> {
     // Never extend a journal the row does not hold: the write fails, nothing is stored.
     if (write.from !== row.events)
       throw new Error(`the journal of session ${row.id} is not in step with its row`);
     const texts = write.events.map((event) => JSON.stringify(event));
-    let audit = write.audit;
-    let digest = row.journal_digest;
-    if (texts.length > 0) {
-      // A row migrated from version 1 has no digest yet: it is computed once, from the journal.
-      digest ??= extendAnchor(emptyJournal, await journalTexts(client, row.id)).digest;
-      const after = extendAnchor({ events: row.events, digest }, texts);
-      digest = after.digest;
-      audit = anchored(row.id, audit, after);
-    }
+    // A row migrated from version 1 has no digest yet: it is computed once, from the journal.
+    const digest =
+      row.journal_digest ?? extendAnchor(emptyJournal, await journalTexts(client, row.id)).digest;
+    const anchor = extendAnchor({ events: row.events, digest }, texts);
+    return {
+      id: row.id,
+      from: write.from,
+      texts,
+      audit: texts.length > 0 ? anchored(row.id, write.audit, anchor) : write.audit,
+      anchor,
+      awaiting: write.awaiting,
+      finished: write.finished,
+    };
+  }
+
+  /**
+   * Stores a group's journal events, audit entries and rows in one statement after the
+   * head's lock (a round trip per group counts: the head's lock is held until the
+   * commit, and every instance waits for it).
+   */
+  async #write(
+    client: PostgresClient,
+    writes: readonly PreparedWrite[],
+    positions: Map<string, CheckedPosition>,
+  ): Promise<void> {
     const head = await lockedHead(client);
-    const entries = chainEntries(head, audit, new Date().toISOString());
+    const entries = chainEntries(
+      head,
+      writes.flatMap((write) => write.audit),
+      new Date().toISOString(),
+    );
     const last = entries.at(-1) ?? head;
+    const events = writes.flatMap((write) =>
+      write.texts.map((text, index) => ({ id: write.id, seq: write.from + index, text })),
+    );
     await client.query(
       `WITH events AS (
-         INSERT INTO journal (session, seq, event) SELECT $1, * FROM unnest($2::int[], $3::text[])
+         INSERT INTO journal (session, seq, event) SELECT * FROM unnest($1::text[], $2::int[], $3::text[])
        ), appended AS (${insertAudit(4)}
        ), moved AS (
          UPDATE audit_head SET seq = $11, hash = $12 WHERE one = 1
        )
-       UPDATE sessions SET events = $13, journal_digest = $14, awaiting = $15,
-         finished = CASE WHEN $16 THEN 1 ELSE finished END
-       WHERE id = $1`,
+       UPDATE sessions SET events = u.events, journal_digest = u.digest, awaiting = u.awaiting,
+         finished = CASE WHEN u.finished THEN 1 ELSE sessions.finished END
+       FROM unnest($13::text[], $14::int[], $15::text[], $16::int[], $17::bool[])
+         AS u(id, events, digest, awaiting, finished)
+       WHERE sessions.id = u.id`,
       [
-        row.id,
-        texts.map((_, index) => write.from + index),
-        texts,
+        events.map((event) => event.id),
+        events.map((event) => event.seq),
+        events.map((event) => event.text),
         ...auditColumns(entries),
         last.seq,
         last.hash,
-        row.events + texts.length,
-        digest,
-        write.awaiting,
-        write.finished,
+        writes.map((write) => write.id),
+        writes.map((write) => write.anchor.events),
+        writes.map((write) => write.anchor.digest),
+        writes.map((write) => write.awaiting),
+        writes.map((write) => write.finished),
       ],
     );
+    // Each session's position once this commits: its anchor, and its last entry.
+    const lastEntry = new Map(entries.map((entry) => [entry.session, entry.seq]));
+    for (const write of writes) {
+      const before = this.#positions.get(write.id);
+      // Only a position this process vouches for moves on: otherwise the next catch-up reads it all.
+      if (before?.events !== write.from) continue;
+      positions.set(write.id, {
+        ...write.anchor,
+        auditSeq: lastEntry.get(write.id) ?? before.auditSeq,
+      });
+    }
   }
 
-  /** Waits for the mutations under way, then closes the pool. */
+  /** Commits the mutations queued and under way, then closes the pool. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.all(this.#queues.values());
+    while (this.#committing !== undefined || this.#queue.length > 0 || this.#scheduled) {
+      await (this.#committing ?? new Promise((resolve) => setImmediate(resolve)));
+    }
     await this.#pool.end();
   }
-
-  #closed = false;
 }

@@ -195,16 +195,21 @@ async function migrate(
 /**
  * Runs `work` in one transaction on a connection of the pool: committed when it
  * resolves, rolled back when it throws. A connection that failed is not given back to
- * the pool (the next request opens a new one).
+ * the pool (the next request opens a new one). `snapshot`: a read-only transaction
+ * whose statements all see one snapshot (REPEATABLE READ), for reads that must agree
+ * with each other while other instances write.
  */
 export async function inTransaction<T>(
   pool: Pool,
   work: (client: PoolClient) => Promise<T>,
+  options: { readonly snapshot?: boolean } = {},
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
+    await client.query(
+      options.snapshot === true ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
+    );
     const result = await work(client);
     await client.query('COMMIT');
     return result;

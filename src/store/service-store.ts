@@ -71,12 +71,14 @@ export interface SessionStep<T> {
 
 /**
  * A session as the store holds it when this process's copy is behind it (another
- * instance wrote it since): its row and its journal, checked against the audit log.
+ * instance wrote it since), checked against the audit log: the events written after
+ * the copy's (`from` = the copy's length; the copy replays them), or — when the store
+ * cannot vouch for the copy's position — its row and whole journal (the copy is
+ * replaced).
  */
-export interface SessionCatchUp {
-  readonly session: StoredSession;
-  readonly journal: StoredJournal;
-}
+export type SessionCatchUp =
+  | { readonly session: StoredSession; readonly journal: StoredJournal }
+  | { readonly from: number; readonly events: readonly unknown[]; readonly finished: boolean };
 
 /** Where a session stands in the store: how many journal events, and whether it finished. */
 export interface SessionState {
@@ -115,14 +117,15 @@ export interface ServiceStore {
   /**
    * Runs one mutation of a session, serialized with every other mutation of it, in any
    * process: `step` decides (synchronously) and says what to write, and the promise
-   * resolves with its answer once that is committed. `known` is how many journal events
-   * the caller's copy holds; when the store holds others, `step` is given the session as
-   * stored (`SessionCatchUp`) to decide on instead. A failed commit writes nothing of
-   * the step and rejects.
+   * resolves with its answer once that is committed. `known` says, when the session is
+   * locked and just before `step` runs, how many journal events the caller's copy
+   * holds; when the store holds others, `step` is given what the copy lacks
+   * (`SessionCatchUp`) to decide on. A failed commit writes nothing of the step and
+   * rejects.
    */
   update<T>(
     id: string,
-    known: number,
+    known: () => number,
     step: (behind: SessionCatchUp | undefined) => SessionStep<T>,
   ): Promise<T>;
   /**

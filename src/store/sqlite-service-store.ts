@@ -151,7 +151,7 @@ export class SqliteServiceStore implements ServiceStore {
    */
   async update<T>(
     id: string,
-    _known: number,
+    _known: () => number,
     step: (behind: SessionCatchUp | undefined) => SessionStep<T>,
   ): Promise<T> {
     const { answer, write } = step(undefined);

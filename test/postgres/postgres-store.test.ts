@@ -6,6 +6,7 @@ import { verifyAuditDatabase } from '../../src/store/audit-postgres.js';
 import { emptyJournal, extendAnchor, sessionRecordFields } from '../../src/store/journal-anchor.js';
 import { openPostgres, PostgresStoreError } from '../../src/store/postgres.js';
 import {
+  PostgresServiceStore,
   postgresAuditSchema,
   postgresServiceSchema,
 } from '../../src/store/postgres-service-store.js';
@@ -61,6 +62,7 @@ async function instance(
   memory?: { maxSessionText: number; maxServiceText: number },
 ) {
   const store = await openServiceStore(url);
+  if (!(store instanceof PostgresServiceStore)) throw new Error('not the PostgreSQL store');
   const { app } = createServiceApp({
     store,
     tokens: [token],
@@ -377,6 +379,117 @@ describe('several instances on one database', () => {
     } finally {
       await Promise.all([roled.store.close(), other.store.close()]);
     }
+  });
+});
+
+describe('group commit and catch-up', () => {
+  let url: string;
+  let name: string;
+  let a: Awaited<ReturnType<typeof instance>>;
+  let b: Awaited<ReturnType<typeof instance>>;
+  beforeAll(async () => {
+    url = await database();
+    name = `intentguard_${databases}`;
+    [a, b] = await Promise.all([instance(url), instance(url)]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([a?.store.close(), b?.store.close()]);
+  });
+
+  const journaled = async (sid: string, id: string) =>
+    Number(
+      (
+        await cluster.sql<{ n: string }>(
+          name,
+          'SELECT count(*) AS n FROM journal WHERE session = $1 AND event LIKE $2',
+          [sid, `%"id":"${id}"%`],
+        )
+      )[0]?.n,
+    );
+
+  it('commit concurrent checks of many sessions together, each answer committed before it is sent', async () => {
+    const sids = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const created = await a.call('POST', '/v1/sessions', { spec: payOnce, tools });
+        return created.body.id as string;
+      }),
+    );
+    const commits = a.store.groupCommits;
+    // Two checks per session at once: the second of a session waits for the next group.
+    const stored = await Promise.all(
+      sids.flatMap((sid) =>
+        ['first', 'second'].map(async (id) => {
+          const answer = await a.call('POST', `/v1/sessions/${sid}/check`, pay(id));
+          // The answer arrives once its decision is in the database.
+          return { sid, action: answer.body.action, stored: await journaled(sid, id) };
+        }),
+      ),
+    );
+    for (const sid of sids)
+      expect(stored.filter((each) => each.sid === sid).map((each) => each.action)).toEqual([
+        'run',
+        'refuse',
+      ]);
+    expect(stored.every((each) => each.stored === 1)).toBe(true);
+    const used = a.store.groupCommits - commits;
+    expect(used).toBeGreaterThanOrEqual(2);
+    expect(used).toBeLessThan(stored.length / 2);
+    expect(await verifyAuditDatabase(url)).toMatchObject({ ok: true });
+  });
+
+  it('an instance that is behind reads only the journal lines it lacks, alternating on one long session', async () => {
+    const sid = (await a.call('POST', '/v1/sessions', { spec: payOnce, tools })).body.id as string;
+    expect((await b.call('POST', `/v1/sessions/${sid}/check`, pay('c-0'))).body.action).toBe('run');
+    for (let index = 1; index <= 20; index++) {
+      const on = index % 2 === 0 ? b : a;
+      const read = on.store.eventsRead;
+      const answer = await on.call('POST', `/v1/sessions/${sid}/check`, pay(`c-${index}`));
+      expect(answer.status).toBe(200);
+      expect(answer.body.action).not.toBe('run');
+      // The other instance wrote one line since this one's last step: that line alone is read.
+      expect(on.store.eventsRead - read).toBe(1);
+    }
+    const described = await a.call('GET', `/v1/sessions/${sid}`);
+    expect((described.body.decisions as unknown[]).length).toBe(21);
+    expect(await verifyAuditDatabase(url)).toMatchObject({ ok: true });
+  });
+
+  it("a line changed after the instance's position is caught: the session fails closed", async () => {
+    const sid = (await a.call('POST', '/v1/sessions', { spec: payAsked, tools })).body.id as string;
+    expect((await a.call('POST', `/v1/sessions/${sid}/check`, pay('p-1'))).body.action).toBe('ask');
+    // `b` withdraws the call; `a` has not seen that line yet.
+    expect(
+      (await b.call('POST', `/v1/sessions/${sid}/approve`, { id: 'p-1', approved: false })).body
+        .action,
+    ).toBe('refuse');
+    // The withdrawal rewritten as an approval, the row untouched: the log recorded otherwise.
+    await cluster.sql(
+      name,
+      `UPDATE journal SET event = replace(event, '"approved":false', '"approved":true')
+       WHERE session = $1 AND event LIKE '%"resolve"%'`,
+      [sid],
+    );
+    const read = a.store.eventsRead;
+    const answer = await a.call('POST', `/v1/sessions/${sid}/check`, pay('p-2'));
+    expect(answer.status).toBe(503);
+    expect(answer.body.code).toBe('session-unavailable');
+    expect(a.store.eventsRead - read).toBe(1);
+    // Never run, on either instance, while the journal does not match the log.
+    for (const on of [a, b])
+      expect((await on.call('POST', `/v1/sessions/${sid}/check`, pay('p-3'))).body.action).not.toBe(
+        'run',
+      );
+    expect(await verifyAuditDatabase(url)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(`session ${sid}: its journal differs`),
+    });
+    await cluster.sql(
+      name,
+      `UPDATE journal SET event = replace(event, '"approved":true', '"approved":false')
+       WHERE session = $1 AND event LIKE '%"resolve"%'`,
+      [sid],
+    );
+    expect(await verifyAuditDatabase(url)).toMatchObject({ ok: true });
   });
 });
 

@@ -4,6 +4,7 @@ import type { ChatModel } from '../../formalize/index.js';
 import { formalize } from '../../formalize/pipeline/formalize.js';
 import { auditRecordOf } from '../../guard/adapter-kit/audit-record.js';
 import { refusalDecision } from '../../guard/adapter-kit/index.js';
+import { continueGuard } from '../../guard/create-guard.js';
 import {
   createGuard,
   type Guard,
@@ -563,14 +564,23 @@ export class Sessions {
     finishes?: (answer: T) => boolean,
   ): Promise<T> {
     const before = live.lastWrite;
+    const id = live.stored.id;
     let current = live;
     let wrote = false;
-    const update = this.#store.update(live.stored.id, live.persisted, (behind) => {
-      if (behind !== undefined) current = this.#caughtUp(current, behind);
-      const step = this.#step(current, operation, finishes);
-      wrote = step.write !== undefined;
-      return step;
-    });
+    const update = this.#store.update(
+      id,
+      () => {
+        // The newest copy this process holds: another request may have caught it up since.
+        current = this.#live.get(id) ?? current;
+        return current.persisted;
+      },
+      (behind) => {
+        if (behind !== undefined) current = this.#caughtUp(current, behind);
+        const step = this.#step(current, operation, finishes);
+        wrote = step.write !== undefined;
+        return step;
+      },
+    );
     const settled = update.then(
       () => true,
       () => false,
@@ -637,13 +647,16 @@ export class Sessions {
         `the session '${live.stored.id}' holds ${live.held} characters of calls and results, as much as a session may (${this.#memory.maxSessionText}, --max-session-text); it takes no more calls or results`,
       );
     }
+    if (live.persisted < 0) throw new Error(`the copy of session ${live.stored.id} was dropped`);
     live.pending.length = 0;
     let answer: T;
     try {
       answer = operation(live.guard);
     } catch (error) {
-      // The guard may be half-way through a change: the caller forgets it.
+      // The guard may be half-way through a change: the caller forgets it, and a length
+      // no row has makes whoever still holds it catch up from the store instead.
       live.pending.length = 0;
+      live.persisted = -1;
       throw error;
     }
     const finishedNow = finishes?.(answer) ?? false;
@@ -669,24 +682,42 @@ export class Sessions {
   }
 
   /**
-   * The session as the store holds it, replacing a copy that is behind (another
-   * instance wrote it since). One that does not restore fails closed: 503.
+   * A copy that is behind the store (another instance wrote the session since), caught
+   * up: the events it lacks replayed on it, or — given the whole session — replaced by
+   * the session as stored. One that does not replay fails closed: 503, and the copy is
+   * never used again.
    */
   #caughtUp(behindCopy: LiveSession, stored: SessionCatchUp): LiveSession {
+    const id = behindCopy.stored.id;
     try {
-      const live = this.#restore(stored.session, stored.journal);
+      let live: LiveSession;
+      if ('events' in stored) {
+        if (stored.from !== behindCopy.persisted)
+          throw new Error(
+            `the store's events start at ${stored.from}, the copy holds ${behindCopy.persisted}`,
+          );
+        live = behindCopy;
+        live.persisted = -1; // until the replay is through: half-way, it is no copy of the session
+        continueGuard(live.guard, stored.events);
+        live.persisted = stored.from + stored.events.length;
+        live.finished = stored.finished;
+        const grown = keptSize(stored.events);
+        live.held += grown;
+        if (this.#live.get(id) === live) this.#held += grown;
+      } else live = this.#restore(stored.session, stored.journal);
       live.used = Date.now();
-      // The copy read may hold more than the one it replaces: within the budget (S1).
+      // The copy may now hold more than before: within the budget (S1).
       this.#makeRoom(0, live);
       return live;
     } catch (error) {
       if (error instanceof ServiceProblem) throw error;
+      behindCopy.persisted = -1;
       this.#drop(behindCopy);
-      this.#log(`session ${stored.session.id} could not be restored: ${errorMessage(error)}`);
+      this.#log(`session ${id} could not be restored: ${errorMessage(error)}`);
       throw new ServiceProblem(
         503,
         'session-unavailable',
-        `the session '${stored.session.id}' could not be restored`,
+        `the session '${id}' could not be restored`,
       );
     }
   }
