@@ -100,7 +100,7 @@ export async function storesBench(): Promise<void> {
     await cluster.remove();
   }
   console.log(
-    `\nintentguard serve by store: check throughput over HTTP on loopback, 8 clients (one request in flight each), servers in their own processes, client on the same machine, ${durationMs / 1000} s each; every check journaled and audited before its answer (SQLite: group commit; PostgreSQL: one transaction per check under the session's row lock and the audit head's lock, fsync on). "clients split": each client keeps to one instance; "requests alternate": each request goes to the other instance, which catches up on the session first`,
+    `\nintentguard serve by store: check throughput over HTTP on loopback, 8 clients (one request in flight each), servers in their own processes, client on the same machine, ${durationMs / 1000} s each; every check journaled and audited before its answer (group commit on both: SQLite, one transaction per turn of the event loop; PostgreSQL, one transaction per group of sessions' checks under their row locks and the audit head's lock, fsync on). "clients split": each client keeps to one instance; "requests alternate": each request goes to the other instance, which catches up on the session first (the lines it lacks)`,
   );
   console.log(
     table(

@@ -21,6 +21,8 @@ import { inTransaction, openPostgres, type PostgresClient, type PostgresPool } f
 import { redactedUrl } from './postgres-url.js';
 import {
   JournalTamperedError,
+  type ListedSession,
+  listedOf,
   type ServiceStore,
   type SessionCatchUp,
   type SessionRow,
@@ -30,6 +32,7 @@ import {
   type StoredJournal,
   type StoredSession,
   sessionOf,
+  TooManySessionsError,
 } from './service-store.js';
 
 /**
@@ -39,7 +42,8 @@ import {
  * each session's journal length and running digest (so that an instance sees at once
  * whether its copy is behind, and extends the journal's anchor without reading it), how
  * many of its calls wait for approval (the approvals page, across instances), and the
- * indexes that read one session's entries and one token's open sessions.
+ * indexes that read one session's entries and one token's open sessions; migration 3
+ * the index that lists a token's sessions, newest first (`GET /v1/sessions`).
  */
 export const postgresServiceSchema: StoreSchema = {
   name: 'service',
@@ -74,6 +78,10 @@ ALTER TABLE sessions ADD COLUMN journal_digest TEXT;
 ALTER TABLE sessions ADD COLUMN awaiting INTEGER NOT NULL DEFAULT 0;
 UPDATE sessions SET events = (SELECT count(*) FROM journal WHERE journal.session = sessions.id);
 CREATE INDEX sessions_open_by_token ON sessions (token_hash, created_at) WHERE finished = 0;`,
+    },
+    {
+      version: 3,
+      sql: 'CREATE INDEX sessions_by_token ON sessions (token_hash, created_at, id);',
     },
   ],
 };
@@ -228,6 +236,9 @@ interface CheckedPosition extends JournalAnchor {
   readonly auditSeq: number;
 }
 
+/** The advisory lock's first key for creations of one token's sessions (any fixed number). */
+const tokenCapLock = 0x1e7e_0c4b;
+
 /** Positions kept (least recently used dropped first): a few hundred bytes each. */
 const maxPositions = 10_000;
 
@@ -306,8 +317,25 @@ export class PostgresServiceStore implements ServiceStore {
     return new PostgresServiceStore(pool, `the database ${redactedUrl(url)}`);
   }
 
-  async createSession(session: StoredSession, audit: readonly AuditRecord[]): Promise<void> {
+  async createSession(
+    session: StoredSession,
+    audit: readonly AuditRecord[],
+    maxOpen?: number,
+  ): Promise<void> {
     const entries = await inTransaction(this.#pool, async (client) => {
+      if (maxOpen !== undefined) {
+        // One creation per token at a time, across instances, until it commits: the count
+        // then sees every session created before it.
+        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+          tokenCapLock,
+          session.tokenHash,
+        ]);
+        const open = await client.query<{ n: string }>(
+          'SELECT count(*) AS n FROM sessions WHERE token_hash = $1 AND finished = 0',
+          [session.tokenHash],
+        );
+        if (Number(open.rows[0]?.n ?? 0) >= maxOpen) throw new TooManySessionsError(maxOpen);
+      }
       await client.query(
         `INSERT INTO sessions (id, token_hash, spec_text, schema_kind, schema_json, options_json, now, time_zone, created_at, events, journal_digest, awaiting)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, 0)`,
@@ -392,6 +420,22 @@ export class PostgresServiceStore implements ServiceStore {
       [tokenHash],
     );
     return Number(found.rows[0]?.n ?? 0);
+  }
+
+  async listSessions(
+    tokenHash: string | undefined,
+    limit: number,
+    after?: string,
+  ): Promise<ListedSession[]> {
+    const found = await this.#pool.query<{ id: string; created_at: string; finished: number }>(
+      `SELECT id, created_at, finished FROM sessions
+       WHERE ($1::text IS NULL OR token_hash = $1)
+         AND ($2::text IS NULL OR (created_at, id) < (
+           SELECT created_at, id FROM sessions WHERE id = $2 AND ($1::text IS NULL OR token_hash = $1)))
+       ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [tokenHash ?? null, after ?? null, limit],
+    );
+    return found.rows.map(listedOf);
   }
 
   async awaitingSessions(tokenHash: string | undefined, limit: number): Promise<string[]> {

@@ -51,6 +51,27 @@ export class JournalTamperedError extends IntentguardError {
   }
 }
 
+/** A token already has as many open sessions as it may: nothing was written. */
+export class TooManySessionsError extends IntentguardError {
+  static override readonly marker = 'intentguard.error.TooManySessionsError';
+  static readonly errorName = 'IntentguardTooManySessionsError';
+  override readonly name = TooManySessionsError.errorName;
+
+  constructor(readonly maxOpen: number) {
+    super({
+      code: 'too-many-sessions',
+      message: `this token has ${maxOpen} open sessions, as many as it may; finish some first`,
+    });
+  }
+}
+
+/** A session as a list of sessions names it. */
+export interface ListedSession {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly finished: boolean;
+}
+
 /** What one mutation of a session adds to the store. */
 export interface SessionWrite {
   /** The journal's length before the write: `events` are stored from there on. */
@@ -100,8 +121,26 @@ export interface ServiceStore {
   readonly shared: boolean;
   /** What the store is, for messages (`the service's file 'x.db'`, `PostgreSQL db@host`). */
   readonly what: string;
-  /** Records a new session and its audit entry, in one transaction. */
-  createSession(session: StoredSession, audit: readonly AuditRecord[]): Promise<void>;
+  /**
+   * Records a new session and its audit entry, in one transaction — unless its token
+   * already has `maxOpen` open sessions (`TooManySessionsError`), counted so that
+   * creations in flight, in any process, cannot pass the cap together.
+   */
+  createSession(
+    session: StoredSession,
+    audit: readonly AuditRecord[],
+    maxOpen?: number,
+  ): Promise<void>;
+  /**
+   * A page of the sessions of one token (of all for `undefined`), open and finished,
+   * newest first, at most `limit`; `after`: those listed after that session (of the
+   * same token), for the next page.
+   */
+  listSessions(
+    tokenHash: string | undefined,
+    limit: number,
+    after?: string,
+  ): Promise<ListedSession[]>;
   session(id: string): Promise<StoredSession | undefined>;
   /** Where the session stands (shared stores); undefined when there is no such session. */
   state(id: string): Promise<SessionState | undefined>;
@@ -166,6 +205,11 @@ export function sessionOf(row: SessionRow): StoredSession {
     createdAt: row.created_at,
     finished: row.finished === 1,
   };
+}
+
+/** A listed session from its row's columns. */
+export function listedOf(row: { id: string; created_at: string; finished: number }): ListedSession {
+  return { id: row.id, createdAt: row.created_at, finished: row.finished === 1 };
 }
 
 export function sha256Hex(text: string): string {

@@ -8,6 +8,8 @@ import {
 } from './journal-anchor.js';
 import {
   JournalTamperedError,
+  type ListedSession,
+  listedOf,
   type ServiceStore,
   type SessionCatchUp,
   type SessionRow,
@@ -16,6 +18,7 @@ import {
   type StoredJournal,
   type StoredSession,
   sessionOf,
+  TooManySessionsError,
 } from './service-store.js';
 import { openSqlite, type SqliteDatabase, type SqliteSchema } from './sqlite.js';
 
@@ -103,6 +106,13 @@ export class SqliteServiceStore implements ServiceStore {
       session: db.prepare('SELECT * FROM sessions WHERE id = ?'),
       openSessions: db.prepare('SELECT * FROM sessions WHERE finished = 0 ORDER BY created_at, id'),
       finish: db.prepare('UPDATE sessions SET finished = 1 WHERE id = ?'),
+      list: db.prepare(
+        `SELECT id, created_at, finished FROM sessions
+         WHERE (@token IS NULL OR token_hash = @token)
+           AND (@after IS NULL OR (created_at, id) < (
+             SELECT created_at, id FROM sessions WHERE id = @after AND (@token IS NULL OR token_hash = @token)))
+         ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      ),
       events: db.prepare('SELECT event FROM journal WHERE session = ? ORDER BY seq'),
       eventCount: db.prepare('SELECT COUNT(*) AS n FROM journal WHERE session = ?'),
       insertEvent: db.prepare('INSERT INTO journal (session, seq, event) VALUES (?, ?, ?)'),
@@ -131,8 +141,15 @@ export class SqliteServiceStore implements ServiceStore {
     return this.#db;
   }
 
-  /** Records a new session and its audit entry, in one transaction. */
-  async createSession(session: StoredSession, audit: readonly AuditRecord[]): Promise<void> {
+  /** Records a new session and its audit entry, in one transaction, within `maxOpen`. */
+  async createSession(
+    session: StoredSession,
+    audit: readonly AuditRecord[],
+    maxOpen?: number,
+  ): Promise<void> {
+    // This process alone writes the file, and counts synchronously: no creation passes together.
+    if (maxOpen !== undefined && (this.#open.get(session.tokenHash) ?? 0) >= maxOpen)
+      throw new TooManySessionsError(maxOpen);
     this.#db
       .transaction(() => {
         this.#statements.insertSession.run({ ...session });
@@ -256,6 +273,19 @@ export class SqliteServiceStore implements ServiceStore {
     const open = (this.#statements.openSessions.all() as SessionRow[]).map(sessionOf);
     this.verifySessions(open);
     return open;
+  }
+
+  async listSessions(
+    tokenHash: string | undefined,
+    limit: number,
+    after?: string,
+  ): Promise<ListedSession[]> {
+    const rows = this.#statements.list.all({
+      token: tokenHash ?? null,
+      after: after ?? null,
+      limit,
+    }) as { id: string; created_at: string; finished: number }[];
+    return rows.map(listedOf);
   }
 
   /** None: the service holds the sessions of a file it alone writes that wait for approval. */

@@ -60,6 +60,7 @@ async function instance(
   url: string,
   roles = false,
   memory?: { maxSessionText: number; maxServiceText: number },
+  maxOpenSessions?: number,
 ) {
   const store = await openServiceStore(url);
   if (!(store instanceof PostgresServiceStore)) throw new Error('not the PostgreSQL store');
@@ -68,6 +69,7 @@ async function instance(
     tokens: [token],
     ...(roles ? { approverTokens: [approver] } : {}),
     ...(memory ? { memory } : {}),
+    ...(maxOpenSessions !== undefined ? { maxOpenSessions } : {}),
     log: () => undefined,
   });
   const call = async (method: string, path: string, body?: unknown, bearer = token) => {
@@ -103,6 +105,7 @@ describe('migrations', () => {
       { part: 'audit', version: 2 },
       { part: 'service', version: 1 },
       { part: 'service', version: 2 },
+      { part: 'service', version: 3 },
     ]);
     expect(await verifyAuditDatabase(url)).toEqual({ ok: true, entries: 0, head: '0'.repeat(64) });
     await Promise.all([a.close(), b.close()]);
@@ -167,7 +170,7 @@ describe('migrations', () => {
     expect(await verifyAuditDatabase(url)).toMatchObject({ ok: true, entries: 1 });
 
     const service = await instance(url);
-    expect(await migrations(name)).toHaveLength(4);
+    expect(await migrations(name)).toHaveLength(5);
     const check = await service.call('POST', `/v1/sessions/${session.id}/check`, pay('p-1'));
     expect(check.body.action).toBe('run');
     const again = await service.call('POST', `/v1/sessions/${session.id}/check`, pay('p-2'));
@@ -490,6 +493,91 @@ describe('group commit and catch-up', () => {
       [sid],
     );
     expect(await verifyAuditDatabase(url)).toMatchObject({ ok: true });
+  });
+});
+
+/** Pays on one instance, reports and finishes on the other: the session is done. */
+async function payAndFinish(
+  sid: string,
+  one: Awaited<ReturnType<typeof instance>>,
+  other: Awaited<ReturnType<typeof instance>>,
+) {
+  expect((await one.call('POST', `/v1/sessions/${sid}/check`, pay('done-1'))).body.action).toBe(
+    'run',
+  );
+  expect(
+    (await other.call('POST', `/v1/sessions/${sid}/result`, { id: 'done-1', output: {} })).status,
+  ).toBe(200);
+  expect((await other.call('POST', `/v1/sessions/${sid}/finish`, {})).body.action).toBe('run');
+}
+
+describe('sessions listed and capped in the database', () => {
+  it('GET /v1/sessions lists the sessions of every instance, newest first, page by page', async () => {
+    const url = await database();
+    const [a, b] = await Promise.all([instance(url, true), instance(url, true)]);
+    try {
+      const created: string[] = [];
+      for (let index = 0; index < 5; index++) {
+        const on = index % 2 === 0 ? a : b;
+        created.push(
+          (await on.call('POST', '/v1/sessions', { spec: payOnce, tools })).body.id as string,
+        );
+      }
+      expect(
+        (await a.call('POST', `/v1/sessions/${created[1]}/check`, pay('p-1'))).body.action,
+      ).toBe('run');
+      await payAndFinish(created[0] as string, a, b);
+      const seen: { id: string; finished: boolean; decisions: unknown[] }[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < 3; page++) {
+        const listed = await b.call('GET', `/v1/sessions?limit=2${after ? `&after=${after}` : ''}`);
+        expect(listed.status).toBe(200);
+        seen.push(...(listed.body.sessions as typeof seen));
+        after = listed.body.next as string | undefined;
+        expect(after === undefined).toBe(page === 2);
+      }
+      expect(seen.map((session) => session.id)).toEqual([...created].reverse());
+      // Read fresh: what `a` decided and `b` finished shows on either.
+      expect(seen[3]?.decisions).toHaveLength(1);
+      expect(seen[4]?.finished).toBe(true);
+      const byApprover = await a.call('GET', '/v1/sessions?limit=200', undefined, approver);
+      expect((byApprover.body.sessions as unknown[]).length).toBe(5);
+      for (const bad of ['0', '201', 'x', '1e2'])
+        expect((await a.call('GET', `/v1/sessions?limit=${bad}`)).status).toBe(400);
+    } finally {
+      await Promise.all([a.store.close(), b.store.close()]);
+    }
+  });
+
+  it('a race of creations on two instances never passes the per-token cap', async () => {
+    const url = await database();
+    const name = `intentguard_${databases}`;
+    const [a, b] = await Promise.all([
+      instance(url, false, undefined, 3),
+      instance(url, false, undefined, 3),
+    ]);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          (index % 2 === 0 ? a : b).call('POST', '/v1/sessions', { spec: payOnce, tools }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses).toEqual([...Array(3).fill(201), ...Array(9).fill(429)]);
+      expect(answers.find((answer) => answer.status === 429)?.body.code).toBe('too-many-sessions');
+      const [open] = await cluster.sql<{ n: string }>(
+        name,
+        'SELECT count(*) AS n FROM sessions WHERE finished = 0',
+      );
+      expect(Number(open?.n)).toBe(3);
+      // A finished session frees its place, on whichever instance.
+      const first = answers.find((answer) => answer.status === 201)?.body.id as string;
+      await payAndFinish(first, a, b);
+      expect((await a.call('POST', '/v1/sessions', { spec: payOnce, tools })).status).toBe(201);
+      expect((await b.call('POST', '/v1/sessions', { spec: payOnce, tools })).status).toBe(429);
+    } finally {
+      await Promise.all([a.store.close(), b.store.close()]);
+    }
   });
 });
 

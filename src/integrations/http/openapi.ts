@@ -113,6 +113,45 @@ export const openApiDocument = {
           ...errors(400, 401, 403, 413, 422, 429, 503),
         },
       },
+      get: {
+        summary:
+          "A page of the token's sessions (an approver token: every session), open and finished, newest first, whichever instance created them; a session that cannot be read now is listed with `error` (its code and message) instead of its state",
+        parameters: [
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: { type: 'integer', minimum: 1, maximum: 200, default: 100 },
+          },
+          {
+            name: 'after',
+            in: 'query',
+            required: false,
+            description: 'The `next` of the previous page: lists the sessions after that one',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    sessions: { type: 'array', items: { $ref: '#/components/schemas/Session' } },
+                    next: {
+                      type: 'string',
+                      description: 'Present when there are more sessions: pass it as `after`',
+                    },
+                  },
+                },
+              },
+            },
+          },
+          ...errors(400, 401, 429),
+        },
+      },
     },
     '/v1/sessions/{id}': {
       get: {

@@ -56,6 +56,23 @@ export async function readBody<T>(c: Context, schema: z.ZodType<T>, optional = f
   return parsed.data;
 }
 
+/** Sessions one `GET /v1/sessions` lists: 100 unless `?limit=` asks for fewer or more. */
+const defaultPage = 100;
+const maxPage = 200;
+
+/** `?limit=`: a whole number from 1 to `maxPage`; otherwise 400. */
+function pageLimit(given: string | undefined): number {
+  if (given === undefined) return defaultPage;
+  const limit = /^[0-9]{1,4}$/.test(given) ? Number(given) : Number.NaN;
+  if (!(limit >= 1 && limit <= maxPage))
+    throw new ServiceProblem(
+      400,
+      'invalid-request',
+      `limit must be a whole number from 1 to ${maxPage}`,
+    );
+  return limit;
+}
+
 /** What the session routes act on. */
 export interface SessionRouteOptions {
   readonly sessions: Sessions;
@@ -94,7 +111,8 @@ export function sessionRoutes(
         `this token has ${maxOpen} open sessions, as many as it may; finish some first`,
       );
     const input = await readBody(c, createSessionBody);
-    const created = await sessions.create(c.get('tokenHash'), input);
+    // Checked again where the session is stored: creations in flight cannot pass the cap together.
+    const created = await sessions.create(c.get('tokenHash'), input, maxOpen);
     return c.json(sessions.describe(created.live), 201);
   });
 
@@ -153,7 +171,11 @@ export function sessionRoutes(
     return c.json(await sessions.finish(live, answer));
   });
 
-  app.get('/v1/sessions', (c) => c.json({ sessions: sessions.list(owner(c)) }));
+  app.get('/v1/sessions', async (c) => {
+    const limit = pageLimit(c.req.query('limit'));
+    const after = c.req.query('after');
+    return c.json(await sessions.list(owner(c), limit, after === '' ? undefined : after));
+  });
 
   app.get('/v1/approvals', async (c) =>
     c.json({ approvals: await sessions.pendingApprovals(owner(c)) }),

@@ -34,6 +34,7 @@ import {
   type SessionStep,
   type StoredJournal,
   type StoredSession,
+  TooManySessionsError,
 } from '../../store/service-store.js';
 import { errorMessage } from '../../support/error-message.js';
 import { IntentguardError } from '../../support/errors.js';
@@ -366,9 +367,11 @@ export class Sessions {
     return live;
   }
 
+  /** A new session, unless the token has `maxOpen` open ones (429, counted in the store). */
   async create(
     tokenHash: string,
     input: CreateSessionInput,
+    maxOpen?: number,
   ): Promise<{ id: string; live: LiveSession }> {
     const kind = input.tools !== undefined ? 'tools' : 'states';
     // Tools and the host's states together are kept as the one-file schema (FORMATS.md §1).
@@ -454,7 +457,7 @@ export class Sessions {
     }
     const journal = guard.journal();
     const withClock: StoredSession = { ...stored, now: journal.now, timeZone: journal.timeZone };
-    await this.#store.createSession(withClock, [
+    await this.#created(withClock, maxOpen, [
       {
         session: stored.id,
         kind: 'session',
@@ -480,6 +483,21 @@ export class Sessions {
     this.#makeRoom(live.held);
     this.#hold(live);
     return { id: stored.id, live };
+  }
+
+  /** Stores a new session within the token's cap: over it, 429 and nothing stored. */
+  async #created(
+    stored: StoredSession,
+    maxOpen: number | undefined,
+    audit: readonly AuditRecord[],
+  ): Promise<void> {
+    try {
+      await this.#store.createSession(stored, audit, maxOpen);
+    } catch (error) {
+      if (error instanceof TooManySessionsError)
+        throw new ServiceProblem(429, error.code, error.message);
+      throw error;
+    }
   }
 
   /**
@@ -817,12 +835,31 @@ export class Sessions {
     };
   }
 
-  /** The token's live sessions (open, or finished since the start), newest first, described. */
-  list(tokenHash: string | undefined): Record<string, unknown>[] {
-    return [...this.#live.values()]
-      .filter((live) => tokenHash === undefined || live.stored.tokenHash === tokenHash)
-      .reverse()
-      .map((live) => this.describe(live));
+  /**
+   * A page of the token's sessions (every token's for `undefined`) as the store holds
+   * them, whichever instance created them, newest first, described (read fresh); `next`
+   * names the last one when there are more (`after` lists those). A session that cannot
+   * be read now (one the audit log does not vouch for, or no room in memory) is listed
+   * with its error instead of its state.
+   */
+  async list(
+    tokenHash: string | undefined,
+    limit: number,
+    after?: string,
+  ): Promise<{ sessions: Record<string, unknown>[]; next?: string }> {
+    const listed = await this.#store.listSessions(tokenHash, limit + 1, after);
+    const page = listed.slice(0, limit);
+    const sessions: Record<string, unknown>[] = [];
+    for (const session of page) {
+      try {
+        sessions.push(this.describe(await this.get(tokenHash, session.id, true)));
+      } catch (error) {
+        if (!(error instanceof ServiceProblem)) throw error;
+        sessions.push({ ...session, error: { code: error.code, message: error.message } });
+      }
+    }
+    const last = page.at(-1);
+    return listed.length > limit && last !== undefined ? { sessions, next: last.id } : { sessions };
   }
 
   /**
