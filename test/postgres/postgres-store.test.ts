@@ -581,6 +581,55 @@ describe('sessions listed and capped in the database', () => {
   });
 });
 
+describe('restart', () => {
+  it('a restarted instance reads each session when asked for it, a waiting approval included', async () => {
+    const url = await database();
+    const before = await instance(url, true);
+    const sid = (await before.call('POST', '/v1/sessions', { spec: payAsked, tools })).body
+      .id as string;
+    expect((await before.call('POST', `/v1/sessions/${sid}/check`, pay('ask-1'))).body.action).toBe(
+      'ask',
+    );
+    await before.store.close();
+    // A new process on the database: nothing in memory; the request reads the session.
+    const after = await instance(url, true);
+    try {
+      const approvals = await after.call('GET', '/v1/approvals', undefined, approver);
+      expect(approvals.body.approvals).toEqual([
+        expect.objectContaining({
+          session: sid,
+          id: 'ask-1',
+          prompt: expect.stringContaining('Confirm the payment'),
+        }),
+      ]);
+      const listed = await after.call('GET', '/v1/sessions');
+      expect(listed.body.sessions).toEqual([
+        expect.objectContaining({
+          id: sid,
+          status: expect.objectContaining({ pendingIds: ['ask-1'] }),
+        }),
+      ]);
+      const approved = await after.call(
+        'POST',
+        `/v1/sessions/${sid}/approve`,
+        { id: 'ask-1', approved: true },
+        approver,
+      );
+      expect(approved.body.action).toBe('run');
+      // The call id answers as recorded before the restart; a second payment is refused.
+      expect(
+        (await after.call('POST', `/v1/sessions/${sid}/check`, pay('ask-1'))).body.action,
+      ).toBe('run');
+      expect(
+        (await after.call('POST', `/v1/sessions/${sid}/check`, pay('ask-2'))).body.action,
+      ).toBe('refuse');
+      expect(await verifyAuditDatabase(url)).toMatchObject({ ok: true });
+    } finally {
+      await after.store.close();
+    }
+  });
+});
+
 describe('memory bounds per instance (S1)', () => {
   it('an instance counts what a session holds once it has caught up, whoever wrote it', async () => {
     const url = await database();
