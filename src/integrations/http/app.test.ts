@@ -164,6 +164,40 @@ describe('the service API', () => {
     expect(list.sessions.map((session) => session.id)).toEqual([id]);
   });
 
+  it('lists the sessions of the file page by page, after a restart too, and caps open ones per token', async () => {
+    const first = app();
+    const ids = [await bankSession(first), await bankSession(first), await bankSession(first)];
+    await bankSession(first, 'beta');
+    store.close();
+    store = new SqliteServiceStore(dbPath);
+    const restarted = createServiceApp({
+      store,
+      tokens: ['alpha', 'beta'],
+      log: (line) => logged.push(line),
+      maxOpenSessions: 3,
+    }).app;
+    const listed: string[] = [];
+    let after = '';
+    for (let page = 0; page < 3; page++) {
+      const body = (await (
+        await call(restarted, 'GET', `/v1/sessions?limit=1${after ? `&after=${after}` : ''}`)
+      ).json()) as { sessions: { id: string; status: object }[]; next?: string };
+      expect(body.sessions).toHaveLength(1);
+      expect(body.sessions[0]?.status).toBeDefined();
+      listed.push(...body.sessions.map((session) => session.id));
+      after = body.next ?? '';
+      expect(after === '').toBe(page === 2);
+    }
+    expect(listed).toEqual([...ids].reverse());
+    const over = await call(restarted, 'POST', '/v1/sessions', {
+      spec: bankSpec,
+      tools: bankTools,
+    });
+    expect(over.status).toBe(429);
+    expect(((await over.json()) as { code: string }).code).toBe('too-many-sessions');
+    expect((await call(restarted, 'GET', '/v1/sessions?limit=500')).status).toBe(400);
+  });
+
   it('serves its OpenAPI document without a token', async () => {
     const response = await app().request('/v1/openapi.json');
     expect(response.status).toBe(200);
