@@ -511,6 +511,50 @@ async function payAndFinish(
   expect((await other.call('POST', `/v1/sessions/${sid}/finish`, {})).body.action).toBe('run');
 }
 
+describe('a group with a session that does not check', () => {
+  it('refuses that session alone: the others of the group are committed and answered', async () => {
+    const url = await database();
+    const name = `intentguard_${databases}`;
+    const [a, b] = await Promise.all([instance(url), instance(url)]);
+    try {
+      const sids: string[] = [];
+      for (let index = 0; index < 4; index++)
+        sids.push(
+          (await a.call('POST', '/v1/sessions', { spec: payAsked, tools })).body.id as string,
+        );
+      const [bad, ...good] = sids as [string, ...string[]];
+      expect((await a.call('POST', `/v1/sessions/${bad}/check`, pay('p-1'))).body.action).toBe(
+        'ask',
+      );
+      expect(
+        (await b.call('POST', `/v1/sessions/${bad}/approve`, { id: 'p-1', approved: false })).body
+          .action,
+      ).toBe('refuse');
+      await cluster.sql(
+        name,
+        `UPDATE journal SET event = replace(event, '"approved":false', '"approved":true')
+         WHERE session = $1 AND event LIKE '%"resolve"%'`,
+        [bad],
+      );
+      const answers = await Promise.all(
+        sids.map((sid) => a.call('POST', `/v1/sessions/${sid}/check`, pay('p-2'))),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual([503, 200, 200, 200]);
+      expect(answers.slice(1).map((answer) => answer.body.action)).toEqual(['ask', 'ask', 'ask']);
+      for (const sid of good) {
+        const [row] = await cluster.sql<{ n: string }>(
+          name,
+          'SELECT count(*) AS n FROM journal WHERE session = $1',
+          [sid],
+        );
+        expect(Number(row?.n)).toBe(1);
+      }
+    } finally {
+      await Promise.all([a.store.close(), b.store.close()]);
+    }
+  });
+});
+
 describe('sessions listed and capped in the database', () => {
   it('GET /v1/sessions lists the sessions of every instance, newest first, page by page', async () => {
     const url = await database();
