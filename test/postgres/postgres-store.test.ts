@@ -385,6 +385,16 @@ describe('several instances on one database', () => {
   });
 });
 
+/** Rewrites a session's stored approval answer outside the service (its row left alone). */
+async function rewriteApproval(name: string, sid: string, approved: boolean) {
+  await cluster.sql(
+    name,
+    `UPDATE journal SET event = replace(event, '"approved":${!approved}', '"approved":${approved}')
+     WHERE session = $1 AND event LIKE '%"resolve"%'`,
+    [sid],
+  );
+}
+
 describe('group commit and catch-up', () => {
   let url: string;
   let name: string;
@@ -466,12 +476,7 @@ describe('group commit and catch-up', () => {
         .action,
     ).toBe('refuse');
     // The withdrawal rewritten as an approval, the row untouched: the log recorded otherwise.
-    await cluster.sql(
-      name,
-      `UPDATE journal SET event = replace(event, '"approved":false', '"approved":true')
-       WHERE session = $1 AND event LIKE '%"resolve"%'`,
-      [sid],
-    );
+    await rewriteApproval(name, sid, true);
     const read = a.store.eventsRead;
     const answer = await a.call('POST', `/v1/sessions/${sid}/check`, pay('p-2'));
     expect(answer.status).toBe(503);
@@ -486,12 +491,7 @@ describe('group commit and catch-up', () => {
       ok: false,
       message: expect.stringContaining(`session ${sid}: its journal differs`),
     });
-    await cluster.sql(
-      name,
-      `UPDATE journal SET event = replace(event, '"approved":true', '"approved":false')
-       WHERE session = $1 AND event LIKE '%"resolve"%'`,
-      [sid],
-    );
+    await rewriteApproval(name, sid, false);
     expect(await verifyAuditDatabase(url)).toMatchObject({ ok: true });
   });
 });
@@ -530,12 +530,7 @@ describe('a group with a session that does not check', () => {
         (await b.call('POST', `/v1/sessions/${bad}/approve`, { id: 'p-1', approved: false })).body
           .action,
       ).toBe('refuse');
-      await cluster.sql(
-        name,
-        `UPDATE journal SET event = replace(event, '"approved":false', '"approved":true')
-         WHERE session = $1 AND event LIKE '%"resolve"%'`,
-        [bad],
-      );
+      await rewriteApproval(name, bad, true);
       const answers = await Promise.all(
         sids.map((sid) => a.call('POST', `/v1/sessions/${sid}/check`, pay('p-2'))),
       );
