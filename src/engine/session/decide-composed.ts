@@ -5,7 +5,7 @@ import type { StateUpdate } from '../state.js';
 import { valueKey } from '../values.js';
 import type { Reason, Verdict } from '../verdict.js';
 import { decide } from './decide.js';
-import { type CommitPlan, type DecisionHost, noRules, type Recheck } from './decision.js';
+import { type CommitPlan, type DecisionHost, noRules, type Recheck, setCount } from './decision.js';
 
 /** How strict a decision is (LANGUAGE.md §8): reject > revise hard > revise soft > confirm > allow. */
 function strictness(verdict: Pick<Verdict, 'decision' | 'severity'>): number {
@@ -182,19 +182,9 @@ function composedVerdict(
   const own = policy.performs(judgment);
   if (intent.performs.length === 0 && own.length === 0) return base;
   const achieved: Record<string, number> = {};
-  for (const head of intent.performs) define(achieved, head, host.achieved.get(head) ?? 0);
-  for (const head of own) define(achieved, head, policy.achieved.get(head) ?? 0);
+  for (const head of intent.performs) setCount(achieved, head, host.achieved.get(head) ?? 0);
+  for (const head of own) setCount(achieved, head, policy.achieved.get(head) ?? 0);
   return { ...base, performs: [...intent.performs, ...own], achieved };
-}
-
-function define(target: Record<string, number>, key: string, value: number): void {
-  // An objective may be called `__proto__`: assignment would set the prototype instead.
-  Object.defineProperty(target, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
 }
 
 function markAll(reasons: readonly Reason[], source: 'intent' | 'policy'): Reason[] {

@@ -157,7 +157,23 @@ function firingRules(
   context: EvaluationContext,
 ): readonly CompiledRule[] {
   if (candidates.length === 1) return ruleFires(candidates[0]!, context) ? candidates : noRules;
-  return candidates.filter((rule) => ruleFires(rule, context));
+  const firing = candidates.filter((rule) => ruleFires(rule, context));
+  // Shared lists where possible: the performed heads and counts are cached per list
+  // (decision.ts), and a fresh list per proposal would miss that cache every time.
+  if (firing.length === 0) return noRules;
+  if (firing.length === candidates.length) return candidates;
+  return firing.length === 1 ? ruleAlone(firing[0]!) : firing;
+}
+
+const aloneCache = new WeakMap<CompiledRule, readonly CompiledRule[]>();
+/** The one-rule list of `rule`, the same list at every call. */
+function ruleAlone(rule: CompiledRule): readonly CompiledRule[] {
+  let list = aloneCache.get(rule);
+  if (!list) {
+    list = Object.freeze([rule]);
+    aloneCache.set(rule, list);
+  }
+  return list;
 }
 
 /** `to = "+1 555…"`: the value a `@repeat(per: …)` budget is counted for, for feedback. */

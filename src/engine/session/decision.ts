@@ -145,19 +145,22 @@ function countsRecord(
   counts: ReadonlyMap<string, number>,
 ): Readonly<Record<string, number>> {
   const achieved: Record<string, number> = {};
-  for (const head of heads) {
-    const count = counts.get(head) ?? 0;
-    // An objective may be called `__proto__`: assignment would set the prototype instead.
-    if (head === '__proto__')
-      Object.defineProperty(achieved, head, {
-        value: count,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else achieved[head] = count;
-  }
+  for (const head of heads) setCount(achieved, head, counts.get(head) ?? 0);
   return Object.freeze(achieved);
+}
+
+/** Sets an objective's count in a verdict's `achieved` record. */
+export function setCount(achieved: Record<string, number>, head: string, count: number): void {
+  // An objective may be called `__proto__`: assignment would set the prototype instead.
+  // Only then a defined property: it makes a slower object, and every verdict has one.
+  if (head === '__proto__')
+    Object.defineProperty(achieved, head, {
+      value: count,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  else achieved[head] = count;
 }
 
 /** A verdict, told apart from the other results a step may return. */
