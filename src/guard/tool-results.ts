@@ -26,7 +26,9 @@ export function toolResultObservation(
   const resultName = action?.resultPredicate;
   const result = resultName === undefined ? undefined : schema.predicates.get(resultName);
   if (resultName === undefined || result === undefined) return undefined;
-  const fields = { ...resultFields(output) };
+  const fields = textOnlyResult(action, result)
+    ? contentFields(output)
+    : { ...resultFields(output) };
   const argumentFields = new Set(result.keys);
   for (const variable of result.variables) {
     if (!argumentFields.has(variable.name)) continue;
@@ -74,6 +76,42 @@ function toolPredicate(schema: Schema, toolName: string): PredicateDeclaration |
     if (predicate.kind === 'action' && predicate.sourceName === toolName) return predicate;
   }
   return undefined;
+}
+
+/**
+ * Whether a tool's result is only its text (`content`, schemas.md "Formats"): an OpenAI
+ * function, an MCP tool without `outputSchema`, an adapter's tool without result fields.
+ */
+function textOnlyResult(
+  action: PredicateDeclaration | undefined,
+  result: PredicateDeclaration,
+): boolean {
+  const parameters = new Set(action?.variables.map((variable) => variable.name) ?? []);
+  const fields = result.variables.filter((variable) => !parameters.has(variable.name));
+  return fields.length === 1 && fields[0]?.name === 'content' && fields[0].type.kind === 'text';
+}
+
+/**
+ * The output of a text-only tool as its `content`: the text itself (JSON or not, the
+ * text is what the tool said), a message's text `content`, an MCP `CallToolResult`'s
+ * text parts one per line, else the output's JSON.
+ */
+function contentFields(output: unknown): Record<string, unknown> {
+  if (typeof output === 'string') return { content: output };
+  if (isRecord(output) && typeof output.content === 'string') return { content: output.content };
+  if (isRecord(output) && Array.isArray(output.content)) {
+    const texts = output.content.flatMap((part: unknown) =>
+      isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
+    );
+    return { content: texts.join('\n') };
+  }
+  if (output === undefined || output === null) return {};
+  try {
+    const text = JSON.stringify(output);
+    return text === undefined ? {} : { content: text };
+  } catch {
+    return {};
+  }
 }
 
 function parsedObject(text: string): Record<string, unknown> | undefined {

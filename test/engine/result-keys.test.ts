@@ -278,7 +278,7 @@ describe('toolResultObservation', () => {
     }).value;
     if (!schema) throw new Error('schema does not load');
     expect(toolResultObservation(schema, 'get-weather', 'Sunny', { city: 'Oslo' })).toEqual({
-      updates: { get_weatherResult: { city: 'Oslo' } },
+      updates: { get_weatherResult: { content: 'Sunny', city: 'Oslo' } },
     });
     expect(toolResultObservation(schema, 'get_weather', { content: 'x' })).toEqual({
       updates: { get_weatherResult: { content: 'x' } },

@@ -659,6 +659,49 @@ describe('result fields from schemaFromOpenAiAgentsTools({ results })', () => {
     );
   });
 
+  it('without results a plain-text output is the result content the spec reads', async () => {
+    const textSpec = [
+      'bank_check_balance() -> BalanceKnown',
+      'BalanceKnown & bank_check_balanceResult(content contains "in good standing") & bank_transfer(to = "Alice", amount = 500) -> Transferred',
+      'Transferred -> Done',
+      '',
+    ].join('\n');
+    async function runWithStatus(status: string) {
+      const bank = newBank();
+      const guardOf = (runContext: RunContextLike<{ guard: Guard }>) => runContext.context.guard;
+      const tools = contextTools(bank);
+      tools[0] = tool({
+        name: 'bank_check_balance',
+        description: "Returns the state of the user's checking account.",
+        parameters: z.object({}),
+        execute: async () => {
+          bank.executed.push('balance');
+          return status;
+        },
+        ...intentguardToolOptions(guardOf, 'bank_check_balance'),
+      });
+      const guard = createGuard(textSpec, unwrap(schemaFromOpenAiAgentsTools(tools)), { now });
+      const read: Record<string, string> = {};
+      const model = new ScriptedModel([
+        step(() => [balanceCall('b1')]),
+        step(() => [transferCall('t1', 'Alice', 500)]),
+        step((result) => {
+          read.t1 = result('t1');
+          return [assistantMessage('Finished.')];
+        }),
+      ]);
+      await run(new Agent<{ guard: Guard }>({ name: 'bank', model, tools }), task, {
+        context: { guard },
+      });
+      return { bank, read };
+    }
+    const good = await runWithStatus('Account 1234 is in good standing; balance 1500 USD.');
+    expect(good.bank.executed).toEqual(['balance', 'transfer 500 to Alice']);
+    const frozen = await runWithStatus('Account 1234 is frozen.');
+    expect(frozen.bank.executed).toEqual(['balance']);
+    expect(frozen.read.t1).toMatch(/^intentguard: /);
+  });
+
   it('keeps the name-based criticality, and refuses results for a tool it does not have', () => {
     const tools = contextTools(newBank());
     const derived = unwrap(schemaFromOpenAiAgentsTools(tools, { results }));
