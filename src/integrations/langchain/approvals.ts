@@ -16,20 +16,26 @@ export interface IntentguardApprovalRequest {
   }[];
   readonly reviewConfigs: readonly {
     readonly actionName: string;
-    readonly allowedDecisions: readonly ('approve' | 'reject')[];
+    readonly allowedDecisions: readonly ('approve' | 'edit' | 'reject')[];
   }[];
   readonly intentguard: { readonly callIds: readonly string[] };
 }
 
 /**
  * The person's answer, given as `new Command({ resume: answer })`: LangChain's
- * `HITLResponse` shape, one decision per action request, in the same order. Anything but
- * `approve` — a missing decision, an `edit`, an unknown type — denies the call; a
- * rejection's `message` is passed to the model.
+ * `HITLResponse` shape, one decision per action request, in the same order. An `edit`
+ * (the person changed the call) is checked by the guard as a new proposal: it runs if
+ * the spec allows it, and is refused with feedback to the model if not. Anything else —
+ * a missing decision, an edit without a tool name or an arguments object, an unknown
+ * type — denies the call; a rejection's `message` is passed to the model.
  */
 export interface IntentguardApprovalResponse {
   readonly decisions: readonly (
     | { readonly type: 'approve' }
+    | {
+        readonly type: 'edit';
+        readonly editedAction: { readonly name: string; readonly args: Record<string, unknown> };
+      }
     | { readonly type: 'reject'; readonly message?: string }
   )[];
 }
@@ -38,6 +44,8 @@ export interface IntentguardApprovalResponse {
 export interface Answer {
   readonly approved: boolean;
   readonly note: string | undefined;
+  /** The call as the person edited it (an `edit` decision), to be checked anew. */
+  readonly edited?: { readonly name: string; readonly args: Record<string, unknown> };
 }
 
 export function approvalRequest(asks: readonly GuardDecision[], calls: readonly ToolCall[]) {
@@ -50,7 +58,7 @@ export function approvalRequest(asks: readonly GuardDecision[], calls: readonly 
     })),
     reviewConfigs: asks.map((decision) => ({
       actionName: byId.get(decision.id)?.name ?? '',
-      allowedDecisions: ['approve', 'reject'],
+      allowedDecisions: ['approve', 'edit', 'reject'],
     })),
     intentguard: { callIds: asks.map((decision) => decision.id) },
   };
@@ -68,6 +76,15 @@ export function answersOf(resume: unknown, count: number): Answer[] {
       typeof decision.message === 'string' && decision.message.trim() !== ''
         ? decision.message.trim()
         : undefined;
+    const action = decision.editedAction;
+    if (
+      decision.type === 'edit' &&
+      isRecord(action) &&
+      typeof action.name === 'string' &&
+      action.name !== '' &&
+      isRecord(action.args)
+    )
+      return { approved: false, note, edited: { name: action.name, args: action.args } };
     return { approved: decision.type === 'approve', note };
   });
 }

@@ -161,3 +161,27 @@ export function toolMessage(call: ToolCall, content: string): ToolMessageLike {
 export function humanMessage(content: string): HumanMessageLike {
   return { type: 'human', content, name: 'intentguard' };
 }
+
+/**
+ * The id of the call a person's edit makes of call `id`: a new id, since the guard
+ * decides each id once and a call whose arguments change under its id is refused.
+ */
+export function editedCallId(id: string): string {
+  return `${id}_edited`;
+}
+
+/**
+ * Puts the edited calls in place of the ones asked about in the model's message (keyed
+ * by the asked call's id), keeping their position, as LangChain's own HITL middleware
+ * rewrites `tool_calls`; the message goes back into the state so the tool node runs them.
+ */
+export function replaceCalls(message: MessageFields, edits: ReadonlyMap<string, ToolCall>): void {
+  if (!Array.isArray(message.tool_calls)) return;
+  const replaced = message.tool_calls.map((call: unknown) => {
+    const edit = isRecord(call) && typeof call.id === 'string' ? edits.get(call.id) : undefined;
+    return edit === undefined || !isRecord(call)
+      ? call
+      : { ...call, id: edit.id, name: edit.name, args: edit.args };
+  });
+  (message as { tool_calls?: unknown }).tool_calls = replaced;
+}

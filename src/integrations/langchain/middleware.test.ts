@@ -130,7 +130,9 @@ describe('intentguardMiddleware in a LangChain agent', () => {
           ),
         },
       ],
-      reviewConfigs: [{ actionName: 'BankTransfer', allowedDecisions: ['approve', 'reject'] }],
+      reviewConfigs: [
+        { actionName: 'BankTransfer', allowedDecisions: ['approve', 'edit', 'reject'] },
+      ],
       intentguard: { callIds: ['t2'] },
     });
 
@@ -232,6 +234,109 @@ describe('intentguardMiddleware in a LangChain agent', () => {
     const read = String(lastReadBy(model, 2)?.content);
     expect(read).toContain('intentguard: the user declined this call.');
     expect(read).toMatch(/\nThe user said: not today$/);
+  });
+
+  describe("a person's edit is checked again as a new proposal", () => {
+    const upTo500 = [
+      'BankCheckBalance() -> BalanceKnown',
+      '@confirm(financial, "Confirm the transfer details with the user")',
+      'BalanceKnown & BankTransfer(to = "Alice", amount <= 500) -> Transferred',
+      'Transferred -> Done',
+      'reject BankTransfer(amount > 500) because "never move more than the user asked for"',
+      '',
+    ].join('\n');
+    const edit = (to: string, amount: number) => ({
+      decisions: [{ type: 'edit', editedAction: { name: 'BankTransfer', args: { to, amount } } }],
+    });
+
+    it('runs an edit the spec allows, in place of the call asked about', async () => {
+      const { ran, tools } = bank(1500);
+      const model = fakeModel()
+        .respondWithTools([balanceCall('b1')])
+        .respondWithTools([transferCall('t1', 'Alice', 500)])
+        .respond(new AIMessage('Transferred $200 to Alice.'));
+      const agent = createAgent({
+        model,
+        tools,
+        middleware: [intentguardMiddleware(guardSource(upTo500))],
+        checkpointer: new MemorySaver(),
+      });
+      const paused = await agent.invoke(start, thread('edit-ok'));
+      const [pause] = paused.__interrupt__ ?? [];
+      expect(pause?.value).toMatchObject({
+        reviewConfigs: [
+          { actionName: 'BankTransfer', allowedDecisions: ['approve', 'edit', 'reject'] },
+        ],
+      });
+      const done = await agent.invoke(
+        new Command({ resume: edit('Alice', 200) }),
+        thread('edit-ok'),
+      );
+      expect(ran.transfers).toEqual([{ to: 'Alice', amount: 200 }]);
+      expect(toolMessageFor(done.messages, 't1_edited').content).toBe('Sent $200 to Alice.');
+      expect(done.messages.some((m) => ToolMessage.isInstance(m) && m.tool_call_id === 't1')).toBe(
+        false,
+      );
+      const journal = done[journalStateKey];
+      if (journal === undefined) throw new Error('no journal in the state');
+      expect(restoreGuard(upTo500, schema, journal).status()).toMatchObject({
+        done: true,
+        finished: true,
+      });
+    });
+
+    it('refuses an edit into what the spec forbids, with feedback the model reads', async () => {
+      const { ran, tools } = bank(1500);
+      const model = fakeModel()
+        .respondWithTools([balanceCall('b1')])
+        .respondWithTools([transferCall('t1', 'Alice', 500)])
+        .respondWithTools([transferCall('t2', 'Alice', 500)]);
+      const agent = createAgent({
+        model,
+        tools,
+        middleware: [intentguardMiddleware(guardSource(upTo500))],
+        checkpointer: new MemorySaver(),
+      });
+      await agent.invoke(start, thread('edit-no'));
+      const again = await agent.invoke(
+        new Command({ resume: edit('Alice', 5000) }),
+        thread('edit-no'),
+      );
+      expect(ran.transfers).toEqual([]);
+      const refusal = toolMessageFor(again.messages, 't1_edited');
+      expect(refusal.content).toMatch(/^intentguard: reject\./);
+      expect(refusal.content).toContain('never move more than the user asked for');
+      expect(String(lastReadBy(model, 2)?.content)).toBe(refusal.content);
+      // The model's next transfer is asked about again: nothing ran on the edit.
+      expect(again.__interrupt__?.[0]?.value).toMatchObject({ intentguard: { callIds: ['t2'] } });
+    });
+
+    it('denies the call when an edit names no tool or gives no arguments object', async () => {
+      const { ran, tools } = bank(1500);
+      const model = fakeModel()
+        .respondWithTools([balanceCall('b1')])
+        .respondWithTools([transferCall('t1', 'Alice', 500)])
+        .respondWithTools([transferCall('t2', 'Alice', 500)]);
+      const agent = createAgent({
+        model,
+        tools,
+        middleware: [intentguardMiddleware(guardSource(upTo500))],
+        checkpointer: new MemorySaver(),
+      });
+      await agent.invoke(start, thread('edit-bad'));
+      const again = await agent.invoke(
+        new Command({
+          resume: {
+            decisions: [{ type: 'edit', editedAction: { name: 'BankTransfer', args: '{}' } }],
+          },
+        }),
+        thread('edit-bad'),
+      );
+      expect(ran.transfers).toEqual([]);
+      expect(toolMessageFor(again.messages, 't1').content).toContain(
+        'intentguard: the user declined this call.',
+      );
+    });
   });
 
   it('sends a premature finish back to the model, and ends the run once the task is done', async () => {
@@ -568,6 +673,16 @@ describe('answers to an approval request', () => {
       { approved: false, note: undefined },
       { approved: false, note: 'no' },
       { approved: false, note: undefined },
+    ]);
+    expect(
+      answersOf(
+        {
+          decisions: [{ type: 'edit', editedAction: { name: 'BankTransfer', args: { to: 'A' } } }],
+        },
+        1,
+      ),
+    ).toEqual([
+      { approved: false, note: undefined, edited: { name: 'BankTransfer', args: { to: 'A' } } },
     ]);
     expect(answersOf(true, 1)).toEqual([{ approved: false, note: undefined }]);
   });

@@ -9,15 +9,17 @@ import {
 } from '../../guard/adapter-kit/index.js';
 import type { Guard, GuardDecision, GuardJournal, ToolCall } from '../../guard/index.js';
 import { argumentError, describeArgument } from '../../language/arguments.js';
-import { answersOf, approvalRequest } from './approvals.js';
+import { type Answer, answersOf, approvalRequest } from './approvals.js';
 import { IntentguardMiddlewareError } from './errors.js';
 import {
   answeredIds,
+  editedCallId,
   finalAnswer,
   humanMessage,
   lastAiMessage,
   type MessageFields,
   pendingCalls,
+  replaceCalls,
   reportResults,
   type ToolMessageLike,
   toolMessage,
@@ -98,6 +100,36 @@ function finishRefusals(journal: GuardJournal): number {
 
 function refusalText(decision: GuardDecision, note: string | undefined): string {
   return note === undefined ? decision.message : `${decision.message}\nThe user said: ${note}`;
+}
+
+/** What the person's answers change in a turn's decisions, notes and edited calls. */
+interface TurnAnswers {
+  readonly decisions: Map<string, GuardDecision>;
+  readonly notes: Map<string, string>;
+  readonly edits: Map<string, ToolCall>;
+}
+
+/** Applies the person's answer to each call asked about, in order. */
+function applyAnswers(
+  guard: Guard,
+  asks: readonly GuardDecision[],
+  answers: readonly Answer[],
+  { decisions, notes, edits }: TurnAnswers,
+): void {
+  asks.forEach((ask, index) => {
+    const answer = answers[index] ?? { approved: false, note: undefined };
+    decisions.set(ask.id, guard.approve(ask.id, answer.approved));
+    if (answer.note !== undefined) notes.set(ask.id, answer.note);
+    if (answer.edited === undefined) return;
+    // The person changed the call: the one asked about is declined, and the edit is a
+    // new proposal under its own id (the guard decides each id once), checked like
+    // any other; an edit that still needs a person is approved, as the person wrote it.
+    const edit: ToolCall = { id: editedCallId(ask.id), ...answer.edited };
+    const checked = checkOrRefuse(guard, edit);
+    decisions.delete(ask.id);
+    decisions.set(edit.id, checked.action === 'ask' ? guard.approve(edit.id, true) : checked);
+    edits.set(ask.id, edit);
+  });
 }
 
 /**
@@ -188,28 +220,30 @@ export function intentguardMiddleware(
     const decisions = new Map(calls.map((call) => [call.id, checkOrRefuse(bound.guard, call)]));
     const asks = [...decisions.values()].filter((decision) => decision.action === 'ask');
     const notes = new Map<string, string>();
+    const edits = new Map<string, ToolCall>();
     if (asks.length > 0) {
       if (typeof runtime.interrupt !== 'function')
         throw new TypeError('intentguardMiddleware: approvals need LangGraph (runtime.interrupt)');
       // The node runs again from the start on resume: every check above answers the same.
       bound.interruptedTurn = turn;
       const answers = answersOf(await runtime.interrupt(approvalRequest(asks, calls)), asks.length);
-      asks.forEach((ask, index) => {
-        const answer = answers[index] ?? { approved: false, note: undefined };
-        decisions.set(ask.id, bound.guard.approve(ask.id, answer.approved));
-        if (answer.note !== undefined) notes.set(ask.id, answer.note);
-      });
+      applyAnswers(bound.guard, asks, answers, { decisions, notes, edits });
     }
+    if (edits.size > 0 && message !== undefined) replaceCalls(message, edits);
 
     const refusals: ToolMessageLike[] = [];
-    for (const call of calls) {
+    for (const call of calls.map((asked) => edits.get(asked.id) ?? asked)) {
       const decision = decisions.get(call.id);
       if (decision !== undefined && decision.action !== 'run')
         refusals.push(toolMessage(call, refusalText(decision, notes.get(call.id))));
     }
+    // The model's message, its edited calls in place (as LangChain's own HITL middleware
+    // does), goes back into the state, so the tool node runs the edits.
+    const changed = edits.size > 0 && message !== undefined ? [message] : [];
+    const messages = [...changed, ...refusals];
     return {
       [journalStateKey]: threads.written(bound),
-      ...(refusals.length > 0 ? { messages: refusals } : {}),
+      ...(messages.length > 0 ? { messages } : {}),
       // With no call left to run, the agent would end the run: the model answers instead.
       ...(refusals.length === calls.length ? { jumpTo: 'model' as const } : {}),
     };
