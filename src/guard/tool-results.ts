@@ -93,25 +93,19 @@ function textOnlyResult(
 
 /**
  * The output of a text-only tool as its `content`: the text itself (JSON or not, the
- * text is what the tool said), a message's text `content`, an MCP `CallToolResult`'s
- * text parts one per line, else the output's JSON.
+ * text is what the tool said), or an MCP `CallToolResult`'s text parts one per line.
+ * Any other output is read field by field as usual, so what the schema does not declare
+ * is still reported and journaled.
  */
 function contentFields(output: unknown): Record<string, unknown> {
   if (typeof output === 'string') return { content: output };
-  if (isRecord(output) && typeof output.content === 'string') return { content: output.content };
   if (isRecord(output) && Array.isArray(output.content)) {
     const texts = output.content.flatMap((part: unknown) =>
       isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
     );
-    return { content: texts.join('\n') };
+    if (texts.length > 0) return { content: texts.join('\n') };
   }
-  if (output === undefined || output === null) return {};
-  try {
-    const text = JSON.stringify(output);
-    return text === undefined ? {} : { content: text };
-  } catch {
-    return {};
-  }
+  return { ...resultFields(output) };
 }
 
 function parsedObject(text: string): Record<string, unknown> | undefined {
