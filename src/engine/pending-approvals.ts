@@ -1,3 +1,6 @@
+/** What `proposing` replaced when nothing waits (most proposals): shared, never changed. */
+const nothingReplaced: readonly never[] = Object.freeze([]);
+
 /**
  * The confirmations a session asked and has not had answered, by the call id of the
  * proposal that asked them (`undefined` for a proposal without one) — the one model of
@@ -25,7 +28,7 @@ export class PendingApprovals<T> {
     // Nothing waits before most proposals: then nothing is replaced, and nothing allocated.
     if (this.#waiting.size === 0) {
       this.#latest = undefined;
-      return [];
+      return nothingReplaced as readonly T[];
     }
     const replaced: T[] = [];
     for (const key of callId === undefined ? [undefined] : [undefined, callId]) {

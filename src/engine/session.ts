@@ -44,7 +44,7 @@ import {
   achievedCounts,
   type CommitPlan,
   type DecisionHost,
-  headsOf,
+  performedHeads,
   type Recheck,
 } from './session/decision.js';
 import { type SessionSettings, sessionSettings } from './session-settings.js';
@@ -490,7 +490,15 @@ export class Session implements IntentSession {
 
   /** What the steps of the decision procedure read and ask of this session; made once. */
   #decision(): DecisionHost {
-    this.#host ??= {
+    return this.#host ?? this.#makeHost();
+  }
+
+  /**
+   * Apart from `#decision`: the closures capture the session, and a method that makes
+   * closures allocates their scope at every call, even when it makes none.
+   */
+  #makeHost(): DecisionHost {
+    this.#host = {
       compiled: this.#compiled,
       clock: this.#clock,
       settings: this.#settings,
@@ -567,8 +575,10 @@ export class Session implements IntentSession {
     feedback: string,
     roadmap?: string,
   ): Verdict {
-    const performs = headsOf(performed);
-    const achieved = achievedCounts(performed, this.#achieved);
+    // One lookup of the performed rules' heads for both `performs` and `achieved`.
+    const heads = performed.length === 0 ? undefined : performedHeads(performed);
+    const performs = heads === undefined ? [] : heads.heads;
+    const achieved = achievedCounts(heads, this.#achieved);
     const done = this.#done();
     const { maxFeedbackLength } = this.#settings.limits;
     // Feedback goes into an agent's prompt: whatever the spec's size, it stays bounded.

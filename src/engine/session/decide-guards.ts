@@ -20,6 +20,8 @@ export function matchingGuard(
 ): CompiledGuard | undefined {
   const guards = host.compiled.guardsByPredicate;
   if (guards.size === 0) return undefined;
+  // Most calls meet no guard: decided before the closure below is made.
+  if (updates.length === 0 && (!action || !guards.has(action.predicate.name))) return undefined;
   let confirm: CompiledGuard | undefined;
   const consider = (guard: CompiledGuard, candidate: ProposedAction): boolean => {
     if (!actionMatches(guard.pattern, candidate, host.clock)) return false;

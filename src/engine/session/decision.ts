@@ -90,7 +90,7 @@ export const noReasons: readonly Reason[] = Object.freeze([]);
 export const allowFeedback = 'Allowed.';
 
 /** The distinct heads of a shared rules array, and the `achieved` records shared for them. */
-interface PerformedHeads {
+export interface PerformedHeads {
   readonly heads: readonly string[];
   /** For one head: the frozen record of each count up to `sharedCounts`, made when first needed. */
   readonly byCount: (Readonly<Record<string, number>> | undefined)[];
@@ -98,7 +98,8 @@ interface PerformedHeads {
 
 const headsCache = new WeakMap<readonly CompiledRule[], PerformedHeads>();
 
-function performedHeads(rules: readonly CompiledRule[]): PerformedHeads {
+/** The heads of performed rules, looked up once for a verdict's `performs` and `achieved`. */
+export function performedHeads(rules: readonly CompiledRule[]): PerformedHeads {
   let entry = headsCache.get(rules);
   if (!entry) {
     // Frozen: verdicts of every session share it, so no caller may change it (D12).
@@ -118,16 +119,16 @@ const nothingAchieved: Readonly<Record<string, number>> = Object.freeze({});
 const sharedCounts = 64;
 
 /**
- * A verdict's `achieved`: each distinct head of the performed rules with its count now,
- * frozen like `performs` (D12). One head with a count below `sharedCounts` — an allowed
- * step, most often — gets the one record of that count, shared by every verdict.
+ * A verdict's `achieved`: each distinct head of the performed rules (their
+ * `performedHeads`, undefined when none was performed) with its count now, frozen like
+ * `performs` (D12). One head with a count below `sharedCounts` — an allowed step, most
+ * often — gets the one record of that count, shared by every verdict.
  */
 export function achievedCounts(
-  rules: readonly CompiledRule[],
+  entry: PerformedHeads | undefined,
   counts: ReadonlyMap<string, number>,
 ): Readonly<Record<string, number>> {
-  if (rules.length === 0) return nothingAchieved;
-  const entry = performedHeads(rules);
+  if (entry === undefined) return nothingAchieved;
   const { heads } = entry;
   if (heads.length !== 1) return countsRecord(heads, counts);
   const count = counts.get(heads[0]!) ?? 0;
