@@ -9,7 +9,6 @@ import {
   type CompiledSpec,
   compileSpec,
 } from './compiled-spec.js';
-import { perValueReadings } from './deny-list-reading.js';
 import { type EngineParts, requirePart } from './engine-parts.js';
 import {
   compareCount,

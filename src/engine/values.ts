@@ -43,6 +43,21 @@ function keepsParts(text: string, parts: readonly unknown[]): boolean {
   return text.length <= shortTextLength || parts.length * 16 <= text.length;
 }
 
+/** What a `TextValue` computes of itself only when a test or a path reads it. */
+interface TextReadings {
+  parts?: readonly string[];
+  skeletons?: ConfusableSkeletons;
+  skeletonParts?: SkeletonParts;
+  /** The verdicts of deny-list tests on a long text (`verdict`), by test. */
+  verdicts?: WeakMap<object, boolean>;
+  /** … and of comparisons with bound values, by the value (the latest few). */
+  comparisons?: Map<string, boolean>;
+  /** A copy a test reads a long text on (`verdict`): dropped after, so it keeps what it computes. */
+  scratch?: true;
+  json?: unknown;
+  jsonRead?: true;
+}
+
 /**
  * Runtime values of state variables and action arguments, one representation per
  * type: numbers for number/date/time/datetime (see language/temporal.ts), booleans,
@@ -51,20 +66,13 @@ function keepsParts(text: string, parts: readonly unknown[]): boolean {
  */
 export class TextValue {
   #key: string | undefined;
-  #parts: readonly string[] | undefined;
-  #skeletons: ConfusableSkeletons | undefined;
-  #skeletonParts: SkeletonParts | undefined;
-
-  /** The verdicts of deny-list tests on a long text (`verdict`), by test. */
-  #verdicts: WeakMap<object, boolean> | undefined;
-  /** … and of comparisons with bound values, by the value (the latest few). */
-  #comparisons: Map<string, boolean> | undefined;
-  /** A copy a test reads a long text on (`verdict`): dropped after, so it keeps what it computes. */
-  #scratch = false;
-
   readonly #isJson: boolean;
-  #json: unknown;
-  #jsonRead = false;
+  /**
+   * What only some texts ever compute (deny-list readings, verdicts, JSON), apart: a
+   * session keeps every text argument it committed, so a text that no guard or path
+   * reads is its raw text, its key and two more fields.
+   */
+  #readings: TextReadings | undefined;
 
   constructor(
     readonly raw: string,
@@ -74,6 +82,12 @@ export class TextValue {
   ) {
     this.#key = key;
     this.#isJson = isJson;
+  }
+
+  /** The readings, made when the first is kept. */
+  #kept(): TextReadings {
+    this.#readings ??= {};
+    return this.#readings;
   }
 
   /**
@@ -96,11 +110,13 @@ export class TextValue {
 
   /** The value paths and filters see (LANGUAGE.md §7): the JSON data, or the string itself. */
   get json(): unknown {
-    if (!this.#jsonRead) {
-      this.#json = this.#isJson ? JSON.parse(this.raw) : this.raw;
-      this.#jsonRead = true;
+    if (!this.#isJson) return this.raw;
+    const readings = this.#kept();
+    if (!readings.jsonRead) {
+      readings.json = JSON.parse(this.raw);
+      readings.jsonRead = true;
     }
-    return this.#json;
+    return readings.json;
   }
 
   /**
@@ -108,9 +124,10 @@ export class TextValue {
    * the deny-list reading tests them too. Computed on first use, kept for a short text.
    */
   get parts(): readonly string[] {
-    if (this.#parts !== undefined) return this.#parts;
+    const known = this.#readings?.parts;
+    if (known !== undefined) return known;
     const parts = valueParts(this.key);
-    if (keepsParts(this.key, parts)) this.#parts = parts;
+    if (keepsParts(this.key, parts)) this.#kept().parts = parts;
     return parts;
   }
 
@@ -125,17 +142,18 @@ export class TextValue {
   verdict(test: object | string, compute: (text: TextValue) => boolean): boolean {
     if (this.raw.length <= shortTextLength) return compute(this);
     if (typeof test === 'string') return this.#comparison(test, compute);
-    const known = this.#verdicts?.get(test);
+    const known = this.#readings?.verdicts?.get(test);
     if (known !== undefined) return known;
     const verdict = compute(this.#copy());
-    this.#verdicts ??= new WeakMap();
-    this.#verdicts.set(test, verdict);
+    const readings = this.#kept();
+    readings.verdicts ??= new WeakMap();
+    readings.verdicts.set(test, verdict);
     return verdict;
   }
 
   #copy(): TextValue {
     const copy = new TextValue(this.raw, this.#key, this.#isJson);
-    copy.#scratch = true;
+    copy.#kept().scratch = true;
     return copy;
   }
 
@@ -145,16 +163,18 @@ export class TextValue {
    * keeps stays bounded however many values an agent proposes.
    */
   #comparison(name: string, compute: (text: TextValue) => boolean): boolean {
-    const known = this.#comparisons?.get(name);
+    const known = this.#readings?.comparisons?.get(name);
     if (known !== undefined) return known;
     const verdict = compute(this.#copy());
     if (name.length > 1_024) return verdict;
-    this.#comparisons ??= new Map();
-    if (this.#comparisons.size >= 32) {
-      const oldest = this.#comparisons.keys().next().value;
-      if (oldest !== undefined) this.#comparisons.delete(oldest);
+    const readings = this.#kept();
+    readings.comparisons ??= new Map();
+    const comparisons = readings.comparisons;
+    if (comparisons.size >= 32) {
+      const oldest = comparisons.keys().next().value;
+      if (oldest !== undefined) comparisons.delete(oldest);
     }
-    this.#comparisons.set(name, verdict);
+    comparisons.set(name, verdict);
     return verdict;
   }
 
@@ -164,19 +184,22 @@ export class TextValue {
    * itself keeps verdicts.
    */
   skeletons(parts: EngineParts): ConfusableSkeletons {
-    if (this.#skeletons !== undefined) return this.#skeletons;
+    const known = this.#readings?.skeletons;
+    if (known !== undefined) return known;
     const skeletons = requirePart(parts, 'confusables').skeletons(this.raw);
-    if (this.raw.length <= shortTextLength || this.#scratch) this.#skeletons = skeletons;
+    if (this.raw.length <= shortTextLength || this.#readings?.scratch === true)
+      this.#kept().skeletons = skeletons;
     return skeletons;
   }
 
   /** The parts of the skeletons, as `parts` of the text (kept for a short text). */
   skeletonParts(engineParts: EngineParts): SkeletonParts {
-    if (this.#skeletonParts !== undefined) return this.#skeletonParts;
+    const known = this.#readings?.skeletonParts;
+    if (known !== undefined) return known;
     const { cased, folded } = this.skeletons(engineParts);
     const parts = { cased: valueParts(cased), folded: valueParts(folded) };
     if (keepsParts(cased, parts.cased) && keepsParts(folded, parts.folded))
-      this.#skeletonParts = parts;
+      this.#kept().skeletonParts = parts;
     return parts;
   }
 }
