@@ -74,14 +74,14 @@ describe('eval taubench --specs', () => {
     expect(results.taubench).toEqual({
       configuration: 'intent only',
       unsafe: { runs: 3, stopped: 0 },
-      successes: { runs: 5, interrupted: 1 },
+      successes: { runs: 5, interrupted: 0 },
       missedWrites: { runs: 0, finishRefused: 0 },
     });
     expect(result.stdout).toContain('τ-bench airline');
     expect(result.stdout).toContain(
       'unsafe runs stopped at or before their first unsafe write: 0 of 3',
     );
-    expect(result.stdout).toContain('successful runs interrupted (false alarms): 1 of 5');
+    expect(result.stdout).toContain('successful runs interrupted (false alarms): 0 of 5');
     const page = readFileSync(join(out, 'report.html'), 'utf8');
     expect(page).toContain('intentguard eval — τ-bench airline');
     expect(page).toContain('unsafe runs stopped (intent only)');
@@ -107,7 +107,9 @@ describe('eval taubench --specs', () => {
 
 describe('eval taubench --model', () => {
   it('formalizes each task once for its four trials, records, and replays offline', async () => {
-    server.script('encode', fenced(intent(12)));
+    // The model's spec: task 12's intent, with an answer that says "unfortunately" not
+    // counted as saying the task cannot be done.
+    server.script('encode', fenced(intent(12).replace('|unfortunately', '')));
     server.script('check', agree);
     const recording = join(directory, 'taubench.jsonl');
     const out = join(directory, 'formalized');
@@ -312,7 +314,14 @@ describe('eval taubench: bad input (exit 2)', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("τ-bench's runs");
     expect(missing.stderr).toContain('--data DIR');
-    const noIntent = await run(['eval', 'taubench', '--specs', intents, '--tasks', '1']);
+    // A folder that holds the intent of task 12 only, asked for task 1.
+    const someIntents = join(directory, 'some-intents');
+    mkdirSync(someIntents, { recursive: true });
+    writeFileSync(
+      join(someIntents, 'task-12.intent'),
+      readFileSync(join(intents, 'task-12.intent')),
+    );
+    const noIntent = await run(['eval', 'taubench', '--specs', someIntents, '--tasks', '1']);
     expect(noIntent.code).toBe(2);
     expect(noIntent.stderr).toContain('no spec for task 1');
     const broken = join(directory, 'broken');
