@@ -1,4 +1,4 @@
-import { computeNumber } from '../language/arithmetic.js';
+import { sumNumbers } from '../language/arithmetic.js';
 import type { AggregateFunction } from '../language/ast.js';
 import { compareNumbers, isDecimal, type NumberValue } from '../language/decimal.js';
 
@@ -17,26 +17,8 @@ function isNumber(data: unknown): data is NumberValue {
 }
 
 function sum(list: readonly unknown[]): NumberValue | undefined {
-  // Whole numbers add exactly as doubles while the total stays a safe integer: the
-  // common case (amounts in whole units, counts) costs one pass and no allocation.
-  let total = 0;
-  let index = 0;
-  for (; index < list.length; index++) {
-    const item = list[index];
-    if (typeof item !== 'number' || !Number.isInteger(item)) break;
-    const next = total + item;
-    if (!Number.isSafeInteger(next)) break;
-    total = next;
-  }
-  let exact: NumberValue = total;
-  for (; index < list.length; index++) {
-    const item = list[index];
-    if (!isNumber(item)) return undefined;
-    const next = computeNumber(exact, '+', item);
-    if (next === undefined) return undefined;
-    exact = next;
-  }
-  return exact;
+  for (const item of list) if (!isNumber(item)) return undefined;
+  return sumNumbers(list as readonly NumberValue[]);
 }
 
 function extreme(sign: 1 | -1): Aggregate {
