@@ -1,3 +1,4 @@
+import { percentile } from '../src/support/percentile.js';
 /** Nanosecond timing of single calls, and percentiles. */
 export function timeCall(call: () => unknown): number {
   const start = process.hrtime.bigint();
@@ -14,11 +15,7 @@ export function median(values: readonly number[]): number {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-export function percentile(sorted: ArrayLike<number>, fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
-  return sorted[index] ?? Number.NaN;
-}
+export { percentile };
 
 /** The cost of the timer itself, subtracted from single-call timings. */
 export function timerOverhead(): number {

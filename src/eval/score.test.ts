@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadToolSchema } from '../schema/index.js';
+import { percentile } from '../support/percentile.js';
 import { parseCaseRange } from './case-range.js';
 import { EvalInputError } from './errors.js';
-import { percentile, riskyStepOf, scoreCase, summarize } from './score.js';
+import { riskyStepOf, scoreCase, summarize } from './score.js';
 import type { EvalCase, EvalStep, StepVerdict } from './types.js';
 
 const schema = (() => {
@@ -135,7 +136,8 @@ describe('summaries', () => {
   it('percentiles by nearest rank, and cost unknown as soon as one case is', () => {
     expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.5)).toBe(5);
     expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9)).toBe(9);
-    expect(percentile([], 0.5)).toBe(0);
+    expect(percentile([], 0.5, 0)).toBe(0);
+    expect(percentile([], 0.5)).toBeNaN();
     const base = {
       id: 'a',
       index: 0,

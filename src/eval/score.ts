@@ -1,3 +1,4 @@
+import { percentile } from '../support/percentile.js';
 import type {
   CaseOutcome,
   CaseResult,
@@ -110,13 +111,6 @@ export function addUsage(left: LlmUsage, right: LlmUsage): LlmUsage {
   };
 }
 
-/** The value below which `fraction` of the sorted values lie (nearest rank). */
-export function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
-  return sorted[rank] ?? 0;
-}
-
 function levelOrder(left: string, right: string): number {
   const a = Number(left);
   const b = Number(right);
@@ -159,8 +153,8 @@ export function summarize(cases: readonly CaseResult[]): EvalSummary {
     levels: levelSummaries,
     llm: cases.reduce((total, item) => addUsage(total, item.llm), noLlmUsage),
     latency: {
-      p50: percentile(latencies, 0.5),
-      p90: percentile(latencies, 0.9),
+      p50: percentile(latencies, 0.5, 0),
+      p90: percentile(latencies, 0.9, 0),
       max: latencies.at(-1) ?? 0,
     },
   };
