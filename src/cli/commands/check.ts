@@ -19,7 +19,7 @@ import {
   printJson,
   readInput,
 } from '../inputs.js';
-import { CliError } from '../io.js';
+import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 import { sessionOptionsFromFlags } from '../session-options.js';
 
@@ -51,6 +51,102 @@ function groundingFrom(options: CheckOptions): GroundingSources | undefined {
   return { instruction, today: createClock(options.now ?? new Date(), timeZone).today };
 }
 
+/** A policy checked with the spec: its file, its text and its own diagnostics. */
+interface CheckedPolicy {
+  readonly name: string;
+  readonly source: string;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** What `check` found: the spec's diagnostics, the schema's warnings, the policy's. */
+interface CheckReport {
+  readonly fileName: string;
+  readonly source: string;
+  readonly schemaName: string | undefined;
+  /** The schema's own warnings (types approximated as text), counted with the spec's. */
+  readonly schemaWarnings: readonly Diagnostic[];
+  readonly diagnostics: readonly Diagnostic[];
+  readonly policy: CheckedPolicy | undefined;
+}
+
+/** The spec, its schema and its policy, read and checked (usage errors thrown as exit 2). */
+async function checkFiles(
+  io: CliIo,
+  specPath: string,
+  options: CheckOptions,
+): Promise<CheckReport> {
+  assertOneStandardInput({
+    SPEC: specPath,
+    '--policy': options.policy,
+    '--states': options.states,
+    '--tools': options.tools,
+  });
+  const grounding = groundingFrom(options);
+  const loaded = await loadSchemaOption(io, options, true);
+  if (grounding && !loaded)
+    throw new CliError('--instruction needs a schema: give --states FILE or --tools FILE', 2);
+  if (options.policy !== undefined && !loaded)
+    throw new CliError('--policy needs a schema: give --states FILE or --tools FILE', 2);
+  const source = await readInput(io, specPath, 'spec');
+  const report = {
+    fileName: displayName(specPath),
+    source,
+    schemaName: loaded ? displayName(loaded.path) : undefined,
+    schemaWarnings: loaded?.warnings ?? [],
+  };
+  const diagnostics = analyzeSpec(source, loaded?.schema, {}, grounding);
+  if (options.policy === undefined || !loaded) return { ...report, diagnostics, policy: undefined };
+  const policySource = await readInput(io, options.policy, 'policy');
+  const pair = analyzeComposition(source, policySource, loaded.schema);
+  // The grounding check judges the intent alone: the policy is the operator's, not the user's.
+  const grounded = diagnostics.filter((diagnostic) => groundingCodes.has(diagnostic.code));
+  return {
+    ...report,
+    diagnostics: sortDiagnostics([...pair.intent, ...grounded]),
+    policy: { name: displayName(options.policy), source: policySource, diagnostics: pair.policy },
+  };
+}
+
+function printCheckJson(io: CliIo, report: CheckReport, errors: number, warnings: number): void {
+  const { fileName, schemaName, schemaWarnings, diagnostics, policy } = report;
+  printJson(io, {
+    file: fileName,
+    schema: schemaName ?? null,
+    ok: errors === 0,
+    errors,
+    warnings,
+    ...(policy ? { policy: policy.name } : {}),
+    diagnostics: [
+      ...diagnosticsJson(schemaWarnings, schemaName ?? fileName),
+      ...diagnosticsJson(diagnostics, fileName),
+      ...(policy ? diagnosticsJson(policy.diagnostics, policy.name) : []),
+    ],
+  });
+}
+
+/** `NAME: ok — 0 errors, 1 warning`: one file's verdict line. */
+function verdictLine(name: string, diagnostics: readonly Diagnostic[]): string {
+  const { errors, warnings } = countSeverities(diagnostics);
+  return `${name}: ${errors === 0 ? 'ok' : 'invalid'} — ${plural(errors, 'error')}, ${plural(warnings, 'warning')}\n`;
+}
+
+function printCheckText(io: CliIo, report: CheckReport): void {
+  const { fileName, source, schemaName, schemaWarnings, diagnostics, policy } = report;
+  const color = io.stdoutIsTerminal;
+  if (schemaWarnings.length > 0)
+    io.stdout(
+      `${renderDiagnostics(schemaWarnings, undefined, { fileName: schemaName ?? fileName, color })}\n\n`,
+    );
+  if (diagnostics.length > 0)
+    io.stdout(`${renderDiagnostics(diagnostics, source, { fileName, color })}\n\n`);
+  if (policy && policy.diagnostics.length > 0)
+    io.stdout(
+      `${renderDiagnostics(policy.diagnostics, policy.source, { fileName: policy.name, color })}\n\n`,
+    );
+  if (policy) io.stdout(verdictLine(policy.name, policy.diagnostics));
+  io.stdout(verdictLine(fileName, [...schemaWarnings, ...diagnostics]));
+}
+
 /** `intentguard check SPEC --states S.json | --tools T.json`: parse and type-check. */
 export const registerCheck: CommandRegistration = (program: Command, io, state) => {
   program
@@ -80,92 +176,14 @@ export const registerCheck: CommandRegistration = (program: Command, io, state) 
       '\nExit codes: 0 no errors, 1 the spec has errors, 2 usage or input error.',
     )
     .action(async (specPath: string, options: CheckOptions) => {
-      assertOneStandardInput({
-        SPEC: specPath,
-        '--policy': options.policy,
-        '--states': options.states,
-        '--tools': options.tools,
-      });
-      const grounding = groundingFrom(options);
-      const loaded = await loadSchemaOption(io, options, true);
-      if (grounding && !loaded)
-        throw new CliError('--instruction needs a schema: give --states FILE or --tools FILE', 2);
-      if (options.policy !== undefined && !loaded)
-        throw new CliError('--policy needs a schema: give --states FILE or --tools FILE', 2);
-      const source = await readInput(io, specPath, 'spec');
-      const fileName = displayName(specPath);
-      const schemaName = loaded ? displayName(loaded.path) : undefined;
-      // The schema's own warnings (types approximated as text) are part of what the
-      // spec is checked against, so they are reported and counted with the spec's.
-      const schemaWarnings = loaded?.warnings ?? [];
-      let diagnostics = analyzeSpec(source, loaded?.schema, {}, grounding);
-      let policy:
-        | {
-            readonly name: string;
-            readonly source: string;
-            readonly diagnostics: readonly Diagnostic[];
-          }
-        | undefined;
-      if (options.policy !== undefined && loaded) {
-        const policySource = await readInput(io, options.policy, 'policy');
-        const pair = analyzeComposition(source, policySource, loaded.schema);
-        // The grounding check judges the intent alone: the policy is the operator's, not the user's.
-        const grounded = diagnostics.filter((diagnostic) => groundingCodes.has(diagnostic.code));
-        diagnostics = sortDiagnostics([...pair.intent, ...grounded]);
-        policy = {
-          name: displayName(options.policy),
-          source: policySource,
-          diagnostics: pair.policy,
-        };
-      }
+      const report = await checkFiles(io, specPath, options);
       const { errors, warnings } = countSeverities([
-        ...schemaWarnings,
-        ...diagnostics,
-        ...(policy?.diagnostics ?? []),
+        ...report.schemaWarnings,
+        ...report.diagnostics,
+        ...(report.policy?.diagnostics ?? []),
       ]);
-      if (options.json) {
-        printJson(io, {
-          file: fileName,
-          schema: schemaName ?? null,
-          ok: errors === 0,
-          errors,
-          warnings,
-          ...(policy ? { policy: policy.name } : {}),
-          diagnostics: [
-            ...diagnosticsJson(schemaWarnings, schemaName ?? fileName),
-            ...diagnosticsJson(diagnostics, fileName),
-            ...(policy ? diagnosticsJson(policy.diagnostics, policy.name) : []),
-          ],
-        });
-      } else {
-        if (schemaWarnings.length > 0) {
-          io.stdout(
-            `${renderDiagnostics(schemaWarnings, undefined, { fileName: schemaName ?? fileName, color: io.stdoutIsTerminal })}\n\n`,
-          );
-        }
-        if (diagnostics.length > 0) {
-          io.stdout(
-            `${renderDiagnostics(diagnostics, source, { fileName, color: io.stdoutIsTerminal })}\n\n`,
-          );
-        }
-        if (policy && policy.diagnostics.length > 0) {
-          io.stdout(
-            `${renderDiagnostics(policy.diagnostics, policy.source, { fileName: policy.name, color: io.stdoutIsTerminal })}\n\n`,
-          );
-        }
-        if (policy) {
-          const own = countSeverities(policy.diagnostics);
-          io.stdout(
-            `${policy.name}: ${own.errors === 0 ? 'ok' : 'invalid'} — ${plural(own.errors, 'error')}, ${plural(own.warnings, 'warning')}\n`,
-          );
-        }
-        const own = policy
-          ? countSeverities([...schemaWarnings, ...diagnostics])
-          : { errors, warnings };
-        io.stdout(
-          `${fileName}: ${own.errors === 0 ? 'ok' : 'invalid'} — ${plural(own.errors, 'error')}, ${plural(own.warnings, 'warning')}\n`,
-        );
-      }
+      if (options.json) printCheckJson(io, report, errors, warnings);
+      else printCheckText(io, report);
       state.exitCode = errors === 0 ? 0 : 1;
     });
 };
