@@ -79,6 +79,7 @@ export {
   type GuardStatus,
   type JournalEvent,
   loadCompiledGuard,
+  loadComposedGuard,
   renderForModel,
   renderForPerson,
   restoreGuard,
@@ -169,6 +170,10 @@ export {
   type VariableDeclaration,
   type VariableType,
 } from './language/index.js';
+export {
+  type CompiledComposition,
+  readCompiledComposition,
+} from './language/read-compiled-composition.js';
 export { readCompiledSpec } from './language/read-compiled-spec.js';
 export { writeCompiledSpec } from './language/write-compiled-spec.js';
 export {

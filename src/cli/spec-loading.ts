@@ -1,3 +1,6 @@
+import { checkPathConstraint } from '../language/check-compiled-paths.js';
+import { requireCompiledFromSource } from '../language/compiled-source.js';
+import { CompiledSpecError, compiledSpecFormat } from '../language/compiled-spec-format.js';
 import {
   checkPolicy,
   checkSpec,
@@ -5,6 +8,9 @@ import {
   type Schema,
   type Spec,
 } from '../language/index.js';
+import { readCompiledComposition } from '../language/read-compiled-composition.js';
+import { compileRegex } from '../language/regex.js';
+import { isRecord } from '../support/is-record.js';
 import {
   assertOneStandardInput,
   displayName,
@@ -26,11 +32,16 @@ export interface LoadedSpec {
 /**
  * Loads a spec and its schema and checks it. A spec with errors ends the command
  * with exit 1 after printing the diagnostics: nothing is ever run on an unchecked spec.
+ * With `compiled`, SPEC may also be a compiled document (`intentguard compile`): it is
+ * read and tied to its sources as `createGuard(document)` does, its schema must be the
+ * one given (if any), and a composition brings its policy — another `--policy` is a
+ * usage error, never a silent choice.
  */
 export async function loadCheckedSpec(
   io: CliIo,
   specPath: string,
   options: SchemaOptions & { readonly policy?: string },
+  compiled = false,
 ): Promise<LoadedSpec> {
   assertOneStandardInput({
     SPEC: specPath,
@@ -38,10 +49,12 @@ export async function loadCheckedSpec(
     '--states': options.states,
     '--tools': options.tools,
   });
-  const schema = await loadSchemaOption(io, options, true);
-  if (!schema) throw new CliError('a schema is required: give --states FILE or --tools FILE', 2);
   const source = await readInput(io, specPath, 'spec');
   const fileName = displayName(specPath);
+  const document = compiled ? compiledDocumentOf(source) : undefined;
+  if (document !== undefined) return loadCompiled(io, document, fileName, options);
+  const schema = await loadSchemaOption(io, options, true);
+  if (!schema) throw new CliError('a schema is required: give --states FILE or --tools FILE', 2);
   const result = checkSpec(source, schema.schema);
   if (!result.ok) {
     io.stderr(
@@ -52,6 +65,56 @@ export async function loadCheckedSpec(
   if (options.policy === undefined) return { spec: result.value, schema, fileName };
   const { policy } = await loadCheckedPolicy(io, options.policy, schema.schema, fileName);
   return { spec: result.value, policy, schema, fileName };
+}
+
+/** The JSON of a compiled document (its `format` says so); undefined for spec text. */
+function compiledDocumentOf(source: string): Record<string, unknown> | undefined {
+  if (!source.trimStart().startsWith('{')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch {
+    // Not JSON: spec text, whose parser says what is wrong with it.
+    return undefined;
+  }
+  return isRecord(value) && value.format === compiledSpecFormat ? value : undefined;
+}
+
+async function loadCompiled(
+  io: CliIo,
+  document: Record<string, unknown>,
+  fileName: string,
+  options: SchemaOptions & { readonly policy?: string },
+): Promise<LoadedSpec> {
+  const given = await loadSchemaOption(io, options, false);
+  let read: ReturnType<typeof readCompiledComposition>;
+  try {
+    read = readCompiledComposition(document, {
+      regex: compileRegex,
+      pathCheck: checkPathConstraint,
+      ...(given ? { schema: given.schema } : {}),
+    });
+    requireCompiledFromSource(document, read.intent, read.policy);
+  } catch (error) {
+    if (CompiledSpecError.isInstance(error)) throw new CliError(`${fileName}: ${error.message}`, 1);
+    throw error;
+  }
+  if (read.policy !== undefined && options.policy !== undefined)
+    throw new CliError(
+      `${fileName} composes its own policy; --policy ${displayName(options.policy)} would be a second one — give one or the other`,
+      2,
+    );
+  const policy =
+    read.policy ??
+    (options.policy === undefined
+      ? undefined
+      : (await loadCheckedPolicy(io, options.policy, read.intent.schema, fileName)).policy);
+  const schema: LoadedSchema = given ?? {
+    schema: read.intent.schema,
+    path: fileName,
+    warnings: [],
+  };
+  return { spec: read.intent, ...(policy ? { policy } : {}), schema, fileName };
 }
 
 /**

@@ -157,7 +157,7 @@ export async function loadCompiledGuard(
 }
 
 /** The parts a spec needs (the ones already loaded kept), loaded for a page's guard given none. */
-async function partsFor(
+export async function partsFor(
   spec: Spec,
   options: GuardOptions,
   loaded: GuardParts,

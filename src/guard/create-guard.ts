@@ -5,9 +5,10 @@ import { argumentError, describeArgument } from '../language/arguments.js';
 import { requireCompiledFromSource } from '../language/compiled-source.js';
 import { type CompiledSpecDocument, compiledSpecFormat } from '../language/compiled-spec-format.js';
 import { checkPolicy, checkSpec, type Schema, type Spec, unwrap } from '../language/index.js';
-import { readCompiledSpec } from '../language/read-compiled-spec.js';
+import { readCompiledComposition } from '../language/read-compiled-composition.js';
 import { compileRegex } from '../language/regex.js';
 import { withAllGuardParts } from './all-guard-parts.js';
+import { composedOptions } from './composed-options.js';
 import { checkGuardOptions, IntentGuard, sessionOptionsOf } from './intent-guard.js';
 import { GuardJournalError, replayJournal } from './journal-replay.js';
 import type { Guard, GuardJournal, GuardOptions } from './types.js';
@@ -130,14 +131,14 @@ function buildGuard(
   // is the host's own, and the document's must be that one (K1).
   if (isCompiledSpec(spec)) {
     const pathCheck = options.parts?.paths?.checkPathConstraint;
-    const read = readCompiledSpec(spec, {
+    const read = readCompiledComposition(spec, {
       regex: compileRegex,
       ...(schema ? { schema } : {}),
       ...(pathCheck ? { pathCheck } : {}),
     });
-    // The checker is loaded here: the document must also be what its source compiles to.
-    requireCompiledFromSource(spec, read);
-    return new IntentGuard(read, options);
+    // The checker is loaded here: the document must also be what its sources compile to.
+    requireCompiledFromSource(spec, read.intent, read.policy);
+    return new IntentGuard(read.intent, composedOptions(read, options, 'createGuard'));
   }
   if (typeof spec === 'string') {
     if (schema === undefined)

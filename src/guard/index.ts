@@ -5,6 +5,7 @@
  */
 
 export { loadCompiledGuard } from './compiled-guard.js';
+export { loadComposedGuard } from './composed-guard.js';
 export {
   createGuard,
   formalizeInstruction,

@@ -174,7 +174,7 @@ function checkConstraint(
     );
 }
 
-function checkPattern(
+export function checkPattern(
   pattern: CheckedPattern,
   path: string,
   bindings: Bindings,
@@ -311,6 +311,16 @@ export function checkCompiledSpec(
 ): void {
   checkSchema(schema);
   if (!rules.some((rule) => rule.isDone)) fail('$.rules', 'a spec has a Done rule');
+  checkItems(schema, rules, guards, pathCheck);
+}
+
+/** A spec's rules and guards (a composition's policy part's too, its paths moved under `$.policy`). */
+export function checkItems(
+  schema: Schema,
+  rules: readonly CheckedRule[],
+  guards: readonly CheckedGuard[],
+  pathCheck: PathCheck | undefined,
+): void {
   const objectives = new Set(rules.filter((rule) => !rule.isDone).map((rule) => rule.head));
   // The alternatives of a rule share its bindings (by the id they share, before the suffix).
   const shared = new Map<string, Bindings>();

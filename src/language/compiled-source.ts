@@ -1,4 +1,5 @@
 import { checkSpec } from './checker/check.js';
+import { checkPolicy } from './checker/composition.js';
 import type { Spec } from './checker/spec.js';
 import { CompiledSpecError } from './compiled-spec-format.js';
 import { writeCompiledSpec } from './write-compiled-spec.js';
@@ -35,13 +36,24 @@ function firstDifference(a: unknown, b: unknown, path: string): string | undefin
   return undefined;
 }
 
-/** Throws a `CompiledSpecError` unless `document` is what its source compiles to (`spec`: it, read). */
-export function requireCompiledFromSource(document: unknown, spec: Spec): void {
+/**
+ * Throws a `CompiledSpecError` unless `document` is what its source compiles to (`spec`:
+ * it, read) — with the policy part, what both sources compile to (`policy`: it, read).
+ */
+export function requireCompiledFromSource(document: unknown, spec: Spec, policy?: Spec): void {
   const checked = checkSpec(spec.source, spec.schema);
   if (!checked.ok)
     throw new CompiledSpecError('$.source', 'the source does not check against the schema');
+  const policyChecked = policy === undefined ? undefined : checkPolicy(policy.source, spec.schema);
+  if (policyChecked !== undefined && !policyChecked.ok)
+    throw new CompiledSpecError(
+      '$.policy.source',
+      'the policy source does not check against the schema',
+    );
   // Through JSON text, as the document was: undefined fields and key order do not count.
-  const compiled: unknown = JSON.parse(JSON.stringify(writeCompiledSpec(checked.value)));
+  const compiled: unknown = JSON.parse(
+    JSON.stringify(writeCompiledSpec(checked.value, policyChecked?.value)),
+  );
   const given: unknown = JSON.parse(JSON.stringify(document));
   const difference = firstDifference(given, compiled, '$');
   if (difference !== undefined)

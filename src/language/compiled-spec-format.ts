@@ -60,8 +60,10 @@ export const shapes: Readonly<Record<string, Shape>> = {
       resultOf: '?str',
       sourceName: '?str',
       observed: '?bool',
+      source: '?predicateSource',
     },
   },
+  predicateSource: { oneOf: ['user'] },
   predicateKind: { oneOf: ['state', 'action'] },
   variable: {
     fields: {
@@ -205,6 +207,24 @@ export interface CompiledSpecDocument {
   /** The spec text: feedback and `explain` quote it; ranges point into it. */
   readonly source: string;
   readonly schema: { readonly id: string; readonly predicates: readonly unknown[] };
+  readonly rules: readonly unknown[];
+  readonly guards: readonly unknown[];
+  /**
+   * The intent's `given` facts (LANGUAGE.md §8), each as the pattern `P(x = v, …)` it is
+   * written as; absent when it states none.
+   */
+  readonly givens?: readonly unknown[];
+  /**
+   * The operator's policy composed with the spec (`intentguard compile --policy`): its
+   * text, rules and guards, over the document's one schema. A reader enforces it with the
+   * spec or refuses the document, never runs the spec without it.
+   */
+  readonly policy?: CompiledPolicyPart;
+}
+
+/** The policy part of a compiled composition: ranges point into its own `source`. */
+export interface CompiledPolicyPart {
+  readonly source: string;
   readonly rules: readonly unknown[];
   readonly guards: readonly unknown[];
 }

@@ -43,7 +43,7 @@ export interface ReadCompiledSpecOptions {
   readonly pathCheck?: PathCheck;
 }
 
-interface Context {
+export interface Context {
   readonly source: string;
   readonly lines: LineIndex;
   readonly predicates: Map<string, PredicateDeclaration>;
@@ -53,18 +53,18 @@ interface Context {
 
 type Json = unknown;
 
-function describe(value: Json): string {
+export function describe(value: Json): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'string') return 'a string';
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
-function own(value: Record<string, Json>, key: string): Json {
+export function own(value: Record<string, Json>, key: string): Json {
   return Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
-function readField(
+export function readField(
   value: Json,
   field: string,
   path: string,
@@ -256,7 +256,7 @@ function readObject(
   return Object.freeze(result);
 }
 
-function readSchema(value: Json, context: Context): Schema {
+export function readSchema(value: Json, context: Context): Schema {
   const schema = readShape(value, 'schemaDocument', '$.schema', context, 1) as {
     id: string;
     predicates: readonly PredicateDeclaration[];
@@ -280,21 +280,14 @@ function readSchema(value: Json, context: Context): Schema {
   return { id: schema.id, predicates: context.predicates };
 }
 
-/** Reads a compiled spec; throws `CompiledSpecError` at the first thing that is not one. */
+/**
+ * Reads a compiled spec; throws `CompiledSpecError` at the first thing that is not one. A
+ * composition (a `policy` part, `given` facts: `intentguard compile --policy`) is refused
+ * here as unknown fields — never read as the spec alone — and read by
+ * `readCompiledComposition` (read-compiled-composition.ts), loaded when needed.
+ */
 export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOptions = {}): Spec {
-  if (!isPlainRecord(document))
-    throw new CompiledSpecError('$', `expected an object, found ${describe(document)}`);
-  if (own(document, 'format') !== compiledSpecFormat)
-    throw new CompiledSpecError('$.format', `expected "${compiledSpecFormat}"`);
-  if (own(document, 'version') !== compiledSpecVersion)
-    throw new CompiledSpecError(
-      '$.version',
-      `expected ${compiledSpecVersion}, found ${describe(own(document, 'version'))} (compile the spec again with this version of intentguard)`,
-    );
-  for (const key of Object.keys(document)) {
-    if (key !== 'format' && key !== 'version' && !Object.hasOwn(documentFields, key))
-      throw new CompiledSpecError('$', `unknown field ${JSON.stringify(key)}`);
-  }
+  readCompiledHeader(document);
   const source = readField(
     own(document, 'source'),
     'str',
@@ -312,15 +305,48 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
     values: 0,
   };
   const schema = readSchema(own(document, 'schema'), context);
+  const { rules, guards } = readItems(document, context);
+  // The checker's type rules, again: a document with the right shapes may still hold a
+  // spec the checker would never have produced (K1).
+  checkCompiledSpec(schema, rules, guards, options.pathCheck);
+  if (options.schema !== undefined) requireSchema(schema, options.schema);
+  return specOf(context, schema, rules, guards);
+}
+
+/** A document's `format`, `version` and top-level fields (its `source`, `schema`, `rules`, `guards`). */
+export function readCompiledHeader(document: unknown): asserts document is Record<string, Json> {
+  if (!isPlainRecord(document))
+    throw new CompiledSpecError('$', `expected an object, found ${describe(document)}`);
+  if (own(document, 'format') !== compiledSpecFormat)
+    throw new CompiledSpecError('$.format', `expected "${compiledSpecFormat}"`);
+  if (own(document, 'version') !== compiledSpecVersion)
+    throw new CompiledSpecError(
+      '$.version',
+      `expected ${compiledSpecVersion}, found ${describe(own(document, 'version'))} (compile the spec again with this version of intentguard)`,
+    );
+  for (const key of Object.keys(document)) {
+    if (key !== 'format' && key !== 'version' && !Object.hasOwn(documentFields, key))
+      throw new CompiledSpecError('$', `unknown field ${JSON.stringify(key)}`);
+  }
+}
+
+/**
+ * The rules and guards of a spec, their indexes in order (a composition's policy part is
+ * read by this too: read-compiled-composition.ts moves the paths under `$.policy`).
+ */
+export function readItems(
+  part: Record<string, Json>,
+  context: Context,
+): { readonly rules: readonly CheckedRule[]; readonly guards: Spec['guards'] } {
   const rules = readField(
-    own(document, 'rules'),
+    own(part, 'rules'),
     'rule[]',
     '$.rules',
     context,
     1,
   ) as readonly CheckedRule[];
   const guards = readField(
-    own(document, 'guards'),
+    own(part, 'guards'),
     'guard[]',
     '$.guards',
     context,
@@ -328,18 +354,18 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
   ) as Spec['guards'];
   const ids = new Set<string>();
   rules.forEach((rule, index) => {
-    const at = `$.rules[${index}]`;
-    if (rule.index !== index) throw new CompiledSpecError(`${at}.index`, `expected ${index}`);
-    if (ids.has(rule.id)) throw new CompiledSpecError(`${at}.id`, `${rule.id} is used twice`);
+    const path = `$.rules[${index}]`;
+    if (rule.index !== index) throw new CompiledSpecError(`${path}.index`, `expected ${index}`);
+    if (ids.has(rule.id)) throw new CompiledSpecError(`${path}.id`, `${rule.id} is used twice`);
     ids.add(rule.id);
     if (rule.isDone !== (rule.head === 'Done'))
-      throw new CompiledSpecError(`${at}.isDone`, 'must be true exactly when the head is Done');
+      throw new CompiledSpecError(`${path}.isDone`, 'must be true exactly when the head is Done');
     if (rule.action !== undefined && rule.action.predicate.kind !== 'action')
-      throw new CompiledSpecError(`${at}.action.predicate`, 'expected an action predicate');
+      throw new CompiledSpecError(`${path}.action.predicate`, 'expected an action predicate');
     rule.states.forEach((pattern, patternIndex) => {
       if (pattern.predicate.kind !== 'state')
         throw new CompiledSpecError(
-          `${at}.states[${patternIndex}].predicate`,
+          `${path}.states[${patternIndex}].predicate`,
           'expected a state predicate',
         );
     });
@@ -354,11 +380,16 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
         'expected the position of an item of the spec, after the previous guard',
       );
   });
-  // The checker's type rules, again: a document with the right shapes may still hold a
-  // spec the checker would never have produced (K1).
-  checkCompiledSpec(schema, rules, guards, options.pathCheck);
-  if (options.schema !== undefined) requireSchema(schema, options.schema);
-  // Derived as the checker derives them (checker/check.ts).
+  return { rules, guards };
+}
+
+/** The spec of what was read, with what the checker derives (checker/check.ts). */
+export function specOf(
+  context: Context,
+  schema: Schema,
+  rules: readonly CheckedRule[],
+  guards: Spec['guards'],
+): Spec {
   const objectives = new Map<string, CheckedRule[]>();
   for (const rule of rules) {
     if (rule.isDone) continue;
@@ -367,7 +398,7 @@ export function readCompiledSpec(document: unknown, options: ReadCompiledSpecOpt
     objectives.set(rule.head, list);
   }
   return {
-    source,
+    source: context.source,
     lines: context.lines,
     schema,
     rules,

@@ -1,6 +1,6 @@
-import type { Spec } from './checker/spec.js';
+import { answerPredicate, resolvePredicate, type Spec } from './checker/spec.js';
 import {
-  answerPredicate,
+  type CompiledPolicyPart,
   type CompiledSpecDocument,
   CompiledSpecError,
   compiledSpecFormat,
@@ -20,7 +20,7 @@ import type { SourceRange } from './source-range.js';
  */
 
 interface Context {
-  readonly predicates: ReadonlyMap<string, PredicateDeclaration>;
+  readonly schema: Spec['schema'];
   readonly variables: ReadonlyMap<VariableDeclaration, readonly [string, number]>;
 }
 
@@ -51,10 +51,8 @@ function writeField(value: unknown, field: string, path: string, context: Contex
     }
     case 'pred': {
       const predicate = value as PredicateDeclaration;
-      const resolved =
-        context.predicates.get(predicate.name) ??
-        (predicate.name === answerPredicate.name ? answerPredicate : undefined);
-      if (resolved !== predicate)
+      // The schema's, `Answer` or `refused A` (LANGUAGE.md §8), as the checker resolves names.
+      if (resolvePredicate(context.schema, predicate.name) !== predicate)
         throw new CompiledSpecError(path, `${predicate.name} is not a predicate of the schema`);
       return predicate.name;
     }
@@ -118,8 +116,21 @@ function writeShape(value: unknown, name: string, path: string, context: Context
   return result;
 }
 
-/** The compiled spec of a checked spec (`checkSpec`), as JSON data. */
-export function writeCompiledSpec(spec: Spec): CompiledSpecDocument {
+/**
+ * The compiled spec of a checked spec (`checkSpec`), as JSON data; with `policy` (a
+ * `checkPolicy` of the same schema), the composition as one document (LANGUAGE.md §8),
+ * which readers enforce whole or refuse.
+ *
+ * @example
+ * const document = writeCompiledSpec(unwrap(checkSpec(intentText, schema)), unwrap(checkPolicy(policyText, schema)));
+ */
+export function writeCompiledSpec(spec: Spec, policy?: Spec): CompiledSpecDocument {
+  if (spec.role === 'policy')
+    throw new CompiledSpecError('$', 'a policy is compiled with the intent it composes with');
+  if (policy !== undefined && policy.role !== 'policy')
+    throw new CompiledSpecError('$.policy', 'expected a checked policy (checkPolicy)');
+  if (policy !== undefined && policy.schema !== spec.schema)
+    throw new CompiledSpecError('$.policy', "must be checked against the intent's schema");
   const variables = new Map<VariableDeclaration, readonly [string, number]>();
   const predicates = [...spec.schema.predicates.values()];
   const withBuiltIn = spec.schema.predicates.has(answerPredicate.name)
@@ -129,7 +140,8 @@ export function writeCompiledSpec(spec: Spec): CompiledSpecDocument {
     predicate.variables.forEach((variable, index) => {
       if (!variables.has(variable)) variables.set(variable, [predicate.name, index]);
     });
-  const context: Context = { predicates: spec.schema.predicates, variables };
+  const context: Context = { schema: spec.schema, variables };
+  const givens = spec.givens ?? [];
   return {
     format: compiledSpecFormat,
     version: compiledSpecVersion,
@@ -142,5 +154,34 @@ export function writeCompiledSpec(spec: Spec): CompiledSpecDocument {
     ) as CompiledSpecDocument['schema'],
     rules: writeField(spec.rules, 'rule[]', '$.rules', context) as unknown[],
     guards: writeField(spec.guards, 'guard[]', '$.guards', context) as unknown[],
+    ...(givens.length > 0
+      ? {
+          givens: givens.map((given, index) =>
+            writeField(
+              {
+                predicate: given.predicate,
+                constraints: given.values.map(({ variable, value }) => ({
+                  variable,
+                  operator: '=',
+                  value,
+                })),
+                range: given.range,
+              },
+              'pattern',
+              `$.givens[${index}]`,
+              context,
+            ),
+          ),
+        }
+      : {}),
+    ...(policy !== undefined ? { policy: writePolicyPart(policy, context) } : {}),
+  };
+}
+
+function writePolicyPart(policy: Spec, context: Context): CompiledPolicyPart {
+  return {
+    source: policy.source,
+    rules: writeField(policy.rules, 'rule[]', '$.policy.rules', context) as unknown[],
+    guards: writeField(policy.guards, 'guard[]', '$.policy.guards', context) as unknown[],
   };
 }

@@ -112,6 +112,92 @@ describe('intentguard --policy', () => {
     expect(result.stderr).toContain('error[done-in-policy]');
   });
 
+  it('compile --policy: one document; replayed alone it decides as the texts with --policy', async () => {
+    const compiled = await run(
+      [
+        'compile',
+        `${folder}/cancel.intent`,
+        ...schema,
+        ...policy,
+        '-o',
+        '/out/cancel.compiled.json',
+      ],
+      { files: { '/out/cancel.compiled.json': '' } },
+    );
+    expect(compiled.code).toBe(0);
+    const document = JSON.parse(compiled.files.get('/out/cancel.compiled.json') ?? '{}');
+    expect(document.policy.source).toContain('reject send_certificate(amount > 500)');
+    const files = {
+      '/out/cancel.compiled.json': compiled.files.get('/out/cancel.compiled.json') ?? '',
+    };
+    const trace = ['--trace', `${folder}/refused.jsonl`, '--check'];
+    const fromDocument = await run(['replay', '/out/cancel.compiled.json', ...trace], { files });
+    const fromText = await run([
+      'replay',
+      `${folder}/cancel.intent`,
+      ...schema,
+      ...policy,
+      ...trace,
+    ]);
+    expect(fromDocument.code).toBe(0);
+    expect(fromDocument.stdout).toBe(fromText.stdout);
+    // With the host's own schema, the document's must be that one.
+    const pinned = await run(['replay', '/out/cancel.compiled.json', ...schema, ...trace], {
+      files,
+    });
+    expect(pinned.stdout).toBe(fromText.stdout);
+  });
+
+  it('replay: a compiled composition given another --policy is a usage error', async () => {
+    const compiled = await run(['compile', `${folder}/cancel.intent`, ...schema, ...policy]);
+    const files = { '/c.json': compiled.stdout };
+    const result = await run(
+      ['replay', '/c.json', ...policy, '--trace', `${folder}/refused.jsonl`],
+      { files },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('composes its own policy');
+  });
+
+  it('replay: a compiled composition whose policy part was edited runs nothing (exit 1)', async () => {
+    const compiled = await run(['compile', `${folder}/cancel.intent`, ...schema, ...policy]);
+    const document = JSON.parse(compiled.stdout);
+    document.policy.guards[0].pattern.constraints[0].value.value = 5000;
+    const result = await run(['replay', '/c.json', '--trace', `${folder}/refused.jsonl`], {
+      files: { '/c.json': JSON.stringify(document) },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('$.policy.guards[0].pattern.constraints[0].value.value');
+  });
+
+  it('compile --policy: a policy with errors, or a pair sharing an objective, writes nothing (exit 1)', async () => {
+    const broken = await run([
+      'compile',
+      `${golden}/empty-policy/input.intent`,
+      '--states',
+      `${golden}/done-in-policy/states.json`,
+      '--policy',
+      `${golden}/done-in-policy/input.policy`,
+    ]);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toBe('');
+    expect(broken.stderr).toContain('error[done-in-policy]');
+    const shared = await run([
+      'compile',
+      `${golden}/shared-objective/input.intent`,
+      '--states',
+      `${golden}/shared-objective/states.json`,
+      '--policy',
+      `${golden}/shared-objective/input.policy`,
+    ]);
+    expect(shared.code).toBe(1);
+    expect(shared.stdout).toBe('');
+    expect(shared.stderr).toContain('error[shared-objective]');
+    expect(shared.stderr).toContain('nothing was written');
+  });
+
   it('explain: the policy is explained after the spec', async () => {
     const result = await run(['explain', `${folder}/cancel.intent`, ...schema, ...policy]);
     expect(result.code).toBe(0);

@@ -3,7 +3,7 @@
 // way an app bundles them, and handed to the tests' page scripts.
 import { specText } from '../../examples/web/spec.js';
 import { restaurantStates } from '../../examples/web/states.js';
-import { createGuard } from '../../src/index.js';
+import { createGuard, loadComposedGuard } from '../../src/index.js';
 import {
   confirmWithDialog,
   createWebGuard,
@@ -14,6 +14,7 @@ import {
 Object.assign(window, {
   lib: {
     createGuard,
+    loadComposedGuard,
     createWebGuard,
     defineStates,
     confirmWithDialog,

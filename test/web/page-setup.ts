@@ -14,6 +14,8 @@ export interface PageSetup {
   readonly approvalTimeoutMs?: number;
   /** The operator's policy text: the remote session's, or the page's own guard's. */
   readonly policy?: string;
+  /** A compiled composition (`writeCompiledSpec(spec, policy)`) the page's own guard loads (`loadComposedGuard`). */
+  readonly compiled?: unknown;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface PageSetup {
 export async function setUpPage(page: Page, setup: PageSetup): Promise<void> {
   await page.goto(`${setup.url}/`, { timeout: 15_000 });
   await page.waitForFunction(() => 'lib' in window, undefined, { timeout: 10_000 });
-  await page.evaluate((options) => {
+  await page.evaluate(async (options) => {
     // biome-ignore lint/suspicious/noExplicitAny: the page's globals
     const w = window as any;
     const lib = w.lib;
@@ -49,12 +51,19 @@ export async function setUpPage(page: Page, setup: PageSetup): Promise<void> {
             : answering),
         })
       : lib.createWebGuard({
-          guard: lib.createGuard(lib.specText, lib.restaurantStates.schema, {
-            now: options.now,
-            timeZone: 'UTC',
-            finishWaitsForResults: false,
-            ...(options.policy !== undefined ? { policy: options.policy } : {}),
-          }),
+          guard:
+            options.compiled !== undefined
+              ? await lib.loadComposedGuard(options.compiled, {
+                  now: options.now,
+                  timeZone: 'UTC',
+                  finishWaitsForResults: false,
+                })
+              : lib.createGuard(lib.specText, lib.restaurantStates.schema, {
+                  now: options.now,
+                  timeZone: 'UTC',
+                  finishWaitsForResults: false,
+                  ...(options.policy !== undefined ? { policy: options.policy } : {}),
+                }),
           ...answering,
         });
     const $ = (selector: string) => document.querySelector(selector) as HTMLElement;

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specText } from '../../examples/web/spec.js';
+import { restaurantStates } from '../../examples/web/states.js';
+import { checkPolicy, checkSpec, unwrap, writeCompiledSpec } from '../../src/index.js';
 import { killAll, type ServerProcess, startServer } from '../http/server-process.js';
 import { ran, reachPayment, setUpPage, verdictNumber } from './page-setup.js';
 import { type FixtureServer, launchBrowser, startFixtureServer } from './support.js';
@@ -37,6 +40,7 @@ afterAll(async () => {
 async function openPage(setup: {
   remote?: { url: string; token: string };
   policy?: string;
+  compiled?: unknown;
 }): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage();
   const errors: string[] = [];
@@ -73,6 +77,48 @@ describe('the web guard with a policy, in Chromium', () => {
       await page.close();
     });
   }
+
+  it('a compiled page: the document composes the policy, and loadComposedGuard enforces it', async () => {
+    const schema = restaurantStates.schema;
+    const compiled = writeCompiledSpec(
+      unwrap(checkSpec(specText, schema)),
+      unwrap(checkPolicy(policy, schema)),
+    );
+    const { page, errors } = await openPage({ compiled });
+    const paid = await payTwenty(page);
+    expect(paid).toMatchObject({ status: 'blocked', decision: 'reject', codes: ['guard-reject'] });
+    expect(paid.message).toContain('the operator caps deposits at 15');
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect((await ran(page)).filter((entry) => entry.startsWith('pay:'))).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a compiled page: a tampered policy part is refused before any guard exists', async () => {
+    const schema = restaurantStates.schema;
+    const compiled = JSON.parse(
+      JSON.stringify(
+        writeCompiledSpec(unwrap(checkSpec(specText, schema)), unwrap(checkPolicy(policy, schema))),
+      ),
+    );
+    // A number where the policy compares an amount: would make the guard never fire.
+    compiled.policy.guards[0].pattern.constraints[0].value = { kind: 'text', value: '15' };
+    const page = await browser.newPage();
+    await page.goto(`${fixture.url}/`, { timeout: 15_000 });
+    await page.waitForFunction(() => 'lib' in window, undefined, { timeout: 10_000 });
+    const refused = await page.evaluate(async (document) => {
+      // biome-ignore lint/suspicious/noExplicitAny: the page's globals
+      const lib = (window as any).lib;
+      try {
+        await lib.loadComposedGuard(document, { finishWaitsForResults: false });
+        return 'loaded';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    }, compiled);
+    expect(refused).toContain('$.policy.guards[0].pattern.constraints[0].value');
+    await page.close();
+  });
 
   it('without the policy the same payment is asked for (the policy is what refuses)', async () => {
     const { page } = await openPage({ remote: { url: service.url, token } });

@@ -69,7 +69,7 @@ export const registerReplay: CommandRegistration = (program: Command, io, state)
         '--trace': options.trace,
       });
       const sessionOptions = sessionOptionsFromFlags(options);
-      const { spec, policy } = await loadCheckedSpec(io, specPath, options);
+      const { spec, policy } = await loadCheckedSpec(io, specPath, options, true);
       const traceName = displayName(options.trace);
       const trace = parseTrace(await readInput(io, options.trace, 'trace'));
       if (!trace.ok) throw traceError(traceName, trace.diagnostics);
