@@ -116,6 +116,33 @@ function entry(name: string, value: unknown, maxValueLength: number): string {
   return `${cutMiddle(valueText(name), maxNameLength)}:${cutMiddle(valueText(value), maxValueLength)}`;
 }
 
+/** Whose reason it is, said to the person when the operator's policy is composed (LANGUAGE.md §8). */
+const sourceLabels = { policy: 'Policy', intent: 'Task' } as const;
+
+/**
+ * The reasons as the person reads them: one question for both judges of a composition,
+ * so each reason once (both sides may say the same), the policy's first, each with whose
+ * it is; a verdict without a policy reads as its reasons.
+ */
+function reasonsText(verdict: Verdict): string {
+  const ordered = [
+    ...verdict.reasons.filter((reason) => reason.source === 'policy'),
+    ...verdict.reasons.filter((reason) => reason.source !== 'policy'),
+  ];
+  const said = new Set<string>();
+  const parts: string[] = [];
+  for (const reason of ordered) {
+    if (said.has(reason.message)) continue;
+    said.add(reason.message);
+    parts.push(
+      reason.source === undefined
+        ? reason.message
+        : `${sourceLabels[reason.source]}: ${reason.message}`,
+    );
+  }
+  return parts.join(' ');
+}
+
 /**
  * The question for a `confirm` verdict on the call `name(args)`, at most
  * `maxPromptLength` characters: `Allow name {"to":…,"amount":…,…}? why`, the arguments
@@ -124,10 +151,7 @@ function entry(name: string, value: unknown, maxValueLength: number): string {
  * refused).
  */
 export function personPrompt(name: string, args: unknown, verdict: Verdict): string | undefined {
-  const why = cutMiddle(
-    visible(verdict.reasons.map((reason) => reason.message).join(' ')),
-    maxReasonLength,
-  );
+  const why = cutMiddle(visible(reasonsText(verdict)), maxReasonLength);
   const head = `Allow ${cutMiddle(visible(name), maxNameLength)} `;
   const tail = `? ${why}`.trimEnd();
   const record = isRecord(args) ? args : { arguments: args };

@@ -24,6 +24,12 @@ const schemaFlags = [
 const lenient =
   'SessionUser(user_id = $u) & get_reservation_detailsResult(reservation_id = $r, user_id = $u) & cancel_reservation(reservation_id = $r) -> OwnCancellation\n';
 
+/** An intent that asks for the certificate too: both sides ask for one call. */
+const bothConfirm =
+  '@confirm(financial, "Sending money needs the user\'s yes")\nSessionUser(user_id = $u) & send_certificate(user_id = $u, amount <= 100) -> Sent\nSent -> Done\n';
+const bothConfirmPrompt =
+  'Allow send_certificate {"user_id":"mia","amount":50}? Policy: A certificate is compensation the user must accept. (financial) Task: Sending money needs the user\'s yes. (financial)';
+
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'intentguard-serve-policy-'));
@@ -137,6 +143,29 @@ describe('intentguard serve --policy (a real process)', () => {
     expect(await again.stop()).toBe(0);
     const verified = await run(['audit', 'verify', db]);
     expect(verified.code).toBe(0);
+  }, 90_000);
+
+  it('both the intent and the policy ask: the approvals page shows one question, both reasons once, the policy first', async () => {
+    const server = await startServer(['--db', join(dir, 'approvals.db'), '--token', token]);
+    const created = await api(server.url, 'POST', '/v1/sessions', {
+      spec: bothConfirm,
+      tools,
+      states,
+      policy: policyText,
+    });
+    expect(created.status).toBe(201);
+    const at = (path: string) => `/v1/sessions/${created.body.id as string}/${path}`;
+    await api(server.url, 'POST', at('observe'), { updates: { SessionUser: { user_id: 'mia' } } });
+    const sent = await api(server.url, 'POST', at('check'), {
+      id: 'c1',
+      name: 'send_certificate',
+      args: { user_id: 'mia', amount: 50 },
+    });
+    expect(sent.body.action).toBe('ask');
+    const approvals = await api(server.url, 'GET', '/v1/approvals');
+    const listed = approvals.body.approvals as { id: string; prompt: string }[];
+    expect(listed.map((approval) => approval.id)).toEqual(['c1']);
+    expect(listed[0]?.prompt).toBe(bothConfirmPrompt);
   }, 90_000);
 
   it('a row whose policy was removed outside the service is not restored', async () => {

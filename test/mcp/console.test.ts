@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -45,8 +45,16 @@ describe('mcp-proxy --confirm console', () => {
     box = undefined;
   });
 
-  async function start(): Promise<{ output: () => string; url: string }> {
+  async function start(
+    policy?: (dir: string) => string,
+  ): Promise<{ output: () => string; url: string }> {
     box = sandbox();
+    const policyArgs: string[] = [];
+    if (policy) {
+      const policyPath = join(box.dir, '..', 'operator.policy');
+      writeFileSync(policyPath, policy(box.dir));
+      policyArgs.push('--policy', policyPath);
+    }
     const command = [
       process.execPath,
       ...cli,
@@ -55,6 +63,7 @@ describe('mcp-proxy --confirm console', () => {
       '127.0.0.1:0',
       '--spec',
       box.specPath,
+      ...policyArgs,
       '--confirm',
       'console,deny',
       '--confirm-timeout',
@@ -101,6 +110,31 @@ describe('mcp-proxy --confirm console', () => {
       );
     }, 60_000);
   }
+
+  it('with a policy that also asks: one question, both reasons once, the policy first', async () => {
+    const proxy = await start(
+      (dir) =>
+        `confirm write_file(path = "${dir}/report.txt") because "The operator reviews every overwrite of the report"\n`,
+    );
+    client = await connectHttp(proxy.url);
+    const dir = box?.dir as string;
+    const pending = client.callTool({
+      name: 'write_file',
+      arguments: { path: join(dir, 'report.txt'), content: 'both' },
+    });
+    await waitFor(() => proxy.output().includes('Approve? [y/N]'), 'the question');
+    const output = proxy.output();
+    const policyReason = 'Policy: The policy asks the user to approve write_file';
+    expect(output.split('The operator reviews every overwrite of the report')).toHaveLength(2);
+    const intentReason = "Task: Overwriting the report needs the user's approval";
+    expect(output.split(policyReason)).toHaveLength(2);
+    expect(output.split(intentReason)).toHaveLength(2);
+    expect(output.indexOf(policyReason)).toBeLessThan(output.indexOf(intentReason));
+    expect(output.split('Approve? [y/N]')).toHaveLength(2);
+    child?.stdin?.write('y\n');
+    expect((await pending).isError ?? false).toBe(false);
+    expect(readFileSync(join(dir, 'report.txt'), 'utf8')).toBe('both');
+  }, 60_000);
 
   it('C1: the question shows the path the rule constrains before a long content', async () => {
     const proxy = await start();

@@ -548,4 +548,31 @@ describe('guardTools with a policy (LANGUAGE.md §8): the guard is used as it is
       source: 'policy',
     });
   });
+  it('both ask for the transfer: one approval request, its question with both reasons once, the policy first', async () => {
+    const bank = newBank();
+    const policy =
+      'confirm BankTransfer(amount > 100) because "the bank confirms transfers over 100"\n';
+    const guard = createGuard(specText, schema, { now, policy });
+    const { model } = scripted([
+      () => [call('b1', 'BankCheckBalance')],
+      () => [call('t1', 'BankTransfer', { to: 'Alice', amount: 500 })],
+    ]);
+    const result = await generateText({
+      model,
+      tools: guardedTools(guard, bank),
+      stopWhen: [isTaskFinished(guard), stepCountIs(10)],
+      prompt: 'Transfer $500 to Alice if my balance exceeds $1000.',
+    });
+    expect(approvalRequests(result.response.messages).map((request) => request.toolCallId)).toEqual(
+      ['t1'],
+    );
+    expect(bank.log).toEqual(['BankCheckBalance']);
+    const question = pendingPrompt(guard, 't1') ?? '';
+    const policyReason = 'Policy: The policy asks the user to approve BankTransfer';
+    const intentReason = 'Task: Confirm the transfer details with the user';
+    expect(question.split(policyReason)).toHaveLength(2);
+    expect(question.split('the bank confirms transfers over 100')).toHaveLength(2);
+    expect(question.split(intentReason)).toHaveLength(2);
+    expect(question.indexOf(policyReason)).toBeLessThan(question.indexOf(intentReason));
+  });
 });
