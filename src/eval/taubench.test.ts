@@ -1,18 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { dataPath, readData } from '../../test/support/project-data.js';
+import { dataPath } from '../../test/support/project-data.js';
+import { loadTaubenchExample, taubenchExample } from '../../test/support/taubench-example.js';
 import { checkSpec } from '../language/index.js';
 import { replayCase } from './replay.js';
 import { scoreCase } from './score.js';
-import {
-  loadTaubench,
-  type TaubenchRun,
-  taubenchFiles,
-  taubenchNow,
-  taubenchSteps,
-  taubenchTimeZone,
-} from './taubench.js';
-import { taubenchSchema } from './taubench-schema.js';
+import { type TaubenchRun, taubenchNow, taubenchSteps, taubenchTimeZone } from './taubench.js';
 import type { EvalCase, EvalStep } from './types.js';
 
 /*
@@ -21,21 +14,8 @@ import type { EvalCase, EvalStep } from './types.js';
  * texts, and the labels against the ground truth.
  */
 
-const example = (file: string) =>
-  readFileSync(new URL(`../../examples/taubench/${file}`, import.meta.url), 'utf8');
-const schema = taubenchSchema(
-  { text: example('airline-tools.json'), name: 'airline-tools.json' },
-  { text: example('airline-states.json'), name: 'airline-states.json' },
-);
-const data = loadTaubench(
-  {
-    trajectories: readData(`taubench/airline/${taubenchFiles.trajectories}`),
-    users: readData(`taubench/airline/${taubenchFiles.users}`),
-    reservations: readData(`taubench/airline/${taubenchFiles.reservations}`),
-    flights: readData(`taubench/airline/${taubenchFiles.flights}`),
-  },
-  schema,
-);
+const example = taubenchExample;
+const { schema, data } = loadTaubenchExample();
 const runIndex = (task: number, trial: number) =>
   data.runs.findIndex((run) => run.taskId === task && run.trial === trial);
 const proposals = (evalCase: EvalCase) =>

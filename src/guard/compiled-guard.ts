@@ -1,7 +1,7 @@
 import { type EnginePartName, loadEngineParts } from '../engine/load-parts.js';
 import type { CheckedConstraint, CheckedPattern, Spec } from '../language/checker/spec.js';
 import type { RegexCompiler } from '../language/compiled-spec-format.js';
-import { readCompiledSpec } from '../language/read-compiled-spec.js';
+import { type ReadCompiledSpecOptions, readCompiledSpec } from '../language/read-compiled-spec.js';
 import type { Schema } from '../language/schema-model.js';
 import { checkGuardOptions, IntentGuard } from './intent-guard.js';
 import {
@@ -139,21 +139,37 @@ export async function loadCompiledGuard(
   schema?: Schema,
 ): Promise<Guard> {
   const checked = checkGuardOptions(options);
+  const { early, read } = await readerFor(document, checked.parts, schema);
+  const spec = readCompiledSpec(document, read);
+  const parts = checked.parts ?? (await partsFor(spec, checked, early));
+  return new IntentGuard(spec, { ...checked, parts });
+}
+
+/**
+ * What reading a (possibly hostile) document needs, loaded before it is read: the regex
+ * engine for a document with a regex, the check of paths and bindings (with the part that
+ * evaluates them) for one with paths; `schema`, the host's own, which the document's must
+ * be (criticality included). `early`: the parts loaded (the host's own, if given).
+ */
+export async function readerFor(
+  document: unknown,
+  given: GuardParts | undefined,
+  schema: Schema | undefined,
+): Promise<{ readonly early: GuardParts; readonly read: ReadCompiledSpecOptions }> {
   let regex: RegexCompiler | undefined;
   // Loaded on demand: a page whose spec has no regex never downloads the engine.
   if (compiledSpecHasRegex(document)) regex = (await import('../language/regex.js')).compileRegex;
-  // Before reading: the reader checks paths and bindings with the part that evaluates them.
   const early: GuardParts =
-    checked.parts ?? (compiledSpecHasPaths(document) ? await loadEngineParts(['paths']) : {});
+    given ?? (compiledSpecHasPaths(document) ? await loadEngineParts(['paths']) : {});
   const pathCheck = early.paths?.checkPathConstraint;
-  // `schema`: the host's own; the document's must be that one (criticality included).
-  const spec = readCompiledSpec(document, {
-    ...(regex ? { regex } : {}),
-    ...(schema ? { schema } : {}),
-    ...(pathCheck ? { pathCheck } : {}),
-  });
-  const parts = checked.parts ?? (await partsFor(spec, checked, early));
-  return new IntentGuard(spec, { ...checked, parts });
+  return {
+    early,
+    read: {
+      ...(regex ? { regex } : {}),
+      ...(schema ? { schema } : {}),
+      ...(pathCheck ? { pathCheck } : {}),
+    },
+  };
 }
 
 /** The parts a spec needs (the ones already loaded kept), loaded for a page's guard given none. */

@@ -1,11 +1,8 @@
-import { loadEngineParts } from '../engine/load-parts.js';
-import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { readCompiledComposition } from '../language/read-compiled-composition.js';
 import type { Schema } from '../language/schema-model.js';
-import { compiledSpecHasPaths, compiledSpecHasRegex, partsFor } from './compiled-guard.js';
+import { partsFor, readerFor } from './compiled-guard.js';
 import { composedOptions } from './composed-options.js';
 import { checkGuardOptions, IntentGuard } from './intent-guard.js';
-import type { GuardParts } from './tool-result-reader.js';
 import type { Guard, GuardOptions } from './types.js';
 
 /**
@@ -28,17 +25,8 @@ export async function loadComposedGuard(
   schema?: Schema,
 ): Promise<Guard> {
   const checked = checkGuardOptions(options);
-  let regex: RegexCompiler | undefined;
-  if (compiledSpecHasRegex(document)) regex = (await import('../language/regex.js')).compileRegex;
-  const early: GuardParts =
-    checked.parts ?? (compiledSpecHasPaths(document) ? await loadEngineParts(['paths']) : {});
-  const pathCheck = early.paths?.checkPathConstraint;
-  const read = readCompiledComposition(document, {
-    requirePolicy: true,
-    ...(regex ? { regex } : {}),
-    ...(schema ? { schema } : {}),
-    ...(pathCheck ? { pathCheck } : {}),
-  });
+  const { early, read: readOptions } = await readerFor(document, checked.parts, schema);
+  const read = readCompiledComposition(document, { ...readOptions, requirePolicy: true });
   const composed = composedOptions(read, checked, 'loadComposedGuard');
   let parts = checked.parts;
   if (parts === undefined && read.policy !== undefined) {

@@ -1,8 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { replayCase } from '../../src/eval/replay.js';
-import { loadTaubench, taubenchFiles } from '../../src/eval/taubench.js';
-import { taubenchSchema } from '../../src/eval/taubench-schema.js';
 import { checkPathConstraint } from '../../src/language/check-compiled-paths.js';
 import { requireCompiledFromSource } from '../../src/language/compiled-source.js';
 import { checkPolicy, checkSpec, type Spec } from '../../src/language/index.js';
@@ -10,7 +8,7 @@ import { readCompiledComposition } from '../../src/language/read-compiled-compos
 import { compileRegex } from '../../src/language/regex.js';
 import { writeCompiledSpec } from '../../src/language/write-compiled-spec.js';
 import { run } from '../cli/run.js';
-import { readData } from '../support/project-data.js';
+import { loadTaubenchExample, taubenchExample } from '../support/taubench-example.js';
 
 /**
  * A composition compiled into one document (`intentguard compile --policy`) decides
@@ -21,7 +19,6 @@ import { readData } from '../support/project-data.js';
  */
 const project = new URL('../../', import.meta.url);
 const projectPath = (path: string) => new URL(path, project).pathname;
-const text = (path: string) => readFileSync(projectPath(path), 'utf8');
 
 function unwrapped<T>(result: { ok: true; value: T } | { ok: false; diagnostics: unknown }): T {
   if (!result.ok) throw new Error(JSON.stringify(result.diagnostics));
@@ -59,20 +56,8 @@ describe('a compiled composition decides as its texts', () => {
     }
   });
 
-  const example = (file: string) => text(`examples/taubench/${file}`);
-  const schema = taubenchSchema(
-    { text: example('airline-tools.json'), name: 'airline-tools.json' },
-    { text: example('airline-states.json'), name: 'airline-states.json' },
-  );
-  const data = loadTaubench(
-    {
-      trajectories: readData(`taubench/airline/${taubenchFiles.trajectories}`),
-      users: readData(`taubench/airline/${taubenchFiles.users}`),
-      reservations: readData(`taubench/airline/${taubenchFiles.reservations}`),
-      flights: readData(`taubench/airline/${taubenchFiles.flights}`),
-    },
-    schema,
-  );
+  const example = taubenchExample;
+  const { schema, data } = loadTaubenchExample();
   const policy = unwrapped(checkPolicy(example('airline.policy'), schema));
   const intents = readdirSync(projectPath('examples/taubench/intents'))
     .filter((name) => /^task-\d+\.intent$/.test(name))
