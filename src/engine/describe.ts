@@ -29,18 +29,28 @@ export function describeConstraint(constraint: CheckedConstraint, clock: Session
 
 const maxDescription = 60;
 
-/** `ReserveInfo (reservation details selected on the booking screen)` */
-export function describePredicate(predicate: PredicateDeclaration): string {
+/**
+ * The first sentence of a predicate's description, without its full stop, at most 60
+ * characters; empty when it has none.
+ *
+ * @example
+ * describedAs(payDeposit); // 'Pay the deposit for the reservation'
+ */
+export function describedAs(predicate: PredicateDeclaration): string {
   const sentence =
     predicate.description
       .trim()
       .split(/(?<=[.!?])\s/)[0]
       ?.replace(/[.!?]$/, '') ?? '';
-  if (sentence === '') return callName(predicate);
-  const text =
-    sentence.length > maxDescription
-      ? `${sentence.slice(0, maxDescription - 1).trimEnd()}…`
-      : sentence;
+  return sentence.length > maxDescription
+    ? `${sentence.slice(0, maxDescription - 1).trimEnd()}…`
+    : sentence;
+}
+
+/** `ReserveInfo (reservation details selected on the booking screen)` */
+export function describePredicate(predicate: PredicateDeclaration): string {
+  const text = describedAs(predicate);
+  if (text === '') return callName(predicate);
   return `${callName(predicate)} (${text.charAt(0).toLowerCase()}${text.slice(1)})`;
 }
 

@@ -84,7 +84,12 @@ async function guardFromInstruction(
       actual: 'undefined',
     });
   const { result, now } = await formalizeInstruction(source, schema, options);
-  return guardOver(result.ok ? result.value.spec : undefined, { ...options, now });
+  // The person asked to approve a call reads the task it serves (person-prompt.ts).
+  return guardOver(result.ok ? result.value.spec : undefined, {
+    task: source.instruction,
+    ...options,
+    now,
+  });
 }
 
 /**

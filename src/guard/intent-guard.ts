@@ -1,3 +1,4 @@
+import { describedAs } from '../engine/describe.js';
 import type { IntentSession } from '../engine/intent-session.js';
 import { loadEngineParts } from '../engine/load-parts.js';
 import { Session } from '../engine/session.js';
@@ -8,8 +9,10 @@ import type { Spec } from '../language/checker/spec.js';
 import type { Schema } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
 import { errorMessage } from '../support/error-message.js';
+import type { PersonContext } from './person-prompt.js';
 import { renderForModel, renderForPerson, unshowableCall } from './render.js';
 import { type GuardParts, toolResultReader } from './tool-result-reader.js';
+import { toolPredicate } from './tool-results.js';
 import type {
   Guard,
   GuardAction,
@@ -60,7 +63,7 @@ function copyOf(value: unknown): unknown {
   return text === undefined ? value : (JSON.parse(text) as unknown);
 }
 
-const guardOptionNames = new Set(['mode', 'render', 'onEvent', 'finishWaitsForResults']);
+const guardOptionNames = new Set(['mode', 'render', 'onEvent', 'finishWaitsForResults', 'task']);
 
 export function sessionOptionsOf(options: GuardOptions): SessionOptions {
   const session: Record<string, unknown> = {};
@@ -91,6 +94,12 @@ export function checkGuardOptions(options: unknown): GuardOptions {
       expected: 'true, false or undefined',
       actual: describeArgument(given.finishWaitsForResults),
     });
+  if (given.task !== undefined && typeof given.task !== 'string')
+    throw argumentError('createGuard', {
+      parameter: 'options.task',
+      expected: "the text of the user's task, or undefined",
+      actual: describeArgument(given.task),
+    });
   for (const name of ['render', 'onEvent'] as const) {
     if (given[name] !== undefined && typeof given[name] !== 'function')
       throw argumentError('createGuard', {
@@ -117,6 +126,7 @@ export class IntentGuard implements Guard {
   readonly #render: (verdict: Verdict) => string;
   readonly #onEvent: ((event: GuardEvent) => void) | undefined;
   readonly #waitForResults: boolean;
+  readonly #task: string | undefined;
   readonly #calls = new Map<string, CallRecord>();
   readonly #events: JournalEvent[] = [];
   readonly #now: string;
@@ -135,6 +145,7 @@ export class IntentGuard implements Guard {
     this.#render = options.render ?? renderForModel;
     this.#onEvent = options.onEvent;
     this.#waitForResults = options.finishWaitsForResults !== false;
+    this.#task = options.task;
     const given = options.parts ?? {};
     // Its own copy where a final answer's parts may be loaded later (`prepareAnswer`): the
     // session reads them from it, and no other guard sees them.
@@ -485,9 +496,18 @@ export class IntentGuard implements Guard {
       message: verdict.decision === 'allow' ? 'intentguard: allowed.' : this.#render(verdict),
       prompt:
         verdict.decision === 'confirm'
-          ? renderForPerson(call?.name ?? id, call?.args, verdict)
+          ? renderForPerson(call?.name ?? id, call?.args, verdict, this.#personContext(call?.name))
           : '',
     };
+  }
+
+  /** The words a person reads a call in: its tool's description, the user's task. */
+  #personContext(name: string | undefined): PersonContext {
+    const tool =
+      this.#schema !== undefined && name !== undefined
+        ? toolPredicate(this.#schema, name)
+        : undefined;
+    return { action: tool && describedAs(tool), task: this.#task };
   }
 
   #journal(event: JournalEvent): void {

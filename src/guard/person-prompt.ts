@@ -5,7 +5,11 @@ import { invisibleClass } from '../support/printable-text.js';
 /**
  * The question a person is asked to approve a call: the one place it is written, for
  * every surface that asks (MCP elicitation, the proxy's console, the web dialog, the
- * service's approvals page, the AI SDK / Agents / LangChain approval text).
+ * service's approvals page, the AI SDK / Agents / LangChain approval text). It is written
+ * for that person, not for a developer: the action in the schema's own words (the first
+ * sentence of the tool's description, `describedAs`) with the tool's name, the arguments
+ * that matter, why the spec asks, and the task the user gave, on one line:
+ * `Pay the deposit for the reservation (PayDeposit) with amount: 20? Why: … Your task: "…"`.
  *
  * The agent writes every byte of the arguments, their order and their sizes included
  * (docs/security.md), so the question never shows them as one cut string: the arguments
@@ -32,6 +36,18 @@ const maxKeyValueLength = 600;
 const minKeyValueLength = 40;
 /** Any other argument's value. */
 const maxOtherValueLength = 160;
+/** The longest plain-words action (the schema's description is cut shorter already). */
+const maxActionLength = 120;
+/** The longest user's task shown (the instruction the spec was formalized from). */
+const maxTaskLength = 400;
+
+/** What the asking surface knows beyond the call: the words a person reads it in. */
+export interface PersonContext {
+  /** The action in plain words, e.g. the tool description's first sentence. */
+  readonly action?: string | undefined;
+  /** The user's task: the instruction the spec was formalized from. */
+  readonly task?: string | undefined;
+}
 
 /**
  * Words that make an argument the call's target: who or what it reaches, moves or
@@ -111,9 +127,24 @@ function valueText(value: unknown): string {
   }
 }
 
-/** One argument as `"name":value`, the name and the value each cut on its own. */
+/** A name a person reads as written: a plain identifier, not cut (else it is quoted). */
+const plainName = /^[A-Za-z_$][\w$-]*$/;
+
+/** One argument as `name: value`, the name and the value each cut on its own. */
 function entry(name: string, value: unknown, maxValueLength: number): string {
-  return `${cutMiddle(valueText(name), maxNameLength)}:${cutMiddle(valueText(value), maxValueLength)}`;
+  const shownName =
+    name.length <= maxNameLength && plainName.test(name)
+      ? name
+      : cutMiddle(valueText(name), maxNameLength);
+  return `${shownName}: ${cutMiddle(valueText(value), maxValueLength)}`;
+}
+
+/** `Pay the deposit for the reservation (PayDeposit)`, or `Run PayDeposit` without words. */
+function actionText(name: string, action: string | undefined): string {
+  const tool = cutMiddle(visible(name), maxNameLength);
+  const words = cutMiddle(visible((action ?? '').trim()), maxActionLength);
+  if (words === '') return `Run ${tool}`;
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)} (${tool})`;
 }
 
 /** Whose reason it is, said to the person when the operator's policy is composed (LANGUAGE.md §8). */
@@ -145,15 +176,29 @@ function reasonsText(verdict: Verdict): string {
 
 /**
  * The question for a `confirm` verdict on the call `name(args)`, at most
- * `maxPromptLength` characters: `Allow name {"to":…,"amount":…,…}? why`, the arguments
- * in the order above. Undefined when it cannot show every argument the verdict's guards
- * and rules constrain and every target argument (then nobody may be asked: the call is
- * refused).
+ * `maxPromptLength` characters: `<action> (<name>) with to: …, amount: …, …? Why: <the
+ * reasons> Your task: "<task>"`, the arguments in the order above. Undefined when it
+ * cannot show every argument the verdict's guards and rules constrain and every target
+ * argument (then nobody may be asked: the call is refused).
+ *
+ * @example
+ * personPrompt('PayDeposit', { amount: 20 }, verdict, {
+ *   action: 'Pay the deposit for the reservation',
+ *   task: 'Book a table for two tonight',
+ * });
+ * // 'Pay the deposit for the reservation (PayDeposit) with amount: 20? Why: Confirm the
+ * //  deposit payment with the user. Your task: "Book a table for two tonight"'
  */
-export function personPrompt(name: string, args: unknown, verdict: Verdict): string | undefined {
+export function personPrompt(
+  name: string,
+  args: unknown,
+  verdict: Verdict,
+  context: PersonContext = {},
+): string | undefined {
   const why = cutMiddle(visible(reasonsText(verdict)), maxReasonLength);
-  const head = `Allow ${cutMiddle(visible(name), maxNameLength)} `;
-  const tail = `? ${why}`.trimEnd();
+  const task = cutMiddle(visible((context.task ?? '').trim()), maxTaskLength);
+  const head = actionText(name, context.action);
+  const tail = `?${why === '' ? '' : ` Why: ${why}`}${task === '' ? '' : ` Your task: "${task}"`}`;
   const record = isRecord(args) ? args : { arguments: args };
   const given = Object.keys(record);
   const constrained = constrainedArgumentNames(verdict);
@@ -165,29 +210,29 @@ export function personPrompt(name: string, args: unknown, verdict: Verdict): str
 
   // The room for each constrained and target value depends on how many there are (the
   // spec's and the schema's count), never on how long the agent made any other one.
-  const entryOverhead = 4 + maxNameLength;
+  const entryOverhead = 6 + maxNameLength;
   const reserve = 2 * maxNameLength + 60;
-  const fixed = head.length + tail.length + 2;
+  const fixed = head.length + tail.length + ' with '.length;
   const room = maxPromptLength - fixed - (others.length > 0 ? reserve : 0);
   const share =
     key.length === 0 ? maxKeyValueLength : Math.floor(room / key.length) - entryOverhead;
   const keyLength = Math.max(minKeyValueLength, Math.min(maxKeyValueLength, share));
   const entries = key.map((argument) => entry(argument, argumentValue(argument), keyLength));
-  let length = fixed + entries.reduce((sum, text) => sum + 1 + text.length, 0);
+  let length = fixed + entries.reduce((sum, text) => sum + 2 + text.length, 0);
   if (length > maxPromptLength) return undefined;
 
   // The rest, in the agent's order, while they fit; the names of those that do not.
   const notShown: string[] = [];
   for (const argument of others) {
     const text = entry(argument, record[argument], maxOtherValueLength);
-    if (notShown.length === 0 && length + 1 + text.length + reserve <= maxPromptLength) {
+    if (notShown.length === 0 && length + 2 + text.length + reserve <= maxPromptLength) {
       entries.push(text);
-      length += 1 + text.length;
+      length += 2 + text.length;
     } else notShown.push(argument);
   }
   if (notShown.length > 0) {
     const names = cutMiddle(visible(notShown.join(', ')), 2 * maxNameLength);
     entries.push(`…(${notShown.length} more arguments not shown: ${names})`);
   }
-  return `${head}{${entries.join(',')}}${tail}`;
+  return entries.length === 0 ? `${head}${tail}` : `${head} with ${entries.join(', ')}${tail}`;
 }

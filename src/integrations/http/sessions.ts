@@ -97,6 +97,8 @@ interface StoredOptions {
   mode?: 'enforce' | 'shadow';
   finishWaitsForResults?: boolean;
   policy?: string;
+  /** The instruction the spec was formalized from: the task a person approving reads. */
+  task?: string;
 }
 
 function loadSchema(kind: 'states' | 'tools', text: string): Schema {
@@ -431,6 +433,7 @@ export class Sessions {
         ? { finishWaitsForResults: input.finishWaitsForResults }
         : {}),
       ...(policy !== undefined ? { policy: policy.text } : {}),
+      ...(input.instruction !== undefined ? { task: input.instruction } : {}),
     };
     const stored: StoredSession = {
       id: randomUUID(),
@@ -815,23 +818,32 @@ export class Sessions {
     );
   }
 
-  /** The session: status, spec and every call's latest decision. */
+  /**
+   * The session: status, spec, the user's task, every call's latest decision and the
+   * calls themselves (tool and arguments: what a person reads a refusal by).
+   */
   describe(live: LiveSession): Record<string, unknown> {
     const ids = new Set<string>();
     for (const event of live.guard.journal().events) {
       const id = 'propose' in event ? event.id : undefined;
       if (id !== undefined && id !== '#finish') ids.add(id);
     }
+    const options = JSON.parse(live.stored.optionsJson) as StoredOptions;
     return {
       id: live.stored.id,
       createdAt: live.stored.createdAt,
       finished: live.finished,
       spec: live.stored.specText,
-      policy: (JSON.parse(live.stored.optionsJson) as StoredOptions).policy ?? null,
+      policy: options.policy ?? null,
+      task: options.task ?? null,
       status: live.guard.status(),
       decisions: [...ids]
         .map((id) => live.guard.decision(id))
         .filter((decision) => decision !== undefined),
+      calls: [...ids].flatMap((id) => {
+        const call = callOf(live.guard, id);
+        return call ? [{ id, ...call }] : [];
+      }),
     };
   }
 
