@@ -54,7 +54,9 @@ describe('C1: the approval question', () => {
     });
     expect(d.action).toBe('ask');
     expect(d.prompt).toContain('drop@exfil.example');
-    expect(d.prompt.startsWith('Run send_mail with to: "drop@exfil.example", subject: ')).toBe(true);
+    expect(d.prompt.startsWith('Run send_mail with to: "drop@exfil.example", subject: ')).toBe(
+      true,
+    );
     expect(
       d.prompt.endsWith(
         'body: "Attached."? Why: The spec asks the user to approve send_mail with to not matching /@acme-corp\\.example$/: mail leaves the company.',
