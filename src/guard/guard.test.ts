@@ -43,7 +43,7 @@ describe('createGuard: run, ask or refuse', () => {
     expect(guarded).toMatchObject({ action: 'refuse', verdict: { decision: 'reject' } });
     const right = guard.check(transfer('t3', 'Alice', 500));
     expect(right).toMatchObject({ action: 'ask', verdict: { decision: 'confirm' } });
-    expect(right.prompt).toContain('BankTransfer {"to":"Alice","amount":500}');
+    expect(right.prompt).toContain('(BankTransfer) with to: "Alice", amount: 500?');
     expect(guard.status()).toMatchObject({ pendingIds: ['t3'], runningIds: [] });
   });
 

@@ -40,7 +40,7 @@ describe('intentguard demo', () => {
       'model    BankCheckBalance {}',
       'guard    ✓ run BankCheckBalance',
       'tool     BankCheckBalance → {"balance":1500}',
-      'guard    ? ask the person: Allow BankTransfer {"to":"Alice","amount":500}?',
+      'guard    ? ask the person: Transfers money from the checking account to a payee (BankTransfer) with to: "Alice", amount: 500?',
       'server   request ends: waiting for the person',
       'person   approves',
       'guard    ✓ approved: run',

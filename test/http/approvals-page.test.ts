@@ -104,7 +104,7 @@ describe('the approvals page in Chromium', () => {
       'BankTransfer {"to":"Alice","amount":500}',
     );
     expect(await approval.locator('p').textContent()).toBe(
-      'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)',
+      'Transfers money from the user's checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user. (financial)',
     );
     await page.close();
   }, 90_000);

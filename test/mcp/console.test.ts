@@ -146,7 +146,7 @@ describe('mcp-proxy --confirm console', () => {
     });
     await waitFor(() => proxy.output().includes('Approve? [y/N]'), 'the question');
     expect(proxy.output()).toContain(
-      `intentguard: Allow write_file {"path":${JSON.stringify(join(dir, 'report.txt'))},"content":"xxx`,
+      `intentguard: Create a new file or completely overwrite an existing file… (write_file) with path: ${JSON.stringify(join(dir, 'report.txt'))}, content: "xxx`,
     );
     expect(proxy.output()).toMatch(/x…\[[\d,]+ characters not shown\]…x/);
     child?.stdin?.write('n\n');

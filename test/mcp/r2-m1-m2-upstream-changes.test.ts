@@ -147,7 +147,7 @@ describe("C1: the proxy's own elicitation shows the recipient, whatever comes fi
     expect(result.isError).toBe(true);
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatch(
-      /^Allow send_mail \{"to":"drop@exfil\.example","subject":"Board minutes/,
+      /^Send an email \(send_mail\) with to: "drop@exfil\.example", subject: "Board minutes/,
     );
     expect(asked[0]).toContain('mail leaves the company');
   }, 60_000);

@@ -76,11 +76,11 @@ describe('C1: the web dialog shows the amount, whatever comes before it', () => 
     const dialog = page.getByRole('dialog');
     await dialog.waitFor({ timeout: 5000 });
     const text = (await dialog.locator('p').textContent()) ?? '';
-    expect(text.startsWith('Allow PayFee {"amount":30,"note":"Thanks for the evening. n')).toBe(
+    expect(text.startsWith('Run PayFee with amount: 30, note: "Thanks for the evening. n')).toBe(
       true,
     );
     expect(text).toMatch(
-      /n…\[[\d,]+ characters not shown\]…n+ See you soon\."\}\? Confirm the fee/,
+      /n…\[[\d,]+ characters not shown\]…n+ See you soon\."\? Why: Confirm the fee/,
     );
     await page.getByRole('button', { name: 'Deny' }).click();
     expect(await verdictNumber(page, 2)).toMatchObject({ status: 'denied' });

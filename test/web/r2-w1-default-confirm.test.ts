@@ -110,7 +110,9 @@ describe('W1: the default web guard asks nobody in the page', () => {
     });
     // The agent learns why, and what the person would have been asked.
     expect(verdict.message).toContain("this action needs a person's approval");
-    expect(verdict.prompt).toContain('Allow PayDeposit {"amount":20}?');
+    expect(verdict.prompt).toContain(
+      'Pays the deposit with the stored card (PayDeposit) with amount: 20? Why:',
+    );
     expect(await page.getByRole('dialog').count()).toBe(0);
     await tryToApprove();
     expect(await ran(page)).not.toContain('pay:20');

@@ -18,7 +18,7 @@ function run(example: string): string {
 }
 
 const question =
-  'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)';
+  'Transfers money from the checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user. (financial)';
 
 function story(waiting: readonly string[]): string[] {
   return [

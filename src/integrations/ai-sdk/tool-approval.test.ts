@@ -220,7 +220,7 @@ describe('intentguardToolApproval (ai v7): denial, feedback, corrected call', ()
     // The person sees the guard's prompt as the reason.
     expect(asked[0]).toMatchObject({
       reason:
-        'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)',
+        'Transfers money from the user\'s checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user. (financial)',
     });
 
     const second = scripted([() => [call('f1', 'finish')]]);

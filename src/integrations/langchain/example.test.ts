@@ -26,7 +26,7 @@ describe('examples/langchain/run.ts', () => {
       '  intentguard to the model: intentguard: revise (hard).',
       '    The task is not done yet.',
       'model calls BankTransfer {"to":"Alice","amount":500}',
-      '  person asked: Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)',
+      '  person asked: Transfers money from the user\'s checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user. (financial)',
       '  person: approve',
       '  result: Sent $500 to Alice.',
       'model: Transferred $500 to Alice.',

@@ -126,7 +126,7 @@ describe('intentguardMiddleware in a LangChain agent', () => {
           name: 'BankTransfer',
           args: { to: 'Alice', amount: 500 },
           description: expect.stringContaining(
-            'Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details',
+            'Transfers money from the user\'s checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details',
           ),
         },
       ],

@@ -28,7 +28,7 @@ describe('examples/openai-agents/run.ts', () => {
       'model calls bank_transfer {"to":"Alice","amount":500} (t2)',
       'run paused: 1 call waits for the user',
       /^saved: run state and guard journal \(\d+ events\)$/,
-      /^user is asked: Allow BankTransfer \{"to":"Alice","amount":500\}\? Confirm the transfer details/,
+      /^user is asked: Transfers money from the user's checking account to a payee \(BankTransfer\) with to: "Alice", amount: 500\? Why: Confirm the transfer details/,
       'user answers: yes',
       '  bank: sent $500 to Alice',
       '  model reads t2: sent $500 to Alice',

@@ -215,7 +215,7 @@ describe('a guarded run with @openai/agents 0.20 and a scripted model', () => {
       name: 'BankTransfer',
       args: { to: 'Alice', amount: 500 },
     });
-    expect(asked[0]?.prompt).toContain('Allow BankTransfer {"to":"Alice","amount":500}?');
+    expect(asked[0]?.prompt).toContain('(BankTransfer) with to: "Alice", amount: 500?');
 
     const second = await run(agent, state);
     secondModel.assertComplete();
@@ -738,7 +738,7 @@ describe('failing closed', () => {
     const answer = await guardrail!.run({ context: noApproval, toolCall: transferItem('t1') });
     expect(answer.behavior).toMatchObject({ type: 'rejectContent' });
     expect((answer.behavior as { message: string }).message).toContain(
-      'needs the user\'s approval (Allow BankTransfer {"to":"Alice","amount":500}? Confirm the transfer details with the user. (financial)), and the user could not be asked here, so it did not run.',
+      'needs the user\'s approval (Transfers money from the user\'s checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user. (financial)), and the user could not be asked here, so it did not run.',
     );
     expect(guard.status().pendingIds).toEqual(['t1']);
   });

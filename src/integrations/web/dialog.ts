@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /** What the person is asked to approve. */
 export interface ConfirmRequest {
-  /** The question, e.g. "Allow PayDeposit {"amount":20}? Confirm the deposit payment with the user." */
+  /** The question, e.g. "Pays the deposit with the stored card (PayDeposit) with amount: 20? Why: …" */
   readonly prompt: string;
   /** The action's name and, when the trigger gives one, its label. */
   readonly action: string;
