@@ -56,10 +56,9 @@ describe('the approvals page in Chromium', () => {
     expect(page.url()).toBe(`${server.url}/`);
     const approval = page.locator('.approval[data-id="pay"]');
     await approval.waitFor({ timeout: 10_000 });
-    expect(await approval.locator('.action').textContent()).toBe(
-      'BankTransfer {"to":"Alice","amount":500}',
+    expect(await approval.locator('.question').textContent()).toContain(
+      '(BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user',
     );
-    expect(await approval.textContent()).toContain('Confirm the transfer details with the user');
     expect(await page.locator('.session tr[data-id="balance"] td.run').count()).toBe(1);
 
     // The waiting client polls its call while the person decides.
@@ -100,12 +99,18 @@ describe('the approvals page in Chromium', () => {
     await page.goto(`${server.url}/#token=${token}`, { timeout: 15_000 });
     const approval = page.locator('.approval[data-id="pay"]');
     await approval.waitFor({ timeout: 10_000 });
-    expect(await approval.locator('.action').textContent()).toBe(
-      'BankTransfer {"to":"Alice","amount":500}',
+    // Every argument in full, one a line, the constrained ones first and marked.
+    expect(await approval.locator('dl.args dt').allTextContents()).toEqual(['to', 'amount']);
+    expect(await approval.locator('dl.args dt.constrained').allTextContents()).toEqual([
+      'to',
+      'amount',
+    ]);
+    expect(await approval.locator('dl.args dd').allTextContents()).toEqual(['"Alice"', '500']);
+    // The question once, in the tool's own words; the reason is not repeated beside it.
+    expect(await approval.locator('.question').textContent()).toBe(
+      'Transfers money from the user\'s checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user. (financial)',
     );
-    expect(await approval.locator('p').textContent()).toBe(
-      'Transfers money from the user's checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user. (financial)',
-    );
+    expect((await approval.textContent())?.split('Confirm the transfer details').length).toBe(2);
     await page.close();
   }, 90_000);
 
@@ -146,6 +151,58 @@ describe('the approvals page in Chromium', () => {
       args: { to: 'Alice', amount: 500 },
     });
     expect(decision.action).toBe('refuse');
+    await page.close();
+  }, 90_000);
+
+  it('renders a pending approval in plain words and a refusal with its feedback laid out (screenshot)', async () => {
+    const server = await startServer(['--db', join(dir, 'render.db'), '--token', token]);
+    const session = (
+      await api(server.url, 'POST', '/v1/sessions', { spec: bankSpec, tools: bankTools })
+    ).id as string;
+    const check = (id: string, name: string, args: unknown) =>
+      api(server.url, 'POST', `/v1/sessions/${session}/check`, { id, name, args });
+    expect((await check('too-much', 'BankTransfer', { to: 'Alice', amount: 900 })).action).toBe(
+      'refuse',
+    );
+    expect((await check('early', 'BankTransfer', { to: 'Alice', amount: 500 })).action).toBe(
+      'refuse',
+    );
+    await check('balance', 'BankCheckBalance', {});
+    await api(server.url, 'POST', `/v1/sessions/${session}/result`, {
+      id: 'balance',
+      output: { balance: 1500 },
+    });
+    expect((await check('pay', 'BankTransfer', { amount: 500, to: 'Alice' })).action).toBe('ask');
+    const page = await (browser as Browser).newPage({ viewport: { width: 1000, height: 900 } });
+    await page.goto(`${server.url}/#token=${token}`, { timeout: 15_000 });
+    const approval = page.locator('.approval[data-id="pay"]');
+    await approval.waitFor({ timeout: 10_000 });
+    expect(await approval.locator('.question').textContent()).toContain(
+      'Transfers money from the user\'s checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details',
+    );
+    expect(await approval.locator('dl.args dt.constrained').allTextContents()).toEqual([
+      'to',
+      'amount',
+    ]);
+    // A refusal: the call by tool and arguments, the reason and who gave it, the feedback.
+    const refused = page.locator('.session tr[data-id="too-much"]');
+    await refused.waitFor({ timeout: 10_000 });
+    expect(await refused.locator('.action').textContent()).toBe(
+      'BankTransfer {"to":"Alice","amount":900}',
+    );
+    expect(await refused.locator('.feedback li').first().textContent()).toContain(
+      'never move more than the user asked for',
+    );
+    expect(await refused.locator('.feedback h4').allTextContents()).toContain(
+      'Feedback to the agent',
+    );
+    const early = page.locator('.session tr[data-id="early"]');
+    expect(await early.locator('.feedback h4').allTextContents()).toContain('What to do instead');
+    expect(await early.locator('.feedback').textContent()).toContain('BankCheckBalance');
+    await page.screenshot({
+      path: join(projectRoot, 'docs/images/service-approvals-page.png'),
+      fullPage: true,
+    });
     await page.close();
   }, 90_000);
 });
