@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verdictNumber } from './page-setup.js';
@@ -82,6 +83,10 @@ describe('C1: the web dialog shows the amount, whatever comes before it', () => 
     expect(text).toMatch(
       /n…\[[\d,]+ characters not shown\]…n+ See you soon\."\? Why: Confirm the fee/,
     );
+    // What the person sees: docs/web.md shows it.
+    await dialog.screenshot({
+      path: join(import.meta.dirname, '../../docs/images/web-confirm-dialog.png'),
+    });
     await page.getByRole('button', { name: 'Deny' }).click();
     expect(await verdictNumber(page, 2)).toMatchObject({ status: 'denied' });
   });
