@@ -28,7 +28,7 @@ const lenient =
 const bothConfirm =
   '@confirm(financial, "Sending money needs the user\'s yes")\nSessionUser(user_id = $u) & send_certificate(user_id = $u, amount <= 100) -> Sent\nSent -> Done\n';
 const bothConfirmPrompt =
-  'Allow send_certificate {"user_id":"mia","amount":50}? Policy: A certificate is compensation the user must accept. (financial) Task: Sending money needs the user\'s yes. (financial)';
+  'Send a travel certificate (compensation) to a user (send_certificate) with user_id: "mia", amount: 50? Why: Policy: A certificate is compensation the user must accept. (financial) Task: Sending money needs the user\'s yes. (financial)';
 
 let dir: string;
 beforeAll(() => {
