@@ -7,12 +7,12 @@ import type { Verdict } from '../engine/verdict.js';
 import { type ArgumentProblem, argumentError, describeArgument } from '../language/arguments.js';
 import type { Spec } from '../language/checker/spec.js';
 import type { Schema } from '../language/schema-model.js';
+import { toolPredicate } from '../language/schema-model.js';
 import { formatDateTime } from '../language/temporal.js';
 import { errorMessage } from '../support/error-message.js';
 import type { PersonContext } from './person-prompt.js';
 import { renderForModel, renderForPerson, unshowableCall } from './render.js';
 import { type GuardParts, toolResultReader } from './tool-result-reader.js';
-import { toolPredicate } from './tool-results.js';
 import type {
   Guard,
   GuardAction,

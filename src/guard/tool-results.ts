@@ -1,4 +1,5 @@
 import type { PredicateDeclaration, Schema, VariableDeclaration } from '../language/index.js';
+import { toolPredicate } from '../language/schema-model.js';
 import { isRecord } from '../support/is-record.js';
 
 /**
@@ -66,16 +67,6 @@ export function toolResultObservation(
 /** The field of a tool's arguments or result a variable reads from. */
 function topField(variable: VariableDeclaration): string {
   return variable.sourcePath?.[0] ?? variable.name;
-}
-
-/** The action predicate of a tool, by the name the agent calls it (`get-weather` too). */
-export function toolPredicate(schema: Schema, toolName: string): PredicateDeclaration | undefined {
-  const named = schema.predicates.get(toolName);
-  if (named?.kind === 'action') return named;
-  for (const predicate of schema.predicates.values()) {
-    if (predicate.kind === 'action' && predicate.sourceName === toolName) return predicate;
-  }
-  return undefined;
 }
 
 /**

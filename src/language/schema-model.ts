@@ -195,3 +195,18 @@ export function createSchema(id: string, predicates: Iterable<PredicateDeclarati
   for (const predicate of predicates) map.set(predicate.name, predicate);
   return { id, predicates: map };
 }
+
+/**
+ * The action predicate of a tool, by the name the agent calls it (`get-weather` too).
+ *
+ * @example
+ * toolPredicate(schema, 'get-weather')?.name; // 'get_weather'
+ */
+export function toolPredicate(schema: Schema, toolName: string): PredicateDeclaration | undefined {
+  const named = schema.predicates.get(toolName);
+  if (named?.kind === 'action') return named;
+  for (const predicate of schema.predicates.values()) {
+    if (predicate.kind === 'action' && predicate.sourceName === toolName) return predicate;
+  }
+  return undefined;
+}
