@@ -83,7 +83,8 @@ export function describeBound(bound: Bound, maxEcho: number): string {
   return `${source} (${joinWords(values, 'or')})${others}`;
 }
 
-function boundText(value: unknown): string {
+/** A bound value as feedback writes it: `"a1b2"`, `50`, `true`. */
+export function boundText(value: unknown): string {
   const key = value as Key | undefined;
   if (key === undefined) return 'nothing';
   if (key.kind === 'text') return JSON.stringify(key.raw);

@@ -3,6 +3,7 @@ import {
   type PredicateDeclaration,
   refusedPrefix,
   type Spec,
+  scopePatterns,
 } from '../language/index.js';
 import type { CompiledPredicate } from './compiled-spec.js';
 import { type EngineParts, requirePart } from './engine-parts.js';
@@ -21,7 +22,11 @@ export interface PredicateTable {
 function refusedStates(spec: Spec): PredicateDeclaration[] {
   const found = new Map<string, PredicateDeclaration>();
   for (const rule of spec.rules)
-    for (const pattern of [...rule.states, ...(rule.negations ?? [])])
+    for (const pattern of [
+      ...rule.states,
+      ...(rule.negations ?? []),
+      ...scopePatterns(rule.scopes),
+    ])
       if (pattern.predicate.name.startsWith(refusedPrefix))
         found.set(pattern.predicate.name, pattern.predicate);
   return [...found.values()];
@@ -32,7 +37,7 @@ function usesAnswer(spec: Spec): boolean {
   return (
     !spec.schema.predicates.has(answerPredicate.name) &&
     spec.rules.some((rule) =>
-      [...rule.states, ...(rule.negations ?? [])].some(
+      [...rule.states, ...(rule.negations ?? []), ...scopePatterns(rule.scopes)].some(
         (pattern) => pattern.predicate === answerPredicate,
       ),
     )

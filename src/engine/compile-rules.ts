@@ -13,6 +13,7 @@ import type {
 } from './compiled-spec.js';
 import { type EngineParts, requirePart } from './engine-parts.js';
 import type { JoinPlan } from './join.js';
+import { compileScopes, scopePlanPatterns, withScopes } from './universal.js';
 
 /*
  * The middle steps of compiling a spec: its rules, with their patterns and the indexes
@@ -79,12 +80,20 @@ function compileRule(
     compilePattern(pattern, rule, false, slots, true),
   );
   rule.action = source.action ? compilePattern(source.action, rule, false, slots) : undefined;
-  if (slots.size > 0)
-    rule.join = requirePart(parts, 'paths').joinPlan(
-      rule.action ? [...rule.states, rule.action] : rule.states,
-      slots,
-      rule.negations,
-      parts,
+  // `not (A & B)`, `forall(A => B)` (LANGUAGE.md §9): joins of their own (universal.ts).
+  const scopes =
+    source.scopes === undefined
+      ? []
+      : compileScopes(source.scopes, rule, compilePattern, slots, parts);
+  if (slots.size > 0 || scopes.length > 0)
+    rule.join = withScopes(
+      requirePart(parts, 'paths').joinPlan(
+        rule.action ? [...rule.states, rule.action] : rule.states,
+        slots,
+        rule.negations,
+        parts,
+      ),
+      scopes,
     );
   const per = source.repeat?.per;
   if (per && rule.action) {
@@ -117,7 +126,9 @@ export function compileRules(
     if (rule.isDone) {
       // A negated pattern changes the rule's truth as much as a positive one.
       const predicateIndexes = new Set(
-        [...rule.states, ...rule.negations].map((pattern) => pattern.predicate.index),
+        [...rule.states, ...rule.negations, ...scopePlanPatterns(rule.join?.scopes)].map(
+          (pattern) => pattern.predicate.index,
+        ),
       );
       for (const index of predicateIndexes) doneRulesByPredicate[index]?.push(rule);
       for (const name of new Set(rule.objectives.map((condition) => condition.name))) {

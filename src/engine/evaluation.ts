@@ -7,7 +7,7 @@ import type {
   CompiledRule,
 } from './compiled-spec.js';
 import { requirePart } from './engine-parts.js';
-import type { JoinFailure } from './join.js';
+import type { JoinFailure, ScopeWitnesses } from './join.js';
 import { type Instance, type StateView, singleKey, unreadableReason } from './state.js';
 import { isGiven, type Value } from './values.js';
 
@@ -194,6 +194,16 @@ export type UnmetCondition =
       readonly variable: number;
       readonly actual: Value;
     }
+  /**
+   * `not (…)` / `forall(…)` (LANGUAGE.md §9): some assignment satisfies the rule's scope
+   * at `scope` — for a `forall`, instances of its left side still without its right side.
+   */
+  | {
+      readonly kind: 'scope';
+      readonly scope: number;
+      readonly assignments: ScopeWitnesses['assignments'];
+      readonly exhausted: boolean;
+    }
   /** The rule needs an action the proposal does not carry. */
   | {
       readonly kind: 'action';
@@ -299,7 +309,15 @@ export function explainRule(rule: CompiledRule, context: EvaluationContext): Unm
   if (unmet.length === 0 && rule.join) {
     // Every atom holds on its own; no assignment of the bindings satisfies them together.
     const failure: { current?: JoinFailure } = {};
-    if (!requirePart(rule.join.parts, 'paths').joinHolds(rule.join, context, false, failure)) {
+    const paths = requirePart(rule.join.parts, 'paths');
+    // A scope that some assignment satisfies: name what it found (the instances still to do).
+    const witnesses =
+      rule.join.scopes === undefined ? undefined : paths.scopeWitnesses(rule.join, context, 3);
+    if (witnesses !== undefined) {
+      unmet.push({ kind: 'scope', ...witnesses });
+      return unmet;
+    }
+    if (!paths.joinHolds(rule.join, context, false, failure)) {
       const found = failure.current;
       const negation = rule.join.negations[0];
       if (found === undefined && negation !== undefined)

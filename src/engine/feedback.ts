@@ -18,6 +18,7 @@ import {
 import { requirePart } from './engine-parts.js';
 import type { ProposedAction, UnmetCondition } from './evaluation.js';
 import type { ProposalProblem } from './proposal.js';
+import { scopeReason } from './scope-feedback.js';
 import { cutText, formatValue, type Value } from './values.js';
 import type { Reason } from './verdict.js';
 
@@ -64,6 +65,8 @@ export function unmetReason(
       return actionReason(rule, unmet, clock);
     case 'constraint':
       return constraintReason(spec, rule, unmet, clock, changed, maxEcho);
+    case 'scope':
+      return scopeReason(spec, rule, unmet, clock, maxEcho);
   }
 }
 

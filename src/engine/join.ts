@@ -23,7 +23,7 @@ import type { CompiledConstraint, CompiledPattern } from './compiled-spec.js';
 import type { CompileSettings } from './constraint-test.js';
 import { containsLookAlike, readAlike, textOf } from './deny-list-reading.js';
 import type { EngineParts } from './engine-parts.js';
-import { type Instance, type StateView, singleKey } from './state.js';
+import { type Instance, type StateView, singleKey, unreadableReason } from './state.js';
 import { canonicalJson, isTextValue, type TextValue, type Value } from './values.js';
 
 /**
@@ -154,6 +154,11 @@ export interface JoinPlan {
   readonly limit: number;
   /** The parts it was compiled with: the evaluators that hold it, the confusables of the deny-list reading. */
   readonly parts: EngineParts;
+  /**
+   * `not (A & B)` and `forall(A => B)` (LANGUAGE.md §9; universal.ts): joins no assignment
+   * may satisfy, each judged under the assignment once every pattern holds.
+   */
+  readonly scopes?: readonly JoinPlan[];
 }
 
 /** The action and state a join reads. */
@@ -552,6 +557,36 @@ export function joinHolds(
 }
 
 /**
+ * Why a rule's scopes do not hold (LANGUAGE.md §9), for feedback: the first scope some
+ * assignment satisfies, with up to `max` of those assignments' own bindings — for
+ * `forall(A => B)`, the instances of A still without B. Undefined when the rule's join
+ * fails for another reason (or holds). `exhausted`: the search hit `maxJoinWork`.
+ */
+export function scopeWitnesses(
+  plan: JoinPlan,
+  context: JoinContext,
+  max: number,
+): ScopeWitnesses | undefined {
+  const witnesses: { found?: ScopeWitnesses; max: number } = { max };
+  const search = new JoinSearch(plan, context, false, undefined, undefined, witnesses);
+  try {
+    search.holdsFrom(0);
+  } catch (error) {
+    if (!(error instanceof JoinLimit)) throw error;
+    return witnesses.found && { ...witnesses.found, exhausted: true };
+  }
+  return witnesses.found;
+}
+
+export interface ScopeWitnesses {
+  /** The scope that does not hold: its position among the rule's scopes. */
+  readonly scope: number;
+  /** Per assignment found, the scope's own bindings with their values (keys). */
+  readonly assignments: readonly (readonly { readonly name: string; readonly value: unknown }[])[];
+  readonly exhausted: boolean;
+}
+
+/**
  * One search for an assignment: the patterns of the plan in order (`holdsFrom`), each
  * instance's constraints in order (`bindFrom`), a binding constraint met with the values
  * it offers (`settle`), through the filters of a path (`walkProgram`), then the negated
@@ -560,7 +595,13 @@ export function joinHolds(
 class JoinSearch {
   /** Every binding's value by slot: `unbound`, `absentValue` or a key. */
   readonly #env: unknown[];
-  #work = 0;
+  /** The work done, shared with the searches of the scopes inside (`maxJoinWork` bounds it all). */
+  readonly #counter: { work: number };
+  /**
+   * Inside an odd number of scopes (LANGUAGE.md §9): what is found here makes a `not` fail,
+   * so a result that could not be read, or does not report a field, counts as matching.
+   */
+  readonly #negative: boolean;
   /** The depth of the deepest failed use recorded (`index * 1000 + position`). */
   #depth = -1;
 
@@ -569,13 +610,68 @@ class JoinSearch {
     readonly context: JoinContext,
     readonly guard: boolean,
     readonly failure: { current?: JoinFailure } | undefined,
+    outer?: { readonly env: unknown[]; readonly counter: { work: number } },
+    // For feedback (`scopeWitnesses`): the top search collects, a scope's search reports.
+    witnesses?: { found?: ScopeWitnesses; max: number } | (() => boolean),
   ) {
-    this.#env = plan.binders.map(() => unbound);
+    this.#env = outer?.env ?? plan.binders.map(() => unbound);
+    this.#counter = outer?.counter ?? { work: 0 };
+    this.#negative = outer !== undefined && guard;
+    this.#witnesses = witnesses;
   }
 
+  readonly #witnesses: { found?: ScopeWitnesses; max: number } | (() => boolean) | undefined;
+
   #step(amount = 1): void {
-    this.#work += amount;
-    if (this.#work > this.plan.limit) throw new JoinLimit();
+    this.#counter.work += amount;
+    if (this.#counter.work > this.plan.limit) throw new JoinLimit();
+  }
+
+  /**
+   * The scopes (LANGUAGE.md §9): each holds when no assignment of its own bindings, under
+   * this one, satisfies it. Its search reads the other way (a rule's scope with the guards'
+   * reading, its scope inside with the rules'), so that whatever is unsure makes `not` fail.
+   */
+  #scopesHold(): boolean {
+    const scopes = this.plan.scopes;
+    if (scopes === undefined) return true;
+    const outer = { env: this.#env, counter: this.#counter };
+    const collect = typeof this.#witnesses === 'object' ? this.#witnesses : undefined;
+    for (const [position, scope] of scopes.entries()) {
+      if (collect === undefined) {
+        if (new JoinSearch(scope, this.context, !this.guard, undefined, outer).holdsFrom(0))
+          return false;
+        continue;
+      }
+      // Every assignment the scope finds (up to `max`), with the bindings it made itself.
+      const env = this.#env;
+      const entry = env.slice();
+      const assignments: { name: string; value: unknown }[][] = [];
+      const report = (): boolean => {
+        const own: { name: string; value: unknown }[] = [];
+        env.forEach((value, slot) => {
+          if (entry[slot] === unbound && bound(value))
+            own.push({ name: this.plan.binders[slot]?.name ?? '', value });
+        });
+        assignments.push(own);
+        return assignments.length >= collect.max;
+      };
+      new JoinSearch(scope, this.context, !this.guard, undefined, outer, report).holdsFrom(0);
+      if (assignments.length > 0) {
+        collect.found ??= { scope: position, assignments, exhausted: false };
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Inside a negative scope: a result that came and could not be read matches whatever it is asked. */
+  #unreadableMatches(pattern: CompiledPattern, instance: Instance): boolean {
+    return (
+      this.#negative &&
+      pattern.predicate.declaration.resultOf !== undefined &&
+      unreadableReason(instance) !== undefined
+    );
   }
 
   /** A failed use, kept when it is the deepest so far (with up to three bound values). */
@@ -864,7 +960,11 @@ class JoinSearch {
     const raw = instance[constraint.variable] ?? constraint.absent;
     const next = () => this.#bindFrom(index, pattern, instance, constraints, position + 1);
     // §5.1: in a guard over a state, an unobserved variable is no omitted argument: false.
-    const unobserved = raw === undefined && pattern.predicate.declaration.kind === 'state';
+    // Inside a negative scope, a field a result does not report may be anything: it holds.
+    const unobserved =
+      raw === undefined &&
+      pattern.predicate.declaration.kind === 'state' &&
+      !(this.#negative && pattern.predicate.declaration.resultOf !== undefined);
     if (binding.filter !== undefined)
       return this.#bindThroughFilters(index, position, pattern, constraint, raw, unobserved, next);
     const failed = (bound: unknown) =>
@@ -922,13 +1022,16 @@ class JoinSearch {
 
   #tryInstance(index: number, pattern: CompiledPattern, instance: Instance): boolean {
     this.#step();
+    if (this.#unreadableMatches(pattern, instance)) return this.holdsFrom(index + 1);
+    // Inside a negative scope, a field a result does not report may be anything.
+    const unreported = this.#negative && pattern.predicate.declaration.resultOf !== undefined;
     // The plain constraints first: they need no assignment.
     for (const constraint of pattern.constraints) {
       if (constraint.binding !== undefined) continue;
       const value = instance[constraint.variable] ?? constraint.absent;
       if (
         value === undefined
-          ? !constraint.holdsWhenAbsent
+          ? !(constraint.holdsWhenAbsent || unreported)
           : !constraint.test(value, this.context.clock)
       )
         return false;
@@ -1032,7 +1135,11 @@ class JoinSearch {
   /** Whether the patterns from `index` on (then the negations) hold under the assignment. */
   holdsFrom(index: number): boolean {
     const pattern = this.plan.patterns[index];
-    if (pattern === undefined) return this.#negationsHold();
+    if (pattern === undefined) {
+      const holds = this.#negationsHold() && this.#scopesHold();
+      // A scope's search for feedback goes on after each assignment it reports.
+      return holds && typeof this.#witnesses === 'function' ? this.#witnesses() : holds;
+    }
     const { context } = this;
     if (pattern.predicate.declaration.kind === 'action') {
       const action = context.action;

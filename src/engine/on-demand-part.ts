@@ -2,8 +2,8 @@ import { checkPathConstraint } from '../language/check-compiled-paths.js';
 import { confusablesFrom } from '../language/unicode/skeleton.js';
 import { bindingData, compileAccessTest } from './access-test.js';
 import { refuseAnswer } from './answer-refusal.js';
-import { describeBound, pathText, someElementText } from './binding-feedback.js';
-import { compileBinding, joinHolds } from './join.js';
+import { boundText, describeBound, pathText, someElementText } from './binding-feedback.js';
+import { compileBinding, joinHolds, scopeWitnesses } from './join.js';
 import { joinPlan } from './join-plan.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
 import type { PathEvaluators } from './path-evaluators.js';
@@ -29,10 +29,12 @@ export const evaluators: PathEvaluators = {
   compileBinding,
   joinHolds,
   joinPlan,
+  scopeWitnesses,
   recordArgumentProblem,
   describeBound,
   pathText,
   someElementText,
+  boundText,
   checkPathConstraint,
 };
 

@@ -1,7 +1,7 @@
 import type { PathCheck } from '../language/check-compiled-spec.js';
 import type { bindingData, compileAccessTest } from './access-test.js';
-import type { describeBound, pathText, someElementText } from './binding-feedback.js';
-import type { compileBinding, joinHolds } from './join.js';
+import type { boundText, describeBound, pathText, someElementText } from './binding-feedback.js';
+import type { compileBinding, joinHolds, scopeWitnesses } from './join.js';
 import type { joinPlan } from './join-plan.js';
 import type { recordArgumentProblem } from './record-values.js';
 
@@ -22,11 +22,14 @@ export interface PathEvaluators {
   readonly compileBinding: typeof compileBinding;
   readonly joinHolds: typeof joinHolds;
   readonly joinPlan: typeof joinPlan;
+  /** Why a rule's `not (…)` or `forall(…)` does not hold (LANGUAGE.md §9), for feedback. */
+  readonly scopeWitnesses: typeof scopeWitnesses;
   readonly recordArgumentProblem: typeof recordArgumentProblem;
   /** The words of reasons about paths and bindings (binding-feedback.ts). */
   readonly describeBound: typeof describeBound;
   readonly pathText: typeof pathText;
   readonly someElementText: typeof someElementText;
+  readonly boundText: typeof boundText;
   /** The type check of paths and bindings as a compiled spec is read (`ReadCompiledSpecOptions.pathCheck`). */
   readonly checkPathConstraint: PathCheck;
 }

@@ -1,5 +1,10 @@
 import { type EnginePartName, loadEngineParts } from '../engine/load-parts.js';
-import type { CheckedConstraint, CheckedPattern, Spec } from '../language/checker/spec.js';
+import {
+  type CheckedConstraint,
+  type CheckedPattern,
+  type Spec,
+  scopePatterns,
+} from '../language/checker/spec.js';
 import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { type ReadCompiledSpecOptions, readCompiledSpec } from '../language/read-compiled-spec.js';
 import type { Schema } from '../language/schema-model.js';
@@ -39,6 +44,7 @@ function patternsOf(spec: Spec): CheckedPattern[] {
     ...spec.rules.flatMap((rule) => [
       ...rule.states,
       ...(rule.negations ?? []),
+      ...scopePatterns(rule.scopes),
       ...(rule.action ? [rule.action] : []),
     ]),
     ...spec.guards.map((guard) => guard.pattern),
@@ -47,6 +53,8 @@ function patternsOf(spec: Spec): CheckedPattern[] {
 
 /** Whether the spec has a path, filter, function or binding: compiling it needs their evaluators (join.ts). */
 export function usesPaths(spec: Spec): boolean {
+  // `not (…)` and `forall(…)` (LANGUAGE.md §9) are judged by the join.
+  if (spec.rules.some((rule) => rule.scopes !== undefined)) return true;
   return patternsOf(spec).some((pattern) =>
     pattern.constraints.some(
       (constraint) => constraint.access !== undefined || constraint.binding !== undefined,
@@ -83,7 +91,9 @@ export function guardsCompareText(spec: Spec): boolean {
     spec.rules.some(
       (rule) =>
         rule.repeat?.per !== undefined ||
-        (rule.negations ?? []).some((pattern) => pattern.constraints.some(comparesText)),
+        [...(rule.negations ?? []), ...scopePatterns(rule.scopes)].some((pattern) =>
+          pattern.constraints.some(comparesText),
+        ),
     )
   );
 }

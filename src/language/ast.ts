@@ -176,7 +176,35 @@ export interface CountAtom {
   readonly range: SourceRange;
 }
 
-export type AtomNode = PatternAtom | CountAtom | DisjunctionAtom;
+/**
+ * `not (A & B & …)` (LANGUAGE.md §9): no assignment satisfies all of the atoms together.
+ * Bindings made inside are local to it; bindings the rule makes outside are used. A
+ * scope of one plain pattern is written (and parsed as) the v2 `not P(…)`.
+ */
+export interface ScopedNegationAtom {
+  readonly kind: 'scoped-not';
+  readonly atoms: readonly AtomNode[];
+  readonly range: SourceRange;
+}
+
+/**
+ * `forall(A => B)` (LANGUAGE.md §9): every assignment that satisfies the condition `A`
+ * also satisfies the conclusion `B` — exactly `not (A & not (B))`. The conclusion binds
+ * nothing new.
+ */
+export interface UniversalAtom {
+  readonly kind: 'forall';
+  readonly condition: readonly AtomNode[];
+  readonly conclusion: readonly AtomNode[];
+  readonly range: SourceRange;
+}
+
+export type AtomNode =
+  | PatternAtom
+  | CountAtom
+  | DisjunctionAtom
+  | ScopedNegationAtom
+  | UniversalAtom;
 
 export const confirmCategories = ['safety', 'security', 'privacy', 'ethics', 'financial'] as const;
 export type ConfirmCategory = (typeof confirmCategories)[number];

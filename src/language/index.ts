@@ -17,9 +17,11 @@ export type {
   PatternAtom,
   RelativeDate,
   RuleNode,
+  ScopedNegationAtom,
   SpecNode,
   SubjectFunction,
   SubjectNode,
+  UniversalAtom,
   ValueNode,
 } from './ast.js';
 export { confirmCategories, operatorPolarity, operators, relativeDates, ruleIds } from './ast.js';
@@ -48,6 +50,7 @@ export type {
   CheckedGuard,
   CheckedPattern,
   CheckedRule,
+  CheckedScope,
   CheckedStep,
   ConfirmRequirement,
   ObjectiveCondition,
@@ -61,6 +64,7 @@ export {
   refusedPredicate,
   refusedPrefix,
   resolvePredicate,
+  scopePatterns,
 } from './checker/spec.js';
 export {
   compareNumbers,

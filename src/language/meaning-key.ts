@@ -1,6 +1,12 @@
 import type { Literal } from './checker/literal.js';
 import { literalKey } from './checker/satisfiability.js';
-import type { CheckedConstraint, CheckedPattern, CheckedRule, Spec } from './checker/spec.js';
+import type {
+  CheckedConstraint,
+  CheckedPattern,
+  CheckedRule,
+  CheckedScope,
+  Spec,
+} from './checker/spec.js';
 /**
  * A key for what a spec means, for voting (the formalizer's vote and `MajoritySession`):
  * two specs with the same key get the same verdict for every proposal. It leaves out
@@ -79,7 +85,14 @@ function bodyKey(rule: CheckedRule): string {
     ...rule.objectives.map(
       (condition) => `${condition.name} ${condition.operator} ${condition.count}`,
     ),
+    ...(rule.scopes ?? []).map(scopeKey),
   ]
     .sort()
     .join(' & ');
+}
+
+/** `not (…)` and `forall(…)` (LANGUAGE.md §9): a forall is the scope it means. */
+function scopeKey(scope: CheckedScope): string {
+  const atoms = [...scope.states.map(patternKey), ...(scope.scopes ?? []).map(scopeKey)].sort();
+  return `not (${atoms.join(' & ')})`;
 }

@@ -715,6 +715,11 @@ class Parser {
     if (this.isSymbol('(')) return this.parseDisjunction(depth);
     const first = this.current;
     let token = first;
+    // `not (A & B)` and `forall(A => B)` (LANGUAGE.md §9).
+    if (isKeyword(token, 'not') && this.isSymbol('(', this.peek()))
+      return this.parseScopedNegation(depth);
+    if (isKeyword(token, 'forall') && this.isSymbol('(', this.peek()))
+      return this.parseUniversal(depth);
     // `not Name` / `not Name(...)` (v2): the objective is not achieved / no instance matches.
     let negated = false;
     if (isKeyword(token, 'not') && this.peek().kind === 'identifier') {
@@ -782,6 +787,54 @@ class Parser {
       };
     }
     return { kind: 'pattern', name, parenthesized: false, constraints: [], range: name.range };
+  }
+
+  /** `A & B & …` inside a scope's parentheses (LANGUAGE.md §9); `what` names the scope for errors. */
+  parseScopeConjunction(depth: number, open: Token, what: string): AtomNode[] {
+    if (depth >= this.limits.maxNestingDepth) {
+      this.fail('nesting-too-deep', open.start, open.end, { limit: this.limits.maxNestingDepth });
+    }
+    if (this.isSymbol(')') || this.isSymbol('->')) {
+      this.fail('empty-scope', open.start, Math.max(this.current.end, open.end), { what });
+    }
+    const atoms: AtomNode[] = [this.parseAtom(depth + 1)];
+    while (this.isSymbol('&') || this.isSymbol(',') || isKeyword(this.current, 'and')) {
+      this.advance();
+      atoms.push(this.parseAtom(depth + 1));
+    }
+    if (atoms.length > this.limits.maxBodyAtoms) {
+      this.fail('too-many-atoms', this.current.start, this.current.end, {
+        limit: this.limits.maxBodyAtoms,
+      });
+    }
+    return atoms;
+  }
+
+  // scoped ::= 'not' '(' atom ('&' atom)* ')'   (v3)
+  parseScopedNegation(depth: number): AtomNode {
+    const not = this.advance();
+    const open = this.advance();
+    const atoms = this.parseScopeConjunction(depth, open, "'not (…)'");
+    const close = this.expectSymbol(')', "'&' or ')' (a scoped not is a conjunction)");
+    const only = atoms[0];
+    // One plain pattern is the v2 `not P(…)` / `not Obj`: the tree stays canonical.
+    if (atoms.length === 1 && only?.kind === 'pattern' && !only.negated && !only.refused)
+      return { ...only, negated: true, range: this.range(not.start, close.end) };
+    return { kind: 'scoped-not', atoms, range: this.range(not.start, close.end) };
+  }
+
+  // universal ::= 'forall' '(' atom ('&' atom)* ('=>' | '->') atom ('&' atom)* ')'   (v3)
+  parseUniversal(depth: number): AtomNode {
+    const forall = this.advance();
+    const open = this.advance();
+    const condition = this.parseScopeConjunction(depth, open, "the left side of 'forall'");
+    if (!this.isSymbol('->')) {
+      this.fail('forall-without-arrow', forall.start, Math.max(this.current.end, open.end));
+    }
+    const arrow = this.advance();
+    const conclusion = this.parseScopeConjunction(depth, arrow, "the right side of 'forall'");
+    const close = this.expectSymbol(')', "'&' or ')' (forall has one '=>')");
+    return { kind: 'forall', condition, conclusion, range: this.range(forall.start, close.end) };
   }
 
   /** Constraints up to `)`; `absent(arg)` items (v2) go to `absent`. */

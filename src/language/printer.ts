@@ -87,6 +87,9 @@ export function printAtom(atom: AtomNode): string {
   if (atom.kind === 'count') return `${atom.name.name} ${atom.operator} ${printNumber(atom.count)}`;
   if (atom.kind === 'disjunction')
     return `(${atom.alternatives.map((atoms) => atoms.map(printAtom).join(' & ')).join(' | ')})`;
+  if (atom.kind === 'scoped-not') return `not (${atom.atoms.map(printAtom).join(' & ')})`;
+  if (atom.kind === 'forall')
+    return `forall(${atom.condition.map(printAtom).join(' & ')} => ${atom.conclusion.map(printAtom).join(' & ')})`;
   const not = `${atom.negated ? 'not ' : ''}${atom.refused ? 'refused ' : ''}`;
   if (!atom.parenthesized) return `${not}${atom.name.name}`;
   const items = [...atom.constraints.map(printConstraint), ...(atom.absent ?? []).map(printAbsent)];

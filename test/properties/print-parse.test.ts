@@ -224,6 +224,12 @@ function noisyAtom(atom: AtomNode, pick: Pick): string {
     );
     return `(${alternatives.join(pick(' | ', '|', ' ∨ '))})`;
   }
+  const and = (atoms: readonly AtomNode[]) =>
+    atoms.map((inner) => noisyAtom(inner, pick)).join(pick(' & ', ' ∧ ', ', ', ' and '));
+  if (atom.kind === 'scoped-not')
+    return `${mixCase('not', pick)}${pick(' ', '')}(${and(atom.atoms)})`;
+  if (atom.kind === 'forall')
+    return `${mixCase('forall', pick)}(${pick('', ' ')}${and(atom.condition)} ${pick('=>', '->', '→')} ${and(atom.conclusion)})`;
   const not = `${atom.negated ? `${mixCase('not', pick)} ` : ''}${atom.refused ? `${mixCase('refused', pick)} ` : ''}`;
   if (!atom.parenthesized) return `${not}${atom.name.name}`;
   const separator = pick(', ', ',', ',\n    ');

@@ -56,6 +56,7 @@ export const keywords = new Set([
   'and',
   'refused',
   'given',
+  'forall',
 ]);
 
 export const nameArbitrary: fc.Arbitrary<string> = fc
@@ -377,9 +378,43 @@ const simpleAtomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
     .map((atom) => ({ kind: 'count' as const, ...atom, range: nowhere })),
 );
 
-/** Atoms, and v2 disjunctions `(A & B | C)` of them (nested once at most). */
+/**
+ * v3 scopes (LANGUAGE.md §9): `not (A & B)` of two atoms at least (one plain pattern is the
+ * v2 `not P(…)`), and `forall(A => B)`, with one scope nested inside at most.
+ */
+const scopedNegationArbitrary = (inner: fc.Arbitrary<AtomNode>): fc.Arbitrary<AtomNode> =>
+  fc
+    .array(inner, { minLength: 2, maxLength: 3 })
+    .map((atoms) => ({ kind: 'scoped-not' as const, atoms, range: nowhere }));
+
+const universalArbitrary = (inner: fc.Arbitrary<AtomNode>): fc.Arbitrary<AtomNode> =>
+  fc
+    .record({
+      condition: fc.array(inner, { minLength: 1, maxLength: 2 }),
+      conclusion: fc.array(inner, { minLength: 1, maxLength: 2 }),
+    })
+    .map(({ condition, conclusion }) => ({
+      kind: 'forall' as const,
+      condition,
+      conclusion,
+      range: nowhere,
+    }));
+
+const scopeMemberArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
+  { arbitrary: simpleAtomArbitrary, weight: 6 },
+  { arbitrary: scopedNegationArbitrary(simpleAtomArbitrary), weight: 1 },
+  { arbitrary: universalArbitrary(simpleAtomArbitrary), weight: 1 },
+);
+
+export const scopeArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
+  scopedNegationArbitrary(scopeMemberArbitrary),
+  universalArbitrary(scopeMemberArbitrary),
+);
+
+/** Atoms, v2 disjunctions `(A & B | C)` of them (nested once at most), and v3 scopes. */
 const atomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
   { arbitrary: simpleAtomArbitrary, weight: 5 },
+  { arbitrary: scopeArbitrary, weight: 1 },
   {
     arbitrary: fc
       .array(

@@ -40,10 +40,12 @@ import {
   type CheckedGuard,
   type CheckedPattern,
   type CheckedRule,
+  type CheckedScope,
   type ObjectiveCondition,
   resolvePredicate,
   type SpecFromText,
 } from './spec.js';
+import { isScopeAtom, resolveScope } from './universal.js';
 
 export interface CheckOptions extends ParseOptions {
   /**
@@ -194,6 +196,14 @@ export function checkWithDiagnostics(
     }
     return resolved;
   };
+  const resolvedScopes = new Map<AtomNode, CheckedScope | undefined>();
+  const resolveScopeOnce = (
+    atom: Parameters<typeof resolveScope>[0],
+    ruleScope: NameScope,
+  ): CheckedScope | undefined => {
+    if (!resolvedScopes.has(atom)) resolvedScopes.set(atom, resolveScope(atom, ruleScope));
+    return resolvedScopes.get(atom);
+  };
   const contradictsOnce = (pattern: CheckedPattern): boolean => {
     let found = contradictions.get(pattern);
     if (found === undefined) {
@@ -223,6 +233,7 @@ export function checkWithDiagnostics(
       let action: CheckedPattern | undefined;
       let invalid = expanded.truncated;
       for (const atom of body) {
+        if (isScopeAtom(atom)) continue;
         const resolved = resolveOnce(atom, ruleScope);
         if (resolved.kind === 'invalid') {
           invalid = true;
@@ -245,6 +256,14 @@ export function checkWithDiagnostics(
         } else {
           states.push(resolved.pattern);
         }
+      }
+      // Scopes (LANGUAGE.md §9) see every binding the body makes, wherever it is made.
+      const scopes: CheckedScope[] = [];
+      for (const atom of body) {
+        if (!isScopeAtom(atom)) continue;
+        const resolved = resolveScopeOnce(atom, ruleScope);
+        if (resolved === undefined) invalid = true;
+        else scopes.push(resolved);
       }
       if (action && node.head.isDone) {
         diagnostics.report(
@@ -287,6 +306,7 @@ export function checkWithDiagnostics(
         ...(negations.length > 0 ? { negations } : {}),
         ...(action ? { action } : {}),
         objectives: conditions,
+        ...(scopes.length > 0 ? { scopes } : {}),
       };
       let impossible = false;
       for (const pattern of action ? [...states, action] : states) {

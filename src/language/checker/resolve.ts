@@ -34,7 +34,7 @@ export interface NameScope {
 
 /** `foreign-objective` when the name is the other file's objective; whether it was. */
 function reportForeign(name: string, atom: AtomNode, scope: NameScope): boolean {
-  if (!scope.foreign?.has(name) || atom.kind === 'disjunction') return false;
+  if (!scope.foreign?.has(name) || (atom.kind !== 'pattern' && atom.kind !== 'count')) return false;
   scope.diagnostics.report(
     'foreign-objective',
     { range: atom.name.range },
@@ -287,6 +287,8 @@ export type ResolvedAtom =
 export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
   // Disjunctions are expanded into one rule per alternative before atoms are resolved.
   if (atom.kind === 'disjunction') return { kind: 'invalid' };
+  // Scopes (LANGUAGE.md §9) are resolved after the body's bindings: universal.ts.
+  if (atom.kind === 'scoped-not' || atom.kind === 'forall') return { kind: 'invalid' };
   if (atom.kind === 'pattern' && atom.refused) return resolveRefused(atom, scope);
   const name = atom.name.name;
   const predicate = resolvePredicate(scope.schema, name);

@@ -207,6 +207,37 @@ export interface CheckedRule {
   /** The one action pattern of the body, if any. */
   readonly action?: CheckedPattern;
   readonly objectives: readonly ObjectiveCondition[];
+  /**
+   * `not (A & B)` and `forall(A => B)` (LANGUAGE.md §9): each holds when no assignment
+   * satisfies it, judged after every binding of the body is made. Absent when none.
+   */
+  readonly scopes?: readonly CheckedScope[];
+}
+
+/**
+ * A scoped negation (LANGUAGE.md §9): it holds when no assignment of its own bindings —
+ * with the rule's bindings as they are — satisfies every state pattern and makes every
+ * nested scope hold. `forall(A => B)` is `not (A & not (B))`: a scope over `A` marked
+ * `universal`, whose last nested scope is `B` (its conclusion).
+ */
+export interface CheckedScope {
+  readonly states: readonly CheckedPattern[];
+  /** Nested scopes (a v2 `not P(…)` inside a scope is one too); absent when none. */
+  readonly scopes?: readonly CheckedScope[];
+  /** Written `forall(A => B)`: the last of `scopes` is the conclusion `B`. */
+  readonly universal?: true;
+  readonly range: SourceRange;
+}
+
+/** Every pattern inside a rule's scopes, nested ones too. */
+export function scopePatterns(scopes: readonly CheckedScope[] | undefined): CheckedPattern[] {
+  const found: CheckedPattern[] = [];
+  const visit = (scope: CheckedScope): void => {
+    found.push(...scope.states);
+    for (const inner of scope.scopes ?? []) visit(inner);
+  };
+  for (const scope of scopes ?? []) visit(scope);
+  return found;
 }
 
 export interface CheckedGuard {

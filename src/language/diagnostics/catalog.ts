@@ -276,6 +276,36 @@ export const diagnosticCatalog = {
     message: "'|' separates alternatives only inside parentheses.",
     hint: 'Write (A | B) & C: one rule per alternative.',
   },
+  'empty-scope': {
+    severity: 'error',
+    message: '{what} has no atom.',
+    hint: 'Write the atoms inside it: not (A(x = $v) & B(y = $v)), forall(A(x = $v) => B(y = $v)).',
+  },
+  'forall-without-arrow': {
+    severity: 'error',
+    message: "'forall' needs '=>' between what it ranges over and what must hold for each.",
+    hint: 'Write forall(A(x = $v) => B(y = $v)): every $v that A gives must meet B.',
+  },
+  'forall-binds': {
+    severity: 'error',
+    message: "The right side of 'forall' binds {binding}, which the left side does not bind.",
+    hint: 'Bind {binding} on the left of =>, or say "some" with not (…): the right side only compares.',
+  },
+  'action-in-scope': {
+    severity: 'error',
+    message: "'{name}' is an action: {where} ranges over state and results, not over the proposal.",
+    hint: "Use the tool's result ({name}Result) there, or put the action in the rule body.",
+  },
+  'objective-in-scope': {
+    severity: 'error',
+    message: "The objective '{name}' does not depend on bindings: it cannot stand inside {where}.",
+    hint: 'Write it in the rule body: {name} or not {name}.',
+  },
+  'disjunction-in-scope': {
+    severity: 'error',
+    message: "'|' cannot stand inside {where}.",
+    hint: 'Write one scope per alternative: not (A & C) & not (B & C).',
+  },
   'too-many-alternatives': {
     severity: 'error',
     message: 'This rule stands for more than {limit} alternatives.',

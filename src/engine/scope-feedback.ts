@@ -1,0 +1,45 @@
+import type { CheckedScope } from '../language/index.js';
+import type { SessionClock } from './clock.js';
+import type { CompiledRule, CompiledSpec } from './compiled-spec.js';
+import { describeScope, joinWords } from './describe.js';
+import { requirePart } from './engine-parts.js';
+import type { UnmetCondition } from './evaluation.js';
+import { cutText } from './values.js';
+import type { Reason } from './verdict.js';
+
+/**
+ * The reason a rule's `not (…)` or `forall(…)` does not hold (LANGUAGE.md §9), naming
+ * what its search found: for `forall(A => B)`, the instances of A still without B
+ * (`$r = "CCC333"`), so that an agent stopped before Done over a set knows which remain.
+ */
+export function scopeReason(
+  spec: CompiledSpec,
+  rule: CompiledRule,
+  unmet: Extract<UnmetCondition, { kind: 'scope' }>,
+  clock: SessionClock,
+  maxEcho: number,
+): Reason {
+  const source: CheckedScope | undefined = rule.source.scopes?.[unmet.scope];
+  const plan = rule.join?.scopes?.[unmet.scope];
+  const wanted = source === undefined ? 'the scope' : describeScope(source, plan, clock);
+  const { boundText } = requirePart(spec.parts, 'paths');
+  const found = unmet.assignments.map((assignment) =>
+    assignment.length === 0
+      ? 'one'
+      : joinWords(
+          assignment.map(({ name, value }) => `$${name} = ${cutText(boundText(value), maxEcho)}`),
+        ),
+  );
+  const universal = source?.universal === true;
+  const more = unmet.exhausted ? ' (the search took too many steps, and counts as failing)' : '';
+  const listed = found.length >= 3 ? `${found.join('; ')} and maybe more` : found.join('; ');
+  return {
+    code: 'unmet-conditions',
+    rule: rule.id,
+    expected: universal ? 'every instance' : 'none',
+    actual: cutText(listed, maxEcho),
+    message: universal
+      ? `It must hold ${wanted}; it does not yet for ${listed}${more}.`
+      : `There must be ${wanted}; there is: ${listed}${more}.`,
+  };
+}
