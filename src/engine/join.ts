@@ -560,7 +560,8 @@ export function joinHolds(
  * Why a rule's scopes do not hold (LANGUAGE.md §9), for feedback: the first scope some
  * assignment satisfies, with up to `max` of those assignments' own bindings — for
  * `forall(A => B)`, the instances of A still without B. Undefined when the rule's join
- * fails for another reason (or holds). `exhausted`: the search hit `maxJoinWork`.
+ * fails for another reason (or holds). `exhausted`: the search hit `maxJoinWork` (then
+ * the rule does not hold, with what was found so far, maybe nothing).
  */
 export function scopeWitnesses(
   plan: JoinPlan,
@@ -573,7 +574,8 @@ export function scopeWitnesses(
     search.holdsFrom(0);
   } catch (error) {
     if (!(error instanceof JoinLimit)) throw error;
-    return witnesses.found && { ...witnesses.found, exhausted: true };
+    // Beyond the bound the rule does not hold, found or not: say so rather than blame an atom.
+    return { scope: 0, assignments: [], ...witnesses.found, exhausted: true };
   }
   return witnesses.found;
 }

@@ -31,6 +31,14 @@ export function scopeReason(
         ),
   );
   const universal = source?.universal === true;
+  if (found.length === 0)
+    return {
+      code: 'unmet-conditions',
+      rule: rule.id,
+      expected: universal ? 'every instance' : 'none',
+      actual: 'too many steps',
+      message: `It must hold that ${wanted}; the search took too many steps to establish it, and counts as failing.`,
+    };
   const more = unmet.exhausted ? ' (the search took too many steps, and counts as failing)' : '';
   const listed = found.length >= 3 ? `${found.join('; ')} and maybe more` : found.join('; ');
   return {
