@@ -6,6 +6,7 @@ import {
   type CheckedGuard,
   type CheckedPattern,
   type CheckedRule,
+  type CheckedScope,
 } from './checker/spec.js';
 import { CompiledSpecError } from './compiled-spec-format.js';
 import { allowedOperators, type Operator } from './operators.js';
@@ -261,6 +262,10 @@ function checkRule(
   );
   for (const atom of atoms)
     checkPattern(atom.pattern, atom.path, bindings, atom.negated, pathCheck);
+  // Scopes are judged once every binding of the body is made: they see all of them.
+  rule.scopes?.forEach((scope, index) => {
+    checkScope(scope, `${path}.scopes[${index}]`, bindings, rule.isDone, pathCheck);
+  });
   rule.objectives.forEach((condition, index) => {
     const at = `${path}.objectives[${index}]`;
     if (!objectives.has(condition.name))
@@ -269,6 +274,48 @@ function checkRule(
     if (condition.negated === true && (condition.operator !== '=' || condition.count !== 0))
       fail(at, 'not Name is Name = 0');
   });
+}
+
+/**
+ * A scope (LANGUAGE.md §9) as the checker makes it (checker/universal.ts): state patterns
+ * with bindings of their own (in a copy of the bindings outside), nested scopes, and for
+ * `forall` a conclusion — its last nested scope — that binds nothing new. Returns the
+ * bindings the scope sees.
+ */
+function checkScope(
+  scope: CheckedScope,
+  path: string,
+  outer: Bindings,
+  isDone: boolean,
+  pathCheck: PathCheck | undefined,
+): Bindings {
+  const inner = scope.scopes ?? [];
+  if (scope.states.length === 0 && inner.length === 0)
+    fail(path, 'a scope holds at least one atom');
+  if (scope.scopes !== undefined && inner.length === 0) fail(`${path}.scopes`, 'expected scopes');
+  if ((scope.universal as boolean | undefined) === false)
+    fail(`${path}.universal`, 'expected true or nothing');
+  if (scope.universal === true && inner.length === 0)
+    fail(`${path}.scopes`, 'a forall ends with its conclusion');
+  const bindings: Bindings = new Map(outer);
+  const atoms = scope.states.map((pattern, index) => ({ pattern, at: `${path}.states[${index}]` }));
+  atoms.sort((a, b) => a.pattern.range.start.offset - b.pattern.range.start.offset);
+  for (const { pattern, at } of atoms) {
+    if (pattern.predicate.kind !== 'state')
+      fail(`${at}.predicate`, 'a scope ranges over state and results, never an action');
+    if (pattern.predicate === answerPredicate && !isDone)
+      fail(`${at}.predicate`, 'Answer holds only in Done rules');
+    checkPattern(pattern, at, bindings, false, pathCheck);
+  }
+  inner.forEach((child, index) => {
+    const at = `${path}.scopes[${index}]`;
+    const seen = checkScope(child, at, bindings, isDone, pathCheck);
+    if (scope.universal !== true || index !== inner.length - 1) return;
+    for (const name of seen.keys())
+      if (!bindings.has(name))
+        fail(at, `the conclusion of a forall binds $${name}, which its left side does not`);
+  });
+  return bindings;
 }
 
 function checkGuard(

@@ -102,7 +102,12 @@ export const shapes: Readonly<Record<string, Shape>> = {
       negations: '?pattern[]',
       action: '?pattern',
       objectives: 'objectiveCondition[]',
+      scopes: '?scope[]',
     },
+  },
+  // `not (A & B)`, `forall(A => B)` (LANGUAGE.md §9; checker/spec.ts `CheckedScope`).
+  scope: {
+    fields: { states: 'pattern[]', scopes: '?scope[]', universal: '?bool', range: 'range' },
   },
   confirm: { fields: { category: '?confirmCategory', message: '?str' } },
   confirmCategory: { oneOf: ['safety', 'security', 'privacy', 'ethics', 'financial'] },

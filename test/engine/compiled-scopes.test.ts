@@ -1,0 +1,219 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createSession } from '../../src/engine/index.js';
+import { taubenchSchema } from '../../src/eval/taubench-schema.js';
+import { checkPathConstraint as pathCheck } from '../../src/language/check-compiled-paths.js';
+import { CompiledSpecError } from '../../src/language/compiled-spec-format.js';
+import { checkSpec, type Spec } from '../../src/language/index.js';
+import { readCompiledSpec } from '../../src/language/read-compiled-spec.js';
+import { compileRegex } from '../../src/language/regex.js';
+import { writeCompiledSpec } from '../../src/language/write-compiled-spec.js';
+
+/*
+ * Compiled specs (FORMATS.md §8) carry `not (A & B)` and `forall(A => B)` (LANGUAGE.md
+ * §9): a scoped spec written, sent as JSON text and read back decides every event as the
+ * text does, and a document whose scope was changed into something the checker refuses
+ * is refused where it was changed — a compiled scope is never a way around the text.
+ */
+
+const example = (file: string) =>
+  readFileSync(new URL(`../../examples/taubench/${file}`, import.meta.url), 'utf8');
+const schema = taubenchSchema(
+  { text: example('airline-tools.json'), name: 'airline-tools.json' },
+  { text: example('airline-states.json'), name: 'airline-states.json' },
+);
+
+const forall = `get_user_detailsResult(user_id = $u) & forall(get_user_detailsResult(user_id = $u, reservations = $r) & get_reservation_detailsResult(reservation_id = $r, cabin = business) => cancel_reservationResult(reservation_id = $r, status = "cancelled")) -> Done`;
+const scoped = {
+  forall,
+  'not (A & not (B))': `get_user_detailsResult(user_id = $u) & not (get_user_detailsResult(user_id = $u, reservations = $r) & get_reservation_detailsResult(reservation_id = $r, cabin = business) & not (cancel_reservationResult(reservation_id = $r, status = "cancelled"))) -> Done`,
+  'nested three deep': `get_user_detailsResult(user_id = $u) & not (get_user_detailsResult(user_id = $u, reservations = $r) & not (get_reservation_detailsResult(reservation_id = $r, cabin = economy) & not (cancel_reservationResult(reservation_id = $r)))) -> Done`,
+  'scoped not with outer and local bindings': `SessionUser(user_id = $u) & cancel_reservation(reservation_id = $r) & not (get_reservation_detailsResult(reservation_id = $r, cabin = business) & get_reservation_detailsResult(reservation_id = $r, insurance = no)) & not (get_user_detailsResult(user_id = $u, reservations = $x) & get_reservation_detailsResult(reservation_id = $x, status = "pending")) -> Cancelled
+Cancelled -> Done`,
+};
+
+const events: Record<string, unknown>[] = [
+  { observe: { updates: { SessionUser: { user_id: 'u1' } } } },
+  { propose: { action: { name: 'cancel_reservation', args: { reservation_id: 'AAA111' } } } },
+  { propose: { finish: true } },
+  {
+    observe: {
+      updates: { get_user_detailsResult: { user_id: 'u1', reservations: ['AAA111', 'BBB222'] } },
+    },
+  },
+  {
+    observe: {
+      updates: {
+        get_reservation_detailsResult: [
+          { reservation_id: 'AAA111', cabin: 'business', insurance: 'no', status: 'active' },
+          { reservation_id: 'BBB222', cabin: 'economy', insurance: 'yes', status: 'active' },
+        ],
+      },
+    },
+  },
+  { propose: { action: { name: 'cancel_reservation', args: { reservation_id: 'AAA111' } } } },
+  { propose: { action: { name: 'cancel_reservation', args: { reservation_id: 'BBB222' } } } },
+  { propose: { finish: true } },
+  {
+    observe: {
+      updates: { cancel_reservationResult: { reservation_id: 'AAA111', status: 'cancelled' } },
+    },
+  },
+  { propose: { finish: true } },
+  {
+    observe: {
+      updates: { cancel_reservationResult: { reservation_id: 'BBB222', status: 'cancelled' } },
+    },
+  },
+  { propose: { finish: true } },
+  {
+    observe: {
+      updates: {
+        get_reservation_detailsResult: {
+          reservation_id: 'BBB222',
+          cabin: 'economy',
+          status: 'pending',
+        },
+      },
+    },
+  },
+  { propose: { action: { name: 'cancel_reservation', args: { reservation_id: 'BBB222' } } } },
+];
+
+function checked(text: string): Spec {
+  const result = checkSpec(text, schema);
+  if (!result.ok) throw new Error(result.diagnostics.map((item) => item.message).join('\n'));
+  return result.value;
+}
+
+const written = (spec: Spec) => JSON.parse(JSON.stringify(writeCompiledSpec(spec)));
+const read = (document: unknown) => readCompiledSpec(document, { regex: compileRegex, pathCheck });
+
+function transcript(spec: Spec): string[] {
+  const session = createSession(spec, { now: '2024-05-15T15:00' });
+  return events.map((event) => {
+    if ('observe' in event) {
+      session.observe(event.observe as Parameters<typeof session.observe>[0]);
+      return `done ${session.status().done}`;
+    }
+    const verdict = session.propose(event.propose as Parameters<typeof session.propose>[0]);
+    return `${verdict.decision} ${verdict.feedback ?? ''}`;
+  });
+}
+
+describe('compiled specs carry scopes (LANGUAGE.md §9)', () => {
+  it.each(Object.entries(scoped))(
+    '%s: read back, it decides every event as the text does',
+    (_name, text) => {
+      const spec = checked(text);
+      expect(spec.rules.some((rule) => rule.scopes !== undefined)).toBe(true);
+      const back = read(written(spec));
+      expect(back.rules.map((rule) => rule.scopes !== undefined)).toEqual(
+        spec.rules.map((rule) => rule.scopes !== undefined),
+      );
+      const expected = transcript(spec);
+      // The scenario exercises both outcomes.
+      expect(new Set(expected.map((line) => line.split(' ')[0])).size).toBeGreaterThan(2);
+      expect(transcript(back)).toEqual(expected);
+    },
+  );
+
+  // biome-ignore lint/suspicious/noExplicitAny: the tests edit the document as plain JSON.
+  type Json = any;
+  type Document = { rules: { scopes?: Json[] }[] };
+  const tampered = (change: (document: Document) => void) => {
+    const document = written(checked(forall)) as Document;
+    change(document);
+    return () => read(document);
+  };
+  const refused = (change: (document: Document) => void, path: string, problem: RegExp) => {
+    const reading = tampered(change);
+    expect(reading).toThrow(CompiledSpecError);
+    try {
+      reading();
+    } catch (error) {
+      expect((error as CompiledSpecError).path).toBe(path);
+      expect((error as Error).message).toMatch(problem);
+    }
+  };
+  const scope = (document: Document) => document.rules[0]?.scopes?.[0] as Json;
+
+  it('refuses a forall whose conclusion was taken away (it would hold for nothing to do)', () => {
+    refused(
+      (document) => {
+        scope(document).scopes = [];
+      },
+      '$.rules[0].scopes[0].scopes',
+      /expected scopes/,
+    );
+    refused(
+      (document) => {
+        delete scope(document).scopes;
+      },
+      '$.rules[0].scopes[0].scopes',
+      /ends with its conclusion/,
+    );
+  });
+
+  it('refuses an empty scope, a false universal mark and an action inside a scope', () => {
+    refused(
+      (document) => {
+        const inner = scope(document).scopes[0];
+        inner.states = [];
+      },
+      '$.rules[0].scopes[0].scopes[0]',
+      /at least one atom/,
+    );
+    refused(
+      (document) => {
+        scope(document).universal = false;
+      },
+      '$.rules[0].scopes[0].universal',
+      /expected true/,
+    );
+    refused(
+      (document) => {
+        scope(document).states[1].predicate = 'cancel_reservation';
+        scope(document).states[1].constraints = [];
+      },
+      '$.rules[0].scopes[0].states[1].predicate',
+      /never an action/,
+    );
+  });
+
+  it('refuses a conclusion that binds a variable of its own, and a use nothing binds', () => {
+    refused(
+      (document) => {
+        // The left side's first pattern, binding $z instead of $r, as the conclusion.
+        const copy = structuredClone(scope(document).states[0]);
+        for (const constraint of copy.constraints)
+          if (constraint.binding?.binds) {
+            constraint.binding.name = 'z';
+            constraint.value.value = '$z';
+          }
+        scope(document).scopes[0].states = [copy];
+      },
+      '$.rules[0].scopes[0].scopes[0]',
+      /binds \$z/,
+    );
+    refused(
+      (document) => {
+        const use = scope(document).states[1].constraints[0];
+        use.binding.name = 'nowhere';
+        use.value.value = '$nowhere';
+      },
+      '$.rules[0].scopes[0].states[1].constraints[0].binding.name',
+      /nothing before it binds it/,
+    );
+  });
+
+  it('refuses a field of a scope the format does not know', () => {
+    refused(
+      (document) => {
+        scope(document).exists = true;
+      },
+      '$.rules[0].scopes[0]',
+      /exists/,
+    );
+  });
+});
