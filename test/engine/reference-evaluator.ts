@@ -4,6 +4,7 @@ import type {
   CheckedConstraint,
   CheckedPattern,
   CheckedRule,
+  CheckedScope,
   CheckedStep,
   Literal,
   PredicateDeclaration,
@@ -1283,8 +1284,20 @@ export class ReferenceSession {
    * and action: a full cartesian product, checked atom by atom afterwards.
    */
   #assignments(rule: CheckedRule, state: State, action: Action | undefined): Assignment[] {
+    return this.#extensions([...rule.states, ...(rule.action ? [rule.action] : [])], state, action);
+  }
+
+  /**
+   * The assignments of the bindings `patterns` make that `outer` does not hold yet, each
+   * laid over `outer` (a scope's own bindings under the rule's, LANGUAGE.md §9).
+   */
+  #extensions(
+    patterns: readonly CheckedPattern[],
+    state: State,
+    action: Action | undefined,
+    outer: Assignment = noBindings,
+  ): Assignment[] {
     const candidates = new Map<string, Map<string, Subject>>();
-    const patterns = [...rule.states, ...(rule.action ? [rule.action] : [])];
     for (const pattern of patterns) {
       for (const binder of pattern.constraints) {
         if (binder.binding?.binds !== true) continue;
@@ -1333,8 +1346,9 @@ export class ReferenceSession {
         });
       }
     }
-    let assignments: Assignment[] = [noBindings];
+    let assignments: Assignment[] = [outer];
     for (const [name, values] of candidates) {
+      if (name in outer) continue;
       assignments = assignments.flatMap((assignment) =>
         [...values.values()].map((value) => ({ ...assignment, [name]: value })),
       );
@@ -1602,6 +1616,24 @@ export class ReferenceSession {
     );
   }
 
+  /**
+   * §9 `not (A & B)`: no assignment of the scope's own bindings, over the rule's, satisfies
+   * every pattern of it with every scope inside it holding. `forall(A => B)` is `not (A &
+   * not (B))` (the checker gives B as the last nested scope). Inside an odd number of
+   * scopes a match makes the rule's `not` fail, so patterns there are read as `not P(…)`
+   * reads them (§7); inside an even number, as the body reads them.
+   */
+  #scopeHolds(scope: CheckedScope, state: State, outer: Assignment, depth: number): boolean {
+    const negated = depth % 2 === 1;
+    return !this.#extensions(scope.states, state, undefined, outer).some(
+      (assignment) =>
+        scope.states.every((pattern) => this.#patternHolds(pattern, state, assignment, negated)) &&
+        (scope.scopes ?? []).every((inner) =>
+          this.#scopeHolds(inner, state, assignment, depth + 1),
+        ),
+    );
+  }
+
   #countHolds(count: number, operator: string, bound: number): boolean {
     switch (operator) {
       case '=':
@@ -1650,7 +1682,8 @@ export class ReferenceSession {
         !(rule.negations ?? []).some((pattern) =>
           this.#patternHolds(pattern, state, assignment, true),
         ) &&
-        rule.states.every((pattern) => this.#patternHolds(pattern, state, assignment)),
+        rule.states.every((pattern) => this.#patternHolds(pattern, state, assignment)) &&
+        (rule.scopes ?? []).every((scope) => this.#scopeHolds(scope, state, assignment, 1)),
     );
     if (assignments.some((assignment) => Object.keys(assignment).length > 0)) {
       if (fires) referenceCoverage.boundFired++;
