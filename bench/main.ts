@@ -26,6 +26,7 @@ import { recordsBench } from './records.js';
 import { securityBench } from './security.js';
 import { serversBench } from './servers.js';
 import { storesBench } from './stores.js';
+import { universalBench } from './universal.js';
 import { v2RulesBench } from './v2-rules.js';
 
 /**
@@ -149,7 +150,7 @@ function measureCheck(rules: number): { parseCheck: number; text: number } {
 
 /**
  * `BENCH_ONLY=decisions,prolog` runs only those parts (decisions, check, security, v2-rules,
- * guard, bindings, records, v3-terms, policy, prolog, adapters, servers, stores); all of them
+ * guard, bindings, records, v3-terms, v3-scopes, policy, prolog, adapters, servers, stores); all of them
  * by default.
  */
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
@@ -166,6 +167,7 @@ async function main(): Promise<void> {
   if (runs('bindings')) languageV2Bench(proposalsPerKind);
   if (runs('records')) recordsBench(proposalsPerKind);
   if (runs('v3-terms')) languageV3Bench(proposalsPerKind);
+  if (runs('v3-scopes')) universalBench(proposalsPerKind);
   if (runs('policy')) policyBench(Math.min(proposalsPerKind, 20_000));
   if (runs('prolog')) prologBench(sizes, Number(process.env.BENCH_STEPS ?? 100_000));
   if (runs('adapters')) await adapterBench();
