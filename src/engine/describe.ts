@@ -106,7 +106,7 @@ export function describeRuleBody(rule: CompiledRule, clock: SessionClock): strin
 }
 
 /**
- * `not (A & B)` as "no A together with B"; `forall(A => B)` as "for every A: B"
+ * `not (A & B)` as "no A together with B"; `forall(A => B)` as "every A also B"
  * (LANGUAGE.md §9). `plan` is the scope as compiled (its patterns in body order).
  */
 export function describeScope(
@@ -125,7 +125,7 @@ export function describeScope(
   if (!scope.universal) return `no ${parts(scope, plan, false).join(' together with ')}`;
   const conclusion = scope.scopes?.at(-1);
   const then = conclusion === undefined ? [] : parts(conclusion, plan?.scopes?.at(-1), false);
-  return `for every ${parts(scope, plan, true).join(' and ')}: ${joinWords(then)}`;
+  return `every ${parts(scope, plan, true).join(' and ')} also ${joinWords(then)}`;
 }
 
 /**

@@ -37,7 +37,7 @@ export function scopeReason(
       rule: rule.id,
       expected: universal ? 'every instance' : 'none',
       actual: 'too many steps',
-      message: `It must hold that ${wanted}; the search took too many steps to establish it, and counts as failing.`,
+      message: `It must be that ${wanted}; the search took too many steps to establish it, and counts as failing.`,
     };
   const more = unmet.exhausted ? ' (the search took too many steps, and counts as failing)' : '';
   const listed = found.length >= 3 ? `${found.join('; ')} and maybe more` : found.join('; ');
@@ -47,7 +47,7 @@ export function scopeReason(
     expected: universal ? 'every instance' : 'none',
     actual: cutText(listed, maxEcho),
     message: universal
-      ? `It must hold ${wanted}; it does not yet for ${listed}${more}.`
+      ? `It must be that ${wanted}; not yet for ${listed}${more}.`
       : `There must be ${wanted}; there is: ${listed}${more}.`,
   };
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { taubenchSchema } from '../eval/taubench-schema.js';
 import { checkSpec } from '../language/index.js';
+import { explainSpec } from './explain.js';
 import { createSession } from './session-all-parts.js';
 
 /*
@@ -166,5 +167,25 @@ describe('scoped not (LANGUAGE.md §9)', () => {
     if (!one.ok) return;
     expect(one.value.rules[0]?.negations).toHaveLength(1);
     expect(one.value.rules[0]?.scopes).toBeUndefined();
+  });
+});
+
+describe('explain (LANGUAGE.md §9)', () => {
+  it('renders not (…) as "no … together with …" and forall as "every … also …"', () => {
+    const text = (spec: string) => {
+      const checked = checkSpec(spec, schema);
+      if (!checked.ok) throw new Error(checked.diagnostics[0]?.message);
+      return explainSpec(checked.value).text;
+    };
+    expect(text(allBusiness)).toMatch(
+      /every get_user_detailsResult with user_id equal to \$u and reservations equal to \$r and get_reservation_detailsResult with reservation_id equal to \$r and cabin equal to business also cancel_reservationResult with reservation_id equal to \$r and status equal to "cancelled"/,
+    );
+    expect(
+      text(
+        'SessionUser(user_id = $u) & cancel_reservation(reservation_id = $r) & not (get_reservation_detailsResult(reservation_id = $r, cabin = business) & get_reservation_detailsResult(reservation_id = $r, insurance = no)) -> Cancelled\nCancelled -> Done',
+      ),
+    ).toMatch(
+      /no get_reservation_detailsResult with reservation_id equal to \$r and cabin equal to business together with get_reservation_detailsResult with reservation_id equal to \$r and insurance equal to no/,
+    );
   });
 });
