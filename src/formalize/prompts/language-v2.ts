@@ -24,6 +24,9 @@ export const languageV2Summary = `# Structure, counts, bindings, negation (versi
   \`SearchResult(results[title = "Q3"].id = $id) & DeleteFile(file_id = $id) -> Deleted\`.
 - \`not Obj\` (not achieved yet); \`not P(constraints)\` (no such instance); \`absent(arg)\` in an action pattern (the
   argument is not given). Alternatives: \`(A | B) & C -> X\`, with \`|\` only inside parentheses.
+- "All my …" is \`forall(A => B)\`: every binding A gives also meets B (B binds nothing new); pin what A ranges over
+  outside it: \`UserResult(user_id = $u) & forall(UserResult(user_id = $u, reservations = $r) => CancelResult(reservation_id = $r)) -> Done\`.
+  \`not (A & B)\`: no binding meets A and B together.
 - \`@repeat(per: arg)\`: the step may run once per distinct value of the action's argument (one SMS per number);
   \`@repeat(3, per: arg)\` caps it.
 - The agent's final answer is the state \`Answer(text)\` while it finishes: a Done rule may require what the user

@@ -181,8 +181,12 @@ describe('feedback prompts', () => {
 
 describe('Language v2 in the prompt', () => {
   it('is in every encoder prompt, and its examples show a filter with count and a binding', () => {
-    for (const mode of ['direct', 'refine'] as const)
+    for (const mode of ['direct', 'refine'] as const) {
       expect(encoderSystemPrompt(mode)).toContain(languageV2Summary);
+      // "All my …" (LANGUAGE.md §9) is taught as a universal, with the scoped not.
+      expect(encoderSystemPrompt(mode)).toMatch(/"All my …" is `forall\(A => B\)`/);
+      expect(encoderSystemPrompt(mode)).toContain('`not (A & B)`');
+    }
     const specs = workedExamplesV2.map((example) => example.spec).join('\n');
     expect(specs).toMatch(/count\([a-z_]+\[/);
     expect(specs).toMatch(/= \$[a-z]+\)/);
@@ -199,6 +203,8 @@ describe('Language v2 in the prompt', () => {
       'not A & SpokeoBackgroundCheck(absent(unique_id)) -> A\nA -> Done',
       '(SpokeoSearchPeople(search_term = "a") | SpokeoSearchPeople(search_term = "b")) -> A\nA -> Done',
       '@repeat(per: unique_id)\nSpokeoBackgroundCheck() -> A\nA & Answer(text contains "Ann") -> Done',
+      'SpokeoSearchPeopleResult(count(results) >= 1) & forall(SpokeoSearchPeopleResult(results[name = "Ann"].unique_id = $id) => SpokeoSearchPeopleResult(any(results[unique_id = $id].location) = "Austin")) -> Done',
+      'SpokeoBackgroundCheck(unique_id = $id) & not (SpokeoSearchPeopleResult(results[unique_id = $id].name = $n) & SpokeoSearchPeopleResult(any(results[name = $n].age_range) = "18-25")) -> A\nA -> Done',
     ];
     for (const snippet of snippets) {
       const result = checkSpec(snippet, schema);
