@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { taubenchSchema } from '../eval/taubench-schema.js';
-import { checkSpec, defaultLimits } from '../language/index.js';
+import { airlineSession } from '../../test/support/airline-session.js';
+import { defaultLimits } from '../language/index.js';
 import { evaluators } from './on-demand-part.js';
-import { createSession } from './session-all-parts.js';
 import { StateStore } from './state.js';
 
 /*
@@ -14,18 +12,7 @@ import { StateStore } from './state.js';
  * stay below the joins run times the bound.
  */
 
-const example = (file: string) =>
-  readFileSync(new URL(`../../examples/taubench/${file}`, import.meta.url), 'utf8');
-const schema = taubenchSchema(
-  { text: example('airline-tools.json'), name: 'airline-tools.json' },
-  { text: example('airline-states.json'), name: 'airline-states.json' },
-);
-
-function session(text: string) {
-  const checked = checkSpec(text, schema);
-  if (!checked.ok) throw new Error(checked.diagnostics.map((item) => item.message).join('\n'));
-  return createSession(checked.value, { now: '2024-05-15T15:00' });
-}
+const session = airlineSession;
 
 const ids = (count: number) =>
   Array.from({ length: count }, (_, index) => `R${String(index).padStart(5, '0')}`);

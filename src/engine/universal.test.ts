@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { taubenchSchema } from '../eval/taubench-schema.js';
+import { airlineSchema, airlineSession } from '../../test/support/airline-session.js';
 import { checkSpec } from '../language/index.js';
 import { explainSpec } from './explain.js';
-import { createSession } from './session-all-parts.js';
 
 /*
  * Scoped negation and universals (LANGUAGE.md §9) on the τ-bench airline tools: Done over
@@ -11,18 +9,8 @@ import { createSession } from './session-all-parts.js';
  * and the readings that keep doubt from letting a rule fire.
  */
 
-const example = (file: string) =>
-  readFileSync(new URL(`../../examples/taubench/${file}`, import.meta.url), 'utf8');
-const schema = taubenchSchema(
-  { text: example('airline-tools.json'), name: 'airline-tools.json' },
-  { text: example('airline-states.json'), name: 'airline-states.json' },
-);
-
-function session(text: string) {
-  const checked = checkSpec(text, schema);
-  if (!checked.ok) throw new Error(checked.diagnostics.map((item) => item.message).join('\n'));
-  return createSession(checked.value, { now: '2024-05-15T15:00' });
-}
+const schema = airlineSchema;
+const session = airlineSession;
 
 const user = (reservations: string[]) => ({
   get_user_detailsResult: { user_id: 'amelia_davis_8890', name: 'Amelia', reservations },
