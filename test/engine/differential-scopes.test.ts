@@ -123,7 +123,7 @@ type World = typeof worldArb extends fc.Arbitrary<infer T> ? T : never;
 const defined = (record: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
 
-export const scopeStatistics = { worlds: 0, done: 0, notDone: 0, allowed: 0, refused: 0 };
+const scopeStatistics = { worlds: 0, done: 0, notDone: 0, allowed: 0, refused: 0 };
 
 function run(text: string, world: World): void {
   const checked = checkSpec(text, schema);
