@@ -1,4 +1,4 @@
-import { checkPathConstraint } from '../language/check-compiled-paths.js';
+import { compiledPathChecks } from '../language/check-compiled-paths.js';
 import { requireCompiledFromSource } from '../language/compiled-source.js';
 import { CompiledSpecError, compiledSpecFormat } from '../language/compiled-spec-format.js';
 import {
@@ -91,7 +91,7 @@ async function loadCompiled(
   try {
     read = readCompiledComposition(document, {
       regex: compileRegex,
-      pathCheck: checkPathConstraint,
+      pathCheck: compiledPathChecks,
       ...(given ? { schema: given.schema } : {}),
     });
     requireCompiledFromSource(document, read.intent, read.policy);

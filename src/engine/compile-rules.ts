@@ -13,7 +13,6 @@ import type {
 } from './compiled-spec.js';
 import { type EngineParts, requirePart } from './engine-parts.js';
 import type { JoinPlan } from './join.js';
-import { compileScopes, scopePlanPatterns, withScopes } from './universal.js';
 
 /*
  * The middle steps of compiling a spec: its rules, with their patterns and the indexes
@@ -84,17 +83,22 @@ function compileRule(
   const scopes =
     source.scopes === undefined
       ? []
-      : compileScopes(source.scopes, rule, compilePattern, slots, parts);
-  if (slots.size > 0 || scopes.length > 0)
-    rule.join = withScopes(
-      requirePart(parts, 'paths').joinPlan(
-        rule.action ? [...rule.states, rule.action] : rule.states,
-        slots,
-        rule.negations,
-        parts,
-      ),
-      scopes,
+      : requirePart(parts, 'paths').compileScopes(
+          source.scopes,
+          rule,
+          compilePattern,
+          slots,
+          parts,
+        );
+  if (slots.size > 0 || scopes.length > 0) {
+    const plan = requirePart(parts, 'paths').joinPlan(
+      rule.action ? [...rule.states, rule.action] : rule.states,
+      slots,
+      rule.negations,
+      parts,
     );
+    rule.join = scopes.length > 0 ? { ...plan, scopes } : plan;
+  }
   const per = source.repeat?.per;
   if (per && rule.action) {
     const variable = rule.action.predicate.variableIndex.get(per.name);
@@ -126,7 +130,7 @@ export function compileRules(
     if (rule.isDone) {
       // A negated pattern changes the rule's truth as much as a positive one.
       const predicateIndexes = new Set(
-        [...rule.states, ...rule.negations, ...scopePlanPatterns(rule.join?.scopes)].map(
+        [...rule.states, ...rule.negations, ...scopePatternsOf(rule)].map(
           (pattern) => pattern.predicate.index,
         ),
       );
@@ -189,4 +193,12 @@ export function stepNumbersOf(
     push(stepNumbers, rule.head, index + 1);
   });
   return stepNumbers;
+}
+
+/** The patterns of a rule's scopes, nested ones too (universal.ts), for the indexes to Done rules. */
+function scopePatternsOf(rule: CompiledRule): readonly CompiledPattern[] {
+  const join = rule.join;
+  return join?.scopes === undefined
+    ? []
+    : requirePart(join.parts, 'paths').scopePlanPatterns(join.scopes);
 }

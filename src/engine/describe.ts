@@ -1,6 +1,5 @@
 import {
   type CheckedConstraint,
-  type CheckedScope,
   callName,
   operatorPhrase,
   type PredicateDeclaration,
@@ -9,7 +8,7 @@ import type { SessionClock } from './clock.js';
 import type { CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
 import { describeLiteral } from './constraint-test.js';
 import { plainSubject } from './describe-terms.js';
-import type { JoinPlan } from './join.js';
+import { requirePart } from './engine-parts.js';
 
 /**
  * Plain-language pieces that feedback and roadmaps are built from. Everything here
@@ -86,6 +85,7 @@ function describeArguments(pattern: CompiledPattern, clock: SessionClock): strin
 
 /** What a rule needs, in one line: `BalanceKnown; BankCheckBalanceResult with …; then call BankTransfer …`. */
 export function describeRuleBody(rule: CompiledRule, clock: SessionClock): string {
+  const { join } = rule;
   const parts = [
     ...rule.objectives.map((condition) =>
       condition.negated
@@ -96,36 +96,16 @@ export function describeRuleBody(rule: CompiledRule, clock: SessionClock): strin
     ),
     ...rule.states.map((pattern) => describePattern(pattern, clock)),
     ...rule.negations.map((pattern) => `no ${describePattern(pattern, clock)}`),
-    ...(rule.source.scopes ?? []).map((scope, index) =>
-      describeScope(scope, rule.join?.scopes?.[index], clock),
-    ),
+    // `not (…)`, `forall(…)`: their words come with their evaluators (scope-feedback.ts).
+    ...(rule.source.scopes === undefined || join === undefined
+      ? []
+      : rule.source.scopes.map((scope, index) =>
+          requirePart(join.parts, 'paths').describeScope(scope, join.scopes?.[index], clock),
+        )),
   ];
   const action = rule.action ? describeAction(rule.action, clock) : undefined;
   if (parts.length === 0) return action ?? 'nothing (always holds)';
   return action ? `${parts.join('; ')}; then ${action}` : parts.join('; ');
-}
-
-/**
- * `not (A & B)` as "no A together with B"; `forall(A => B)` as "every A also B"
- * (LANGUAGE.md §9). `plan` is the scope as compiled (its patterns in body order).
- */
-export function describeScope(
-  scope: CheckedScope,
-  plan: JoinPlan | undefined,
-  clock: SessionClock,
-): string {
-  const parts = (of: CheckedScope, compiled: JoinPlan | undefined, skipLast: boolean) => {
-    const inner = of.scopes ?? [];
-    const nested = skipLast ? inner.slice(0, -1) : inner;
-    return [
-      ...(compiled?.patterns ?? []).map((pattern) => describePattern(pattern, clock)),
-      ...nested.map((child, index) => describeScope(child, compiled?.scopes?.[index], clock)),
-    ];
-  };
-  if (!scope.universal) return `no ${parts(scope, plan, false).join(' together with ')}`;
-  const conclusion = scope.scopes?.at(-1);
-  const then = conclusion === undefined ? [] : parts(conclusion, plan?.scopes?.at(-1), false);
-  return `every ${parts(scope, plan, true).join(' and ')} also ${joinWords(then)}`;
 }
 
 /**

@@ -18,7 +18,6 @@ import {
 import { requirePart } from './engine-parts.js';
 import type { ProposedAction, UnmetCondition } from './evaluation.js';
 import type { ProposalProblem } from './proposal.js';
-import { scopeReason } from './scope-feedback.js';
 import { cutText, formatValue, type Value } from './values.js';
 import type { Reason } from './verdict.js';
 
@@ -66,7 +65,7 @@ export function unmetReason(
     case 'constraint':
       return constraintReason(spec, rule, unmet, clock, changed, maxEcho);
     case 'scope':
-      return scopeReason(spec, rule, unmet, clock, maxEcho);
+      return requirePart(spec.parts, 'paths').scopeReason(spec, rule, unmet, clock, maxEcho);
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeSpec } from '../language/analyze.js';
-import { checkPathConstraint as pathCheck } from '../language/check-compiled-paths.js';
+import { compiledPathChecks as pathCheck } from '../language/check-compiled-paths.js';
 import { checkSpec, createSchema, parse, print } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import { compileRegex } from '../language/regex.js';

@@ -1,4 +1,4 @@
-import { checkPathConstraint } from '../language/check-compiled-paths.js';
+import { compiledPathChecks } from '../language/check-compiled-paths.js';
 import { confusablesFrom } from '../language/unicode/skeleton.js';
 import { bindingData, compileAccessTest } from './access-test.js';
 import { refuseAnswer } from './answer-refusal.js';
@@ -9,6 +9,8 @@ import { lexicalSimilarity } from './lexical-similarity.js';
 import type { PathEvaluators } from './path-evaluators.js';
 import { policyComposition } from './policy-composition.js';
 import { recordArgumentProblem } from './record-values.js';
+import { describeScope, scopeReason } from './scope-feedback.js';
+import { compileScopes, scopePlanPatterns } from './universal.js';
 
 /*
  * The engine's parts (engine-parts.ts) a page's guard loads on demand (load-parts.ts), as
@@ -30,12 +32,16 @@ export const evaluators: PathEvaluators = {
   joinHolds,
   joinPlan,
   scopeWitnesses,
+  compileScopes,
+  scopePlanPatterns,
+  scopeReason,
+  describeScope,
   recordArgumentProblem,
   describeBound,
   pathText,
   someElementText,
   boundText,
-  checkPathConstraint,
+  compiledChecks: compiledPathChecks,
 };
 
 export { confusablesFrom, lexicalSimilarity, policyComposition, refuseAnswer };

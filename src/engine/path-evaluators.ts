@@ -4,6 +4,8 @@ import type { boundText, describeBound, pathText, someElementText } from './bind
 import type { compileBinding, joinHolds, scopeWitnesses } from './join.js';
 import type { joinPlan } from './join-plan.js';
 import type { recordArgumentProblem } from './record-values.js';
+import type { describeScope, scopeReason } from './scope-feedback.js';
+import type { compileScopes, scopePlanPatterns } from './universal.js';
 
 /**
  * The evaluators of paths, filters and bindings (access-test.ts, join.ts; LANGUAGE.md §7),
@@ -24,6 +26,11 @@ export interface PathEvaluators {
   readonly joinPlan: typeof joinPlan;
   /** Why a rule's `not (…)` or `forall(…)` does not hold (LANGUAGE.md §9), for feedback. */
   readonly scopeWitnesses: typeof scopeWitnesses;
+  /** Scopes compiled for the join (universal.ts), with their words (scope-feedback.ts). */
+  readonly compileScopes: typeof compileScopes;
+  readonly scopePlanPatterns: typeof scopePlanPatterns;
+  readonly scopeReason: typeof scopeReason;
+  readonly describeScope: typeof describeScope;
   readonly recordArgumentProblem: typeof recordArgumentProblem;
   /** The words of reasons about paths and bindings (binding-feedback.ts). */
   readonly describeBound: typeof describeBound;
@@ -31,5 +38,5 @@ export interface PathEvaluators {
   readonly someElementText: typeof someElementText;
   readonly boundText: typeof boundText;
   /** The type check of paths and bindings as a compiled spec is read (`ReadCompiledSpecOptions.pathCheck`). */
-  readonly checkPathConstraint: PathCheck;
+  readonly compiledChecks: PathCheck;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkPathConstraint as pathCheck } from '../language/check-compiled-paths.js';
+import { compiledPathChecks as pathCheck } from '../language/check-compiled-paths.js';
 import { checkSpec } from '../language/index.js';
 import { readCompiledSpec } from '../language/read-compiled-spec.js';
 import type { Schema } from '../language/schema-model.js';

@@ -1,9 +1,10 @@
 import type { CheckedScope } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledRule, CompiledSpec } from './compiled-spec.js';
-import { describeScope, joinWords } from './describe.js';
+import { describePattern, joinWords } from './describe.js';
 import { requirePart } from './engine-parts.js';
 import type { UnmetCondition } from './evaluation.js';
+import type { JoinPlan } from './join.js';
 import { cutText } from './values.js';
 import type { Reason } from './verdict.js';
 
@@ -50,4 +51,27 @@ export function scopeReason(
       ? `It must be that ${wanted}; not yet for ${listed}${more}.`
       : `There must be ${wanted}; there is: ${listed}${more}.`,
   };
+}
+
+/**
+ * `not (A & B)` as "no A together with B"; `forall(A => B)` as "every A also B"
+ * (LANGUAGE.md §9). `plan` is the scope as compiled (its patterns in body order).
+ */
+export function describeScope(
+  scope: CheckedScope,
+  plan: JoinPlan | undefined,
+  clock: SessionClock,
+): string {
+  const parts = (of: CheckedScope, compiled: JoinPlan | undefined, skipLast: boolean) => {
+    const inner = of.scopes ?? [];
+    const nested = skipLast ? inner.slice(0, -1) : inner;
+    return [
+      ...(compiled?.patterns ?? []).map((pattern) => describePattern(pattern, clock)),
+      ...nested.map((child, index) => describeScope(child, compiled?.scopes?.[index], clock)),
+    ];
+  };
+  if (!scope.universal) return `no ${parts(scope, plan, false).join(' together with ')}`;
+  const conclusion = scope.scopes?.at(-1);
+  const then = conclusion === undefined ? [] : parts(conclusion, plan?.scopes?.at(-1), false);
+  return `every ${parts(scope, plan, true).join(' and ')} also ${joinWords(then)}`;
 }

@@ -46,11 +46,3 @@ export function compileScopes(
     return inner.length > 0 ? { ...plan, scopes: inner } : plan;
   });
 }
-
-/**
- * A rule's join with its scopes: made once every binding of the rule and its scopes has
- * its slot, so that one assignment array holds them all.
- */
-export function withScopes(plan: JoinPlan, scopes: readonly JoinPlan[]): JoinPlan {
-  return scopes.length > 0 ? { ...plan, scopes } : plan;
-}

@@ -171,7 +171,7 @@ export async function readerFor(
   if (compiledSpecHasRegex(document)) regex = (await import('../language/regex.js')).compileRegex;
   const early: GuardParts =
     given ?? (compiledSpecHasPaths(document) ? await loadEngineParts(['paths']) : {});
-  const pathCheck = early.paths?.checkPathConstraint;
+  const pathCheck = early.paths?.compiledChecks;
   return {
     early,
     read: {

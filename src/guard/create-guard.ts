@@ -135,7 +135,7 @@ function buildGuard(
   // A compiled spec carries its schema: read and checked as data. A schema given with it
   // is the host's own, and the document's must be that one (K1).
   if (isCompiledSpec(spec)) {
-    const pathCheck = options.parts?.paths?.checkPathConstraint;
+    const pathCheck = options.parts?.paths?.compiledChecks;
     const read = readCompiledComposition(spec, {
       regex: compileRegex,
       ...(schema ? { schema } : {}),

@@ -1,4 +1,12 @@
-import { type Bindings, fail, same, typeText, type Where } from './check-compiled-spec.js';
+import { checkCompiledScope } from './check-compiled-scopes.js';
+import {
+  type Bindings,
+  fail,
+  type PathCheck,
+  same,
+  typeText,
+  type Where,
+} from './check-compiled-spec.js';
 import { aggregatesElements, isAggregate } from './checker/aggregates.js';
 import type { Literal } from './checker/literal.js';
 import type { CheckedAccess, CheckedArithmetic, CheckedConstraint } from './checker/spec.js';
@@ -295,3 +303,9 @@ export function checkPathConstraint(
     fail(`${where.path}.access.compared`, `expected ${typeText(compared)}`);
   return compared;
 }
+
+/** What a reader of compiled specs is given to check paths, bindings and scopes (`PathCheck`). */
+export const compiledPathChecks: PathCheck = {
+  constraint: checkPathConstraint,
+  scope: checkCompiledScope,
+};

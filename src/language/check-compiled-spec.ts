@@ -1,4 +1,5 @@
 import type { checkPathConstraint } from './check-compiled-paths.js';
+import type { checkCompiledScope } from './check-compiled-scopes.js';
 import type { Literal } from './checker/literal.js';
 import {
   answerPredicate,
@@ -6,7 +7,6 @@ import {
   type CheckedGuard,
   type CheckedPattern,
   type CheckedRule,
-  type CheckedScope,
 } from './checker/spec.js';
 import { CompiledSpecError } from './compiled-spec-format.js';
 import { allowedOperators, type Operator } from './operators.js';
@@ -127,13 +127,17 @@ function literalFits(literal: Literal, operator: Operator, type: VariableType): 
 }
 
 /**
- * The check of paths, filters and bindings (check-compiled-paths.ts), given by the reader's
- * caller (`ReadCompiledSpecOptions.pathCheck`): only a spec that has them needs it, and such
- * a spec needs the engine's evaluators of paths too, so a page loads it with them
- * (engine/on-demand-part.ts). A spec with a path or a binding is refused without it: its
- * types are never taken as checked.
+ * The check of paths, filters and bindings (check-compiled-paths.ts) and of scopes
+ * (check-compiled-scopes.ts), given by the reader's caller (`ReadCompiledSpecOptions.pathCheck`,
+ * `compiledPathChecks`): only a spec that has them needs it, and such a spec needs the
+ * engine's evaluators of paths too, so a page loads it with them (engine/on-demand-part.ts).
+ * A spec with a path, a binding or a scope is refused without it: its types are never taken
+ * as checked.
  */
-export type PathCheck = typeof checkPathConstraint;
+export interface PathCheck {
+  readonly constraint: typeof checkPathConstraint;
+  readonly scope: typeof checkCompiledScope;
+}
 
 /** One constraint, as the checker would have typed it on `variable` (of shape `start`). */
 function checkConstraint(
@@ -156,7 +160,7 @@ function checkConstraint(
         where.path,
         'the spec has a path or a binding, and their check is not given (parts.paths)',
       );
-    const typed = pathCheck(constraint, start, where, (inner, shape, element, at) =>
+    const typed = pathCheck.constraint(constraint, start, where, (inner, shape, element, at) =>
       checkConstraint(inner, shape, element, at, pathCheck),
     );
     // A binding is checked whole there.
@@ -263,8 +267,10 @@ function checkRule(
   for (const atom of atoms)
     checkPattern(atom.pattern, atom.path, bindings, atom.negated, pathCheck);
   // Scopes are judged once every binding of the body is made: they see all of them.
+  if (rule.scopes !== undefined && pathCheck === undefined)
+    fail(`${path}.scopes`, 'the spec has scopes, and their check is not given (parts.paths)');
   rule.scopes?.forEach((scope, index) => {
-    checkScope(scope, `${path}.scopes[${index}]`, bindings, rule.isDone, pathCheck);
+    pathCheck?.scope(scope, `${path}.scopes[${index}]`, bindings, rule.isDone, pathCheck);
   });
   rule.objectives.forEach((condition, index) => {
     const at = `${path}.objectives[${index}]`;
@@ -274,48 +280,6 @@ function checkRule(
     if (condition.negated === true && (condition.operator !== '=' || condition.count !== 0))
       fail(at, 'not Name is Name = 0');
   });
-}
-
-/**
- * A scope (LANGUAGE.md §9) as the checker makes it (checker/universal.ts): state patterns
- * with bindings of their own (in a copy of the bindings outside), nested scopes, and for
- * `forall` a conclusion — its last nested scope — that binds nothing new. Returns the
- * bindings the scope sees.
- */
-function checkScope(
-  scope: CheckedScope,
-  path: string,
-  outer: Bindings,
-  isDone: boolean,
-  pathCheck: PathCheck | undefined,
-): Bindings {
-  const inner = scope.scopes ?? [];
-  if (scope.states.length === 0 && inner.length === 0)
-    fail(path, 'a scope holds at least one atom');
-  if (scope.scopes !== undefined && inner.length === 0) fail(`${path}.scopes`, 'expected scopes');
-  if ((scope.universal as boolean | undefined) === false)
-    fail(`${path}.universal`, 'expected true or nothing');
-  if (scope.universal === true && inner.length === 0)
-    fail(`${path}.scopes`, 'a forall ends with its conclusion');
-  const bindings: Bindings = new Map(outer);
-  const atoms = scope.states.map((pattern, index) => ({ pattern, at: `${path}.states[${index}]` }));
-  atoms.sort((a, b) => a.pattern.range.start.offset - b.pattern.range.start.offset);
-  for (const { pattern, at } of atoms) {
-    if (pattern.predicate.kind !== 'state')
-      fail(`${at}.predicate`, 'a scope ranges over state and results, never an action');
-    if (pattern.predicate === answerPredicate && !isDone)
-      fail(`${at}.predicate`, 'Answer holds only in Done rules');
-    checkPattern(pattern, at, bindings, false, pathCheck);
-  }
-  inner.forEach((child, index) => {
-    const at = `${path}.scopes[${index}]`;
-    const seen = checkScope(child, at, bindings, isDone, pathCheck);
-    if (scope.universal !== true || index !== inner.length - 1) return;
-    for (const name of seen.keys())
-      if (!bindings.has(name))
-        fail(at, `the conclusion of a forall binds $${name}, which its left side does not`);
-  });
-  return bindings;
 }
 
 function checkGuard(

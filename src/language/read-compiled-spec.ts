@@ -36,7 +36,7 @@ export interface ReadCompiledSpecOptions {
    */
   readonly schema?: Schema;
   /**
-   * The check of paths, filters and bindings (`checkPathConstraint` of
+   * The check of paths, filters, bindings and scopes (`compiledPathChecks` of
    * check-compiled-paths.ts, an engine part: `EngineParts.paths`), for a spec that has them.
    * Without it, such a spec is refused: its types are never taken as checked.
    */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createGuard } from '../../src/guard/index.js';
-import { checkPathConstraint as pathCheck } from '../../src/language/check-compiled-paths.js';
+import { compiledPathChecks as pathCheck } from '../../src/language/check-compiled-paths.js';
 import type { CompiledSpecDocument } from '../../src/language/compiled-spec-format.js';
 import { readCompiledSpec } from '../../src/language/read-compiled-spec.js';
 import { compileRegex } from '../../src/language/regex.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { taubenchSchema } from '../../src/eval/taubench-schema.js';
 import { createGuard, loadCompiledGuard, loadComposedGuard } from '../../src/guard/index.js';
-import { checkPathConstraint as pathCheck } from '../../src/language/check-compiled-paths.js';
+import { compiledPathChecks as pathCheck } from '../../src/language/check-compiled-paths.js';
 import { CompiledSpecError } from '../../src/language/compiled-spec-format.js';
 import { checkPolicy, checkSpec, unwrap } from '../../src/language/index.js';
 import { readCompiledComposition } from '../../src/language/read-compiled-composition.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSession } from '../../src/engine/index.js';
 import { taubenchSchema } from '../../src/eval/taubench-schema.js';
-import { checkPathConstraint as pathCheck } from '../../src/language/check-compiled-paths.js';
+import { compiledPathChecks as pathCheck } from '../../src/language/check-compiled-paths.js';
 import { CompiledSpecError } from '../../src/language/compiled-spec-format.js';
 import { checkSpec, type Spec } from '../../src/language/index.js';
 import { readCompiledSpec } from '../../src/language/read-compiled-spec.js';
@@ -137,6 +137,13 @@ describe('compiled specs carry scopes (LANGUAGE.md §9)', () => {
     }
   };
   const scope = (document: Document) => document.rules[0]?.scopes?.[0] as Json;
+
+  it('refuses scopes read without the check that comes with their evaluators (a page that did not load them)', () => {
+    const document = written(checked(forall));
+    const reading = () => readCompiledSpec(document, { regex: compileRegex });
+    expect(reading).toThrow(CompiledSpecError);
+    expect(reading).toThrow(/check is not given/);
+  });
 
   it('refuses a forall whose conclusion was taken away (it would hold for nothing to do)', () => {
     refused(

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSession, type Session } from '../../src/engine/index.js';
-import { checkPathConstraint as pathCheck } from '../../src/language/check-compiled-paths.js';
+import { compiledPathChecks as pathCheck } from '../../src/language/check-compiled-paths.js';
 import {
   type CompiledSpecDocument,
   CompiledSpecError,

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { replayCase } from '../../src/eval/replay.js';
-import { checkPathConstraint } from '../../src/language/check-compiled-paths.js';
+import { compiledPathChecks } from '../../src/language/check-compiled-paths.js';
 import { requireCompiledFromSource } from '../../src/language/compiled-source.js';
 import { checkPolicy, checkSpec, type Spec } from '../../src/language/index.js';
 import { readCompiledComposition } from '../../src/language/read-compiled-composition.js';
@@ -72,7 +72,7 @@ describe('a compiled composition decides as its texts', () => {
     const document: unknown = JSON.parse(JSON.stringify(writeCompiledSpec(intent, policy)));
     const read = readCompiledComposition(document, {
       regex: compileRegex,
-      pathCheck: checkPathConstraint,
+      pathCheck: compiledPathChecks,
       schema,
     });
     requireCompiledFromSource(document, read.intent, read.policy);
