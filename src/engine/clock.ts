@@ -1,4 +1,4 @@
-import { daysFromCivil, parseDate, parseDateTime } from '../language/index.js';
+import { daysFromCivil, parseDate, parseDateTime, type RelativeDate } from '../language/index.js';
 
 /**
  * The wall-clock moment a session resolves `today`, `tomorrow`, `yesterday` and `now`
@@ -78,4 +78,28 @@ export function createClock(input: ClockInput, timeZone = 'UTC'): SessionClock {
     throw new RangeError(`'${String(input)}' is not a valid time`);
   const { days, seconds } = wallClock(instant, timeZone);
   return { today: days, time: seconds, dateTime: days * 86_400 + seconds, timeZone };
+}
+
+const dayOffsets: Readonly<Record<RelativeDate, number>> = {
+  yesterday: -1,
+  today: 0,
+  tomorrow: 1,
+  now: 0,
+};
+
+/**
+ * A clock word read as a date (days since 1970-01-01), a time or a date-time (seconds):
+ * `now` as a date is today, as a time the time of day; a day word as a date-time is its
+ * midnight.
+ */
+export function clockReading(
+  word: RelativeDate,
+  as: 'date' | 'time' | 'datetime',
+  clock: SessionClock,
+): number {
+  const offset = dayOffsets[word];
+  if (as === 'date') return clock.today + offset;
+  if (as === 'time') return clock.time;
+  if (word === 'now') return clock.dateTime;
+  return (clock.today + offset) * 86_400;
 }

@@ -96,6 +96,7 @@ function compileRule(
       slots,
       rule.negations,
       parts,
+      source.comparisons,
     );
     rule.join = scopes.length > 0 ? { ...plan, scopes } : plan;
   }
@@ -177,7 +178,17 @@ export function compileGuards(
       source: guard,
       pattern:
         slots.size > 0
-          ? { ...pattern, join: requirePart(parts, 'paths').joinPlan([pattern], slots, [], parts) }
+          ? {
+              ...pattern,
+              join: requirePart(parts, 'paths').joinPlan(
+                [pattern],
+                slots,
+                [],
+                parts,
+                guard.comparisons,
+                true,
+              ),
+            }
           : pattern,
     });
   }

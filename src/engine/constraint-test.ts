@@ -13,7 +13,7 @@ import {
   type PositiveOperator,
 } from '../language/index.js';
 import { normalizeNeedle } from '../language/text.js';
-import type { SessionClock } from './clock.js';
+import { clockReading, type SessionClock } from './clock.js';
 import type { EngineParts } from './engine-parts.js';
 import { requireSimilarity, type SimilarityFunction, similarityOf } from './similarity.js';
 import { isTextValue, type ScalarValue, type Value } from './values.js';
@@ -40,11 +40,8 @@ function numericLiteral(literal: Literal): Resolved | NumberValue | undefined {
     case 'datetime':
       return literal.value;
     case 'relative': {
-      const offset = { yesterday: -1, today: 0, tomorrow: 1, now: 0 }[literal.value];
-      if (literal.as === 'date') return (clock) => clock.today + offset;
-      if (literal.as === 'time') return (clock) => clock.time;
-      if (literal.value === 'now') return (clock) => clock.dateTime;
-      return (clock) => (clock.today + offset) * 86_400;
+      const { value: word, as } = literal;
+      return (clock) => clockReading(word, as, clock);
     }
     default:
       return undefined;

@@ -1,4 +1,5 @@
-import { defaultLimits } from '../language/index.js';
+import { type CheckedComparison, defaultLimits } from '../language/index.js';
+import { compileComparison, scheduleComparisons } from './binding-comparisons.js';
 import type { CompiledPattern } from './compiled-spec.js';
 import type { EngineParts } from './engine-parts.js';
 import type { Binder, JoinPlan } from './join.js';
@@ -15,6 +16,8 @@ export function joinPlan(
   slots: ReadonlyMap<string, number>,
   negations: readonly CompiledPattern[],
   parts: EngineParts,
+  comparisons: readonly CheckedComparison[] = [],
+  guard = false,
 ): JoinPlan {
   const ordered = [...patterns].sort(
     (a, b) => a.source.range.start.offset - b.source.range.start.offset,
@@ -24,16 +27,21 @@ export function joinPlan(
     text: `$${name}`,
     predicate: '',
   }));
-  for (const pattern of ordered) {
+  // Per slot, the pattern that binds it: a comparison is judged once all of its are matched.
+  const boundAt: (number | undefined)[] = [];
+  for (const [index, pattern] of ordered.entries()) {
     for (const constraint of pattern.constraints) {
       const binding = constraint.binding;
-      for (const inner of binding?.filter?.binders ?? [])
+      for (const inner of binding?.filter?.binders ?? []) {
+        boundAt[inner.slot] ??= index;
         binders[inner.slot] = {
           name: inner.name,
           text: inner.text,
           predicate: pattern.predicate.name,
         };
+      }
       if (binding === undefined || !binding.binds) continue;
+      boundAt[binding.slot] ??= index;
       binders[binding.slot] = {
         name: binding.name,
         text: constraint.source.access?.text ?? constraint.source.variable.name,
@@ -53,5 +61,15 @@ export function joinPlan(
     ),
     limit: defaultLimits.maxJoinWork,
     parts,
+    ...(comparisons.length > 0
+      ? {
+          comparisons: scheduleComparisons(
+            comparisons.map((comparison) => compileComparison(comparison, slots, parts, guard)),
+            slots,
+            boundAt,
+            ordered.length,
+          ),
+        }
+      : {}),
   };
 }

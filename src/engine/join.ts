@@ -18,7 +18,8 @@ import {
   missing,
   undecided,
 } from './access-test.js';
-import type { SessionClock } from './clock.js';
+import type { CompiledComparison } from './binding-comparisons.js';
+import { clockReading, type SessionClock } from './clock.js';
 import type { CompiledConstraint, CompiledPattern } from './compiled-spec.js';
 import type { CompileSettings } from './constraint-test.js';
 import { containsLookAlike, readAlike, textOf } from './deny-list-reading.js';
@@ -50,7 +51,11 @@ export interface CompiledBinding {
    * `$b * 0.5 + 10`, `$a + $b`, `$t - 3h`: the bound values computed on before comparing
    * (`env` holds every binding's value by slot); undefined: it does not fit.
    */
-  readonly adjust?: (bound: Key | undefined, env: readonly unknown[]) => Key | undefined;
+  readonly adjust?: (
+    bound: Key | undefined,
+    env: readonly unknown[],
+    clock: SessionClock,
+  ) => Key | undefined;
   /** `each(xs) op $x`: every element must compare (true on `[]`), not some. */
   readonly every?: boolean;
   /** Set when the constraint's filters bind or use bindings: its walk under the assignment. */
@@ -152,6 +157,11 @@ export interface JoinPlan {
   /** Negated patterns that use bindings: no instance may match under the assignment. */
   readonly negations: readonly CompiledPattern[];
   readonly limit: number;
+  /**
+   * Conditions on the bindings (v3), by the pattern they are judged before (the last
+   * entry: after every pattern); absent when there are none (binding-comparisons.ts).
+   */
+  readonly comparisons?: readonly (readonly CompiledComparison[] | undefined)[];
   /** The parts it was compiled with: the evaluators that hold it, the confusables of the deny-list reading. */
   readonly parts: EngineParts;
   /**
@@ -206,7 +216,7 @@ function unitOf(constraint: CheckedConstraint): TemporalUnit | undefined {
 }
 
 /** The unit of an arithmetic's result: that of the bound values it computes on. */
-function unitIn(
+export function unitIn(
   expression: CheckedArithmetic,
   env: readonly unknown[],
   slotOf: (name: string) => number,
@@ -219,16 +229,21 @@ function unitIn(
         : undefined;
     }
     case 'operation':
+    case 'extremum':
       return unitIn(expression.left, env, slotOf) ?? unitIn(expression.right, env, slotOf);
+    case 'clock':
+      return expression.as;
     default:
       return undefined;
   }
 }
 
-function compute(
+/** The value of typed arithmetic under an assignment (and the session clock); undefined: it does not fit. */
+export function compute(
   expression: CheckedArithmetic,
   env: readonly unknown[],
   slotOf: (name: string) => number,
+  clock?: SessionClock,
 ): NumberValue | undefined {
   switch (expression.kind) {
     case 'binding': {
@@ -242,11 +257,21 @@ function compute(
     case 'duration':
       return expression.seconds;
     case 'operation': {
-      const left = compute(expression.left, env, slotOf);
+      const left = compute(expression.left, env, slotOf, clock);
       if (left === undefined) return undefined;
-      const right = compute(expression.right, env, slotOf);
+      const right = compute(expression.right, env, slotOf, clock);
       if (right === undefined) return undefined;
       return computeNumber(left, expression.operator, right);
+    }
+    case 'clock':
+      return clock === undefined ? undefined : clockReading(expression.word, expression.as, clock);
+    case 'extremum': {
+      const left = compute(expression.left, env, slotOf, clock);
+      if (left === undefined) return undefined;
+      const right = compute(expression.right, env, slotOf, clock);
+      if (right === undefined) return undefined;
+      const order = compareNumbers(left, right);
+      return (expression.function === 'min') === order <= 0 ? left : right;
     }
   }
 }
@@ -297,8 +322,12 @@ export function compileBinding(
   return {
     ...(arithmetic
       ? {
-          adjust: (_bound: Key | undefined, env: readonly unknown[]): Key | undefined => {
-            const value = compute(arithmetic, env, slotOf);
+          adjust: (
+            _bound: Key | undefined,
+            env: readonly unknown[],
+            clock: SessionClock,
+          ): Key | undefined => {
+            const value = compute(arithmetic, env, slotOf, clock);
             if (value === undefined) return undefined;
             const unit = unitIn(arithmetic, env, slotOf);
             return unit === undefined ? { kind: 'number', value } : { kind: 'number', value, unit };
@@ -467,7 +496,7 @@ function keyOf(data: unknown): Key | undefined {
  * equal when they may be read as one — a part, a look-alike, one phone number — and
  * `contains` also finds the bound value in the text's confusable skeletons.
  */
-function comparePositive(
+export function comparePositive(
   operator: PositiveOperator,
   a: Key | undefined,
   b: Key | undefined,
@@ -705,7 +734,9 @@ class JoinSearch {
         bound: [bound],
         binder: plan.binders[binding.slot],
         exhausted: false,
-        ...(binding.adjust ? { computed: binding.adjust(bound as Key | undefined, env) } : {}),
+        ...(binding.adjust
+          ? { computed: binding.adjust(bound as Key | undefined, env, this.context.clock) }
+          : {}),
         ...(others.length > 0 ? { others } : {}),
       };
     } else if (previous.bound.length < 3 && !previous.bound.includes(bound)) {
@@ -746,7 +777,7 @@ class JoinSearch {
     let all = true;
     let fits = true;
     const target = binding.adjust
-      ? binding.adjust(bound as Key | undefined, env)
+      ? binding.adjust(bound as Key | undefined, env, this.context.clock)
       : (bound as Key | undefined);
     for (const value of values) {
       const result = comparePositive(
@@ -1088,7 +1119,7 @@ class JoinSearch {
     if (values === undecidedValues) return true;
     if (values === undefined) return unfitMatches;
     const target = binding.adjust
-      ? binding.adjust(bound as Key | undefined, env)
+      ? binding.adjust(bound as Key | undefined, env, this.context.clock)
       : (bound as Key | undefined);
     let some = false;
     for (const candidate of values) {
@@ -1114,6 +1145,16 @@ class JoinSearch {
     return some !== binding.negated;
   }
 
+  /** Conditions on the bindings under the assignment; one that does not fit holds only in a guard. */
+  #comparisonsHold(comparisons: readonly CompiledComparison[]): boolean {
+    for (const comparison of comparisons) {
+      this.#step();
+      const holds = comparison.holds(this.#env, this.context.clock);
+      if (holds === undefined ? !this.guard : !holds) return false;
+    }
+    return true;
+  }
+
   #negationsHold(): boolean {
     const view = this.context.view;
     for (const pattern of this.plan.negations) {
@@ -1136,6 +1177,8 @@ class JoinSearch {
 
   /** Whether the patterns from `index` on (then the negations) hold under the assignment. */
   holdsFrom(index: number): boolean {
+    const due = this.plan.comparisons?.[index];
+    if (due !== undefined && !this.#comparisonsHold(due)) return false;
     const pattern = this.plan.patterns[index];
     if (pattern === undefined) {
       const holds = this.#negationsHold() && this.#scopesHold();

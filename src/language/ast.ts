@@ -50,6 +50,8 @@ export type ValueNode =
    * them where precedence (`* /` before `+ -`, left to right) needs them.
    */
   | ArithmeticNode
+  /** `max($a, $b)` (v3, LANGUAGE.md §9): computed on bindings, as arithmetic is. */
+  | ExtremumNode
   | {
       readonly kind: 'regex';
       /** The pattern as written between the slashes (escapes kept). */
@@ -58,12 +60,27 @@ export type ValueNode =
       readonly range: SourceRange;
     };
 
-/** An operand of arithmetic: a binding, a number, a duration, or arithmetic itself. */
+/**
+ * An operand of arithmetic: a binding, a number, a duration, arithmetic itself, and (v3,
+ * LANGUAGE.md §9) a clock word (`now - 24h`) or the least / greatest of two terms
+ * (`max(0, $bags - 2 * $n)`).
+ */
 export type ArithmeticOperand =
   | { readonly kind: 'binding'; readonly name: string; readonly range: SourceRange }
   | { readonly kind: 'number'; readonly value: NumberValue; readonly range: SourceRange }
   | { readonly kind: 'duration'; readonly value: string; readonly range: SourceRange }
+  | { readonly kind: 'relative'; readonly value: RelativeDate; readonly range: SourceRange }
+  | ExtremumNode
   | ArithmeticNode;
+
+/** `min(a, b)`, `max(a, b)` (v3, LANGUAGE.md §9): the lesser / greater of two scalar terms. */
+export interface ExtremumNode {
+  readonly kind: 'extremum';
+  readonly function: 'min' | 'max';
+  readonly left: ArithmeticOperand;
+  readonly right: ArithmeticOperand;
+  readonly range: SourceRange;
+}
 
 export interface ArithmeticNode {
   readonly kind: 'arithmetic';
@@ -203,8 +220,22 @@ export type AtomNode =
   | PatternAtom
   | CountAtom
   | DisjunctionAtom
+  | ComparisonAtom
   | ScopedNegationAtom
   | UniversalAtom;
+
+/**
+ * `$paid - $price <= 600`, `$nonfree = max(0, $bags - 2 * $n)` (v3, LANGUAGE.md §9): a
+ * condition on the body's bindings. It takes part in the join: a body holds if some
+ * assignment satisfies every atom, comparisons included.
+ */
+export interface ComparisonAtom {
+  readonly kind: 'comparison';
+  readonly left: ArithmeticOperand;
+  readonly operator: ComparisonOperator;
+  readonly right: ArithmeticOperand;
+  readonly range: SourceRange;
+}
 
 export const confirmCategories = ['safety', 'security', 'privacy', 'ethics', 'financial'] as const;
 export type ConfirmCategory = (typeof confirmCategories)[number];
@@ -250,6 +281,8 @@ export interface GuardNode {
   readonly constraints: readonly ConstraintNode[];
   /** `absent(arg)` items (v2). */
   readonly absent?: readonly Identifier[];
+  /** `reject P(a = $a, b = $b) & $a - $b > 600` (v3): conditions on the guard's bindings. */
+  readonly comparisons?: readonly ComparisonAtom[];
   readonly reason?: string;
   readonly comments: readonly string[];
   readonly range: SourceRange;

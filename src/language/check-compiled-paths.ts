@@ -1,5 +1,6 @@
 import { checkCompiledScope } from './check-compiled-scopes.js';
 import {
+  arithmeticResult,
   type Bindings,
   fail,
   type PathCheck,
@@ -9,7 +10,7 @@ import {
 } from './check-compiled-spec.js';
 import { aggregatesElements, isAggregate } from './checker/aggregates.js';
 import type { Literal } from './checker/literal.js';
-import type { CheckedAccess, CheckedArithmetic, CheckedConstraint } from './checker/spec.js';
+import type { CheckedAccess, CheckedConstraint } from './checker/spec.js';
 import type { Operator } from './operators.js';
 import type { VariableDeclaration, VariableType } from './schema-model.js';
 import {
@@ -191,34 +192,6 @@ function accessShape(
     shape = { kind: 'type', type: { kind: access.coercion } };
   }
   return shape;
-}
-
-/** The kind of a bound value computed on (checker/access.ts `typeArithmetic`). */
-function arithmeticResult(
-  expression: CheckedArithmetic,
-  bindings: Bindings,
-  path: string,
-): string | undefined {
-  switch (expression.kind) {
-    case 'binding':
-      if (!bindings.has(expression.name))
-        fail(`${path}.name`, `$${expression.name} is used before anything binds it`);
-      return bindings.get(expression.name)?.kind;
-    case 'number':
-      return 'number';
-    case 'duration':
-      if (!Number.isFinite(expression.seconds))
-        fail(`${path}.seconds`, 'expected a finite duration');
-      return 'duration';
-    case 'operation': {
-      const left = arithmeticResult(expression.left, bindings, `${path}.left`);
-      const right = arithmeticResult(expression.right, bindings, `${path}.right`);
-      const kind = arithmeticKind(left, expression.operator, right);
-      if (kind === false)
-        fail(path, `arithmetic on ${left ?? 'json'} and ${right ?? 'json'} does not type`);
-      return kind;
-    }
-  }
 }
 
 const orderOperators = new Set<Operator>(['<', '<=', '>', '>=']);

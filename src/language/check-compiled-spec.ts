@@ -3,6 +3,8 @@ import type { checkCompiledScope } from './check-compiled-scopes.js';
 import type { Literal } from './checker/literal.js';
 import {
   answerPredicate,
+  type CheckedArithmetic,
+  type CheckedComparison,
   type CheckedConstraint,
   type CheckedGuard,
   type CheckedPattern,
@@ -16,7 +18,7 @@ import type {
   VariableDeclaration,
   VariableType,
 } from './schema-model.js';
-import { type Shape, shapeOf } from './value-shapes.js';
+import { arithmeticKind, type Shape, shapeOf } from './value-shapes.js';
 
 /**
  * The checker's type rules, run on a compiled spec as it is read (K1): a document is
@@ -124,6 +126,75 @@ function literalFits(literal: Literal, operator: Operator, type: VariableType): 
   if (operator === 'in' || operator === 'not in') return list(type);
   if (['contains', 'not contains', '~', '!~'].includes(operator)) return literal.kind === 'text';
   return scalarFits(literal, type);
+}
+
+/** The kind of a bound value computed on (checker/access.ts `typeArithmetic`). */
+export function arithmeticResult(
+  expression: CheckedArithmetic,
+  bindings: Bindings,
+  path: string,
+): string | undefined {
+  switch (expression.kind) {
+    case 'binding':
+      if (!bindings.has(expression.name))
+        fail(`${path}.name`, `$${expression.name} is used before anything binds it`);
+      return bindings.get(expression.name)?.kind;
+    case 'number':
+      return 'number';
+    case 'duration':
+      if (!Number.isFinite(expression.seconds))
+        fail(`${path}.seconds`, 'expected a finite duration');
+      return 'duration';
+    case 'operation': {
+      const left = arithmeticResult(expression.left, bindings, `${path}.left`);
+      const right = arithmeticResult(expression.right, bindings, `${path}.right`);
+      const kind = arithmeticKind(left, expression.operator, right);
+      if (kind === false)
+        fail(path, `arithmetic on ${left ?? 'json'} and ${right ?? 'json'} does not type`);
+      return kind;
+    }
+    case 'clock':
+      if (expression.as === 'time' && expression.word !== 'now')
+        fail(`${path}.word`, `${expression.word} is no time of day`);
+      return expression.as;
+    case 'extremum': {
+      const left = arithmeticResult(expression.left, bindings, `${path}.left`);
+      const right = arithmeticResult(expression.right, bindings, `${path}.right`);
+      const kind = left ?? right;
+      if (
+        (kind !== undefined && !['number', 'date', 'time', 'datetime'].includes(kind)) ||
+        (left !== undefined && right !== undefined && left !== right)
+      )
+        fail(
+          path,
+          `${expression.function} of ${left ?? 'json'} and ${right ?? 'json'} does not type`,
+        );
+      return kind;
+    }
+  }
+}
+
+const orderedKinds = new Set(['number', 'date', 'time', 'datetime']);
+
+/**
+ * A condition on bindings (v3) as the checker types it (checker/comparisons.ts): every
+ * binding bound by a pattern of its rule or guard, both sides of one type, `kind` that type.
+ */
+function checkComparison(comparison: CheckedComparison, bindings: Bindings, path: string): void {
+  const left = arithmeticResult(comparison.left, bindings, `${path}.left`);
+  const right = arithmeticResult(comparison.right, bindings, `${path}.right`);
+  const kind = left ?? right;
+  if (left !== undefined && right !== undefined && left !== right)
+    fail(path, `compares ${left} with ${right}`);
+  if (comparison.kind !== kind) fail(`${path}.kind`, `expected ${kind ?? 'none (json)'}`);
+  if (kind === 'duration') fail(path, 'a duration alone is no value');
+  const plain = comparison.left.kind === 'binding' && comparison.right.kind === 'binding';
+  if (
+    kind !== undefined &&
+    !orderedKinds.has(kind) &&
+    (!plain || (comparison.operator !== '=' && comparison.operator !== '!='))
+  )
+    fail(path, `${kind} bindings compare with = and != only`);
 }
 
 /**
@@ -266,6 +337,7 @@ function checkRule(
   );
   for (const atom of atoms)
     checkPattern(atom.pattern, atom.path, bindings, atom.negated, pathCheck);
+  checkComparisons(rule.comparisons, bindings, path, pathCheck);
   // Scopes are judged once every binding of the body is made: they see all of them.
   if (rule.scopes !== undefined && pathCheck === undefined)
     fail(`${path}.scopes`, 'the spec has scopes, and their check is not given (parts.paths)');
@@ -290,7 +362,27 @@ function checkGuard(
 ): void {
   if (schema.predicates.get(guard.pattern.predicate.name) !== guard.pattern.predicate)
     fail(`${path}.pattern.predicate`, 'a guard names a predicate of the schema');
-  checkPattern(guard.pattern, `${path}.pattern`, new Map(), false, pathCheck);
+  const bindings: Bindings = new Map();
+  checkPattern(guard.pattern, `${path}.pattern`, bindings, false, pathCheck);
+  checkComparisons(guard.comparisons, bindings, path, pathCheck);
+}
+
+function checkComparisons(
+  comparisons: readonly CheckedComparison[] | undefined,
+  bindings: Bindings,
+  path: string,
+  pathCheck: PathCheck | undefined,
+): void {
+  if (comparisons === undefined) return;
+  // Judged by the join, which comes with the check of bindings (parts.paths).
+  if (pathCheck === undefined)
+    fail(
+      `${path}.comparisons`,
+      'the spec compares bindings, and their check is not given (parts.paths)',
+    );
+  comparisons.forEach((comparison, index) => {
+    checkComparison(comparison, bindings, `${path}.comparisons[${index}]`);
+  });
 }
 
 /** The schema's own consistency: a tool's action and its result predicate name each other. */

@@ -103,6 +103,17 @@ export const shapes: Readonly<Record<string, Shape>> = {
       action: '?pattern',
       objectives: 'objectiveCondition[]',
       scopes: '?scope[]',
+      comparisons: '?comparison[]',
+    },
+  },
+  comparison: {
+    fields: {
+      left: 'computed',
+      operator: 'comparisonOperator',
+      right: 'computed',
+      kind: '?str',
+      text: 'str',
+      range: 'range',
     },
   },
   // `not (A & B)`, `forall(A => B)` (LANGUAGE.md §9; checker/spec.ts `CheckedScope`).
@@ -144,8 +155,11 @@ export const shapes: Readonly<Record<string, Shape>> = {
       number: { value: 'num' },
       duration: { seconds: 'num' },
       operation: { operator: 'arithmeticOperator', left: 'computed', right: 'computed' },
+      clock: { word: 'relativeDate', as: 'temporalKind' },
+      extremum: { function: 'extremumFunction', left: 'computed', right: 'computed' },
     },
   },
+  extremumFunction: { oneOf: ['min', 'max'] },
   arithmeticOperator: { oneOf: ['+', '-', '*', '/'] },
   access: {
     fields: {
@@ -198,6 +212,7 @@ export const shapes: Readonly<Record<string, Shape>> = {
       node: '-',
       mode: 'guardMode',
       pattern: 'pattern',
+      comparisons: '?comparison[]',
       reason: '?str',
     },
   },

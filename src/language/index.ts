@@ -45,6 +45,7 @@ export { implies, literalKey, satisfiable } from './checker/satisfiability.js';
 export type {
   CheckedAccess,
   CheckedArithmetic,
+  CheckedComparison,
   CheckedConstraint,
   CheckedGiven,
   CheckedGuard,

@@ -1,4 +1,5 @@
 import { unprintableClass } from '../support/printable-text.js';
+import { relativeDates } from './ast.js';
 import { approximateNumber, isDecimal, type NumberProblem, readNumber } from './decimal.js';
 import type { DiagnosticBag } from './diagnostics/diagnostic.js';
 import type { Limits } from './limits.js';
@@ -297,6 +298,22 @@ export function startLexer(
       (last?.kind === 'number' ||
         last?.kind === 'duration' ||
         (last?.kind === 'symbol' && last.text === ')')));
+  /**
+   * v3 (LANGUAGE.md §9): arithmetic also starts at a clock word (`now - 24h`), and, when
+   * a blank follows the operator (so that `-2` stays a number), at a number (`500 * $n`),
+   * a duration or a closing parenthesis (`max($a, $b) - 1`).
+   */
+  const previousStartsArithmetic = () => {
+    if (last?.kind === 'identifier')
+      return (relativeDates as readonly string[]).includes(last.text.toLowerCase());
+    const spaced = isBlank(text.charCodeAt(position + 1));
+    return (
+      spaced &&
+      (last?.kind === 'number' ||
+        last?.kind === 'duration' ||
+        (last?.kind === 'symbol' && last.text === ')'))
+    );
+  };
 
   /** One token, comment, blank or diagnostic; false once nothing is left to lex. */
   function step(): boolean {
@@ -402,7 +419,7 @@ export function startLexer(
       single === '$'
         ? /[A-Za-z_]/.test(text[position + 1] ?? '')
         : single === '+' || single === '-' || single === '*' || single === '/'
-          ? previousIsBinding()
+          ? previousIsBinding() || previousStartsArithmetic()
           : single !== undefined;
     if (single !== undefined && readable) {
       push({ kind: 'symbol', text: single, start: position, end: position + 1 });

@@ -12,11 +12,13 @@ import {
   type ArithmeticOperator,
   type AtomNode,
   type CoercionType,
+  type ComparisonAtom,
   type ComparisonOperator,
   type ConfirmCategory,
   type ConstraintNode,
   coercionTypes,
   confirmCategories,
+  type ExtremumNode,
   type GivenNode,
   type GuardNode,
   type HeadNode,
@@ -78,6 +80,18 @@ const maxDisjunctionLookahead = 512;
 function hasBinding(value: ValueNode): boolean {
   if (value.kind === 'binding') return true;
   return value.kind === 'arithmetic' && (hasBinding(value.left) || hasBinding(value.right));
+}
+
+/** `today`, `tomorrow`, `yesterday`, `now`: the session clock's words. */
+function isClockWord(token: Token): boolean {
+  return (
+    token.kind === 'identifier' &&
+    (relativeDates as readonly string[]).includes(token.text.toLowerCase())
+  );
+}
+
+function isExtremum(token: Token): boolean {
+  return isKeyword(token, 'min') || isKeyword(token, 'max');
 }
 
 function isKeyword(token: Token | undefined, keyword: string): boolean {
@@ -584,6 +598,19 @@ class Parser {
     const constraints = this.parseConstraintList(absent);
     const close = this.expectSymbol(')', "',' or ')'");
     let end = close.end;
+    // `reject P(a = $a, b = $b) & $a - $b > 600` (v3): conditions on the guard's bindings.
+    const comparisons: ComparisonAtom[] = [];
+    while (this.isSymbol('&') || isKeyword(this.current, 'and')) {
+      this.advance();
+      if (!this.startsComparison()) this.unexpected('a comparison of bindings ($a - $b > 600)');
+      if (comparisons.length >= this.limits.maxBodyAtoms)
+        this.fail('too-many-atoms', this.current.start, this.current.end, {
+          limit: this.limits.maxBodyAtoms,
+        });
+      const comparison = this.parseComparison();
+      comparisons.push(comparison);
+      end = comparison.range.end.offset;
+    }
     let reason: string | undefined;
     if (isKeyword(this.current, 'because')) {
       this.advance();
@@ -599,6 +626,7 @@ class Parser {
       predicate,
       constraints,
       ...(absent.length > 0 ? { absent } : {}),
+      ...(comparisons.length > 0 ? { comparisons } : {}),
       ...(reason !== undefined ? { reason } : {}),
       comments,
       range: this.range(keyword.start, end),
@@ -712,6 +740,7 @@ class Parser {
 
   // atom ::= Name | Name '(' ')' | Name cmp number | Name '(' constraint (',' constraint)* ')'
   parseAtom(depth = 0): AtomNode {
+    if (this.startsComparison()) return this.parseComparison();
     if (this.isSymbol('(')) return this.parseDisjunction(depth);
     const first = this.current;
     let token = first;
@@ -835,6 +864,80 @@ class Parser {
     const conclusion = this.parseScopeConjunction(depth, arrow, "the right side of 'forall'");
     const close = this.expectSymbol(')', "'&' or ')' (forall has one '=>')");
     return { kind: 'forall', condition, conclusion, range: this.range(forall.start, close.end) };
+  }
+
+  /**
+   * Whether a body atom at the cursor is a comparison of terms (v3, LANGUAGE.md §9): it
+   * starts with a binding, a number, a clock word, or `min(`/`max(` whose first argument
+   * is a term — a pattern's constraints start with a name, never with one of those.
+   */
+  startsComparison(offset = 0): boolean {
+    const token = this.peek(offset);
+    if (this.isSymbol('$', token)) return true;
+    if (this.isSymbol('(', token)) return this.parenthesisOpensTerm(offset);
+    // A number starts one only when an operator follows: `1.5. A -> B` is a misread rule number.
+    if (token.kind === 'number' || token.kind === 'duration') {
+      const next = this.peek(offset + 1);
+      return (
+        next.kind === 'symbol' && (comparisonSymbols.has(next.text) || '+-*/'.includes(next.text))
+      );
+    }
+    if (token.kind !== 'identifier' || this.isSymbol('(', this.peek(offset + 1)) === false)
+      return token.kind === 'identifier' && isClockWord(token);
+    const lower = token.text.toLowerCase();
+    if (lower !== 'min' && lower !== 'max') return false;
+    const inner = this.peek(offset + 2);
+    return this.isSymbol('(', inner) || this.startsComparison(offset + 2);
+  }
+
+  /**
+   * Whether the `(` at `offset` opens arithmetic (`($a + 1) * 2 > $b`) rather than a
+   * disjunction: directly inside it there is no comparison, `|`, `&`, `,` or `and`, which
+   * every alternative of a disjunction has or is (a pattern's own are nested deeper).
+   */
+  parenthesisOpensTerm(offset: number): boolean {
+    let depth = 0;
+    for (let at = offset; at < offset + maxDisjunctionLookahead; at++) {
+      const token = this.peek(at);
+      if (token.kind === 'end') return false;
+      if (this.isSymbol('(', token)) depth++;
+      else if (this.isSymbol(')', token)) {
+        if (--depth === 0) return at > offset + 1;
+      } else if (
+        depth === 1 &&
+        ((token.kind === 'symbol' &&
+          (comparisonSymbols.has(token.text) || ['|', '&', ',', '->'].includes(token.text))) ||
+          isKeyword(token, 'and'))
+      )
+        return false;
+      else if (
+        depth === 1 &&
+        at === offset + 1 &&
+        token.kind === 'identifier' &&
+        !isClockWord(token) &&
+        !(isExtremum(token) && this.isSymbol('(', this.peek(at + 1)))
+      )
+        // An alternative starts with a name: a pattern, an objective, `not`, `refused`.
+        return false;
+    }
+    return false;
+  }
+
+  // comparison ::= arithmetic cmp arithmetic      (v3: a condition on bindings)
+  parseComparison(): ComparisonAtom {
+    const start = this.current.start;
+    const left = this.parseArithmetic(0) as ArithmeticOperand;
+    if (!(this.current.kind === 'symbol' && comparisonSymbols.has(this.current.text)))
+      this.unexpected("a comparison ('=', '!=', '<', '<=', '>' or '>=')");
+    const operator = this.advance().text as ComparisonOperator;
+    const right = this.parseArithmetic(0) as ArithmeticOperand;
+    return {
+      kind: 'comparison',
+      left,
+      operator,
+      right,
+      range: this.range(start, this.previousEnd()),
+    };
   }
 
   /** Constraints up to `)`; `absent(arg)` items (v2) go to `absent`. */
@@ -1120,6 +1223,9 @@ class Parser {
         this.advance();
         return { kind: 'regex', pattern: token.text, flags: token.flags ?? '', range };
       case 'identifier': {
+        // `max($a, $b)` (v3): computed on bindings, as arithmetic is.
+        if (isExtremum(token) && this.isSymbol('(', this.peek()) && !inList)
+          return this.parseArithmetic(depth);
         this.advance();
         const lower = token.text.toLowerCase();
         if (lower === 'true' || lower === 'false')
@@ -1213,6 +1319,11 @@ class Parser {
       this.advance();
       return { kind: 'duration', value: token.text, range };
     }
+    if (isClockWord(token)) {
+      this.advance();
+      return { kind: 'relative', value: token.text.toLowerCase() as RelativeDate, range };
+    }
+    if (isExtremum(token) && this.isSymbol('(', this.peek())) return this.parseExtremum(depth);
     if (this.isSymbol('(')) {
       const limit = Math.min(this.limits.maxNestingDepth, maxSupportedNesting);
       if (depth >= limit) this.fail('nesting-too-deep', token.start, token.end, { limit });
@@ -1222,6 +1333,25 @@ class Parser {
       return inner as ArithmeticOperand;
     }
     return this.unexpected('a binding ($x), a number, a duration (90s, 30m, 3h, 2d) or (');
+  }
+
+  // extremum ::= ('min' | 'max') '(' arithmetic ',' arithmetic ')'   (v3, LANGUAGE.md §9)
+  parseExtremum(depth: number): ExtremumNode {
+    const token = this.advance();
+    const limit = Math.min(this.limits.maxNestingDepth, maxSupportedNesting);
+    if (depth >= limit) this.fail('nesting-too-deep', token.start, token.end, { limit });
+    this.advance();
+    const left = this.parseArithmetic(depth + 1) as ArithmeticOperand;
+    this.expectSymbol(',', `',' and a second term of ${token.text.toLowerCase()}`);
+    const right = this.parseArithmetic(depth + 1) as ArithmeticOperand;
+    const close = this.expectSymbol(')', `')' closing ${token.text.toLowerCase()}(…)`);
+    return {
+      kind: 'extremum',
+      function: token.text.toLowerCase() as 'min' | 'max',
+      left,
+      right,
+      range: this.range(token.start, close.end),
+    };
   }
 
   arithmetic(

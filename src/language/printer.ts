@@ -61,7 +61,8 @@ export function printGuard(guard: GuardNode): string {
     ...guard.constraints.map(printConstraint),
     ...(guard.absent ?? []).map(printAbsent),
   ];
-  return `${guard.mode} ${guard.predicate.name}(${items.join(', ')})${reason}`;
+  const comparisons = (guard.comparisons ?? []).map((atom) => ` & ${printAtom(atom)}`).join('');
+  return `${guard.mode} ${guard.predicate.name}(${items.join(', ')})${comparisons}${reason}`;
 }
 
 export function printGiven(given: GivenNode): string {
@@ -90,6 +91,8 @@ export function printAtom(atom: AtomNode): string {
   if (atom.kind === 'scoped-not') return `not (${atom.atoms.map(printAtom).join(' & ')})`;
   if (atom.kind === 'forall')
     return `forall(${atom.condition.map(printAtom).join(' & ')} => ${atom.conclusion.map(printAtom).join(' & ')})`;
+  if (atom.kind === 'comparison')
+    return `${printArithmetic(atom.left, 0, false)} ${atom.operator} ${printArithmetic(atom.right, 0, false)}`;
   const not = `${atom.negated ? 'not ' : ''}${atom.refused ? 'refused ' : ''}`;
   if (!atom.parenthesized) return `${not}${atom.name.name}`;
   const items = [...atom.constraints.map(printConstraint), ...(atom.absent ?? []).map(printAbsent)];
@@ -146,6 +149,7 @@ export function printValue(value: ValueNode): string {
     case 'duration':
       return value.value;
     case 'arithmetic':
+    case 'extremum':
       return printArithmetic(value, 0, false);
   }
 }
@@ -155,6 +159,8 @@ export function printValue(value: ValueNode): string {
  * the right of its own level (operators group left to right), is parenthesized.
  */
 function printArithmetic(value: ArithmeticOperand, outer: number, right: boolean): string {
+  if (value.kind === 'extremum')
+    return `${value.function}(${printArithmetic(value.left, 0, false)}, ${printArithmetic(value.right, 0, false)})`;
   if (value.kind !== 'arithmetic') return printValue(value);
   const level = arithmeticPrecedence(value.operator);
   const text = `${printArithmetic(value.left, level, false)} ${value.operator} ${printArithmetic(value.right, level, true)}`;

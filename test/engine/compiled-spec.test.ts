@@ -227,6 +227,68 @@ reject send_email(subject contains "password") because "never send a password"
   });
 });
 
+describe('a spec with conditions on bindings (v3)', () => {
+  const schema = unwrap(
+    loadToolSchema(
+      JSON.stringify([
+        {
+          name: 'pay',
+          description: 'Pays an amount due on a date.',
+          parameters: {
+            type: 'object',
+            properties: {
+              amount: { type: 'number' },
+              fee: { type: 'number' },
+              due: { type: 'string', format: 'date' },
+            },
+            required: ['amount', 'fee'],
+          },
+        },
+      ]),
+    ),
+  );
+  const text = `R1: pay(amount = $a, fee = $f, due = $d) & $a - $f <= max(100, 2 * $f) & $d <= today + 2d -> Paid
+R2: Paid -> Done
+reject pay(amount = $a, fee = $f) & $f > min($a / 10, 50) because "fee too high"
+`;
+
+  it('round-trips and decides alike', () => {
+    const spec = specOf(text, schema);
+    expect(spec.rules[0]?.comparisons?.length).toBe(2);
+    expect(spec.guards[0]?.comparisons?.length).toBe(1);
+    const compiled = shipped(spec);
+    expect(comparable(compiled)).toEqual(comparable(spec));
+    for (const args of [
+      { amount: 110, fee: 10, due: '2025-03-15' },
+      { amount: 150, fee: 10, due: '2025-03-15' },
+      { amount: 110, fee: 20, due: '2025-03-15' },
+      { amount: 110, fee: 10, due: '2025-04-30' },
+    ]) {
+      const proposal = { action: 'pay', args };
+      const a = createSession(spec, { now: fixedNow }).propose(proposal);
+      const b = createSession(compiled, { now: fixedNow }).propose(proposal);
+      expect(b).toEqual(a);
+    }
+  });
+
+  it('refuses a document whose comparison is tampered with', () => {
+    const document = () => JSON.parse(JSON.stringify(writeCompiledSpec(specOf(text, schema))));
+    const unbound = document();
+    unbound.rules[0].comparisons[0].left.left.name = 'nobody';
+    expect(() => readCompiledSpec(unbound, { regex: compileRegex, pathCheck })).toThrow(
+      /\$\.rules\[0\]\.comparisons\[0\]\.left\.left\.name: \$nobody is used before anything binds it/,
+    );
+    const mixed = document();
+    // A number compared with a date: the checker refuses it, so must the reader.
+    mixed.rules[0].comparisons[1].right = { kind: 'number', value: 3 };
+    expect(() => readCompiledSpec(mixed, { regex: compileRegex, pathCheck })).toThrow(
+      /\$\.rules\[0\]\.comparisons\[1\]: compares date with number/,
+    );
+    const withoutCheck = document();
+    expect(() => readCompiledSpec(withoutCheck, { regex: compileRegex })).toThrow(/parts\.paths/);
+  });
+});
+
 describe('hostile compiled specs are refused with where and why', () => {
   const schema = unwrap(loadStateSchema(readProject('examples/web/states.json')));
   const good = writeCompiledSpec(specOf(readProject('examples/web/spec.intent'), schema));

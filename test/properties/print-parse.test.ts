@@ -156,6 +156,8 @@ function noisyValue(value: ValueNode, pick: Pick): string {
       return value.value;
     case 'arithmetic':
       return noisyArithmetic(value, 0, false, pick);
+    case 'extremum':
+      return `${mixCase(value.function, pick)}(${noisyArithmetic(value.left, 0, false, pick)},${pick(' ', '')}${noisyArithmetic(value.right, 0, false, pick)})`;
     case 'regex':
       return `/${value.pattern}/${value.flags}`;
   }
@@ -218,6 +220,10 @@ function noisyAtom(atom: AtomNode, pick: Pick): string {
     const operator = pick(...(spellings[atom.operator] ?? [atom.operator]));
     return `${atom.name.name} ${operator} ${atom.count}`;
   }
+  if (atom.kind === 'comparison') {
+    const operator = pick(...operatorSpellings[atom.operator]);
+    return `${noisyArithmetic(atom.left, 0, false, pick)} ${operator} ${noisyArithmetic(atom.right, 0, false, pick)}`;
+  }
   if (atom.kind === 'disjunction') {
     const alternatives = atom.alternatives.map((atoms) =>
       atoms.map((inner) => noisyAtom(inner, pick)).join(pick(' & ', ' ∧ ', ', ', ' and ')),
@@ -276,8 +282,11 @@ function noisyItem(item: ItemNode, index: number, pick: Pick): string {
       item.reason === undefined
         ? ''
         : ` ${mixCase('because', pick)} ${noisyString(item.reason, pick)}`;
+    const comparisons = (item.comparisons ?? [])
+      .map((atom) => `${pick(' & ', ' ∧ ', ' and ')}${noisyAtom(atom, pick)}`)
+      .join('');
     lines.push(
-      `${number}${mixCase(item.mode, pick)} ${item.predicate.name}(${constraints.join(', ')})${reason}${terminator}`,
+      `${number}${mixCase(item.mode, pick)} ${item.predicate.name}(${constraints.join(', ')})${comparisons}${reason}${terminator}`,
     );
     return lines.join('\n');
   }

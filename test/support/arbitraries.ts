@@ -4,6 +4,7 @@ import {
   type ArithmeticOperand,
   type AtomNode,
   arithmeticOperators,
+  type ComparisonAtom,
   type ComparisonOperator,
   type ConstraintNode,
   coercionTypes,
@@ -224,10 +225,31 @@ function arithmeticArbitrary(depth: number): fc.Arbitrary<ArithmeticOperand> {
     plainBindingArbitrary,
     numberArbitrary.map((value) => ({ kind: 'number' as const, value, range: nowhere })),
     durationArbitrary,
+    // v3 (LANGUAGE.md §9): the session clock's words.
+    fc
+      .constantFrom(...relativeDates)
+      .map((value) => ({ kind: 'relative' as const, value, range: nowhere })),
   );
   if (depth === 0) return leaf;
   return fc.oneof(
     { arbitrary: leaf, weight: 2 },
+    // v3: `min(a, b)`, `max(a, b)`.
+    {
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom('min' as const, 'max' as const),
+          arithmeticArbitrary(depth - 1),
+          arithmeticArbitrary(depth - 1),
+        )
+        .map(([fn, left, right]) => ({
+          kind: 'extremum' as const,
+          function: fn,
+          left,
+          right,
+          range: nowhere,
+        })),
+      weight: 1,
+    },
     {
       arbitrary: fc
         .tuple(
@@ -249,7 +271,8 @@ function arithmeticArbitrary(depth: number): fc.Arbitrary<ArithmeticOperand> {
 
 /** The leftmost operand made a binding: the parser reads arithmetic from a `$`. */
 function startWithBinding(node: ArithmeticOperand, name: string): ArithmeticOperand {
-  if (node.kind === 'arithmetic') return { ...node, left: startWithBinding(node.left, name) };
+  if (node.kind === 'arithmetic' || node.kind === 'extremum')
+    return { ...node, left: startWithBinding(node.left, name) };
   return { kind: 'binding', name, range: nowhere };
 }
 
@@ -411,9 +434,26 @@ export const scopeArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
   universalArbitrary(scopeMemberArbitrary),
 );
 
-/** Atoms, v2 disjunctions `(A & B | C)` of them (nested once at most), and v3 scopes. */
+/** `$paid - $price <= 600` (v3): a comparison of terms, a binding leftmost (as a body atom starts). */
+const comparisonArbitrary: fc.Arbitrary<ComparisonAtom> = fc
+  .tuple(
+    plainBindingArbitrary,
+    arithmeticArbitrary(2),
+    fc.constantFrom<ComparisonOperator>(...comparisonOperators),
+    arithmeticArbitrary(2),
+  )
+  .map(([binding, left, operator, right]) => ({
+    kind: 'comparison' as const,
+    left: startWithBinding(left, binding.name),
+    operator,
+    right,
+    range: nowhere,
+  }));
+
+/** Atoms, v2 disjunctions `(A & B | C)` of them (nested once at most), v3 comparisons and scopes. */
 const atomArbitrary: fc.Arbitrary<AtomNode> = fc.oneof(
   { arbitrary: simpleAtomArbitrary, weight: 5 },
+  { arbitrary: comparisonArbitrary, weight: 1 },
   { arbitrary: scopeArbitrary, weight: 1 },
   {
     arbitrary: fc
@@ -509,13 +549,15 @@ export const guardArbitrary: fc.Arbitrary<GuardNode> = fc
     predicate: identifierArbitrary,
     constraints: fc.array(constraintArbitrary, { maxLength: 3 }),
     absent: fc.array(identifierArbitrary, { maxLength: 2 }),
+    comparisons: fc.array(comparisonArbitrary, { maxLength: 2 }),
     reason: fc.option(textArbitrary, { nil: undefined }),
     comments: fc.array(commentArbitrary, { maxLength: 2 }),
   })
-  .map(({ reason, absent, ...guard }) => ({
+  .map(({ reason, absent, comparisons, ...guard }) => ({
     kind: 'guard' as const,
     ...guard,
     ...(absent.length > 0 ? { absent } : {}),
+    ...(comparisons.length > 0 ? { comparisons } : {}),
     ...(reason === undefined ? {} : { reason }),
     range: nowhere,
   }));

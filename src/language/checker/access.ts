@@ -109,7 +109,7 @@ function firstBinding(
   node: ArithmeticOperand,
 ): Extract<ValueNode, { kind: 'binding' }> | undefined {
   if (node.kind === 'binding') return node;
-  if (node.kind !== 'arithmetic') return undefined;
+  if (node.kind !== 'arithmetic' && node.kind !== 'extremum') return undefined;
   return firstBinding(node.left) ?? firstBinding(node.right);
 }
 
@@ -124,7 +124,7 @@ function resolveBinding(
   variable: VariableDeclaration,
   node: ConstraintNode,
   value: Extract<ValueNode, { kind: 'binding' }>,
-  arithmetic: Extract<ValueNode, { kind: 'arithmetic' }> | undefined,
+  arithmetic: Extract<ValueNode, { kind: 'arithmetic' | 'extremum' }> | undefined,
   shape: Shape,
   access: CheckedAccess | undefined,
   text: string,
@@ -315,7 +315,7 @@ function warnJsonTemporal(
   node: ConstraintNode,
   known: BindingInfo,
   boundKind: string | undefined,
-  arithmetic: Extract<ValueNode, { kind: 'arithmetic' }> | undefined,
+  arithmetic: Extract<ValueNode, { kind: 'arithmetic' | 'extremum' }> | undefined,
   useKind: string | undefined,
   shape: Shape,
   isList: boolean,
@@ -351,12 +351,42 @@ function warnJsonTemporal(
  * together. `kind` undefined: json, known only at run time (numbers only). Durations are
  * in seconds here (`inDays` converts them for dates).
  */
-function typeArithmetic(
+export function typeArithmetic(
   node: ArithmeticOperand,
   bindings: ReadonlyMap<string, BindingInfo>,
-  context: AccessContext,
+  context: Pick<AccessContext, 'scope'>,
+  clockAs?: 'date' | 'time' | 'datetime',
 ): { readonly kind: string | undefined; readonly expression: CheckedArithmetic } | undefined {
   switch (node.kind) {
+    case 'relative': {
+      // v3 (LANGUAGE.md §9): a clock word is the session's constant, of the type it is
+      // compared with; alone, `now` is a date-time and the other words are dates.
+      const as = clockAs ?? (node.value === 'now' ? 'datetime' : 'date');
+      if (as === 'time' && node.value !== 'now')
+        return mismatch(node, `${node.value} as a time`, undefined, context);
+      return { kind: as, expression: { kind: 'clock', word: node.value, as } };
+    }
+    case 'extremum': {
+      const left = typeArithmetic(node.left, bindings, context, clockAs);
+      const right = typeArithmetic(node.right, bindings, context, clockAs);
+      if (left === undefined || right === undefined) return undefined;
+      const kind = left.kind ?? right.kind;
+      const scalar = kind === undefined || ['number', 'date', 'time', 'datetime'].includes(kind);
+      if (
+        !scalar ||
+        (left.kind !== undefined && right.kind !== undefined && left.kind !== right.kind)
+      )
+        return mismatch(node, describeOperands(left.kind, right.kind), left.kind, context);
+      return {
+        kind,
+        expression: {
+          kind: 'extremum',
+          function: node.function,
+          left: left.expression,
+          right: right.expression,
+        },
+      };
+    }
     case 'binding': {
       const known = bindings.get(node.name);
       if (known === undefined) {
@@ -380,8 +410,8 @@ function typeArithmetic(
       return { kind: 'duration', expression: { kind: 'duration', seconds } };
     }
     case 'arithmetic': {
-      const left = typeArithmetic(node.left, bindings, context);
-      const right = typeArithmetic(node.right, bindings, context);
+      const left = typeArithmetic(node.left, bindings, context, clockAs);
+      const right = typeArithmetic(node.right, bindings, context, clockAs);
       if (left === undefined || right === undefined) return undefined;
       const kind = arithmeticKind(left.kind, node.operator, right.kind);
       if (kind === false)
@@ -407,7 +437,7 @@ function mismatch(
   node: ArithmeticOperand,
   type: string,
   bound: string | undefined,
-  context: AccessContext,
+  context: Pick<AccessContext, 'scope'>,
 ): undefined {
   context.scope.diagnostics.report(
     'binding-type-mismatch',
@@ -424,12 +454,13 @@ function mismatch(
 }
 
 /** Durations counted in days, for arithmetic on dates; undefined if one is not whole days. */
-function inDays(expression: CheckedArithmetic): CheckedArithmetic | undefined {
+export function inDays(expression: CheckedArithmetic): CheckedArithmetic | undefined {
   switch (expression.kind) {
     case 'duration':
       return expression.seconds % 86_400 === 0
         ? { kind: 'duration', seconds: expression.seconds / 86_400 }
         : undefined;
+    case 'extremum':
     case 'operation': {
       const left = inDays(expression.left);
       const right = inDays(expression.right);
@@ -700,7 +731,11 @@ function typeAccess(
       );
     shape = { kind: 'type', type: { kind: coercion } };
   }
-  if (node.value.kind === 'binding' || node.value.kind === 'arithmetic') {
+  if (
+    node.value.kind === 'binding' ||
+    node.value.kind === 'arithmetic' ||
+    node.value.kind === 'extremum'
+  ) {
     const access: CheckedAccess | undefined =
       node.subject === undefined && walked.steps.length === 0
         ? undefined
@@ -714,7 +749,7 @@ function typeAccess(
             ...(node.subject?.exists ? { exists: true as const } : {}),
             ...(coercion !== undefined ? { coercion } : {}),
           };
-    const value = node.value.kind === 'arithmetic' ? firstBinding(node.value) : node.value;
+    const value = node.value.kind === 'binding' ? node.value : firstBinding(node.value);
     if (value === undefined) {
       context.scope.diagnostics.report(
         'unbound-variable',
@@ -723,7 +758,7 @@ function typeAccess(
       );
       return undefined;
     }
-    const arithmetic = node.value.kind === 'arithmetic' ? node.value : undefined;
+    const arithmetic = node.value.kind === 'binding' ? undefined : node.value;
     return resolveBinding(variable, node, value, arithmetic, shape, access, text, context);
   }
   const compared = comparedType(shape, node.value, node.operator);

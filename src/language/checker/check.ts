@@ -7,7 +7,14 @@ import {
   schemaProblem,
   sourceProblem,
 } from '../arguments.js';
-import { type AtomNode, alternativeSuffix, expandBody, type RuleNode, ruleIds } from '../ast.js';
+import {
+  type AtomNode,
+  alternativeSuffix,
+  type ComparisonAtom,
+  expandBody,
+  type RuleNode,
+  ruleIds,
+} from '../ast.js';
 import {
   type Diagnostic,
   DiagnosticBag,
@@ -23,6 +30,7 @@ import {
 } from '../parser.js';
 import { failure, type Result, success } from '../result.js';
 import { createSchema, findVariable, type Schema } from '../schema-model.js';
+import { resolveComparison } from './comparisons.js';
 import { resolveGivens } from './givens.js';
 import { reportNoObservedState } from './observed-state.js';
 import { reportCycles, reportReachability } from './reachability.js';
@@ -37,6 +45,7 @@ import {
   unknownNameHint,
 } from './resolve.js';
 import {
+  type CheckedComparison,
   type CheckedGuard,
   type CheckedPattern,
   type CheckedRule,
@@ -204,6 +213,16 @@ export function checkWithDiagnostics(
     if (!resolvedScopes.has(atom)) resolvedScopes.set(atom, resolveScope(atom, ruleScope));
     return resolvedScopes.get(atom);
   };
+  const resolvedComparisons = new Map<ComparisonAtom, CheckedComparison | undefined>();
+  const resolveComparisonOnce = (
+    atom: ComparisonAtom,
+    ruleScope: NameScope,
+  ): CheckedComparison | undefined => {
+    if (resolvedComparisons.has(atom)) return resolvedComparisons.get(atom);
+    const checked = resolveComparison(atom, ruleScope.bindings ?? new Map(), ruleScope, 'rule');
+    resolvedComparisons.set(atom, checked);
+    return checked;
+  };
   const contradictsOnce = (pattern: CheckedPattern): boolean => {
     let found = contradictions.get(pattern);
     if (found === undefined) {
@@ -234,6 +253,7 @@ export function checkWithDiagnostics(
       let invalid = expanded.truncated;
       for (const atom of body) {
         if (isScopeAtom(atom)) continue;
+        if (atom.kind === 'comparison') continue;
         const resolved = resolveOnce(atom, ruleScope);
         if (resolved.kind === 'invalid') {
           invalid = true;
@@ -264,6 +284,14 @@ export function checkWithDiagnostics(
         const resolved = resolveScopeOnce(atom, ruleScope);
         if (resolved === undefined) invalid = true;
         else scopes.push(resolved);
+      }
+      // Comparisons read the bindings of every pattern of the body (v3).
+      const comparisons: CheckedComparison[] = [];
+      for (const atom of body) {
+        if (atom.kind !== 'comparison') continue;
+        const checked = resolveComparisonOnce(atom, ruleScope);
+        if (checked === undefined) invalid = true;
+        else comparisons.push(checked);
       }
       if (action && node.head.isDone) {
         diagnostics.report(
@@ -307,6 +335,7 @@ export function checkWithDiagnostics(
         ...(action ? { action } : {}),
         objectives: conditions,
         ...(scopes.length > 0 ? { scopes } : {}),
+        ...(comparisons.length > 0 ? { comparisons } : {}),
       };
       let impossible = false;
       for (const pattern of action ? [...states, action] : states) {
@@ -339,19 +368,30 @@ export function checkWithDiagnostics(
       );
       return;
     }
+    const guardScope: NameScope = { ...scope, bindings: new Map() };
     const pattern = resolvePattern(
       predicate,
       item.constraints,
       item.range,
-      { ...scope, bindings: new Map() },
+      guardScope,
       item.absent,
     );
     reportContradictions(pattern, scope);
+    const comparisons = (item.comparisons ?? []).flatMap((atom) => {
+      const checked = resolveComparison(
+        atom,
+        guardScope.bindings ?? new Map(),
+        guardScope,
+        'guard',
+      );
+      return checked === undefined ? [] : [checked];
+    });
     guards.push({
       index,
       node: item,
       mode: item.mode,
       pattern,
+      ...(comparisons.length > 0 ? { comparisons } : {}),
       ...(item.reason !== undefined ? { reason: item.reason } : {}),
     });
   });

@@ -68,6 +68,7 @@ const valueKindNames: Readonly<Record<ValueNode['kind'], string>> = {
   binding: 'a binding',
   duration: 'a duration',
   arithmetic: 'a computed value',
+  extremum: 'a computed value',
 };
 
 type ScalarType = Exclude<VariableType, { kind: 'list' }>;

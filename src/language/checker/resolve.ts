@@ -174,7 +174,8 @@ export function resolveConstraint(
   if (
     node.subject !== undefined ||
     node.value.kind === 'binding' ||
-    node.value.kind === 'arithmetic'
+    node.value.kind === 'arithmetic' ||
+    node.value.kind === 'extremum'
   )
     return resolveAccess(variable, node, scope);
   const allowed = allowedOperators(variable.type);
@@ -286,7 +287,8 @@ export type ResolvedAtom =
  */
 export function resolveAtom(atom: AtomNode, scope: NameScope): ResolvedAtom {
   // Disjunctions are expanded into one rule per alternative before atoms are resolved.
-  if (atom.kind === 'disjunction') return { kind: 'invalid' };
+  // Comparisons are typed once the body's bindings are known (checker/comparisons.ts).
+  if (atom.kind === 'disjunction' || atom.kind === 'comparison') return { kind: 'invalid' };
   // Scopes (LANGUAGE.md §9) are resolved after the body's bindings: universal.ts.
   if (atom.kind === 'scoped-not' || atom.kind === 'forall') return { kind: 'invalid' };
   if (atom.kind === 'pattern' && atom.refused) return resolveRefused(atom, scope);

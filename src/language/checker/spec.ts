@@ -7,6 +7,7 @@ import type {
   ConstraintNode,
   GuardNode,
   Operator,
+  RelativeDate,
   RuleNode,
   SpecNode,
   SubjectFunction,
@@ -112,7 +113,36 @@ export type CheckedArithmetic =
       readonly operator: ArithmeticOperator;
       readonly left: CheckedArithmetic;
       readonly right: CheckedArithmetic;
+    }
+  /** `now`, `today` (v3): the session clock, as the type it is compared with. */
+  | {
+      readonly kind: 'clock';
+      readonly word: RelativeDate;
+      readonly as: 'date' | 'time' | 'datetime';
+    }
+  /** `min(a, b)`, `max(a, b)` (v3): the lesser / greater of two values of one type. */
+  | {
+      readonly kind: 'extremum';
+      readonly function: 'min' | 'max';
+      readonly left: CheckedArithmetic;
+      readonly right: CheckedArithmetic;
     };
+
+/**
+ * `$paid - $price <= 600` (v3, LANGUAGE.md §9): a condition on the bindings of a rule or
+ * guard, judged in the join as soon as its bindings have values. `kind` is the type both
+ * sides compare as (`number`, `date`, `time`, `datetime`, or `text`/`boolean` for `=`
+ * and `!=` of two bindings); absent when only run-time data tells (json).
+ */
+export interface CheckedComparison {
+  readonly left: CheckedArithmetic;
+  readonly operator: ComparisonOperator;
+  readonly right: CheckedArithmetic;
+  readonly kind?: string;
+  /** As written, canonical (`$paid - $price <= 600`), for feedback and explain. */
+  readonly text: string;
+  readonly range: SourceRange;
+}
 
 /** A checked path step: a field (projection on a list), or a filter on the elements. */
 export type CheckedStep =
@@ -212,6 +242,8 @@ export interface CheckedRule {
    * satisfies it, judged after every binding of the body is made. Absent when none.
    */
   readonly scopes?: readonly CheckedScope[];
+  /** Conditions on the bindings (v3); absent when none. */
+  readonly comparisons?: readonly CheckedComparison[];
 }
 
 /**
@@ -246,6 +278,8 @@ export interface CheckedGuard {
   readonly node?: GuardNode;
   readonly mode: 'reject' | 'confirm';
   readonly pattern: CheckedPattern;
+  /** Conditions on the guard's bindings (v3); absent when none. */
+  readonly comparisons?: readonly CheckedComparison[];
   readonly reason?: string;
 }
 

@@ -206,6 +206,24 @@ export const diagnosticCatalog = {
     message: "{function}(…) adds up or orders numbers, but '{subject}' is {type}.",
     hint: '{hint}',
   },
+  'unbound-comparison': {
+    severity: 'error',
+    message:
+      "'{binding}' in the comparison '{comparison}' is bound by no other atom of the {where}.",
+    hint: 'A comparison binds nothing: bind {binding} in a pattern of the {where} (field = {binding}), then compare it.',
+  },
+  'constant-comparison': {
+    severity: 'error',
+    message:
+      "The comparison '{comparison}' uses no binding, so it says nothing about the proposal.",
+    hint: 'Compare bindings ($x) that patterns of the {where} bind; to bound a field, write it in its pattern (field <= 600).',
+  },
+  'comparison-type-mismatch': {
+    severity: 'error',
+    message:
+      "In '{comparison}', '{left}' is {leftType} and '{right}' is {rightType}: they do not compare.",
+    hint: '{hint}',
+  },
   'unbound-variable': {
     severity: 'error',
     message: "'{binding}' is used before anything binds it.",
