@@ -174,3 +174,58 @@ describe('conditions on bindings (LANGUAGE.md §9)', () => {
     expect(old.propose(cancel).decision).toBe('revise');
   });
 });
+
+describe('clock arithmetic (LANGUAGE.md §9)', () => {
+  const cancel = { action: { name: 'cancel_reservation', args: { reservation_id: 'YAX4DR' } } };
+
+  it('moves now and today by durations, as constants of the session', () => {
+    // anya_garcia_5901: a reservation booked within the last 24 hours may be cancelled.
+    const recent = `
+      get_reservation_detailsResult(reservation_id = $r, created_at as datetime >= now - 24h)
+        & cancel_reservation(reservation_id = $r) -> Cancelled
+      Cancelled -> Done`;
+    const fresh = session(recent);
+    fresh.observe(reservation([100], 1, '2024-05-14T15:00:00'));
+    expect(fresh.propose(cancel).decision).toBe('allow');
+    const old = session(recent);
+    old.observe(reservation([100], 1, '2024-05-14T14:59:59'));
+    const verdict = old.propose(cancel);
+    expect(verdict.decision).toBe('revise');
+    // Feedback shows the moment the clock arithmetic resolved to, and how it was written.
+    expect(JSON.stringify(verdict)).toContain('2024-05-14T15:00 (now - 1d)');
+
+    const flights = `
+      book_reservation(flights[0].date as date <= today + 5d, flights[0].date as date > today) -> Booked
+      Booked -> Done`;
+    const booking = (date: string) => ({
+      action: {
+        name: 'book_reservation',
+        args: {
+          user_id: 'mia_li_3668',
+          origin: 'JFK',
+          destination: 'SEA',
+          flight_type: 'one_way',
+          cabin: 'economy',
+          flights: [{ flight_number: 'HAT136', date }],
+          passengers: [{ first_name: 'Mia', last_name: 'Li', dob: '1990-04-05' }],
+          payment_methods: [{ payment_id: 'certificate_1', amount: 100 }],
+          total_baggages: 0,
+          nonfree_baggages: 0,
+          insurance: 'no',
+        },
+      },
+    });
+    expect(session(flights).propose(booking('2024-05-20')).decision).toBe('allow');
+    expect(session(flights).propose(booking('2024-05-21')).decision).toBe('revise');
+    expect(session(flights).propose(booking('2024-05-15')).decision).toBe('revise');
+  });
+
+  it('refuses a date moved by part of a day, and a computation that is not a clock word moved', () => {
+    const hours = checkSpec(
+      'book_reservation(flights[0].date as date <= today + 12h) -> Booked\nBooked -> Done',
+      schema,
+    );
+    expect(hours.ok).toBe(false);
+    if (!hours.ok) expect(hours.diagnostics[0]?.hint).toContain('whole days');
+  });
+});

@@ -40,8 +40,8 @@ function numericLiteral(literal: Literal): Resolved | NumberValue | undefined {
     case 'datetime':
       return literal.value;
     case 'relative': {
-      const { value: word, as } = literal;
-      return (clock) => clockReading(word, as, clock);
+      const { value: word, as, offset = 0 } = literal;
+      return (clock) => clockReading(word, as, clock) + offset;
     }
     default:
       return undefined;
@@ -210,6 +210,17 @@ export function compileConstraintTest(
     : positive;
 }
 
+/** ` - 24h`, ` + 1d`: how far a clock word is moved, in the largest exact unit. */
+function shiftText(offset: number, as: 'date' | 'time' | 'datetime'): string {
+  const seconds = Math.abs(as === 'date' ? offset * 86_400 : offset);
+  const unit = [
+    [86_400, 'd'],
+    [3_600, 'h'],
+    [60, 'm'],
+  ].find(([size]) => seconds % (size as number) === 0) ?? [1, 's'];
+  return ` ${offset < 0 ? '-' : '+'} ${seconds / (unit[0] as number)}${unit[1]}`;
+}
+
 /** The literal as feedback shows it, with relative dates resolved: `2025-03-14 (today)`. */
 export function describeLiteral(literal: Literal, clock: SessionClock): string {
   switch (literal.kind) {
@@ -230,7 +241,7 @@ export function describeLiteral(literal: Literal, clock: SessionClock): string {
           : literal.as === 'time'
             ? formatTime(value)
             : formatDateTime(value);
-      return `${text} (${literal.value})`;
+      return `${text} (${literal.value}${literal.offset ? shiftText(literal.offset, literal.as) : ''})`;
     }
     case 'list':
       return `[${literal.elements.map((element) => describeLiteral(element, clock)).join(', ')}]`;

@@ -90,6 +90,26 @@ export interface ArithmeticNode {
   readonly range: SourceRange;
 }
 
+/** Whether a value computes on a binding (`$a`, `$a * 2`, `(1 + $a)`, `max($a, 0)`). */
+export function hasBinding(
+  value: ValueNode | ArithmeticOperand,
+): value is Extract<ValueNode, { kind: 'binding' | 'arithmetic' | 'extremum' }> {
+  if (value.kind === 'binding') return true;
+  return (
+    (value.kind === 'arithmetic' || value.kind === 'extremum') &&
+    (hasBinding(value.left) || hasBinding(value.right))
+  );
+}
+
+/** Whether a value computes on the session clock (`now - 24h`, `$d <= today + 1d`). */
+export function hasClockWord(value: ValueNode | ArithmeticOperand): boolean {
+  if (value.kind === 'relative') return true;
+  return (
+    (value.kind === 'arithmetic' || value.kind === 'extremum') &&
+    (hasClockWord(value.left) || hasClockWord(value.right))
+  );
+}
+
 /** `* /` bind tighter than `+ -`; operators of one level group left to right. */
 export function arithmeticPrecedence(operator: ArithmeticOperator): number {
   return operator === '*' || operator === '/' ? 2 : 1;

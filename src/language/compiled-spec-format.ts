@@ -189,7 +189,7 @@ export const shapes: Readonly<Record<string, Shape>> = {
       date: { value: 'int' },
       time: { value: 'int' },
       datetime: { value: 'int' },
-      relative: { value: 'relativeDate', as: 'temporalKind' },
+      relative: { value: 'relativeDate', as: 'temporalKind', offset: '?int' },
       enum: { value: 'str' },
       list: { elements: 'literal[]' },
       regex: { regex: 'regex', pattern: 'str', flags: 'str' },

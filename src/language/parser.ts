@@ -22,6 +22,8 @@ import {
   type GivenNode,
   type GuardNode,
   type HeadNode,
+  hasBinding,
+  hasClockWord,
   type Identifier,
   type ItemNode,
   type Operator,
@@ -75,12 +77,6 @@ const maxSupportedNesting = 1_000;
 
 /** Tokens scanned to tell an annotation's arguments from a disjunction that follows it. */
 const maxDisjunctionLookahead = 512;
-
-/** Whether a value computes on a binding (`$a`, `$a * 2`, `(1 + $a)`). */
-function hasBinding(value: ValueNode): boolean {
-  if (value.kind === 'binding') return true;
-  return value.kind === 'arithmetic' && (hasBinding(value.left) || hasBinding(value.right));
-}
 
 /** `today`, `tomorrow`, `yesterday`, `now`: the session clock's words. */
 function isClockWord(token: Token): boolean {
@@ -991,7 +987,7 @@ class Parser {
       // VeriSafe's tuple form `x = (5, >)` means `x > 5`.
       this.advance();
       value = this.parseValue(0, false);
-      if (this.isSymbol(')') && hasBinding(value)) {
+      if (this.isSymbol(')') && (hasBinding(value) || hasClockWord(value))) {
         // `x = ($a + $b) * 2`: a parenthesized computation, not a (value, operator) pair.
         this.advance();
         value = this.parseArithmetic(1, this.parseTerm(1, value as ArithmeticOperand));
@@ -1231,7 +1227,11 @@ class Parser {
         if (lower === 'true' || lower === 'false')
           return { kind: 'boolean', value: lower === 'true', range };
         if ((relativeDates as readonly string[]).includes(lower)) {
-          return { kind: 'relative', value: lower as RelativeDate, range };
+          const relative = { kind: 'relative' as const, value: lower as RelativeDate, range };
+          // `now - 24h`, `today + 1d` (v3): a constant of the session.
+          if (!inList && (this.isSymbol('+') || this.isSymbol('-')))
+            return this.parseArithmetic(depth, relative);
+          return relative;
         }
         this.checkUnquotedText(token);
         return { kind: 'name', value: token.text, range };
@@ -1243,7 +1243,7 @@ class Parser {
     if (this.isSymbol('(') && !inList) {
       // `($a + $b) * 2`: arithmetic computes on bindings; without one it is no value.
       const computed = this.parseArithmetic(depth);
-      if (!hasBinding(computed))
+      if (!hasBinding(computed) && !hasClockWord(computed))
         this.fail('unexpected-token', token.start, this.previousEnd(), {
           expected: 'a binding ($x) in the computation',
           found: '(',

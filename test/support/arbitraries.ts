@@ -288,7 +288,30 @@ const bindingArbitrary: fc.Arbitrary<ValueNode> = fc.oneof(
     ),
 );
 
+/** `now - 24h`, `today + 1d - 12h` (v3): a clock word moved by durations, a constant value. */
+const clockShiftArbitrary: fc.Arbitrary<ValueNode> = fc
+  .tuple(
+    fc.constantFrom(...relativeDates),
+    fc.array(fc.tuple(fc.constantFrom('+' as const, '-' as const), durationArbitrary), {
+      minLength: 1,
+      maxLength: 2,
+    }),
+  )
+  .map(([word, shifts]) =>
+    shifts.reduce<ValueNode>(
+      (left, [operator, right]) => ({
+        kind: 'arithmetic' as const,
+        left: left as ArithmeticOperand,
+        operator,
+        right,
+        range: nowhere,
+      }),
+      { kind: 'relative' as const, value: word, range: nowhere },
+    ),
+  );
+
 const operatorValueArbitrary = fc.oneof(
+  fc.tuple(fc.constantFrom(...plainOperators), clockShiftArbitrary),
   fc.tuple(fc.constantFrom(...plainOperators), valueArbitrary(4)),
   fc.tuple(fc.constantFrom(...plainOperators), bindingArbitrary),
   fc.tuple(fc.constantFrom(...regexOperators), regexArbitrary),

@@ -1,6 +1,13 @@
 import { escapeRegExp } from '../../support/escape-regexp.js';
 import { durationSeconds } from '../arithmetic.js';
-import type { ArithmeticOperand, ConstraintNode, Operator, PathStep, ValueNode } from '../ast.js';
+import {
+  type ArithmeticOperand,
+  type ConstraintNode,
+  hasBinding,
+  type Operator,
+  type PathStep,
+  type ValueNode,
+} from '../ast.js';
 import { allowedOperators } from '../operators.js';
 import { printSubject, printValue } from '../printer.js';
 import { compileRegex } from '../regex.js';
@@ -731,11 +738,7 @@ function typeAccess(
       );
     shape = { kind: 'type', type: { kind: coercion } };
   }
-  if (
-    node.value.kind === 'binding' ||
-    node.value.kind === 'arithmetic' ||
-    node.value.kind === 'extremum'
-  ) {
+  if (hasBinding(node.value)) {
     const access: CheckedAccess | undefined =
       node.subject === undefined && walked.steps.length === 0
         ? undefined

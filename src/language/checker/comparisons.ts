@@ -1,4 +1,4 @@
-import type { ArithmeticOperand, ComparisonAtom } from '../ast.js';
+import { type ArithmeticOperand, type ComparisonAtom, hasClockWord } from '../ast.js';
 import { printAtom, printValue } from '../printer.js';
 import { inDays, typeArithmetic } from './access.js';
 import type { BindingInfo, NameScope } from './resolve.js';
@@ -23,14 +23,6 @@ function bindingsIn(
     bindingsIn(node.left, into);
     bindingsIn(node.right, into);
   }
-}
-
-function hasClock(node: ArithmeticOperand): boolean {
-  if (node.kind === 'relative') return true;
-  return (
-    (node.kind === 'arithmetic' || node.kind === 'extremum') &&
-    (hasClock(node.left) || hasClock(node.right))
-  );
 }
 
 function typeName(kind: string | undefined): string {
@@ -78,14 +70,14 @@ export function resolveComparison(
   if (left === undefined || right === undefined) return undefined;
   // A clock word takes the type of the other side: `$time <= now` reads the time of day.
   if (left.kind !== right.kind) {
-    if (right.kind !== undefined && temporal.has(right.kind) && hasClock(atom.left))
+    if (right.kind !== undefined && temporal.has(right.kind) && hasClockWord(atom.left))
       left = typeArithmetic(
         atom.left,
         bindings,
         context,
         right.kind as 'date' | 'time' | 'datetime',
       );
-    else if (left.kind !== undefined && temporal.has(left.kind) && hasClock(atom.right))
+    else if (left.kind !== undefined && temporal.has(left.kind) && hasClockWord(atom.right))
       right = typeArithmetic(
         atom.right,
         bindings,

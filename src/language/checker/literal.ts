@@ -1,3 +1,4 @@
+import { durationSeconds } from '../arithmetic.js';
 import type { Operator, RelativeDate, ValueNode } from '../ast.js';
 import type { NumberValue } from '../decimal.js';
 import { printValue } from '../printer.js';
@@ -24,6 +25,11 @@ export type Literal =
       readonly value: RelativeDate;
       /** The type of the variable it is compared with. */
       readonly as: 'date' | 'time' | 'datetime';
+      /**
+       * `now - 24h`, `today + 1d` (v3, LANGUAGE.md §9): moved by durations, in the units of
+       * `as` (days for a date, seconds otherwise); absent when not moved.
+       */
+      readonly offset?: number;
     }
   | { readonly kind: 'enum'; readonly value: string }
   | { readonly kind: 'list'; readonly elements: readonly Literal[] }
@@ -95,11 +101,53 @@ function mismatch(context: TypingContext, node: ValueNode, expected: string, hin
   return undefined;
 }
 
+/**
+ * `now - 24h`, `today + 1d - 12h`: a clock word moved by durations (v3), as the clock word
+ * and the seconds it is moved by; undefined for any other computation.
+ */
+function clockShift(node: ValueNode): { word: RelativeDate; seconds: number } | undefined {
+  if (node.kind === 'relative') return { word: node.value, seconds: 0 };
+  if (node.kind !== 'arithmetic' || (node.operator !== '+' && node.operator !== '-'))
+    return undefined;
+  if (node.right.kind !== 'duration') return undefined;
+  const left = clockShift(node.left as ValueNode);
+  const seconds = durationSeconds(node.right.value);
+  if (left === undefined || seconds === undefined) return undefined;
+  const moved = left.seconds + (node.operator === '+' ? seconds : -seconds);
+  return Number.isSafeInteger(moved) ? { word: left.word, seconds: moved } : undefined;
+}
+
+/** A moved clock word as a literal of `as`; a date moves by whole days only. */
+function shiftedClock(
+  node: ValueNode,
+  as: 'date' | 'time' | 'datetime',
+  context: TypingContext,
+  typeName: string,
+): Literal | undefined {
+  const shift = clockShift(node);
+  if (shift === undefined || (as === 'time' && shift.word !== 'now'))
+    return mismatch(
+      context,
+      node,
+      typeName,
+      'Move a clock word by durations only: now - 24h, today + 1d.',
+    );
+  if (as === 'date' && shift.seconds % 86_400 !== 0)
+    return mismatch(context, node, typeName, 'A date moves by whole days (today + 2d).');
+  const offset = as === 'date' ? shift.seconds / 86_400 : shift.seconds;
+  return { kind: 'relative', value: shift.word, as, ...(offset !== 0 ? { offset } : {}) };
+}
+
 function typeScalar(
   node: ValueNode,
   type: ScalarType,
   context: TypingContext,
 ): Literal | undefined {
+  if (
+    node.kind === 'arithmetic' &&
+    (type.kind === 'date' || type.kind === 'time' || type.kind === 'datetime')
+  )
+    return shiftedClock(node, type.kind, context, context.typeName ?? formatType(type));
   // Only mismatches read the type's name; enums would join their members for nothing.
   const typeName = () => context.typeName ?? formatType(type);
   switch (type.kind) {

@@ -1,4 +1,11 @@
-import type { AtomNode, ConstraintNode, Identifier, PatternAtom, RuleNode } from '../ast.js';
+import {
+  type AtomNode,
+  type ConstraintNode,
+  hasBinding,
+  type Identifier,
+  type PatternAtom,
+  type RuleNode,
+} from '../ast.js';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { printConstraint } from '../printer.js';
 import type { PredicateDeclaration, Schema, VariableDeclaration } from '../schema-model.js';
@@ -171,12 +178,7 @@ export function resolveConstraint(
     );
     return undefined;
   }
-  if (
-    node.subject !== undefined ||
-    node.value.kind === 'binding' ||
-    node.value.kind === 'arithmetic' ||
-    node.value.kind === 'extremum'
-  )
+  if (node.subject !== undefined || hasBinding(node.value))
     return resolveAccess(variable, node, scope);
   const allowed = allowedOperators(variable.type);
   if (!allowed.includes(node.operator)) {

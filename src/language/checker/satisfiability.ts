@@ -23,8 +23,10 @@ export { negateOperator } from '../operators.js';
 function relativeOffset(literal: Literal): number | undefined {
   if (literal.kind !== 'relative') return undefined;
   const days = { yesterday: -1, today: 0, tomorrow: 1, now: 0 }[literal.value];
-  if (literal.as === 'date') return days;
-  if (literal.as === 'datetime' && literal.value !== 'now') return days * 86_400;
+  // `today + 1d`, `now - 24h` (v3): moved in the literal's own units.
+  const offset = literal.offset ?? 0;
+  if (literal.as === 'date') return days + offset;
+  if (literal.as === 'datetime' && literal.value !== 'now') return days * 86_400 + offset;
   return undefined;
 }
 
@@ -226,7 +228,7 @@ export function literalKey(literal: Literal): string {
     case 'regex':
       return `/${literal.pattern}/${literal.flags}`;
     case 'relative':
-      return `${literal.value}:${literal.as}`;
+      return `${literal.value}:${literal.as}${literal.offset ? `:${literal.offset}` : ''}`;
     case 'text':
       return `text:${normalizeText(literal.value)}`;
     default:
