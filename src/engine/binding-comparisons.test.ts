@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkSpec } from '../language/index.js';
 import type { Schema } from '../language/schema-model.js';
 import { loadToolSchema } from '../schema/index.js';
+import { explainSpec } from './explain.js';
 import { createSession } from './session-all-parts.js';
 
 /** Conditions on bindings (LANGUAGE.md §9) on τ-bench's airline tools. */
@@ -227,5 +228,22 @@ describe('clock arithmetic (LANGUAGE.md §9)', () => {
     );
     expect(hours.ok).toBe(false);
     if (!hours.ok) expect(hours.diagnostics[0]?.hint).toContain('whole days');
+  });
+});
+
+describe('explain', () => {
+  it('says conditions on bindings in plain words, in rules and guards', () => {
+    const checked = checkSpec(
+      `get_reservation_detailsResult(reservation_id = $r, count(passengers) = $n)
+        & update_reservation_baggages(reservation_id = $r, total_baggages = $bags, nonfree_baggages = $nonfree)
+        & $nonfree = max(0, $bags - 2 * $n) -> BagsAdded
+      BagsAdded -> Done
+      reject book_reservation(sum(payment_methods.amount) = $paying, count(passengers) = $n) & $paying > 500 * $n because "over $500 a passenger"`,
+      schema,
+    );
+    if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics));
+    const text = explainSpec(checked.value).text;
+    expect(text).toContain('where $nonfree is the greater of 0 and $bags - 2 * $n');
+    expect(text).toContain('where $paying is more than 500 * $n — over $500 a passenger');
   });
 });

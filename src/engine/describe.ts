@@ -1,4 +1,5 @@
 import {
+  type CheckedComparison,
   type CheckedConstraint,
   callName,
   operatorPhrase,
@@ -7,7 +8,7 @@ import {
 import type { SessionClock } from './clock.js';
 import type { CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
 import { describeLiteral } from './constraint-test.js';
-import { plainSubject } from './describe-terms.js';
+import { plainComparison, plainSubject } from './describe-terms.js';
 import { requirePart } from './engine-parts.js';
 
 /**
@@ -104,8 +105,15 @@ export function describeRuleBody(rule: CompiledRule, clock: SessionClock): strin
         )),
   ];
   const action = rule.action ? describeAction(rule.action, clock) : undefined;
-  if (parts.length === 0) return action ?? 'nothing (always holds)';
-  return action ? `${parts.join('; ')}; then ${action}` : parts.join('; ');
+  const where = comparisonsText(rule.source.comparisons);
+  if (parts.length === 0) return action ? `${action}${where}` : 'nothing (always holds)';
+  return action ? `${parts.join('; ')}; then ${action}${where}` : `${parts.join('; ')}${where}`;
+}
+
+/** ` where $paid - $price is at most 600` (v3): a rule's or guard's conditions on its bindings. */
+export function comparisonsText(comparisons: readonly CheckedComparison[] | undefined): string {
+  if (comparisons === undefined || comparisons.length === 0) return '';
+  return ` where ${joinWords(comparisons.map(plainComparison))}`;
 }
 
 /**

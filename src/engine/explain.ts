@@ -10,7 +10,7 @@ import { allEngineParts } from './all-parts.js';
 import { type ClockInput, createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
 import { describeLiteral } from './constraint-test.js';
-import { describePattern, describeRuleBody, joinWords } from './describe.js';
+import { comparisonsText, describePattern, describeRuleBody, joinWords } from './describe.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
 import { defaultSimilarityThreshold } from './similarity.js';
 
@@ -131,7 +131,7 @@ export function explainSpec(spec: Spec, options: ExplainOptions = {}): Explanati
         const pattern = compiled.guardsByPredicate
           .get(guard.pattern.predicate.name)
           ?.find((candidate) => candidate.source === guard)?.pattern;
-        const what = pattern ? describePattern(pattern, clock) : guard.pattern.predicate.name;
+        const what = `${pattern ? describePattern(pattern, clock) : guard.pattern.predicate.name}${comparisonsText(guard.comparisons)}`;
         return guard.reason === undefined ? what : `${what} — ${guard.reason}`;
       });
   const refused = guardText('reject');

@@ -24,7 +24,14 @@ export type {
   UniversalAtom,
   ValueNode,
 } from './ast.js';
-export { confirmCategories, operatorPolarity, operators, relativeDates, ruleIds } from './ast.js';
+export {
+  arithmeticPrecedence,
+  confirmCategories,
+  operatorPolarity,
+  operators,
+  relativeDates,
+  ruleIds,
+} from './ast.js';
 export { canonicalSpecText } from './canonical-spec-text.js';
 export { type CheckOptions, check, checkSpec, checkWithDiagnostics } from './checker/check.js';
 export {
