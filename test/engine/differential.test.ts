@@ -2300,6 +2300,79 @@ reject A0(p1 = "item", p0 not matches /^sony/)`;
     }
   });
 
+  it('on a hand-written world with conditions on bindings, binary min/max and clock arithmetic (LANGUAGE.md §9)', () => {
+    const models: PredicateModel[] = [
+      { name: 'T', kind: 'action', variables: [], keyed: false, critical: false },
+      {
+        name: 'TResult',
+        kind: 'state',
+        variables: [
+          { name: 'items', type: 'list<json>' },
+          { name: 'r1', type: 'list<number>' },
+        ],
+        keyed: false,
+        critical: false,
+        resultOf: 'T',
+      },
+      {
+        name: 'A0',
+        kind: 'action',
+        variables: [
+          { name: 'p0', type: 'number' },
+          { name: 'p1', type: 'number' },
+          { name: 'd0', type: 'date' },
+        ],
+        keyed: false,
+        critical: true,
+      },
+    ];
+    // Each world's items: whole numbers, decimals, an element that is no number, none.
+    const lists: unknown[][] = [
+      [{ n: 2 }, { n: 3 }],
+      [{ n: 0.1 }, { n: 0.2 }],
+      [{ n: 2 }, { n: '1' }, { n: 3 }],
+      [],
+    ];
+    const specs = [
+      'T() -> O0\nO0 & TResult(sum(items.n) = $t) & A0(p0 = $p) & $p - $t <= 1 -> O1\nO1 -> Done',
+      'T() -> O0\nO0 & TResult(items.n = $x) & A0(p0 = $p, p1 = $q) & $q = max(0, $p - 2 * $x) -> O1\nO1 -> Done',
+      'T() -> O0\nO0 & TResult(r1 = $r) & A0(p0 = $p) & min($p, $r) * 10 > 2 -> O1\nO1 -> Done',
+      'T() -> O0\nO0 & A0(d0 = $d) & $d <= today + 2d -> O1\nO1 -> Done',
+      'T() -> O0\nO0 & A0(d0 >= today - 1d) -> O1\nO1 -> Done',
+      'T() -> O0\nO0 & A0() -> O1\nO1 -> Done\nreject A0(p0 = $p, p1 = $q) & $p + $q > 5 because "over"',
+    ];
+    for (const text of specs) {
+      const checked = checkSpec(text, schemaFrom(models));
+      expect(checked.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      for (const items of lists) {
+        const trace: TraceEvent[] = [
+          { propose: { action: { name: 'T' } }, label: 'search' },
+          { observe: { updates: { TResult: { items, r1: [0.1, 0.2] } } } },
+          ...[
+            { p0: 0.3, p1: 0, d0: '2025-03-14' },
+            { p0: 3, p1: 0, d0: '2025-03-16' },
+            { p0: 5, p1: 1, d0: '2025-03-17' },
+            { p0: 2.2, p1: 3, d0: '2025-03-12' },
+            { p0: 4, p1: 0 },
+          ].map(
+            (args): TraceEvent => ({
+              propose: { action: { name: 'A0', args } },
+              label: `pay ${args.p0}`,
+            }),
+          ),
+          { propose: { finish: true }, label: 'finish' },
+        ];
+        runWorld({
+          models,
+          spec: { text, heads: ['O0', 'O1'] },
+          trace,
+          escalateAfter: 3,
+          unplannedCritical: 'revise',
+        });
+      }
+    }
+  });
+
   it('on a hand-written world with keyed instances, tool results and repeats', () => {
     const models: PredicateModel[] = [
       {

@@ -1,6 +1,7 @@
 import { RE2JS } from 're2js';
 import { caseFold } from 'unicode-case-folding';
 import type {
+  CheckedComparison,
   CheckedConstraint,
   CheckedPattern,
   CheckedRule,
@@ -1103,9 +1104,54 @@ export class ReferenceSession {
         }
         return undefined;
       }
+      // §9: a clock word is the session's clock read as the comparison's kind.
+      case 'clock': {
+        const days = { yesterday: -1, today: 0, tomorrow: 1, now: 0 }[tree.word];
+        if (tree.as === 'date') return this.#clock.today + days;
+        if (tree.as === 'time') return this.#clock.time;
+        return tree.word === 'now'
+          ? this.#clock.today * 86_400 + this.#clock.time
+          : (this.#clock.today + days) * 86_400;
+      }
+      // §9: the lesser / greater of two values of one kind.
+      case 'extremum': {
+        const left = this.#compute(tree.left, assignment, kind);
+        const right = this.#compute(tree.right, assignment, kind);
+        if (left === undefined || right === undefined) return undefined;
+        const comparison = order(left, right);
+        if (comparison === undefined) return undefined;
+        return (tree.function === 'min') === comparison <= 0 ? left : right;
+      }
       default:
         throw new Error('unknown arithmetic');
     }
+  }
+
+  /**
+   * §9 a condition on bindings under an assignment: both sides computed in the
+   * comparison's kind; `undefined` when a side does not fit (false in rules, true in guards).
+   */
+  #comparison(comparison: CheckedComparison, assignment: Assignment): boolean | undefined {
+    const plain = comparison.left.kind === 'binding' && comparison.right.kind === 'binding';
+    const first = comparison.left.kind === 'binding' ? assignment[comparison.left.name] : undefined;
+    // Two json bindings compare by what they hold (§7), as a use compares with its binder.
+    const data = first?.data;
+    const kind =
+      comparison.kind ??
+      (plain
+        ? typeof data === 'string'
+          ? 'text'
+          : typeof data === 'boolean'
+            ? 'boolean'
+            : 'number'
+        : 'number');
+    const left = this.#compute(comparison.left, assignment, kind);
+    const right = this.#compute(comparison.right, assignment, kind);
+    if (left === undefined || right === undefined) return undefined;
+    if (comparison.operator === '=') return sameScalar(left, right);
+    if (comparison.operator === '!=') return !sameScalar(left, right);
+    const ordering = order(left, right);
+    return ordering === undefined ? undefined : ordered(comparison.operator, ordering);
   }
 
   /**
@@ -1514,6 +1560,7 @@ export class ReferenceSession {
     pattern: CheckedPattern,
     instance: Instance,
     omitted: ReadonlySet<string> = new Set(),
+    comparisons: readonly CheckedComparison[] = [],
   ): boolean {
     if (
       (pattern.absent ?? []).some(
@@ -1583,23 +1630,26 @@ export class ReferenceSession {
         offers.map((offer) => ({ ...assignment, [name]: offer })),
       );
     }
-    return assignments.some((assignment) =>
-      pattern.constraints.every((constraint) => {
-        if (constraint.binding === undefined)
-          return this.#guardSatisfies(pattern, constraint, instance, assignment);
-        // A use that does not fit holds; one on an action's argument that is not given
-        // holds when it is negative (§5.1: guards err toward firing, and only a negative
-        // constraint holds on an absent argument); on an unobserved state variable it is
-        // false, as in rules.
-        // The deny-list reading, as for literals.
-        const holds = this.#bindingHolds(pattern, constraint, instance, assignment, true);
-        if (holds !== undefined) return holds;
-        if (argumentValue(pattern, constraint, instance) !== undefined) return true;
-        return (
-          pattern.predicate.kind === 'action' &&
-          ['!=', '!~', 'not in', 'not contains', 'not matches'].includes(constraint.operator)
-        );
-      }),
+    return assignments.some(
+      (assignment) =>
+        // §9: a comparison that does not fit holds in a guard.
+        comparisons.every((comparison) => this.#comparison(comparison, assignment) !== false) &&
+        pattern.constraints.every((constraint) => {
+          if (constraint.binding === undefined)
+            return this.#guardSatisfies(pattern, constraint, instance, assignment);
+          // A use that does not fit holds; one on an action's argument that is not given
+          // holds when it is negative (§5.1: guards err toward firing, and only a negative
+          // constraint holds on an absent argument); on an unobserved state variable it is
+          // false, as in rules.
+          // The deny-list reading, as for literals.
+          const holds = this.#bindingHolds(pattern, constraint, instance, assignment, true);
+          if (holds !== undefined) return holds;
+          if (argumentValue(pattern, constraint, instance) !== undefined) return true;
+          return (
+            pattern.predicate.kind === 'action' &&
+            ['!=', '!~', 'not in', 'not contains', 'not matches'].includes(constraint.operator)
+          );
+        }),
     );
   }
 
@@ -1683,6 +1733,9 @@ export class ReferenceSession {
           this.#patternHolds(pattern, state, assignment, true),
         ) &&
         rule.states.every((pattern) => this.#patternHolds(pattern, state, assignment)) &&
+        (rule.comparisons ?? []).every(
+          (comparison) => this.#comparison(comparison, assignment) === true,
+        ) &&
         (rule.scopes ?? []).every((scope) => this.#scopeHolds(scope, state, assignment, 1)),
     );
     if (assignments.some((assignment) => Object.keys(assignment).length > 0)) {
@@ -2210,12 +2263,15 @@ export class ReferenceSession {
       if (pattern.predicate.kind === 'action') {
         matches =
           action?.predicate.name === pattern.predicate.name &&
-          this.#guardMatches(pattern, action.args, action.omitted);
+          this.#guardMatches(pattern, action.args, action.omitted, guard.comparisons);
       } else {
         matches = proposal.updates.some((update) => {
           if (update.remove || update.predicate.name !== pattern.predicate.name) return false;
           const instance = tentative[update.predicate.name]?.[update.key];
-          return instance !== undefined && this.#guardMatches(pattern, instance);
+          return (
+            instance !== undefined &&
+            this.#guardMatches(pattern, instance, new Set(), guard.comparisons)
+          );
         });
       }
       if (!matches) continue;
