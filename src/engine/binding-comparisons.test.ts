@@ -1,27 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-
+import { airline, airlineSession } from '../../test/support/airline.js';
 import { checkSpec } from '../language/index.js';
 import type { Schema } from '../language/schema-model.js';
-import { loadToolSchema } from '../schema/index.js';
 import { explainSpec } from './explain.js';
-import { createSession } from './session-all-parts.js';
 
 /** Conditions on bindings (LANGUAGE.md §9) on τ-bench's airline tools. */
-const loaded = loadToolSchema(
-  JSON.parse(
-    readFileSync(new URL('../../examples/taubench/airline-tools.json', import.meta.url), 'utf8'),
-  ),
-  { id: 'airline' },
-);
-if (!loaded.ok) throw new Error('the airline tools do not load');
-const schema: Schema = loaded.value;
-
-function session(text: string) {
-  const checked = checkSpec(text, schema);
-  if (!checked.ok) throw new Error(JSON.stringify(checked.diagnostics, null, 1));
-  return createSession(checked.value, { now: '2024-05-15T15:00' });
-}
+const schema: Schema = airline;
+const session = airlineSession;
 
 /** What get_reservation_details reported for YAX4DR: flights and what was paid. */
 function reservation(paid: readonly unknown[], passengers = 1, createdAt = '2024-05-14T10:00:00') {
