@@ -1,17 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { createSession } from '../../src/engine/session-all-parts.js';
 import { checkSpec } from '../../src/language/index.js';
 import type { Schema } from '../../src/language/schema-model.js';
 import { loadToolSchema } from '../../src/schema/index.js';
+import { taubenchExample } from './taubench-example.js';
 
 /** τ-bench's airline tools as a schema (examples/taubench/airline-tools.json). */
 function airlineSchema(): Schema {
-  const loaded = loadToolSchema(
-    JSON.parse(
-      readFileSync(new URL('../../examples/taubench/airline-tools.json', import.meta.url), 'utf8'),
-    ),
-    { id: 'airline' },
-  );
+  const loaded = loadToolSchema(JSON.parse(taubenchExample('airline-tools.json')), {
+    id: 'airline',
+  });
   if (!loaded.ok) throw new Error('the airline tools do not load');
   return loaded.value;
 }
