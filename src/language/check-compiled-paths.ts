@@ -1,7 +1,6 @@
 import { checkCompiledScope } from './check-compiled-scopes.js';
 import {
   arithmeticResult,
-  type Bindings,
   fail,
   type PathCheck,
   same,
@@ -14,7 +13,6 @@ import type { CheckedAccess, CheckedConstraint } from './checker/spec.js';
 import type { Operator } from './operators.js';
 import type { VariableDeclaration, VariableType } from './schema-model.js';
 import {
-  arithmeticKind,
   bindingKind,
   bindingOperators,
   elementShape,
