@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { airlineSession } from '../../test/support/airline-session.js';
+import { airlineSession } from '../../test/support/airline.js';
 import { defaultLimits } from '../language/index.js';
 import { evaluators } from './on-demand-part.js';
 import { StateStore } from './state.js';

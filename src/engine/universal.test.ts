@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { airlineSchema, airlineSession } from '../../test/support/airline-session.js';
+import { airline, airlineSession } from '../../test/support/airline.js';
 import { checkSpec } from '../language/index.js';
 import { explainSpec } from './explain.js';
 
@@ -9,7 +9,7 @@ import { explainSpec } from './explain.js';
  * and the readings that keep doubt from letting a rule fire.
  */
 
-const schema = airlineSchema;
+const schema = airline;
 const session = airlineSession;
 
 const user = (reservations: string[]) => ({
