@@ -35,10 +35,14 @@ const sources = join(root, 'src');
  * compositions (`compile --policy`, 2026-11-28) have their reader in `loadComposedGuard`,
  * which the demo does not import; what every compiled page still reads — a schema's
  * `"source": "user"` facts and the readers' shared helpers — is 85 bytes gzipped, past the
- * 48 KB it had 14 bytes left of (48.2 KB measured with the rest of that day): 49 KB. Moving `given`/`refused` and the one-pass reader
- * behind parts is the way back.
+ * 48 KB it had 14 bytes left of (48.2 KB measured with the rest of that day): 49 KB.
+ * Language v3 (2026-11-29): the checks and words of scoped `not`/`forall` and of conditions
+ * on bindings come with the on-demand part, but every compiled page reads the format's new
+ * shapes and may hold clock arithmetic (`now - 24h`) in a plain constraint: 49.2 KB
+ * measured, 50 KB. Moving `given`/`refused` and the one-pass reader behind parts is the
+ * way back.
  */
-export const upFrontBudgetBytes = 49 * 1024;
+export const upFrontBudgetBytes = 50 * 1024;
 
 const webOnly = "export * from './src/integrations/web/index.ts';";
 const withCompiled = `${webOnly}

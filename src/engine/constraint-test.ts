@@ -1,3 +1,4 @@
+import { durationText } from '../language/duration.js';
 import {
   type CheckedConstraint,
   compareNumbers,
@@ -213,12 +214,7 @@ export function compileConstraintTest(
 /** ` - 24h`, ` + 1d`: how far a clock word is moved, in the largest exact unit. */
 function shiftText(offset: number, as: 'date' | 'time' | 'datetime'): string {
   const seconds = Math.abs(as === 'date' ? offset * 86_400 : offset);
-  const unit = [
-    [86_400, 'd'],
-    [3_600, 'h'],
-    [60, 'm'],
-  ].find(([size]) => seconds % (size as number) === 0) ?? [1, 's'];
-  return ` ${offset < 0 ? '-' : '+'} ${seconds / (unit[0] as number)}${unit[1]}`;
+  return ` ${offset < 0 ? '-' : '+'} ${durationText(seconds)}`;
 }
 
 /** The literal as feedback shows it, with relative dates resolved: `2025-03-14 (today)`. */

@@ -1,5 +1,4 @@
 import {
-  type CheckedComparison,
   type CheckedConstraint,
   callName,
   operatorPhrase,
@@ -8,7 +7,7 @@ import {
 import type { SessionClock } from './clock.js';
 import type { CompiledPattern, CompiledRule, CompiledSpec } from './compiled-spec.js';
 import { describeLiteral } from './constraint-test.js';
-import { plainComparison, plainSubject } from './describe-terms.js';
+import { plainSubject } from './describe-terms.js';
 import { requirePart } from './engine-parts.js';
 
 /**
@@ -105,15 +104,13 @@ export function describeRuleBody(rule: CompiledRule, clock: SessionClock): strin
         )),
   ];
   const action = rule.action ? describeAction(rule.action, clock) : undefined;
-  const where = comparisonsText(rule.source.comparisons);
+  // Conditions on bindings: their words come with the join that judges them (describe-comparisons.ts).
+  const where =
+    join === undefined
+      ? ''
+      : requirePart(join.parts, 'paths').comparisonsText(rule.source.comparisons);
   if (parts.length === 0) return action ? `${action}${where}` : 'nothing (always holds)';
   return action ? `${parts.join('; ')}; then ${action}${where}` : `${parts.join('; ')}${where}`;
-}
-
-/** ` where $paid - $price is at most 600` (v3): a rule's or guard's conditions on its bindings. */
-export function comparisonsText(comparisons: readonly CheckedComparison[] | undefined): string {
-  if (comparisons === undefined || comparisons.length === 0) return '';
-  return ` where ${joinWords(comparisons.map(plainComparison))}`;
 }
 
 /**

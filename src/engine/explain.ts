@@ -10,7 +10,8 @@ import { allEngineParts } from './all-parts.js';
 import { type ClockInput, createClock } from './clock.js';
 import { compileSpec } from './compiled-spec.js';
 import { describeLiteral } from './constraint-test.js';
-import { comparisonsText, describePattern, describeRuleBody, joinWords } from './describe.js';
+import { describePattern, describeRuleBody, joinWords } from './describe.js';
+import { comparisonsText } from './describe-comparisons.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
 import { defaultSimilarityThreshold } from './similarity.js';
 

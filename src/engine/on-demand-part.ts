@@ -3,6 +3,7 @@ import { confusablesFrom } from '../language/unicode/skeleton.js';
 import { bindingData, compileAccessTest } from './access-test.js';
 import { refuseAnswer } from './answer-refusal.js';
 import { boundText, describeBound, pathText, someElementText } from './binding-feedback.js';
+import { comparisonsText } from './describe-comparisons.js';
 import { compileBinding, joinHolds, scopeWitnesses } from './join.js';
 import { joinPlan } from './join-plan.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
@@ -35,6 +36,7 @@ export const evaluators: PathEvaluators = {
   compileScopes,
   scopePlanPatterns,
   scopeReason,
+  comparisonsText,
   describeScope,
   recordArgumentProblem,
   describeBound,

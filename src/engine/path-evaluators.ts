@@ -1,6 +1,7 @@
 import type { PathCheck } from '../language/check-compiled-spec.js';
 import type { bindingData, compileAccessTest } from './access-test.js';
 import type { boundText, describeBound, pathText, someElementText } from './binding-feedback.js';
+import type { comparisonsText } from './describe-comparisons.js';
 import type { compileBinding, joinHolds, scopeWitnesses } from './join.js';
 import type { joinPlan } from './join-plan.js';
 import type { recordArgumentProblem } from './record-values.js';
@@ -30,6 +31,8 @@ export interface PathEvaluators {
   readonly compileScopes: typeof compileScopes;
   readonly scopePlanPatterns: typeof scopePlanPatterns;
   readonly scopeReason: typeof scopeReason;
+  /** Conditions on bindings in plain words (describe-comparisons.ts). */
+  readonly comparisonsText: typeof comparisonsText;
   readonly describeScope: typeof describeScope;
   readonly recordArgumentProblem: typeof recordArgumentProblem;
   /** The words of reasons about paths and bindings (binding-feedback.ts). */

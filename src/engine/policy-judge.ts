@@ -3,7 +3,6 @@ import type { Spec } from '../language/index.js';
 import { BoundedMemo } from './bounded-memo.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledRule, CompiledSpec } from './compiled-spec.js';
-import { perValueReadings } from './deny-list-reading.js';
 import type { EvaluationContext, ProposedAction } from './evaluation.js';
 import { guardReason, ruleConfirmReason } from './feedback.js';
 import type { NormalizedProposal } from './proposal.js';

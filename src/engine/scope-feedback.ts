@@ -2,6 +2,7 @@ import type { CheckedScope } from '../language/index.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledRule, CompiledSpec } from './compiled-spec.js';
 import { describePattern, joinWords } from './describe.js';
+import { comparisonsText, plainComparison } from './describe-comparisons.js';
 import { requirePart } from './engine-parts.js';
 import type { UnmetCondition } from './evaluation.js';
 import type { JoinPlan } from './join.js';
@@ -70,8 +71,15 @@ export function describeScope(
       ...nested.map((child, index) => describeScope(child, compiled?.scopes?.[index], clock)),
     ];
   };
-  if (!scope.universal) return `no ${parts(scope, plan, false).join(' together with ')}`;
+  // Conditions on bindings inside a scope: `no … where $q is less than $p`.
+  const where = (of: CheckedScope | undefined) => comparisonsText(of?.comparisons);
+  if (!scope.universal)
+    return `no ${parts(scope, plan, false).join(' together with ')}${where(scope)}`;
   const conclusion = scope.scopes?.at(-1);
   const then = conclusion === undefined ? [] : parts(conclusion, plan?.scopes?.at(-1), false);
-  return `every ${parts(scope, plan, true).join(' and ')} also ${joinWords(then)}`;
+  const every = `every ${parts(scope, plan, true).join(' and ')}${where(scope)}`;
+  // `forall(A => $p <= 500)`: a conclusion that is conditions alone.
+  if (then.length === 0)
+    return `${every}: ${joinWords((conclusion?.comparisons ?? []).map(plainComparison))}`;
+  return `${every} also ${joinWords(then)}${where(conclusion)}`;
 }

@@ -42,7 +42,9 @@ export function compileScopes(
       compilePattern(pattern, rule, false, slots, depth % 2 === 1),
     );
     const inner = compileScopes(scope.scopes ?? [], rule, compilePattern, slots, parts, depth + 1);
-    const plan = paths.joinPlan(patterns, slots, [], parts);
+    // A condition on bindings inside is read as the scope's patterns are: broadly where
+    // what is found makes the rule's `not` fail.
+    const plan = paths.joinPlan(patterns, slots, [], parts, scope.comparisons, depth % 2 === 1);
     return inner.length > 0 ? { ...plan, scopes: inner } : plan;
   });
 }

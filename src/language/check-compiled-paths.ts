@@ -1,12 +1,6 @@
+import { arithmeticResult, checkCompiledComparisons } from './check-compiled-comparisons.js';
 import { checkCompiledScope } from './check-compiled-scopes.js';
-import {
-  arithmeticResult,
-  fail,
-  type PathCheck,
-  same,
-  typeText,
-  type Where,
-} from './check-compiled-spec.js';
+import { fail, type PathCheck, same, typeText, type Where } from './check-compiled-spec.js';
 import { aggregatesElements, isAggregate } from './checker/aggregates.js';
 import type { Literal } from './checker/literal.js';
 import type { CheckedAccess, CheckedConstraint } from './checker/spec.js';
@@ -278,5 +272,6 @@ export function checkPathConstraint(
 /** What a reader of compiled specs is given to check paths, bindings and scopes (`PathCheck`). */
 export const compiledPathChecks: PathCheck = {
   constraint: checkPathConstraint,
+  comparisons: checkCompiledComparisons,
   scope: checkCompiledScope,
 };

@@ -15,7 +15,7 @@ export function checkCompiledScope(
   pathCheck: PathCheck | undefined,
 ): Bindings {
   const inner = scope.scopes ?? [];
-  if (scope.states.length === 0 && inner.length === 0)
+  if (scope.states.length === 0 && inner.length === 0 && scope.comparisons === undefined)
     fail(path, 'a scope holds at least one atom');
   if (scope.scopes !== undefined && inner.length === 0) fail(`${path}.scopes`, 'expected scopes');
   if ((scope.universal as boolean | undefined) === false)
@@ -31,6 +31,12 @@ export function checkCompiledScope(
     if (pattern.predicate === answerPredicate && !isDone)
       fail(`${at}.predicate`, 'Answer holds only in Done rules');
     checkPattern(pattern, at, bindings, false, pathCheck);
+  }
+  // Conditions on bindings read every binding of the scope and those outside it.
+  if (scope.comparisons !== undefined) {
+    if (pathCheck === undefined)
+      fail(`${path}.comparisons`, 'the spec compares bindings, and their check is not given');
+    pathCheck.comparisons(scope.comparisons, bindings, path);
   }
   inner.forEach((child, index) => {
     const at = `${path}.scopes[${index}]`;

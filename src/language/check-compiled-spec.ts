@@ -1,9 +1,9 @@
+import type { checkCompiledComparisons } from './check-compiled-comparisons.js';
 import type { checkPathConstraint } from './check-compiled-paths.js';
 import type { checkCompiledScope } from './check-compiled-scopes.js';
 import type { Literal } from './checker/literal.js';
 import {
   answerPredicate,
-  type CheckedArithmetic,
   type CheckedComparison,
   type CheckedConstraint,
   type CheckedGuard,
@@ -18,7 +18,7 @@ import type {
   VariableDeclaration,
   VariableType,
 } from './schema-model.js';
-import { arithmeticKind, type Shape, shapeOf } from './value-shapes.js';
+import { type Shape, shapeOf } from './value-shapes.js';
 
 /**
  * The checker's type rules, run on a compiled spec as it is read (K1): a document is
@@ -128,78 +128,9 @@ function literalFits(literal: Literal, operator: Operator, type: VariableType): 
   return scalarFits(literal, type);
 }
 
-/** The kind of a bound value computed on (checker/access.ts `typeArithmetic`). */
-export function arithmeticResult(
-  expression: CheckedArithmetic,
-  bindings: Bindings,
-  path: string,
-): string | undefined {
-  switch (expression.kind) {
-    case 'binding':
-      if (!bindings.has(expression.name))
-        fail(`${path}.name`, `$${expression.name} is used before anything binds it`);
-      return bindings.get(expression.name)?.kind;
-    case 'number':
-      return 'number';
-    case 'duration':
-      if (!Number.isFinite(expression.seconds))
-        fail(`${path}.seconds`, 'expected a finite duration');
-      return 'duration';
-    case 'operation': {
-      const left = arithmeticResult(expression.left, bindings, `${path}.left`);
-      const right = arithmeticResult(expression.right, bindings, `${path}.right`);
-      const kind = arithmeticKind(left, expression.operator, right);
-      if (kind === false)
-        fail(path, `arithmetic on ${left ?? 'json'} and ${right ?? 'json'} does not type`);
-      return kind;
-    }
-    case 'clock':
-      if (expression.as === 'time' && expression.word !== 'now')
-        fail(`${path}.word`, `${expression.word} is no time of day`);
-      return expression.as;
-    case 'extremum': {
-      const left = arithmeticResult(expression.left, bindings, `${path}.left`);
-      const right = arithmeticResult(expression.right, bindings, `${path}.right`);
-      const kind = left ?? right;
-      if (
-        (kind !== undefined && !['number', 'date', 'time', 'datetime'].includes(kind)) ||
-        (left !== undefined && right !== undefined && left !== right)
-      )
-        fail(
-          path,
-          `${expression.function} of ${left ?? 'json'} and ${right ?? 'json'} does not type`,
-        );
-      return kind;
-    }
-  }
-}
-
-const orderedKinds = new Set(['number', 'date', 'time', 'datetime']);
-
 /**
- * A condition on bindings (v3) as the checker types it (checker/comparisons.ts): every
- * binding bound by a pattern of its rule or guard, both sides of one type, `kind` that type.
- */
-function checkComparison(comparison: CheckedComparison, bindings: Bindings, path: string): void {
-  const left = arithmeticResult(comparison.left, bindings, `${path}.left`);
-  const right = arithmeticResult(comparison.right, bindings, `${path}.right`);
-  const kind = left ?? right;
-  if (left !== undefined && right !== undefined && left !== right)
-    fail(path, `compares ${left} with ${right}`);
-  if (comparison.kind !== kind) fail(`${path}.kind`, `expected ${kind ?? 'none (json)'}`);
-  if (kind === 'duration') fail(path, 'a duration alone is no value');
-  const plain = comparison.left.kind === 'binding' && comparison.right.kind === 'binding';
-  if (
-    kind !== undefined &&
-    !orderedKinds.has(kind) &&
-    (!plain || (comparison.operator !== '=' && comparison.operator !== '!='))
-  )
-    fail(path, `${kind} bindings compare with = and != only`);
-}
-
-/**
- * The check of paths, filters and bindings (check-compiled-paths.ts) and of scopes
- * (check-compiled-scopes.ts), given by the reader's caller (`ReadCompiledSpecOptions.pathCheck`,
+ * The check of paths, filters and bindings (check-compiled-paths.ts), of conditions on
+ * bindings (check-compiled-comparisons.ts) and of scopes (check-compiled-scopes.ts), given by the reader's caller (`ReadCompiledSpecOptions.pathCheck`,
  * `compiledPathChecks`): only a spec that has them needs it, and such a spec needs the
  * engine's evaluators of paths too, so a page loads it with them (engine/on-demand-part.ts).
  * A spec with a path, a binding or a scope is refused without it: its types are never taken
@@ -207,6 +138,7 @@ function checkComparison(comparison: CheckedComparison, bindings: Bindings, path
  */
 export interface PathCheck {
   readonly constraint: typeof checkPathConstraint;
+  readonly comparisons: typeof checkCompiledComparisons;
   readonly scope: typeof checkCompiledScope;
 }
 
@@ -380,9 +312,7 @@ function checkComparisons(
       `${path}.comparisons`,
       'the spec compares bindings, and their check is not given (parts.paths)',
     );
-  comparisons.forEach((comparison, index) => {
-    checkComparison(comparison, bindings, `${path}.comparisons[${index}]`);
-  });
+  pathCheck.comparisons(comparisons, bindings, path);
 }
 
 /** The schema's own consistency: a tool's action and its result predicate name each other. */

@@ -118,7 +118,13 @@ export const shapes: Readonly<Record<string, Shape>> = {
   },
   // `not (A & B)`, `forall(A => B)` (LANGUAGE.md §9; checker/spec.ts `CheckedScope`).
   scope: {
-    fields: { states: 'pattern[]', scopes: '?scope[]', universal: '?bool', range: 'range' },
+    fields: {
+      states: 'pattern[]',
+      comparisons: '?comparison[]',
+      scopes: '?scope[]',
+      universal: '?bool',
+      range: 'range',
+    },
   },
   confirm: { fields: { category: '?confirmCategory', message: '?str' } },
   confirmCategory: { oneOf: ['safety', 'security', 'privacy', 'ethics', 'financial'] },

@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSession } from '../../src/engine/index.js';
-import { taubenchSchema } from '../../src/eval/taubench-schema.js';
 import { compiledPathChecks as pathCheck } from '../../src/language/check-compiled-paths.js';
 import { CompiledSpecError } from '../../src/language/compiled-spec-format.js';
 import { checkSpec, type Spec } from '../../src/language/index.js';
 import { readCompiledSpec } from '../../src/language/read-compiled-spec.js';
 import { compileRegex } from '../../src/language/regex.js';
 import { writeCompiledSpec } from '../../src/language/write-compiled-spec.js';
+import { airline } from '../support/airline.js';
 
 /*
  * Compiled specs (FORMATS.md §8) carry `not (A & B)` and `forall(A => B)` (LANGUAGE.md
@@ -16,12 +15,7 @@ import { writeCompiledSpec } from '../../src/language/write-compiled-spec.js';
  * is refused where it was changed — a compiled scope is never a way around the text.
  */
 
-const example = (file: string) =>
-  readFileSync(new URL(`../../examples/taubench/${file}`, import.meta.url), 'utf8');
-const schema = taubenchSchema(
-  { text: example('airline-tools.json'), name: 'airline-tools.json' },
-  { text: example('airline-states.json'), name: 'airline-states.json' },
-);
+const schema = airline;
 
 const forall = `get_user_detailsResult(user_id = $u) & forall(get_user_detailsResult(user_id = $u, reservations = $r) & get_reservation_detailsResult(reservation_id = $r, cabin = business) => cancel_reservationResult(reservation_id = $r, status = "cancelled")) -> Done`;
 const scoped = {

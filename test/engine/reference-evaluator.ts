@@ -1678,6 +1678,11 @@ export class ReferenceSession {
     return !this.#extensions(scope.states, state, undefined, outer).some(
       (assignment) =>
         scope.states.every((pattern) => this.#patternHolds(pattern, state, assignment, negated)) &&
+        // Where what is found makes a `not` fail, a side that does not fit counts as holding.
+        (scope.comparisons ?? []).every((comparison) => {
+          const holds = this.#comparison(comparison, assignment);
+          return negated ? holds !== false : holds === true;
+        }) &&
         (scope.scopes ?? []).every((inner) =>
           this.#scopeHolds(inner, state, assignment, depth + 1),
         ),

@@ -1,5 +1,4 @@
 import { escapeRegExp } from '../../support/escape-regexp.js';
-import { durationSeconds } from '../arithmetic.js';
 import {
   type ArithmeticOperand,
   type ConstraintNode,
@@ -8,6 +7,7 @@ import {
   type PathStep,
   type ValueNode,
 } from '../ast.js';
+import { durationSeconds } from '../duration.js';
 import { allowedOperators } from '../operators.js';
 import { printSubject, printValue } from '../printer.js';
 import { compileRegex } from '../regex.js';

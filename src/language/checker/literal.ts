@@ -1,6 +1,6 @@
-import { durationSeconds } from '../arithmetic.js';
 import type { Operator, RelativeDate, ValueNode } from '../ast.js';
 import type { NumberValue } from '../decimal.js';
+import { durationSeconds } from '../duration.js';
 import { printValue } from '../printer.js';
 import { compileRegex, type TextRegex } from '../regex.js';
 import type { VariableDeclaration, VariableType } from '../schema-model.js';

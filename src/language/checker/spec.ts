@@ -254,6 +254,8 @@ export interface CheckedRule {
  */
 export interface CheckedScope {
   readonly states: readonly CheckedPattern[];
+  /** Conditions on the bindings it sees (v3), judged in its join; absent when none. */
+  readonly comparisons?: readonly CheckedComparison[];
   /** Nested scopes (a v2 `not P(…)` inside a scope is one too); absent when none. */
   readonly scopes?: readonly CheckedScope[];
   /** Written `forall(A => B)`: the last of `scopes` is the conclusion `B`. */

@@ -1,7 +1,8 @@
-import type { AtomNode, ScopedNegationAtom, UniversalAtom } from '../ast.js';
+import type { AtomNode, ComparisonAtom, ScopedNegationAtom, UniversalAtom } from '../ast.js';
 import type { SourceRange } from '../source-range.js';
+import { resolveComparison } from './comparisons.js';
 import { type BindingInfo, type NameScope, resolveAtom } from './resolve.js';
-import type { CheckedPattern, CheckedScope } from './spec.js';
+import type { CheckedComparison, CheckedPattern, CheckedScope } from './spec.js';
 
 /*
  * Scoped negation and universals (LANGUAGE.md §9): `not (A & B)` holds when no assignment
@@ -66,10 +67,15 @@ function resolveConjunction(
   const states: CheckedPattern[] = [];
   const scopes: CheckedScope[] = [];
   const nested: (ScopedNegationAtom | UniversalAtom)[] = [];
+  const conditions: ComparisonAtom[] = [];
   let invalid = false;
   for (const atom of atoms) {
     if (isScopeAtom(atom)) {
       nested.push(atom);
+      continue;
+    }
+    if (atom.kind === 'comparison') {
+      conditions.push(atom);
       continue;
     }
     if (atom.kind === 'disjunction') {
@@ -101,6 +107,14 @@ function resolveConjunction(
       states.push(resolved.pattern);
     }
   }
+  // Conditions on bindings (`not (P(price = $q) & $q < $p)`) read every binding the scope
+  // sees, wherever in it they are made; they bind nothing.
+  const comparisons: CheckedComparison[] = [];
+  for (const atom of conditions) {
+    const checked = resolveComparison(atom, scope.bindings ?? new Map(), scope, 'rule');
+    if (checked === undefined) invalid = true;
+    else comparisons.push(checked);
+  }
   // Nested scopes see every binding of this one, wherever in it they are made.
   for (const atom of nested) {
     const inner = resolveScope(atom, scope);
@@ -108,5 +122,10 @@ function resolveConjunction(
     else scopes.push(inner);
   }
   if (invalid) return undefined;
-  return { states, ...(scopes.length > 0 ? { scopes } : {}), range };
+  return {
+    states,
+    ...(comparisons.length > 0 ? { comparisons } : {}),
+    ...(scopes.length > 0 ? { scopes } : {}),
+    range,
+  };
 }

@@ -1,4 +1,3 @@
-import { IntentguardError } from '../../support/errors.js';
 import { ignorableClass } from '../../support/printable-text.js';
 import { collapseSpaces } from '../text.js';
 import { caseFold } from './case-folding.js';
