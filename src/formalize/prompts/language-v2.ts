@@ -27,6 +27,11 @@ export const languageV2Summary = `# Structure, counts, bindings, negation (versi
 - "All my …" is \`forall(A => B)\`: every binding A gives also meets B (B binds nothing new); pin what A ranges over
   outside it: \`UserResult(user_id = $u) & forall(UserResult(user_id = $u, reservations = $r) => CancelResult(reservation_id = $r)) -> Done\`.
   \`not (A & B)\`: no binding meets A and B together.
+- Numbers of a list: \`sum(list)\`, \`min(list)\`, \`max(list)\` (\`sum(payment_methods.amount) <= 500\`); positions
+  \`list[0]\`, \`list[-1]\` (first, last). These, \`count(…)\` and \`len(…)\` bind too: \`sum(flights.price) = $total\`.
+- Conditions on bindings are atoms (they bind nothing: patterns bind each \`$x\` in them): \`$total - $paid <= 600\`,
+  \`$free = max(0, $bags - 2 * $n)\`; a budget, "the cheapest"
+  (\`R(items[id = $i].price = $p) & not (R(items.price = $q) & $q < $p)\`), a time \`now - 24h\` / \`today + 1d\`.
 - \`@repeat(per: arg)\`: the step may run once per distinct value of the action's argument (one SMS per number);
   \`@repeat(3, per: arg)\` caps it.
 - The agent's final answer is the state \`Answer(text)\` while it finishes: a Done rule may require what the user

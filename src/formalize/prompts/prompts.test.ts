@@ -186,6 +186,10 @@ describe('Language v2 in the prompt', () => {
       // "All my …" (LANGUAGE.md §9) is taught as a universal, with the scoped not.
       expect(encoderSystemPrompt(mode)).toMatch(/"All my …" is `forall\(A => B\)`/);
       expect(encoderSystemPrompt(mode)).toContain('`not (A & B)`');
+      // Sums, positions and conditions on bindings (budgets, "the cheapest").
+      expect(encoderSystemPrompt(mode)).toContain('`sum(payment_methods.amount) <= 500`');
+      expect(encoderSystemPrompt(mode)).toContain('`list[0]`, `list[-1]`');
+      expect(encoderSystemPrompt(mode)).toContain('`$total - $paid <= 600`');
     }
     const specs = workedExamplesV2.map((example) => example.spec).join('\n');
     expect(specs).toMatch(/count\([a-z_]+\[/);
@@ -205,6 +209,11 @@ describe('Language v2 in the prompt', () => {
       '@repeat(per: unique_id)\nSpokeoBackgroundCheck() -> A\nA & Answer(text contains "Ann") -> Done',
       'SpokeoSearchPeopleResult(count(results) >= 1) & forall(SpokeoSearchPeopleResult(results[name = "Ann"].unique_id = $id) => SpokeoSearchPeopleResult(any(results[unique_id = $id].location) = "Austin")) -> Done',
       'SpokeoBackgroundCheck(unique_id = $id) & not (SpokeoSearchPeopleResult(results[unique_id = $id].name = $n) & SpokeoSearchPeopleResult(any(results[name = $n].age_range) = "18-25")) -> A\nA -> Done',
+      // Sums, positions, bound totals, conditions on bindings, "the cheapest", clock arithmetic.
+      'SpokeoSearchPeopleResult(sum(results.age) <= 500, results[0].unique_id = $id) & SpokeoBackgroundCheck(unique_id = $id) -> A\nA -> Done',
+      'SpokeoSearchPeopleResult(sum(results.age) = $total, count(results) = $n) & $total - $n <= 600 & SpokeoBackgroundCheck(unique_id = "x") -> A\nA -> Done',
+      'SpokeoSearchPeopleResult(results[unique_id = $id].age = $p) & not (SpokeoSearchPeopleResult(results.age = $q) & $q < $p) & SpokeoBackgroundCheck(unique_id = $id) -> A\nA -> Done',
+      'SpokeoSearchPeopleResult(max(results.age) = $m, min(results.age) = $free) & $free = max(0, $m - 2 * 3) & SpokeoBackgroundCheck(unique_id = "x") -> A\nA -> Done',
     ];
     for (const snippet of snippets) {
       const result = checkSpec(snippet, schema);
