@@ -720,11 +720,12 @@ export class Session implements IntentSession {
     // in (an observation of 400 instances is one judgement, not 400 of up to maxJoinWork):
     // the state of a predicate they mention, or a count condition that judges otherwise.
     // A Done rule reads nothing else (the clock is fixed), so the others judge as before.
-    const stale = new Set<CompiledRule>(turned);
+    // Most commits change no state a Done rule reads: no set is made for them.
+    let stale: Set<CompiledRule> | undefined = turned && new Set(turned);
     for (const update of plan.updates)
       for (const rule of this.#compiled.doneRulesByPredicate[update.predicate.index] ?? noRules)
-        stale.add(rule);
-    for (const rule of stale) this.#refreshDone(rule);
+        (stale ??= new Set()).add(rule);
+    if (stale !== undefined) for (const rule of stale) this.#refreshDone(rule);
   }
 
   /** Applies a proposal's plan, keeping what it changed under its commit number. */
