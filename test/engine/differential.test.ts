@@ -2237,7 +2237,16 @@ reject A0(p1 = "item", p0 not matches /^sony/)`;
     ]);
   });
 
-  it('on a hand-written world with sums, least, greatest and positions (LANGUAGE.md §9)', () => {
+  /**
+   * A search `T` whose result holds `items` (json) and `r1` (numbers), then a critical
+   * `A0` taking `a0` arguments: each spec judged on each list of items (LANGUAGE.md §9).
+   */
+  function runResultWorlds(
+    a0: PredicateModel['variables'],
+    lists: readonly unknown[][],
+    specs: readonly string[],
+    calls: readonly Record<string, unknown>[],
+  ): void {
     const models: PredicateModel[] = [
       { name: 'T', kind: 'action', variables: [], keyed: false, critical: false },
       {
@@ -2251,28 +2260,7 @@ reject A0(p1 = "item", p0 not matches /^sony/)`;
         critical: false,
         resultOf: 'T',
       },
-      {
-        name: 'A0',
-        kind: 'action',
-        variables: [{ name: 'p0', type: 'number' }],
-        keyed: false,
-        critical: true,
-      },
-    ];
-    // Each world's items: whole numbers, decimals, an element that is no number, none.
-    const lists: unknown[][] = [
-      [{ n: 2 }, { n: 3 }],
-      [{ n: 0.1 }, { n: 0.2 }],
-      [{ n: 2 }, { n: '1' }, { n: 3 }],
-      [{ n: 4 }, { n: null }],
-      [],
-    ];
-    const specs = [
-      'T() -> O0\nO0 & TResult(sum(items.n) <= 5) & A0() -> O1\nO1 -> Done\nreject A0(p0 = 5)',
-      'T() -> O0\nO0 & TResult(sum(items.n) = $t) & A0(p0 = $t) -> O1\nO1 -> Done',
-      'T() -> O0\nO0 & TResult(min(items.n) >= 1, max(r1) < 9) & A0(p0 > 0) -> O1\nO1 -> Done',
-      'T() -> O0\nO0 & TResult(items[-1].n = $x, items[0].n < $x) & A0(p0 = $x) -> O1\nO1 -> Done',
-      'T() -> O0\nO0 & TResult(sum(r1) = 0.3, r1[-1] = $y) & A0(p0 = $y) -> O1\nO1 -> Done',
+      { name: 'A0', kind: 'action', variables: a0, keyed: false, critical: true },
     ];
     for (const text of specs) {
       const checked = checkSpec(text, schemaFrom(models));
@@ -2281,10 +2269,10 @@ reject A0(p1 = "item", p0 not matches /^sony/)`;
         const trace: TraceEvent[] = [
           { propose: { action: { name: 'T' } }, label: 'search' },
           { observe: { updates: { TResult: { items, r1: [0.1, 0.2] } } } },
-          ...[0.3, 3, 5, 0.2].map(
-            (p0): TraceEvent => ({
-              propose: { action: { name: 'A0', args: { p0 } } },
-              label: `pay ${p0}`,
+          ...calls.map(
+            (args): TraceEvent => ({
+              propose: { action: { name: 'A0', args } },
+              label: `pay ${String(args.p0)}`,
             }),
           ),
           { propose: { finish: true }, label: 'finish' },
@@ -2298,79 +2286,54 @@ reject A0(p1 = "item", p0 not matches /^sony/)`;
         });
       }
     }
+  }
+
+  it('on a hand-written world with sums, least, greatest and positions (LANGUAGE.md §9)', () => {
+    // Each world's items: whole numbers, decimals, an element that is no number, none.
+    runResultWorlds(
+      [{ name: 'p0', type: 'number' }],
+      [
+        [{ n: 2 }, { n: 3 }],
+        [{ n: 0.1 }, { n: 0.2 }],
+        [{ n: 2 }, { n: '1' }, { n: 3 }],
+        [{ n: 4 }, { n: null }],
+        [],
+      ],
+      [
+        'T() -> O0\nO0 & TResult(sum(items.n) <= 5) & A0() -> O1\nO1 -> Done\nreject A0(p0 = 5)',
+        'T() -> O0\nO0 & TResult(sum(items.n) = $t) & A0(p0 = $t) -> O1\nO1 -> Done',
+        'T() -> O0\nO0 & TResult(min(items.n) >= 1, max(r1) < 9) & A0(p0 > 0) -> O1\nO1 -> Done',
+        'T() -> O0\nO0 & TResult(items[-1].n = $x, items[0].n < $x) & A0(p0 = $x) -> O1\nO1 -> Done',
+        'T() -> O0\nO0 & TResult(sum(r1) = 0.3, r1[-1] = $y) & A0(p0 = $y) -> O1\nO1 -> Done',
+      ],
+      [0.3, 3, 5, 0.2].map((p0) => ({ p0 })),
+    );
   });
 
   it('on a hand-written world with conditions on bindings, binary min/max and clock arithmetic (LANGUAGE.md §9)', () => {
-    const models: PredicateModel[] = [
-      { name: 'T', kind: 'action', variables: [], keyed: false, critical: false },
-      {
-        name: 'TResult',
-        kind: 'state',
-        variables: [
-          { name: 'items', type: 'list<json>' },
-          { name: 'r1', type: 'list<number>' },
-        ],
-        keyed: false,
-        critical: false,
-        resultOf: 'T',
-      },
-      {
-        name: 'A0',
-        kind: 'action',
-        variables: [
-          { name: 'p0', type: 'number' },
-          { name: 'p1', type: 'number' },
-          { name: 'd0', type: 'date' },
-        ],
-        keyed: false,
-        critical: true,
-      },
-    ];
-    // Each world's items: whole numbers, decimals, an element that is no number, none.
-    const lists: unknown[][] = [
-      [{ n: 2 }, { n: 3 }],
-      [{ n: 0.1 }, { n: 0.2 }],
-      [{ n: 2 }, { n: '1' }, { n: 3 }],
-      [],
-    ];
-    const specs = [
-      'T() -> O0\nO0 & TResult(sum(items.n) = $t) & A0(p0 = $p) & $p - $t <= 1 -> O1\nO1 -> Done',
-      'T() -> O0\nO0 & TResult(items.n = $x) & A0(p0 = $p, p1 = $q) & $q = max(0, $p - 2 * $x) -> O1\nO1 -> Done',
-      'T() -> O0\nO0 & TResult(r1 = $r) & A0(p0 = $p) & min($p, $r) * 10 > 2 -> O1\nO1 -> Done',
-      'T() -> O0\nO0 & A0(d0 = $d) & $d <= today + 2d -> O1\nO1 -> Done',
-      'T() -> O0\nO0 & A0(d0 >= today - 1d) -> O1\nO1 -> Done',
-      'T() -> O0\nO0 & A0() -> O1\nO1 -> Done\nreject A0(p0 = $p, p1 = $q) & $p + $q > 5 because "over"',
-    ];
-    for (const text of specs) {
-      const checked = checkSpec(text, schemaFrom(models));
-      expect(checked.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-      for (const items of lists) {
-        const trace: TraceEvent[] = [
-          { propose: { action: { name: 'T' } }, label: 'search' },
-          { observe: { updates: { TResult: { items, r1: [0.1, 0.2] } } } },
-          ...[
-            { p0: 0.3, p1: 0, d0: '2025-03-14' },
-            { p0: 3, p1: 0, d0: '2025-03-16' },
-            { p0: 5, p1: 1, d0: '2025-03-17' },
-            { p0: 2.2, p1: 3, d0: '2025-03-12' },
-            { p0: 4, p1: 0 },
-          ].map(
-            (args): TraceEvent => ({
-              propose: { action: { name: 'A0', args } },
-              label: `pay ${args.p0}`,
-            }),
-          ),
-          { propose: { finish: true }, label: 'finish' },
-        ];
-        runWorld({
-          models,
-          spec: { text, heads: ['O0', 'O1'] },
-          trace,
-          escalateAfter: 3,
-          unplannedCritical: 'revise',
-        });
-      }
-    }
+    runResultWorlds(
+      [
+        { name: 'p0', type: 'number' },
+        { name: 'p1', type: 'number' },
+        { name: 'd0', type: 'date' },
+      ],
+      [[{ n: 2 }, { n: 3 }], [{ n: 0.1 }, { n: 0.2 }], [{ n: 2 }, { n: '1' }, { n: 3 }], []],
+      [
+        'T() -> O0\nO0 & TResult(sum(items.n) = $t) & A0(p0 = $p) & $p - $t <= 1 -> O1\nO1 -> Done',
+        'T() -> O0\nO0 & TResult(items.n = $x) & A0(p0 = $p, p1 = $q) & $q = max(0, $p - 2 * $x) -> O1\nO1 -> Done',
+        'T() -> O0\nO0 & TResult(r1 = $r) & A0(p0 = $p) & min($p, $r) * 10 > 2 -> O1\nO1 -> Done',
+        'T() -> O0\nO0 & A0(d0 = $d) & $d <= today + 2d -> O1\nO1 -> Done',
+        'T() -> O0\nO0 & A0(d0 >= today - 1d) -> O1\nO1 -> Done',
+        'T() -> O0\nO0 & A0() -> O1\nO1 -> Done\nreject A0(p0 = $p, p1 = $q) & $p + $q > 5 because "over"',
+      ],
+      [
+        { p0: 0.3, p1: 0, d0: '2025-03-14' },
+        { p0: 3, p1: 0, d0: '2025-03-16' },
+        { p0: 5, p1: 1, d0: '2025-03-17' },
+        { p0: 2.2, p1: 3, d0: '2025-03-12' },
+        { p0: 4, p1: 0 },
+      ],
+    );
   });
 
   it('on a hand-written world with keyed instances, tool results and repeats', () => {
