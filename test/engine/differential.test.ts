@@ -2336,6 +2336,30 @@ reject A0(p1 = "item", p0 not matches /^sony/)`;
     );
   });
 
+  it('on a hand-written world with conditions on bindings inside not (…) and forall(…) (LANGUAGE.md §9)', () => {
+    runResultWorlds(
+      [{ name: 'p0', type: 'number' }],
+      [
+        [{ n: 2 }, { n: 3 }],
+        [{ n: 0.1 }, { n: 0.2 }],
+        [{ n: 2 }, { n: 'x' }, { n: 3 }],
+        [{ n: 4 }, {}],
+        [],
+      ],
+      [
+        // "the least": no other element undercuts the one paid
+        'T() -> O0\nO0 & TResult(items.n = $x) & not (TResult(items.n = $y) & $y < $x) & A0(p0 = $x) -> O1\nO1 -> Done',
+        // every element within a bound, the conclusion conditions alone
+        'T() -> O0\nO0 & forall(TResult(items.n = $x) => $x <= 3) & A0(p0 > 0) -> O1\nO1 -> Done',
+        // nested: no element above 2 unless some r1 value is below it
+        'T() -> O0\nO0 & not (TResult(items.n = $x) & $x > 2 & not (TResult(r1 = $r) & $r < $x)) & A0(p0 = $p) & $p < 5 -> O1\nO1 -> Done',
+        // an outer binding inside: nothing above what is paid
+        'T() -> O0\nO0 & A0(p0 = $p) & not (TResult(items.n = $x) & $x > $p) -> O1\nO1 -> Done',
+      ],
+      [0.1, 2, 3, 5].map((p0) => ({ p0 })),
+    );
+  });
+
   it('on a hand-written world with keyed instances, tool results and repeats', () => {
     const models: PredicateModel[] = [
       {

@@ -184,6 +184,8 @@ const missing: unique symbol = Symbol('missing');
  * a record, one that does not fit): the constraint counts as matching.
  */
 const undecided: unique symbol = Symbol('undecided');
+/** A bound value that could not be read (§9, a scope at odd depth): it fits no type. */
+const unknownValue: Subject = { typed: false, data: undefined };
 const negatedOperators = new Set(['!=', '!~', 'not in', 'not contains', 'not matches']);
 
 // ---- values ---------------------------------------------------------------------------
@@ -932,6 +934,9 @@ export class ReferenceSession {
           negated,
           negated,
         );
+        // §9: in a scope at odd depth, a binder whose path cannot be read here matches
+        // (its value, unknown, is then the one that fits nothing: unknownValue).
+        if (holds === undefined && negated && constraint.binding.binds === true) return true;
         return holds === undefined ? unfitMatches : holds;
       }
       if (unfitMatches)
@@ -1342,6 +1347,7 @@ export class ReferenceSession {
     state: State,
     action: Action | undefined,
     outer: Assignment = noBindings,
+    broad = false,
   ): Assignment[] {
     const candidates = new Map<string, Map<string, Subject>>();
     for (const pattern of patterns) {
@@ -1356,6 +1362,14 @@ export class ReferenceSession {
         const found = candidates.get(binder.binding.name) ?? new Map<string, Subject>();
         candidates.set(binder.binding.name, found);
         for (const instance of instances) {
+          // §9: in a scope at odd depth, a result that does not report what a binder reads
+          // may hold anything there; one value that fits nothing stands for it.
+          if (
+            broad &&
+            pattern.predicate.resultOf !== undefined &&
+            [undefined, undecided].includes(this.#subjectOf(pattern, binder, instance) as never)
+          )
+            found.set('unknown', unknownValue);
           for (const offer of this.#offers(pattern, binder, instance)) {
             const key = offer.typed ? identity(offer.data as Scalar) : `j:${canonical(offer.data)}`;
             found.set(`${offer.typed}|${key}`, offer);
@@ -1675,7 +1689,7 @@ export class ReferenceSession {
    */
   #scopeHolds(scope: CheckedScope, state: State, outer: Assignment, depth: number): boolean {
     const negated = depth % 2 === 1;
-    return !this.#extensions(scope.states, state, undefined, outer).some(
+    return !this.#extensions(scope.states, state, undefined, outer, negated).some(
       (assignment) =>
         scope.states.every((pattern) => this.#patternHolds(pattern, state, assignment, negated)) &&
         // Where what is found makes a `not` fail, a side that does not fit counts as holding.
