@@ -723,8 +723,10 @@ export class Session implements IntentSession {
     // Most commits change no state a Done rule reads: no set is made for them.
     let stale: Set<CompiledRule> | undefined = turned && new Set(turned);
     for (const update of plan.updates)
-      for (const rule of this.#compiled.doneRulesByPredicate[update.predicate.index] ?? noRules)
-        (stale ??= new Set()).add(rule);
+      for (const rule of this.#compiled.doneRulesByPredicate[update.predicate.index] ?? noRules) {
+        stale ??= new Set();
+        stale.add(rule);
+      }
     if (stale !== undefined) for (const rule of stale) this.#refreshDone(rule);
   }
 
