@@ -85,4 +85,45 @@ describe('intentguard mcp-proxy: usage', () => {
       box.cleanup();
     }
   }, 30_000);
+
+  it('--tools-out before the spec is written: the tools are written, exit 1 with the next step', async () => {
+    const box = sandbox();
+    try {
+      const result = await run(
+        [
+          'mcp-proxy',
+          '--spec',
+          `${box.dir}/not-written-yet.intent`,
+          '--tools-out',
+          'tools.json',
+          '--',
+          process.execPath,
+          filesystemServer,
+          box.dir,
+        ],
+        { files: { 'tools.json': '' } },
+      );
+      expect(result.code).toBe(1);
+      const tools = JSON.parse(result.files.get('tools.json') ?? '{}').tools as { name: string }[];
+      expect(tools.map((tool) => tool.name)).toContain('write_file');
+      expect(result.stderr).toContain('not-written-yet.intent does not exist yet');
+      expect(result.stderr).toContain('--tools tools.json');
+    } finally {
+      box.cleanup();
+    }
+  }, 30_000);
+
+  it('without --tools-out a missing spec file is still a usage error (exit 2)', async () => {
+    const result = await run([
+      'mcp-proxy',
+      '--spec',
+      '/nonexistent/task.intent',
+      '--',
+      process.execPath,
+      filesystemServer,
+      '/tmp',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("cannot read spec '/nonexistent/task.intent': no such file");
+  });
 });

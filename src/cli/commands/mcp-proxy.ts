@@ -68,6 +68,21 @@ function untilStopped(served: Promise<void> | undefined): Promise<string> {
   });
 }
 
+/**
+ * The first step of docs/mcp.md lists the upstream's tools before the spec exists
+ * (`--spec task.intent --tools-out tools.json`): a missing spec file is then no usage
+ * error, the tools are written and the proxy exits 1, as for a spec that does not check.
+ */
+async function isSpecNotWrittenYet(io: CliIo, flags: McpProxyFlags): Promise<boolean> {
+  if (flags.spec === undefined || flags.spec === '-' || flags.toolsOut === undefined) return false;
+  try {
+    await io.readFile(flags.spec);
+    return false;
+  } catch (error) {
+    return (error as { code?: string }).code === 'ENOENT';
+  }
+}
+
 /** `--strict` alone refuses; `--strict confirm` asks the person instead. */
 function strictness(flag: string | boolean | undefined): 'refuse' | 'confirm' | undefined {
   if (flag === undefined || flag === false) return undefined;
@@ -128,7 +143,13 @@ async function runMcpProxy(
     ...(flags.now !== undefined ? { now: flags.now } : {}),
     ...(flags.timeZone !== undefined ? { timeZone: flags.timeZone } : {}),
   });
-  const spec = flags.spec !== undefined ? await readInput(io, flags.spec, 'spec') : undefined;
+  const specNotWritten = await isSpecNotWrittenYet(io, flags);
+  // An empty spec never checks: the tools are written, then the proxy stops with exit 1.
+  const spec = specNotWritten
+    ? ''
+    : flags.spec !== undefined
+      ? await readInput(io, flags.spec, 'spec')
+      : undefined;
   // Checked against the upstream's tools once they are listed (invalid-policy: exit 1).
   const policy =
     flags.policy !== undefined ? await readInput(io, flags.policy, 'policy') : undefined;
@@ -178,6 +199,11 @@ async function runMcpProxy(
   } catch (error) {
     audit?.close();
     if (mcp.McpProxyError.isInstance(error)) {
+      if (specNotWritten && error.code === 'invalid-spec')
+        throw new CliError(
+          `the upstream's tools are in ${displayName(flags.toolsOut as string)}; ${displayName(flags.spec as string)} does not exist yet: write the spec against them, check it with intentguard check ${flags.spec} --tools ${flags.toolsOut}, then start the proxy again`,
+          1,
+        );
       const file = error.code === 'invalid-policy' ? flags.policy : flags.spec;
       const where = file !== undefined ? ` (${displayName(file)})` : '';
       const exit = ['invalid-spec', 'invalid-policy', 'no-valid-spec'].includes(error.code) ? 1 : 2;
@@ -257,7 +283,7 @@ export const registerMcpProxy: CommandRegistration = (program: Command, io, stat
     )
     .option(
       '--tools-out <file>',
-      "write the upstream's tools/list here at start-up (to write or check the spec against)",
+      "write the upstream's tools/list here at start-up (to write or check the spec against; the --spec file need not exist yet, the proxy then exits 1 after writing)",
     )
     .addHelpText(
       'after',
