@@ -61,56 +61,37 @@ describe('intentguard mcp-proxy: usage', () => {
     );
   }, 30_000);
 
-  it('--tools-out writes the upstream tools even when the spec does not check yet', async () => {
+  /** `mcp-proxy --spec SPEC --tools-out tools.json` in front of the filesystem server. */
+  async function listTools(spec: string, files: Record<string, string> = {}) {
     const box = sandbox();
     try {
       const result = await run(
-        [
-          'mcp-proxy',
-          '--spec',
-          'task.intent',
-          '--tools-out',
-          'tools.json',
-          '--',
+        ['mcp-proxy', '--spec', spec, '--tools-out', 'tools.json', '--'].concat([
           process.execPath,
           filesystemServer,
           box.dir,
-        ],
-        { files: { 'task.intent': 'nope(x = 1) -> Done\n', 'tools.json': '' } },
+        ]),
+        { files: { 'tools.json': '', ...files } },
       );
-      expect(result.code).toBe(1);
       const tools = JSON.parse(result.files.get('tools.json') ?? '{}').tools as { name: string }[];
-      expect(tools.map((tool) => tool.name)).toContain('write_file');
+      return { ...result, toolNames: tools.map((tool) => tool.name) };
     } finally {
       box.cleanup();
     }
+  }
+
+  it('--tools-out writes the upstream tools even when the spec does not check yet', async () => {
+    const result = await listTools('task.intent', { 'task.intent': 'nope(x = 1) -> Done\n' });
+    expect(result.code).toBe(1);
+    expect(result.toolNames).toContain('write_file');
   }, 30_000);
 
   it('--tools-out before the spec is written: the tools are written, exit 1 with the next step', async () => {
-    const box = sandbox();
-    try {
-      const result = await run(
-        [
-          'mcp-proxy',
-          '--spec',
-          `${box.dir}/not-written-yet.intent`,
-          '--tools-out',
-          'tools.json',
-          '--',
-          process.execPath,
-          filesystemServer,
-          box.dir,
-        ],
-        { files: { 'tools.json': '' } },
-      );
-      expect(result.code).toBe(1);
-      const tools = JSON.parse(result.files.get('tools.json') ?? '{}').tools as { name: string }[];
-      expect(tools.map((tool) => tool.name)).toContain('write_file');
-      expect(result.stderr).toContain('not-written-yet.intent does not exist yet');
-      expect(result.stderr).toContain('--tools tools.json');
-    } finally {
-      box.cleanup();
-    }
+    const result = await listTools('/nonexistent/not-written-yet.intent');
+    expect(result.code).toBe(1);
+    expect(result.toolNames).toContain('write_file');
+    expect(result.stderr).toContain('not-written-yet.intent does not exist yet');
+    expect(result.stderr).toContain('--tools tools.json');
   }, 30_000);
 
   it('without --tools-out a missing spec file is still a usage error (exit 2)', async () => {
