@@ -31,7 +31,7 @@ describe('the question a person approves, in plain words', () => {
     const decision = askedTransfer({ task: 'Transfer $500 to Alice if my balance exceeds $1000.' });
     expect(decision.action).toBe('ask');
     expect(decision.prompt).toBe(
-      'Transfers money from the user\'s checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user. (financial) Your task: "Transfer $500 to Alice if my balance exceeds $1000."',
+      'Transfers money from the user\'s checking account to a payee (BankTransfer) with to: "Alice", amount: 500? Why: Confirm the transfer details with the user. (financial) You asked: "Transfer $500 to Alice if my balance exceeds $1000."',
     );
   });
 
@@ -51,7 +51,7 @@ describe('the question a person approves, in plain words', () => {
     expect(decision.prompt).not.toMatch(/[\u2028\u202e\n]/);
     expect(decision.prompt).toContain('with to: "Alice", amount: 500?');
     expect(decision.prompt).toMatch(
-      /Your task: "Pay\\u2028t+…\[[\d,]+ characters not shown\]…t+"$/,
+      /You asked: "Pay\\u2028t+…\[[\d,]+ characters not shown\]…t+"$/,
     );
     expect(decision.prompt.length).toBeLessThanOrEqual(maxPromptLength);
   });

@@ -9,7 +9,7 @@ import { invisibleClass } from '../support/printable-text.js';
  * for that person, not for a developer: the action in the schema's own words (the first
  * sentence of the tool's description, `describedAs`) with the tool's name, the arguments
  * that matter, why the spec asks, and the task the user gave, on one line:
- * `Pay the deposit for the reservation (PayDeposit) with amount: 20? Why: … Your task: "…"`.
+ * `Pay the deposit for the reservation (PayDeposit) with amount: 20? Why: … You asked: "…"`.
  *
  * The agent writes every byte of the arguments, their order and their sizes included
  * (docs/security.md), so the question never shows them as one cut string: the arguments
@@ -177,7 +177,7 @@ function reasonsText(verdict: Verdict): string {
 /**
  * The question for a `confirm` verdict on the call `name(args)`, at most
  * `maxPromptLength` characters: `<action> (<name>) with to: …, amount: …, …? Why: <the
- * reasons> Your task: "<task>"`, the arguments in the order above. Undefined when it
+ * reasons> You asked: "<task>"`, the arguments in the order above. Undefined when it
  * cannot show every argument the verdict's guards and rules constrain and every target
  * argument (then nobody may be asked: the call is refused).
  *
@@ -187,7 +187,7 @@ function reasonsText(verdict: Verdict): string {
  *   task: 'Book a table for two tonight',
  * });
  * // 'Pay the deposit for the reservation (PayDeposit) with amount: 20? Why: Confirm the
- * //  deposit payment with the user. Your task: "Book a table for two tonight"'
+ * //  deposit payment with the user. You asked: "Book a table for two tonight"'
  */
 export function personPrompt(
   name: string,
@@ -198,7 +198,7 @@ export function personPrompt(
   const why = cutMiddle(visible(reasonsText(verdict)), maxReasonLength);
   const task = cutMiddle(visible((context.task ?? '').trim()), maxTaskLength);
   const head = actionText(name, context.action);
-  const tail = `?${why === '' ? '' : ` Why: ${why}`}${task === '' ? '' : ` Your task: "${task}"`}`;
+  const tail = `?${why === '' ? '' : ` Why: ${why}`}${task === '' ? '' : ` You asked: "${task}"`}`;
   const record = isRecord(args) ? args : { arguments: args };
   const given = Object.keys(record);
   const constrained = constrainedArgumentNames(verdict);
