@@ -29,7 +29,7 @@ export function toolResultObservation(
   if (resultName === undefined || result === undefined) return undefined;
   const fields = textOnlyResult(action, result)
     ? contentFields(output)
-    : { ...resultFields(output) };
+    : { ...(declaredContent(result, output) ?? resultFields(output)) };
   const argumentFields = new Set(result.keys);
   for (const variable of result.variables) {
     if (!argumentFields.has(variable.name)) continue;
@@ -91,12 +91,52 @@ function textOnlyResult(
 function contentFields(output: unknown): Record<string, unknown> {
   if (typeof output === 'string') return { content: output };
   if (isRecord(output) && Array.isArray(output.content)) {
-    const texts = output.content.flatMap((part: unknown) =>
-      isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
-    );
+    const texts = textParts(output.content);
     if (texts.length > 0) return { content: texts.join('\n') };
   }
   return { ...resultFields(output) };
+}
+
+/**
+ * A text output that is no JSON object, as the `content` a result schema declares with a
+ * shape (`"content": {"type": "array", …}`): MCP output schemas are objects, so a tool
+ * that answers a JSON array in text (τ-bench's flight searches) is described this way.
+ * Text that does not parse leaves `content` unreported: a rule needing it does not
+ * fire, and inside `not` it counts as matching (fail closed). Undefined where the
+ * result declares no such `content`, or the output is not such text.
+ */
+function declaredContent(
+  result: PredicateDeclaration,
+  output: unknown,
+): Record<string, unknown> | undefined {
+  const text = outputText(output);
+  if (text === undefined || parsedObject(text) !== undefined) return undefined;
+  const content = result.variables.find(
+    (variable) => variable.name === 'content' && !result.keys.includes(variable.name),
+  );
+  if (content === undefined || content.jsonText !== true) return undefined;
+  try {
+    return { content: JSON.parse(text) as unknown };
+  } catch {
+    return {};
+  }
+}
+
+/** The text of a string output, or of an MCP `CallToolResult` with one text part and no structured content. */
+function outputText(output: unknown): string | undefined {
+  if (typeof output === 'string') return output;
+  if (!isRecord(output) || output.isError === true || isRecord(output.structuredContent))
+    return undefined;
+  if (!Array.isArray(output.content)) return undefined;
+  const texts = textParts(output.content);
+  return texts.length === 1 ? texts[0] : undefined;
+}
+
+/** The texts of an MCP `CallToolResult`'s content parts. */
+function textParts(content: readonly unknown[]): string[] {
+  return content.flatMap((part: unknown) =>
+    isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
+  );
 }
 
 function parsedObject(text: string): Record<string, unknown> | undefined {
@@ -116,9 +156,7 @@ function resultFields(output: unknown): Record<string, unknown> {
   // MCP CallToolResult: structured content when the tool declares an output schema.
   if (isRecord(output.structuredContent)) return output.structuredContent;
   if (Array.isArray(output.content) && ('isError' in output || output.content.length > 0)) {
-    const texts = output.content.flatMap((part: unknown) =>
-      isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
-    );
+    const texts = textParts(output.content);
     if (texts.length === 1) return parsedObject(texts[0] ?? '') ?? {};
     if (texts.length > 0 || 'isError' in output) return {};
   }
