@@ -14,6 +14,7 @@ import {
   compileConstraintTest,
 } from './constraint-test.js';
 import { compileGuardTest } from './guard-constraint-test.js';
+import { mapEntries, mapKeys, mapValues, tooLarge } from './map-steps.js';
 import {
   canonicalJson,
   isTextValue,
@@ -183,6 +184,17 @@ function compileStep(step: CheckedStep, settings: CompileSettings, reading: Read
       if (!Array.isArray(data)) return missing;
       const index = position < 0 ? data.length + position : position;
       return index >= 0 && index < data.length ? data[index] : missing;
+    };
+  }
+  if (step.kind === 'values' || step.kind === 'keys') {
+    // `m.*`, `keys(m)` (LANGUAGE.md §9): on a non-object, a missing value. A map too large
+    // to read within maxJoinWork is missing too, and inside `not` matches (undecided).
+    const read = step.kind === 'values' ? mapValues : mapKeys;
+    const tooMany = reading.negated === undefined ? missing : undecided;
+    return (data) => {
+      if (!isObject(data)) return missing;
+      const entries = mapEntries(data);
+      return entries === tooLarge ? tooMany : (read(entries) as Data);
     };
   }
   // Filters select with the rules' reading, in guards too.

@@ -136,7 +136,11 @@ export type PathStep =
       readonly range: SourceRange;
     }
   /** `[0]`, `[-1]` (v3, LANGUAGE.md §9): one element of a list; negative counts from the end. */
-  | { readonly kind: 'index'; readonly position: number; readonly range: SourceRange };
+  | { readonly kind: 'index'; readonly position: number; readonly range: SourceRange }
+  /** `m.*` (v3, LANGUAGE.md §9): the values of a json object used as a map, in key order. */
+  | { readonly kind: 'values'; readonly range: SourceRange }
+  /** `keys(m)` (v3): the keys of a json object used as a map, in order; written around the path before it. */
+  | { readonly kind: 'keys'; readonly range: SourceRange };
 
 export const coercionTypes = ['number', 'date', 'time', 'datetime', 'boolean'] as const;
 /** `x as number`: text read as another type (LANGUAGE.md §7). */

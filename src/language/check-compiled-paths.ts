@@ -4,6 +4,7 @@ import { fail, type PathCheck, same, typeText, type Where } from './check-compil
 import { aggregatesElements, isAggregate } from './checker/aggregates.js';
 import type { Literal } from './checker/literal.js';
 import type { CheckedAccess, CheckedConstraint } from './checker/spec.js';
+import { mapKeysShape, mapValuesShape } from './map-shapes.js';
 import type { Operator } from './operators.js';
 import type { VariableDeclaration, VariableType } from './schema-model.js';
 import {
@@ -91,6 +92,12 @@ function walkSteps(
         if (declared === undefined) fail(`${at}.name`, `${step.name} is not a field of the record`);
         shape = shape.kind === 'record' ? shapeOf(declared) : projectionShape(declared);
       }
+      return;
+    }
+    if (step.kind === 'values' || step.kind === 'keys') {
+      const next = step.kind === 'values' ? mapValuesShape(shape) : mapKeysShape(shape);
+      if (next === undefined) fail(at, 'a map step on a value that is not a json object');
+      shape = next;
       return;
     }
     if (step.kind === 'index') {

@@ -184,6 +184,8 @@ export const shapes: Readonly<Record<string, Shape>> = {
       field: { name: 'str' },
       filter: { constraints: 'constraint[]', joins: '?bool' },
       index: { position: 'int' },
+      values: {},
+      keys: {},
     },
   },
   subjectFunction: { oneOf: subjectFunctions },

@@ -418,9 +418,11 @@ export function startLexer(
     const readable =
       single === '$'
         ? /[A-Za-z_]/.test(text[position + 1] ?? '')
-        : single === '+' || single === '-' || single === '*' || single === '/'
-          ? previousIsBinding() || previousStartsArithmetic()
-          : single !== undefined;
+        : single === '*' && text[position - 1] === '.'
+          ? true // `m.*` (v3, LANGUAGE.md §9): the values of a map
+          : single === '+' || single === '-' || single === '*' || single === '/'
+            ? previousIsBinding() || previousStartsArithmetic()
+            : single !== undefined;
     if (single !== undefined && readable) {
       push({ kind: 'symbol', text: single, start: position, end: position + 1 });
       position++;

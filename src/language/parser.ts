@@ -1045,8 +1045,7 @@ class Parser {
     if (fn !== undefined) {
       this.advance();
       this.advance();
-      const variable = this.expectIdentifier('a variable name');
-      const steps = this.parseSteps();
+      const { variable, steps } = this.parsePath();
       let matches: SubjectNode['matches'];
       if (fn === 'count' && isKeyword(this.current, 'matches')) {
         this.advance();
@@ -1071,8 +1070,7 @@ class Parser {
         },
       };
     }
-    const variable = this.expectIdentifier('a variable name');
-    const steps = this.parseSteps();
+    const { variable, steps } = this.parsePath();
     const coercion = this.parseCoercion();
     if (steps.length === 0 && coercion === undefined) return { variable };
     return {
@@ -1083,6 +1081,29 @@ class Parser {
         range: this.range(token.start, this.previousEnd()),
       },
     };
+  }
+
+  // path ::= var step* | 'keys' '(' path ')' step*   (keys: v3, LANGUAGE.md §9)
+  // Read without recursion: `keys(keys(…(m)…))` nests as deep as the input is long.
+  parsePath(): { variable: Identifier; steps: PathStep[] } {
+    const opened: number[] = [];
+    while (
+      this.current.kind === 'identifier' &&
+      this.current.text.toLowerCase() === 'keys' &&
+      this.isSymbol('(', this.peek()) &&
+      this.peek().start === this.current.end
+    ) {
+      opened.push(this.advance().start);
+      this.advance();
+    }
+    const variable = this.expectIdentifier('a variable name');
+    const steps = this.parseSteps();
+    for (let index = opened.length - 1; index >= 0; index--) {
+      const close = this.expectSymbol(')', "')' closing keys(…)");
+      steps.push({ kind: 'keys', range: this.range(opened[index] ?? close.start, close.end) });
+      steps.push(...this.parseSteps());
+    }
+    return { variable, steps };
   }
 
   // coercion ::= 'as' ('number' | 'date' | 'time' | 'datetime' | 'boolean')
@@ -1113,6 +1134,18 @@ class Parser {
       ) {
         this.advance();
         steps.push({ kind: 'field', name: this.expectIdentifier('a field name') });
+        continue;
+      }
+      // `m.*` (v3, LANGUAGE.md §9): the values of a map.
+      if (
+        this.isSymbol('.') &&
+        this.current.start === this.previousEnd() &&
+        this.isSymbol('*', next) &&
+        next.start === this.current.end
+      ) {
+        const dot = this.advance();
+        const star = this.advance();
+        steps.push({ kind: 'values', range: this.range(dot.start, star.end) });
         continue;
       }
       if (this.isSymbol('[') && this.current.start === this.previousEnd()) {

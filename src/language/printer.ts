@@ -114,12 +114,18 @@ export function printSubject(constraint: Pick<ConstraintNode, 'variable' | 'subj
   if (subject === undefined) return constraint.variable.name;
   let path = constraint.variable.name;
   for (const step of subject.steps) {
+    if (step.kind === 'keys') {
+      path = `keys(${path})`;
+      continue;
+    }
     path +=
-      step.kind === 'field'
-        ? `.${step.name.name}`
-        : step.kind === 'index'
-          ? `[${step.position}]`
-          : `[${step.constraints.map(printConstraint).join(', ')}]`;
+      step.kind === 'values'
+        ? '.*'
+        : step.kind === 'field'
+          ? `.${step.name.name}`
+          : step.kind === 'index'
+            ? `[${step.position}]`
+            : `[${step.constraints.map(printConstraint).join(', ')}]`;
   }
   if (subject.matches) path += ` matches ${printValue(subject.matches)}`;
   if (subject.function !== undefined && !subject.exists) path = `${subject.function}(${path})`;

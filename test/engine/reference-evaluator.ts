@@ -774,6 +774,12 @@ export class ReferenceSession {
       const at = step.position >= 0 ? step.position : data.length + step.position;
       return at >= 0 && at < data.length ? data[at] : missing;
     }
+    // §9 maps: `m.*` the values, `keys(m)` the keys, in key order; a non-object is missing.
+    if (step.kind === 'values' || step.kind === 'keys') {
+      if (!isRecord(data)) return missing;
+      const keys = Object.keys(data).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      return step.kind === 'keys' ? keys : keys.map((key) => data[key]);
+    }
     // A filter selects with the rules' reading: an element that does not fit is not kept.
     // Inside `not` (`deny`), an element that the deny-list reading keeps — where on a
     // record a value that does not fit passes — and the rules' does not leaves the

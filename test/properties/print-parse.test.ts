@@ -182,12 +182,18 @@ function noisySubject(constraint: ConstraintNode, pick: Pick): string {
   if (subject === undefined) return constraint.variable.name;
   let path = constraint.variable.name;
   for (const step of subject.steps) {
+    if (step.kind === 'keys') {
+      path = `${pick('keys', 'KEYS')}(${pick('', ' ')}${path}${pick('', ' ')})`;
+      continue;
+    }
     path +=
-      step.kind === 'field'
-        ? `.${step.name.name}`
-        : step.kind === 'index'
-          ? `[${pick('', ' ')}${step.position}${pick('', ' ')}]`
-          : `[${step.constraints.map((inner) => noisyConstraint(inner, pick)).join(pick(', ', ',', ' , '))}]`;
+      step.kind === 'values'
+        ? '.*'
+        : step.kind === 'field'
+          ? `.${step.name.name}`
+          : step.kind === 'index'
+            ? `[${pick('', ' ')}${step.position}${pick('', ' ')}]`
+            : `[${step.constraints.map((inner) => noisyConstraint(inner, pick)).join(pick(', ', ',', ' , '))}]`;
   }
   if (subject.matches)
     path += ` ${pick('matches', 'MATCHES')} /${subject.matches.pattern}/${subject.matches.flags}`;

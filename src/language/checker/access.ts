@@ -8,6 +8,7 @@ import {
   type ValueNode,
 } from '../ast.js';
 import { durationSeconds } from '../duration.js';
+import { mapHint, mapKeysShape, mapValuesShape } from '../map-shapes.js';
 import { allowedOperators } from '../operators.js';
 import { printSubject, printValue } from '../printer.js';
 import { compileRegex } from '../regex.js';
@@ -554,6 +555,27 @@ function walk(
       checked.push({ kind: 'field', name: field });
       text += `.${field}`;
       // A field of a list is a projection: the list of that field of every element.
+      continue;
+    }
+    if (step.kind === 'values' || step.kind === 'keys') {
+      const values = step.kind === 'values';
+      const next = values ? mapValuesShape(shape) : mapKeysShape(shape);
+      if (next === undefined) {
+        context.scope.diagnostics.report(
+          'invalid-map',
+          { range: step.range },
+          {
+            what: values ? '.*' : 'keys(…)',
+            subject: text,
+            type: shapeName(shape),
+            hint: mapHint(shape),
+          },
+        );
+        return undefined;
+      }
+      checked.push({ kind: step.kind });
+      text = values ? `${text}.*` : `keys(${text})`;
+      shape = next;
       continue;
     }
     if (step.kind === 'index') {

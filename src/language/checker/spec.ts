@@ -154,7 +154,10 @@ export type CheckedStep =
       readonly joins?: true;
     }
   /** `[0]`, `[-1]` (v3): the element at that position; negative counts from the end. */
-  | { readonly kind: 'index'; readonly position: number };
+  | { readonly kind: 'index'; readonly position: number }
+  /** `m.*`, `keys(m)` (v3): the values or the keys of a json object used as a map. */
+  | { readonly kind: 'values' }
+  | { readonly kind: 'keys' };
 
 /**
  * The typed left side of a constraint: the steps from the variable's value, an optional

@@ -201,6 +201,11 @@ export const diagnosticCatalog = {
     message: 'A position in a list must be a whole number; found {index}.',
     hint: 'Write list[0] for the first element, list[1] for the second, list[-1] for the last.',
   },
+  'invalid-map': {
+    severity: 'error',
+    message: "{what} reads a json object keyed by ids, but '{subject}' is {type}.",
+    hint: '{hint}',
+  },
   'invalid-aggregate': {
     severity: 'error',
     message: "{function}(…) adds up or orders numbers, but '{subject}' is {type}.",
