@@ -6,12 +6,13 @@ import { defaultLimits } from '../language/limits.js';
  * in the order the tool wrote them: a tool that reorders its object cannot change which
  * element `m.*[0]` is, which binding a filter makes first, or any verdict. `__proto__`
  * and `constructor` are keys like any other: only the object's own entries are read.
- * A map with more entries than one join may try (`maxJoinWork`) is not read: `tooLarge`.
+ * A map with as many entries as one join may try (`maxJoinWork`) or more is not read
+ * (`tooLarge`): reading it alone would spend the whole budget of the join it is part of.
  */
 
 export type MapEntries = readonly (readonly [string, unknown])[];
 
-/** The result when the map has more entries than `limit`. */
+/** The result when the map has `limit` entries or more. */
 export const tooLarge: unique symbol = Symbol('too large');
 
 const known = new WeakMap<object, MapEntries>();
@@ -22,7 +23,7 @@ function byKey(left: readonly [string, unknown], right: readonly [string, unknow
 
 /**
  * The own entries of an object in key order, made once per object (data is never
- * mutated once read); `tooLarge` beyond `limit` entries, counted before any is copied.
+ * mutated once read); `tooLarge` at `limit` entries or more, counted before any is copied.
  */
 export function mapEntries(
   map: object,
@@ -32,7 +33,7 @@ export function mapEntries(
   if (cached !== undefined) return cached;
   let size = 0;
   for (const key in map) {
-    if (Object.hasOwn(map, key) && ++size > limit) return tooLarge;
+    if (Object.hasOwn(map, key) && ++size >= limit) return tooLarge;
   }
   const entries = Object.entries(map).sort(byKey);
   known.set(map, entries);
