@@ -768,17 +768,19 @@ export class ReferenceSession {
       const projected = data.map(field);
       return projected.includes(missing) ? missing : projected;
     }
+    // §9 maps: `m.*` the values, `keys(m)` the keys, in key order (by code unit, never
+    // the order the tool wrote them in); a non-object is missing. Only own keys are
+    // entries: `__proto__` and `constructor` are keys like any other.
+    if (step.kind === 'values' || step.kind === 'keys') {
+      if (!isRecord(data)) return missing;
+      const keys = Object.keys(data).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      return step.kind === 'keys' ? keys : keys.map((key) => data[key]);
+    }
     if (!Array.isArray(data)) return missing;
     // §9: a position counts from 0, a negative one from the end; out of range is missing.
     if (step.kind === 'index') {
       const at = step.position >= 0 ? step.position : data.length + step.position;
       return at >= 0 && at < data.length ? data[at] : missing;
-    }
-    // §9 maps: `m.*` the values, `keys(m)` the keys, in key order; a non-object is missing.
-    if (step.kind === 'values' || step.kind === 'keys') {
-      if (!isRecord(data)) return missing;
-      const keys = Object.keys(data).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      return step.kind === 'keys' ? keys : keys.map((key) => data[key]);
     }
     // A filter selects with the rules' reading: an element that does not fit is not kept.
     // Inside `not` (`deny`), an element that the deny-list reading keeps — where on a
