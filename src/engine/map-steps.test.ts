@@ -7,6 +7,7 @@ import { checkSpec, type Schema } from '../language/index.js';
 import { parse } from '../language/parser.js';
 import { print } from '../language/printer.js';
 import { schemaFromMcpTools } from '../schema/index.js';
+import { explainSpec } from './explain.js';
 import { mapEntries, tooLarge } from './map-steps.js';
 import { createSession } from './session-all-parts.js';
 
@@ -352,5 +353,24 @@ describe('a map too large to read within maxJoinWork', () => {
       });
     expect(mapEntries(map, 10)).toBe(tooLarge);
     expect(mapEntries(map, 11)).toBe(tooLarge);
+  });
+});
+
+describe('explain renders maps in plain words', () => {
+  it('names the values and the keys of a map', () => {
+    const checked = checkSpec(
+      `reject book_reservation(payment_methods[0].payment_id = "gift_card_0000000")
+      get_user_detailsResult(payment_methods.*[source = "gift_card"].id = $pm, count(keys(payment_methods)) >= 2, sum(payment_methods.*[source = "certificate"].amount) >= 100, keys(payment_methods)[-1] != "x") & book_reservation(payment_methods[0].payment_id = $pm) -> Booked
+      Booked -> Done`,
+      airlineSchema,
+    );
+    if (!checked.ok) throw new Error(checked.diagnostics[0]?.message);
+    const text = explainSpec(checked.value).text;
+    expect(text).toContain('payment_methods[each value][source = "gift_card"].id');
+    expect(text).toContain('count(payment_methods[each key])');
+    expect(text).toContain('the sum of payment_methods[each value][source = "certificate"].amount');
+    expect(text).toContain('payment_methods[each key][last]');
+    expect(text).not.toContain('.*');
+    expect(text).not.toContain('keys(');
   });
 });
