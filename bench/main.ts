@@ -12,6 +12,7 @@ import {
 import { guardBench } from './guard.js';
 import { languageV2Bench } from './language-v2.js';
 import { languageV3Bench } from './language-v3.js';
+import { mapsBench } from './maps.js';
 import {
   collectGarbage,
   formatMicros,
@@ -150,7 +151,7 @@ function measureCheck(rules: number): { parseCheck: number; text: number } {
 
 /**
  * `BENCH_ONLY=decisions,prolog` runs only those parts (decisions, check, security, v2-rules,
- * guard, bindings, records, v3-terms, v3-scopes, policy, prolog, adapters, servers, stores); all of them
+ * guard, bindings, records, v3-terms, v3-scopes, v3-maps, policy, prolog, adapters, servers, stores); all of them
  * by default.
  */
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
@@ -168,6 +169,7 @@ async function main(): Promise<void> {
   if (runs('records')) recordsBench(proposalsPerKind);
   if (runs('v3-terms')) languageV3Bench(proposalsPerKind);
   if (runs('v3-scopes')) universalBench(proposalsPerKind);
+  if (runs('v3-maps')) mapsBench(proposalsPerKind);
   if (runs('policy')) policyBench(Math.min(proposalsPerKind, 20_000));
   if (runs('prolog')) prologBench(sizes, Number(process.env.BENCH_STEPS ?? 100_000));
   if (runs('adapters')) await adapterBench();
