@@ -1,7 +1,7 @@
 import { createSession, type Session } from '../src/engine/index.js';
 import { checkSpec, type Schema, type Spec } from '../src/language/index.js';
 import { schemaFromMcpTools } from '../src/schema/index.js';
-import { formatMicros, measureDecisions, table } from './measure.js';
+import { decisionTable, measureDecisions } from './measure.js';
 
 /**
  * Language v3 rows of `npm run bench` (LANGUAGE.md §9): a rule that sums a 100-element
@@ -83,18 +83,10 @@ export function languageV3Bench(proposals: number): void {
       ['sum + max of a 100-element result projection, cents (exact decimals)', 'cents'],
       ['guard: sum of a fresh 100-element list argument', 'argument'],
     ] as const
-  ).map(([label, kind]) => {
-    const timing = measure(count, kind);
-    return [
-      label,
-      timing.ok ? 'allow' : 'WRONG',
-      formatMicros(timing.p50),
-      formatMicros(timing.p99),
-    ];
-  });
+  ).map(([label, kind]) => [label, measure(count, kind)] as const);
   console.log(
     `\nLanguage v3: sums over 100-element projections (${count.toLocaleString('en-US')} proposals; µs, timer overhead subtracted)`,
   );
-  console.log(table(['proposal', 'decision', 'p50', 'p99'], rows));
+  console.log(decisionTable(rows));
   console.log('\nTarget: sum over a 100-element projection p50 ≤ 20 µs.');
 }

@@ -57,6 +57,22 @@ export interface DecisionTimings {
   readonly ok: boolean;
 }
 
+/** The table of labelled decision timings: proposal, decision (WRONG if one was not `expected`), p50, p99. */
+export function decisionTable(
+  rows: readonly (readonly [string, DecisionTimings])[],
+  expected = 'allow',
+): string {
+  return table(
+    ['proposal', 'decision', 'p50', 'p99'],
+    rows.map(([label, timing]) => [
+      label,
+      timing.ok ? expected : 'WRONG',
+      formatMicros(timing.p50),
+      formatMicros(timing.p99),
+    ]),
+  );
+}
+
 /**
  * Times `session.propose` for `count` proposals, in sessions renewed every `renewEvery`
  * proposals (agent runs are short; a repeated refusal would escalate), checking each

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { airlineSchema, airlineSession } from '../../test/support/airline-session.js';
-import { readData } from '../../test/support/project-data.js';
+import { airline, airlineSession } from '../../test/support/airline.js';
+import { airlineBooking, airlineUserDetails } from '../../test/support/airline-user.js';
 import { checkSpec, type Schema } from '../language/index.js';
 import { parse } from '../language/parser.js';
 import { print } from '../language/printer.js';
@@ -15,35 +15,10 @@ import { createSession } from './session-all-parts.js';
  * `m.*` and `keys(m)` (LANGUAGE.md §9) on τ-bench's `get_user_details` result, with a real
  * user record of its database (data/taubench/airline/db/users.json).
  */
-const users = JSON.parse(readData('taubench/airline/db/users.json')) as Record<
-  string,
-  { payment_methods: Record<string, Record<string, unknown>> }
->;
-const sophia = users.sophia_davis_8874;
-if (sophia === undefined) throw new Error('the airline database has no sophia_davis_8874');
-// Her profile: three gift cards (199, 134, 264), two certificates, two credit cards.
-const sophiaDetails = { get_user_detailsResult: { user_id: 'sophia_davis_8874', ...sophia } };
-
-function booking(...payments: readonly [string, number][]) {
-  return {
-    action: {
-      name: 'book_reservation',
-      args: {
-        user_id: 'sophia_davis_8874',
-        origin: 'SFO',
-        destination: 'JFK',
-        flight_type: 'one_way',
-        cabin: 'economy',
-        flights: [{ flight_number: 'HAT001', date: '2024-05-20' }],
-        passengers: [{ first_name: 'Sophia', last_name: 'Davis', dob: '1990-04-05' }],
-        payment_methods: payments.map(([payment_id, amount]) => ({ payment_id, amount })),
-        total_baggages: 0,
-        nonfree_baggages: 0,
-        insurance: 'no',
-      },
-    },
-  };
-}
+// sophia_davis_8874: three gift cards (199, 134, 264), two certificates, two credit cards.
+const sophiaDetails = { get_user_detailsResult: airlineUserDetails('sophia_davis_8874') };
+const booking = (...payments: readonly [string, number][]) =>
+  airlineBooking('sophia_davis_8874', ...payments);
 
 function decide(
   spec: string,
@@ -66,12 +41,12 @@ describe('maps (LANGUAGE.md §9)', () => {
     expect(printed).toContain('payment_methods.*[source = "certificate"]');
     const again = parse(printed);
     expect(again.ok && print(again.value.ast)).toBe(printed);
-    const checked = checkSpec(text, airlineSchema);
+    const checked = checkSpec(text, airline);
     expect(checked.ok ? [] : checked.diagnostics.map((item) => item.code)).toEqual([]);
   });
 
   it('reports .* on a value that is not a json object', () => {
-    const checked = checkSpec('get_user_detailsResult(email.* = "x") -> Done', airlineSchema);
+    const checked = checkSpec('get_user_detailsResult(email.* = "x") -> Done', airline);
     expect(checked.ok).toBe(false);
     if (!checked.ok) expect(checked.diagnostics.map((item) => item.code)).toContain('invalid-map');
   });
@@ -362,7 +337,7 @@ describe('explain renders maps in plain words', () => {
       `reject book_reservation(payment_methods[0].payment_id = "gift_card_0000000")
       get_user_detailsResult(payment_methods.*[source = "gift_card"].id = $pm, count(keys(payment_methods)) >= 2, sum(payment_methods.*[source = "certificate"].amount) >= 100, keys(payment_methods)[-1] != "x") & book_reservation(payment_methods[0].payment_id = $pm) -> Booked
       Booked -> Done`,
-      airlineSchema,
+      airline,
     );
     if (!checked.ok) throw new Error(checked.diagnostics[0]?.message);
     const text = explainSpec(checked.value).text;

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { createSession } from '../../src/engine/index.js';
-import { compiledPathChecks as pathCheck } from '../../src/language/check-compiled-paths.js';
 import { CompiledSpecError } from '../../src/language/compiled-spec-format.js';
-import { checkSpec, type Spec } from '../../src/language/index.js';
 import { readCompiledSpec } from '../../src/language/read-compiled-spec.js';
 import { compileRegex } from '../../src/language/regex.js';
-import { writeCompiledSpec } from '../../src/language/write-compiled-spec.js';
-import { airlineSchema } from '../support/airline-session.js';
-import { readData } from '../support/project-data.js';
+import { airlineSpec } from '../support/airline.js';
+import { airlineBooking, airlineUserDetails } from '../support/airline-user.js';
+import {
+  expectRefused,
+  readWithChecks,
+  type TranscriptEvent,
+  transcript,
+  writtenAsJson,
+} from '../support/compiled-round-trip.js';
 
 /*
  * Compiled specs (FORMATS.md §8) carry `m.*` and `keys(m)` (LANGUAGE.md §9): a spec over
@@ -16,8 +19,7 @@ import { readData } from '../support/project-data.js';
  * checker refuses is refused where it was changed.
  */
 
-const users = JSON.parse(readData('taubench/airline/db/users.json')) as Record<string, object>;
-const sophia = { user_id: 'sophia_davis_8874', ...users.sophia_davis_8874 };
+const sophia = airlineUserDetails('sophia_davis_8874');
 
 const text = `
   reject book_reservation(payment_methods[0].payment_id = "gift_card_5896248") because "that card is kept for later"
@@ -27,26 +29,10 @@ const text = `
   get_user_detailsResult(payment_methods.*[source = "certificate"].id = $c) & book_reservation(payment_methods[-1].payment_id = $c) -> Booked
   Booked -> Done`;
 
-const booking = (...ids: string[]) => ({
-  action: {
-    name: 'book_reservation',
-    args: {
-      user_id: 'sophia_davis_8874',
-      origin: 'SFO',
-      destination: 'JFK',
-      flight_type: 'one_way',
-      cabin: 'economy',
-      flights: [{ flight_number: 'HAT001', date: '2024-05-20' }],
-      passengers: [{ first_name: 'Sophia', last_name: 'Davis', dob: '1990-04-05' }],
-      payment_methods: ids.map((payment_id) => ({ payment_id, amount: 100 })),
-      total_baggages: 0,
-      nonfree_baggages: 0,
-      insurance: 'no',
-    },
-  },
-});
+const booking = (...ids: string[]) =>
+  airlineBooking('sophia_davis_8874', ...ids.map((id) => [id, 100] as [string, number]));
 
-const events: Record<string, unknown>[] = [
+const events: TranscriptEvent[] = [
   { propose: booking('credit_card_4801844') },
   { observe: { updates: { get_user_detailsResult: sophia } } },
   { propose: booking('credit_card_4801844') },
@@ -71,29 +57,12 @@ const events: Record<string, unknown>[] = [
   { propose: booking('gift_card_1', 'certificate_2') },
 ];
 
-function checked(source: string): Spec {
-  const result = checkSpec(source, airlineSchema);
-  if (!result.ok) throw new Error(result.diagnostics.map((item) => item.message).join('\n'));
-  return result.value;
-}
-
-const written = (spec: Spec) => JSON.parse(JSON.stringify(writeCompiledSpec(spec)));
-const read = (document: unknown) => readCompiledSpec(document, { regex: compileRegex, pathCheck });
-
-function transcript(spec: Spec): string[] {
-  const session = createSession(spec, { now: '2024-05-15T15:00' });
-  return events.map((event) => {
-    if ('observe' in event)
-      return `observed ${session.observe(event.observe as Parameters<typeof session.observe>[0]).ok}`;
-    const verdict = session.propose(event.propose as Parameters<typeof session.propose>[0]);
-    return `${verdict.decision} ${verdict.feedback ?? ''}`;
-  });
-}
+const now = '2024-05-15T15:00';
 
 describe('compiled specs carry maps (LANGUAGE.md §9)', () => {
   it('read back, decide every event as the text does', () => {
-    const spec = checked(text);
-    const expected = transcript(spec);
+    const spec = airlineSpec(text);
+    const expected = transcript(spec, events, now);
     expect(expected.map((line) => line.split(' ')[0])).toEqual([
       'revise',
       'observed',
@@ -105,27 +74,20 @@ describe('compiled specs carry maps (LANGUAGE.md §9)', () => {
       'revise',
       'allow',
     ]);
-    const document = written(spec);
+    const document = writtenAsJson(spec);
     expect(JSON.stringify(document)).toContain('{"kind":"keys"}');
     expect(JSON.stringify(document)).toContain('{"kind":"values"}');
-    expect(transcript(read(document))).toEqual(expected);
+    expect(transcript(readWithChecks(document), events, now)).toEqual(expected);
     // Written again, the document is the same: nothing is lost in the round trip.
-    expect(written(read(document))).toEqual(document);
+    expect(writtenAsJson(readWithChecks(document))).toEqual(document);
   });
 
   // biome-ignore lint/suspicious/noExplicitAny: the tests edit the document as plain JSON.
   type Json = any;
   const refused = (change: (document: Json) => void, path: string, problem: RegExp) => {
-    const document = written(checked(text));
+    const document = writtenAsJson(airlineSpec(text));
     change(document);
-    const reading = () => read(document);
-    expect(reading).toThrow(CompiledSpecError);
-    try {
-      reading();
-    } catch (error) {
-      expect((error as CompiledSpecError).path).toBe(path);
-      expect((error as Error).message).toMatch(problem);
-    }
+    expectRefused(document, path, problem);
   };
   /** The constraint `keys(payment_methods) = $pm` of the first rule. */
   const keysConstraint = (document: Json) => document.rules[0].states[0].constraints[0];
@@ -133,7 +95,8 @@ describe('compiled specs carry maps (LANGUAGE.md §9)', () => {
   const sumConstraint = (document: Json) => document.rules[0].states[0].constraints[1];
 
   it('refuses map steps read without the check that comes with their evaluators', () => {
-    const reading = () => readCompiledSpec(written(checked(text)), { regex: compileRegex });
+    const reading = () =>
+      readCompiledSpec(writtenAsJson(airlineSpec(text)), { regex: compileRegex });
     expect(reading).toThrow(CompiledSpecError);
     expect(reading).toThrow(/check is not given/);
   });

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { createSession } from '../../src/engine/index.js';
-import { compiledPathChecks as pathCheck } from '../../src/language/check-compiled-paths.js';
 import { CompiledSpecError } from '../../src/language/compiled-spec-format.js';
-import { checkSpec, type Spec } from '../../src/language/index.js';
 import { readCompiledSpec } from '../../src/language/read-compiled-spec.js';
 import { compileRegex } from '../../src/language/regex.js';
-import { writeCompiledSpec } from '../../src/language/write-compiled-spec.js';
-import { airline } from '../support/airline.js';
+import { airlineSpec } from '../support/airline.js';
+import {
+  expectRefused,
+  readWithChecks,
+  type TranscriptEvent,
+  transcript,
+  writtenAsJson,
+} from '../support/compiled-round-trip.js';
 
 /*
  * Compiled specs (FORMATS.md §8) carry `not (A & B)` and `forall(A => B)` (LANGUAGE.md
@@ -14,8 +17,6 @@ import { airline } from '../support/airline.js';
  * text does, and a document whose scope was changed into something the checker refuses
  * is refused where it was changed — a compiled scope is never a way around the text.
  */
-
-const schema = airline;
 
 const forall = `get_user_detailsResult(user_id = $u) & forall(get_user_detailsResult(user_id = $u, reservations = $r) & get_reservation_detailsResult(reservation_id = $r, cabin = business) => cancel_reservationResult(reservation_id = $r, status = "cancelled")) -> Done`;
 const scoped = {
@@ -26,7 +27,7 @@ const scoped = {
 Cancelled -> Done`,
 };
 
-const events: Record<string, unknown>[] = [
+const events: TranscriptEvent[] = [
   { observe: { updates: { SessionUser: { user_id: 'u1' } } } },
   { propose: { action: { name: 'cancel_reservation', args: { reservation_id: 'AAA111' } } } },
   { propose: { finish: true } },
@@ -74,66 +75,37 @@ const events: Record<string, unknown>[] = [
   { propose: { action: { name: 'cancel_reservation', args: { reservation_id: 'BBB222' } } } },
 ];
 
-function checked(text: string): Spec {
-  const result = checkSpec(text, schema);
-  if (!result.ok) throw new Error(result.diagnostics.map((item) => item.message).join('\n'));
-  return result.value;
-}
-
-const written = (spec: Spec) => JSON.parse(JSON.stringify(writeCompiledSpec(spec)));
-const read = (document: unknown) => readCompiledSpec(document, { regex: compileRegex, pathCheck });
-
-function transcript(spec: Spec): string[] {
-  const session = createSession(spec, { now: '2024-05-15T15:00' });
-  return events.map((event) => {
-    if ('observe' in event) {
-      session.observe(event.observe as Parameters<typeof session.observe>[0]);
-      return `done ${session.status().done}`;
-    }
-    const verdict = session.propose(event.propose as Parameters<typeof session.propose>[0]);
-    return `${verdict.decision} ${verdict.feedback ?? ''}`;
-  });
-}
+const now = '2024-05-15T15:00';
 
 describe('compiled specs carry scopes (LANGUAGE.md §9)', () => {
   it.each(Object.entries(scoped))(
     '%s: read back, it decides every event as the text does',
     (_name, text) => {
-      const spec = checked(text);
+      const spec = airlineSpec(text);
       expect(spec.rules.some((rule) => rule.scopes !== undefined)).toBe(true);
-      const back = read(written(spec));
+      const back = readWithChecks(writtenAsJson(spec));
       expect(back.rules.map((rule) => rule.scopes !== undefined)).toEqual(
         spec.rules.map((rule) => rule.scopes !== undefined),
       );
-      const expected = transcript(spec);
+      const expected = transcript(spec, events, now);
       // The scenario exercises both outcomes.
       expect(new Set(expected.map((line) => line.split(' ')[0])).size).toBeGreaterThan(2);
-      expect(transcript(back)).toEqual(expected);
+      expect(transcript(back, events, now)).toEqual(expected);
     },
   );
 
   // biome-ignore lint/suspicious/noExplicitAny: the tests edit the document as plain JSON.
   type Json = any;
   type Document = { rules: { scopes?: Json[] }[] };
-  const tampered = (change: (document: Document) => void) => {
-    const document = written(checked(forall)) as Document;
-    change(document);
-    return () => read(document);
-  };
   const refused = (change: (document: Document) => void, path: string, problem: RegExp) => {
-    const reading = tampered(change);
-    expect(reading).toThrow(CompiledSpecError);
-    try {
-      reading();
-    } catch (error) {
-      expect((error as CompiledSpecError).path).toBe(path);
-      expect((error as Error).message).toMatch(problem);
-    }
+    const document = writtenAsJson(airlineSpec(forall)) as Document;
+    change(document);
+    expectRefused(document, path, problem);
   };
   const scope = (document: Document) => document.rules[0]?.scopes?.[0] as Json;
 
   it('refuses scopes read without the check that comes with their evaluators (a page that did not load them)', () => {
-    const document = written(checked(forall));
+    const document = writtenAsJson(airlineSpec(forall));
     const reading = () => readCompiledSpec(document, { regex: compileRegex });
     expect(reading).toThrow(CompiledSpecError);
     expect(reading).toThrow(/check is not given/);

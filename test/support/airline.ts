@@ -1,6 +1,6 @@
 import { createSession } from '../../src/engine/session-all-parts.js';
 import { taubenchSchema } from '../../src/eval/taubench-schema.js';
-import { checkSpec } from '../../src/language/index.js';
+import { checkSpec, type Spec } from '../../src/language/index.js';
 import type { Schema } from '../../src/language/schema-model.js';
 import { taubenchExample } from './taubench-example.js';
 
@@ -10,9 +10,14 @@ export const airline: Schema = taubenchSchema(
   { text: taubenchExample('airline-states.json'), name: 'airline-states.json' },
 );
 
-/** A session of a spec over the airline schema, at 2024-05-15T15:00; throws on a spec error. */
-export function airlineSession(text: string) {
+/** A spec over the airline schema; throws on a spec error. */
+export function airlineSpec(text: string): Spec {
   const checked = checkSpec(text, airline);
   if (!checked.ok) throw new Error(checked.diagnostics.map((item) => item.message).join('\n'));
-  return createSession(checked.value, { now: '2024-05-15T15:00' });
+  return checked.value;
+}
+
+/** A session of a spec over the airline schema, at 2024-05-15T15:00; throws on a spec error. */
+export function airlineSession(text: string) {
+  return createSession(airlineSpec(text), { now: '2024-05-15T15:00' });
 }
