@@ -45,6 +45,16 @@ describe('maps (LANGUAGE.md §9)', () => {
     expect(checked.ok ? [] : checked.diagnostics.map((item) => item.code)).toEqual([]);
   });
 
+  it('reads keys(…) nested as deep as the input without recursion', () => {
+    const depth = 100_000;
+    const text = `get_user_detailsResult(count(${'keys('.repeat(depth)}payment_methods${')'.repeat(depth)}) = 1) -> Done`;
+    const parsed = parse(text);
+    expect(parsed.ok).toBe(true);
+    // keys() of keys(): the keys are a list of texts, no map — one located error.
+    const checked = checkSpec(text, airline);
+    expect(checked.ok ? [] : checked.diagnostics.map((item) => item.code)).toEqual(['invalid-map']);
+  });
+
   it('reports .* on a value that is not a json object', () => {
     const checked = checkSpec('get_user_detailsResult(email.* = "x") -> Done', airline);
     expect(checked.ok).toBe(false);

@@ -323,15 +323,21 @@ function constraintWithSubject(depth: number): fc.Arbitrary<ConstraintNode> {
   const position: fc.Arbitrary<PathStep> = fc
     .integer({ min: -3, max: 12 })
     .map((index) => ({ kind: 'index' as const, position: index, range: nowhere }));
+  // `m.*`, `keys(m)` (v3): the values and the keys of a map.
+  const map: fc.Arbitrary<PathStep> = fc
+    .constantFrom('values' as const, 'keys' as const)
+    .map((kind) => ({ kind, range: nowhere }));
   const step: fc.Arbitrary<PathStep> =
     depth === 0
       ? fc.oneof(
           identifierArbitrary.map((name) => ({ kind: 'field' as const, name })),
           position,
+          map,
         )
       : fc.oneof(
           identifierArbitrary.map((name) => ({ kind: 'field' as const, name })),
           position,
+          map,
           fc
             .array(constraintWithSubject(depth - 1), { minLength: 1, maxLength: 2 })
             .map((constraints) => ({ kind: 'filter' as const, constraints, range: nowhere })),
