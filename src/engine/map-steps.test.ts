@@ -328,16 +328,24 @@ describe('a map too large to read within maxJoinWork', () => {
 
   it('stops counting at the bound and copies nothing', () => {
     // Values behind getters that throw: the bound is reached without reading any of them.
-    const map = {};
-    for (let index = 0; index < 11; index++)
-      Object.defineProperty(map, `k${index}`, {
-        enumerable: true,
-        get: () => {
-          throw new Error('a value was read');
-        },
-      });
-    expect(mapEntries(map, 10)).toBe(tooLarge);
-    expect(mapEntries(map, 11)).toBe(tooLarge);
+    const guarded = () => {
+      const map = {};
+      for (let index = 0; index < 11; index++)
+        Object.defineProperty(map, `k${index}`, {
+          enumerable: true,
+          get: () => {
+            throw new Error('a value was read');
+          },
+        });
+      return map;
+    };
+    expect(mapEntries(guarded(), 10)).toBe(tooLarge);
+    const atTheBound = guarded();
+    expect(mapEntries(atTheBound, 11)).toBe(tooLarge);
+    // Known to be too large: not counted again.
+    expect(mapEntries(atTheBound, 11)).toBe(tooLarge);
+    // One entry below the bound, the entries are read (here, the getters throw).
+    expect(() => mapEntries(guarded(), 12)).toThrow('a value was read');
   });
 });
 

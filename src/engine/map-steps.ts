@@ -15,7 +15,8 @@ export type MapEntries = readonly (readonly [string, unknown])[];
 /** The result when the map has `limit` entries or more. */
 export const tooLarge: unique symbol = Symbol('too large');
 
-const known = new WeakMap<object, MapEntries>();
+/** Per object: its entries, or `tooLarge` (so a huge map is counted once, not per proposal). */
+const known = new WeakMap<object, MapEntries | typeof tooLarge>();
 
 function byKey(left: readonly [string, unknown], right: readonly [string, unknown]): number {
   return left[0] < right[0] ? -1 : left[0] > right[0] ? 1 : 0;
@@ -33,7 +34,10 @@ export function mapEntries(
   if (cached !== undefined) return cached;
   let size = 0;
   for (const key in map) {
-    if (Object.hasOwn(map, key) && ++size >= limit) return tooLarge;
+    if (Object.hasOwn(map, key) && ++size >= limit) {
+      known.set(map, tooLarge);
+      return tooLarge;
+    }
   }
   const entries = Object.entries(map).sort(byKey);
   known.set(map, entries);
