@@ -504,6 +504,56 @@ function describesField(root: VariableDeclaration, field: string): boolean {
   );
 }
 
+/**
+ * A position `[0]` or a map step `m.*` / `keys(m)` (v3): the shape, text and checked step
+ * it reaches; `invalid-path` for a position on a non-list, `invalid-map` for a map step on
+ * a non-object.
+ */
+function elementStep(
+  step: Extract<PathStep, { kind: 'index' | 'values' | 'keys' }>,
+  shape: Shape,
+  text: string,
+  context: AccessContext,
+): { shape: Shape; text: string; step: CheckedStep } | undefined {
+  if (step.kind === 'index') {
+    const element = elementShape(shape);
+    if (element === undefined)
+      return invalidPath(
+        context,
+        step,
+        `The position [${step.position}]`,
+        text,
+        shape,
+        'Positions pick one element of a list: list[0] is the first, list[-1] the last.',
+      );
+    return {
+      shape: element,
+      text: `${text}[${step.position}]`,
+      step: { kind: 'index', position: step.position },
+    };
+  }
+  const values = step.kind === 'values';
+  const next = values ? mapValuesShape(shape) : mapKeysShape(shape);
+  if (next === undefined) {
+    context.scope.diagnostics.report(
+      'invalid-map',
+      { range: step.range },
+      {
+        what: values ? '.*' : 'keys(…)',
+        subject: text,
+        type: shapeName(shape),
+        hint: mapHint(shape),
+      },
+    );
+    return undefined;
+  }
+  return {
+    shape: next,
+    text: values ? `${text}.*` : `keys(${text})`,
+    step: { kind: step.kind },
+  };
+}
+
 function walk(
   start: Shape,
   startText: string,
@@ -557,41 +607,11 @@ function walk(
       // A field of a list is a projection: the list of that field of every element.
       continue;
     }
-    if (step.kind === 'values' || step.kind === 'keys') {
-      const values = step.kind === 'values';
-      const next = values ? mapValuesShape(shape) : mapKeysShape(shape);
-      if (next === undefined) {
-        context.scope.diagnostics.report(
-          'invalid-map',
-          { range: step.range },
-          {
-            what: values ? '.*' : 'keys(…)',
-            subject: text,
-            type: shapeName(shape),
-            hint: mapHint(shape),
-          },
-        );
-        return undefined;
-      }
-      checked.push({ kind: step.kind });
-      text = values ? `${text}.*` : `keys(${text})`;
-      shape = next;
-      continue;
-    }
-    if (step.kind === 'index') {
-      const element = elementShape(shape);
-      if (element === undefined)
-        return invalidPath(
-          context,
-          step,
-          `The position [${step.position}]`,
-          text,
-          shape,
-          'Positions pick one element of a list: list[0] is the first, list[-1] the last.',
-        );
-      checked.push({ kind: 'index', position: step.position });
-      text += `[${step.position}]`;
-      shape = element;
+    if (step.kind === 'index' || step.kind === 'values' || step.kind === 'keys') {
+      const next = elementStep(step, shape, text, context);
+      if (next === undefined) return undefined;
+      ({ shape, text } = next);
+      checked.push(next.step);
       continue;
     }
     const element = elementShape(shape);
