@@ -8,7 +8,10 @@ import {
   type Schema,
   type Spec,
 } from '../language/index.js';
-import { readCompiledComposition } from '../language/read-compiled-composition.js';
+import {
+  type CompiledComposition,
+  readCompiledComposition,
+} from '../language/read-compiled-composition.js';
 import { compileRegex } from '../language/regex.js';
 import { isRecord } from '../support/is-record.js';
 import {
@@ -67,8 +70,11 @@ export async function loadCheckedSpec(
   return { spec: result.value, policy, schema, fileName };
 }
 
-/** The JSON of a compiled document (its `format` says so); undefined for spec text. */
-function compiledDocumentOf(source: string): Record<string, unknown> | undefined {
+/**
+ * The JSON of a compiled document (`intentguard compile`; its `format` says so); undefined
+ * for spec text. Every command that takes SPEC tells the two apart by this, one way.
+ */
+export function compiledDocumentOf(source: string): Record<string, unknown> | undefined {
   if (!source.trimStart().startsWith('{')) return undefined;
   let value: unknown;
   try {
@@ -80,41 +86,93 @@ function compiledDocumentOf(source: string): Record<string, unknown> | undefined
   return isRecord(value) && value.format === compiledSpecFormat ? value : undefined;
 }
 
+/**
+ * Reads a compiled document as `createGuard(document)` does: checked as data, tied to its
+ * sources (a document that is not exactly what its sources compile to is refused), and,
+ * with `schema`, over exactly that schema. Throws `CompiledSpecError` at the JSONPath of
+ * the first thing wrong.
+ *
+ * @example
+ * const { intent, policy } = readCompiledDocument(compiledDocumentOf(text)!, schema);
+ */
+export function readCompiledDocument(
+  document: Record<string, unknown>,
+  schema?: Schema,
+): CompiledComposition {
+  const read = readCompiledComposition(document, {
+    regex: compileRegex,
+    pathCheck: compiledPathChecks,
+    ...(schema ? { schema } : {}),
+  });
+  requireCompiledFromSource(document, read.intent, read.policy);
+  return read;
+}
+
+/**
+ * The usage error of a compiled composition given another `--policy`: the document
+ * already says which policy judges with its intent, so a second one is never a silent
+ * choice.
+ */
+export function secondPolicyError(documentName: string, policyPath: string): CliError {
+  return new CliError(
+    `${documentName} composes its own policy; --policy ${displayName(policyPath)} would be a second one — give one or the other`,
+    2,
+  );
+}
+
+/** A compiled document opened for a command: its parts and the schema they are over. */
+export interface OpenedDocument extends CompiledComposition {
+  /** `--states`/`--tools` when given (the document's must be the same), else the document's. */
+  readonly schema: LoadedSchema;
+}
+
+/**
+ * Opens a compiled document named on the command line: a document that does not read
+ * ends the command with exit 1 and the JSONPath of what is wrong (as a spec with errors
+ * does), a composition given another `--policy` with exit 2. The `--policy` file itself
+ * is the caller's to read: `check` reports its diagnostics, the others refuse it.
+ */
+export async function openCompiledDocument(
+  io: CliIo,
+  document: Record<string, unknown>,
+  fileName: string,
+  options: SchemaOptions & { readonly policy?: string },
+): Promise<OpenedDocument> {
+  const given = await loadSchemaOption(io, options, false);
+  let read: CompiledComposition;
+  try {
+    read = readCompiledDocument(document, given?.schema);
+  } catch (error) {
+    if (CompiledSpecError.isInstance(error)) throw new CliError(`${fileName}: ${error.message}`, 1);
+    throw error;
+  }
+  if (read.policy !== undefined && options.policy !== undefined)
+    throw secondPolicyError(fileName, options.policy);
+  const schema: LoadedSchema = given ?? {
+    schema: read.intent.schema,
+    path: fileName,
+    warnings: [],
+  };
+  return { ...read, schema };
+}
+
 async function loadCompiled(
   io: CliIo,
   document: Record<string, unknown>,
   fileName: string,
   options: SchemaOptions & { readonly policy?: string },
 ): Promise<LoadedSpec> {
-  const given = await loadSchemaOption(io, options, false);
-  let read: ReturnType<typeof readCompiledComposition>;
-  try {
-    read = readCompiledComposition(document, {
-      regex: compileRegex,
-      pathCheck: compiledPathChecks,
-      ...(given ? { schema: given.schema } : {}),
-    });
-    requireCompiledFromSource(document, read.intent, read.policy);
-  } catch (error) {
-    if (CompiledSpecError.isInstance(error)) throw new CliError(`${fileName}: ${error.message}`, 1);
-    throw error;
-  }
-  if (read.policy !== undefined && options.policy !== undefined)
-    throw new CliError(
-      `${fileName} composes its own policy; --policy ${displayName(options.policy)} would be a second one — give one or the other`,
-      2,
-    );
+  const {
+    intent,
+    policy: composed,
+    schema,
+  } = await openCompiledDocument(io, document, fileName, options);
   const policy =
-    read.policy ??
+    composed ??
     (options.policy === undefined
       ? undefined
-      : (await loadCheckedPolicy(io, options.policy, read.intent.schema, fileName)).policy);
-  const schema: LoadedSchema = given ?? {
-    schema: read.intent.schema,
-    path: fileName,
-    warnings: [],
-  };
-  return { spec: read.intent, ...(policy ? { policy } : {}), schema, fileName };
+      : (await loadCheckedPolicy(io, options.policy, intent.schema, fileName)).policy);
+  return { spec: intent, ...(policy ? { policy } : {}), schema, fileName };
 }
 
 /**

@@ -9,6 +9,12 @@ import type { CaseResult, EvalCase, EvalResults, EvalStep, LlmUsage } from './ty
 export interface CaseSpec {
   readonly source: CaseResult['spec']['source'];
   readonly spec?: Spec;
+  /**
+   * The operator's policy the spec came with (a compiled composition, `intentguard
+   * compile --policy`): it judges this case as `RunOptions.policy` judges every case, and
+   * a case never takes both.
+   */
+  readonly policy?: Spec;
   readonly text?: string;
   readonly failure?: { readonly code: string; readonly message: string };
   readonly votes?: number;
@@ -96,7 +102,8 @@ export function formalizingProvider(
 
 /**
  * Replays and scores one case with its spec, and with the operator's policy when one is
- * given (LANGUAGE.md §8: both judge every proposal). A case without a spec is `no-spec`,
+ * given — in `options` or composed with the spec (`caseSpec.policy`; never both) —
+ * (LANGUAGE.md §8: both judge every proposal). A case without a spec is `no-spec`,
  * policy or not: the product fails closed.
  */
 export function evaluateCase(
@@ -104,7 +111,15 @@ export function evaluateCase(
   caseSpec: CaseSpec,
   options: { readonly policy?: Spec } = {},
 ): CaseResult {
-  const verdicts = caseSpec.spec ? replayCase(evalCase, caseSpec.spec, options) : undefined;
+  // Fail closed: two policies would leave one of them silently unenforced.
+  if (caseSpec.policy !== undefined && options.policy !== undefined)
+    throw new TypeError(
+      `case ${evalCase.id}: its spec composes its own policy; a second policy cannot judge with it`,
+    );
+  const policy = caseSpec.policy ?? options.policy;
+  const verdicts = caseSpec.spec
+    ? replayCase(evalCase, caseSpec.spec, policy !== undefined ? { policy } : {})
+    : undefined;
   const score = scoreCase(evalCase, verdicts);
   const answer = evalCase.steps.findLast(
     (step): step is Extract<EvalStep, { kind: 'propose' }> =>

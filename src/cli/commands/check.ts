@@ -22,6 +22,7 @@ import {
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 import { sessionOptionsFromFlags } from '../session-options.js';
+import { compiledDocumentOf, openCompiledDocument } from '../spec-loading.js';
 
 interface CheckOptions {
   readonly policy?: string;
@@ -82,28 +83,40 @@ async function checkFiles(
     '--tools': options.tools,
   });
   const grounding = groundingFrom(options);
-  const loaded = await loadSchemaOption(io, options, true);
+  const text = await readInput(io, specPath, 'spec');
+  const fileName = displayName(specPath);
+  const document = compiledDocumentOf(text);
+  // A compiled document holds its sources and its schema: they are checked as the texts.
+  const opened =
+    document === undefined
+      ? undefined
+      : await openCompiledDocument(io, document, fileName, options);
+  const loaded = opened?.schema ?? (await loadSchemaOption(io, options, true));
   if (grounding && !loaded)
     throw new CliError('--instruction needs a schema: give --states FILE or --tools FILE', 2);
   if (options.policy !== undefined && !loaded)
     throw new CliError('--policy needs a schema: give --states FILE or --tools FILE', 2);
-  const source = await readInput(io, specPath, 'spec');
+  const source = opened?.intent.source ?? text;
   const report = {
-    fileName: displayName(specPath),
+    fileName,
     source,
     schemaName: loaded ? displayName(loaded.path) : undefined,
     schemaWarnings: loaded?.warnings ?? [],
   };
   const diagnostics = analyzeSpec(source, loaded?.schema, {}, grounding);
-  if (options.policy === undefined || !loaded) return { ...report, diagnostics, policy: undefined };
-  const policySource = await readInput(io, options.policy, 'policy');
-  const pair = analyzeComposition(source, policySource, loaded.schema);
+  const policy = opened?.policy
+    ? { name: `${fileName} (policy)`, source: opened.policy.source }
+    : options.policy !== undefined
+      ? { name: displayName(options.policy), source: await readInput(io, options.policy, 'policy') }
+      : undefined;
+  if (policy === undefined || !loaded) return { ...report, diagnostics, policy: undefined };
+  const pair = analyzeComposition(source, policy.source, loaded.schema);
   // The grounding check judges the intent alone: the policy is the operator's, not the user's.
   const grounded = diagnostics.filter((diagnostic) => groundingCodes.has(diagnostic.code));
   return {
     ...report,
     diagnostics: sortDiagnostics([...pair.intent, ...grounded]),
-    policy: { name: displayName(options.policy), source: policySource, diagnostics: pair.policy },
+    policy: { ...policy, diagnostics: pair.policy },
   };
 }
 
@@ -147,14 +160,21 @@ function printCheckText(io: CliIo, report: CheckReport): void {
   io.stdout(verdictLine(fileName, [...schemaWarnings, ...diagnostics]));
 }
 
-/** `intentguard check SPEC --states S.json | --tools T.json`: parse and type-check. */
+/**
+ * `intentguard check SPEC --states S.json | --tools T.json`: parse and type-check. SPEC
+ * may be a compiled document: read as every reader does, then its intent (and its
+ * policy part, named `DOCUMENT (policy)`) checked as the source texts would be.
+ */
 export const registerCheck: CommandRegistration = (program: Command, io, state) => {
   program
     .command('check')
     .description(
-      'Parse and type-check a spec against a schema; print diagnostics with source excerpts.',
+      'Parse and type-check a spec against a schema; print diagnostics with source excerpts. A compiled document is read (a tampered one is refused) and its sources checked over its schema.',
     )
-    .argument('<spec>', 'the spec file (.intent), or - for standard input')
+    .argument(
+      '<spec>',
+      'the spec file (.intent) or a compiled document (intentguard compile), or - for standard input',
+    )
     .option('--states <file>', 'a states schema (JSON, FORMATS.md §1)')
     .option(
       '--tools <file>',

@@ -15,8 +15,7 @@ import {
   taubenchTimeZone,
 } from '../../eval/index.js';
 import type { Recording } from '../../formalize/index.js';
-import type { Schema } from '../../language/index.js';
-import { readInput } from '../inputs.js';
+import type { Schema, Spec } from '../../language/index.js';
 import { CliError, type CliIo } from '../io.js';
 import { projectDataFolder, projectPath } from '../project-data.js';
 import { loadCheckedPolicy } from '../spec-loading.js';
@@ -28,8 +27,8 @@ import {
   formalizingSpecs,
   inputError,
   recordedFormalizeOptions,
-  specFiles,
 } from './eval.js';
+import { fileSpec, readGivenSpecs, specFiles } from './eval-specs.js';
 
 interface TaubenchFlags extends EvalFlags {
   readonly tasks?: string;
@@ -62,8 +61,8 @@ async function readFileOf(io: CliIo, path: string, what: string, hint: string): 
   }
 }
 
-/** The spec file of a task under `--specs DIR`. */
-const specFileOf = (taskId: number): string => `task-${taskId}.intent`;
+/** The spec file of a task under `--specs DIR`, without its extension (.intent or .json). */
+const specNameOf = (taskId: number): string => `task-${taskId}`;
 
 /**
  * Formalizes each task once, whatever its trials: the runs of one task share the
@@ -159,23 +158,41 @@ async function runTaubench(
   let specFor: SpecProvider;
   let model: string;
   let configuration: TaubenchConfiguration = policy ? 'composed' : 'intent only';
+  let judges: { readonly policy?: Spec } = policy !== undefined ? { policy } : {};
   const recording: { value?: Recording; path?: string } = {};
   if (flags.specs !== undefined) {
     const specsDirectory = flags.specs;
     const files = await specFiles(specsDirectory);
-    if (flags.tasks === undefined) tasks = tasks.filter((task) => files.has(specFileOf(task)));
-    const missing = tasks.filter((task) => !files.has(specFileOf(task)));
+    if (flags.tasks === undefined) tasks = tasks.filter((task) => files.has(specNameOf(task)));
+    const missing = tasks.filter((task) => !files.has(specNameOf(task)));
     if (missing.length > 0) {
       throw new CliError(
-        `--specs: no spec for task${missing.length === 1 ? '' : 's'} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''} in '${specsDirectory}' (write task-<id>.intent)`,
+        `--specs: no spec for task${missing.length === 1 ? '' : 's'} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''} in '${specsDirectory}' (write task-<id>.intent, or compile it to task-<id>.json)`,
         2,
       );
     }
     if (tasks.length === 0)
-      throw new CliError(`--specs: '${specsDirectory}' holds no task-<id>.intent files`, 2);
+      throw new CliError(
+        `--specs: '${specsDirectory}' holds no task-<id>.intent or task-<id>.json files`,
+        2,
+      );
+    const pathOf = (taskId: number): string =>
+      join(specsDirectory, files.get(specNameOf(taskId)) ?? '');
+    const given = await readGivenSpecs(io, tasks.map(pathOf), flags.policy);
+    // Documents compiled with --policy carry it: each case is judged by its own.
+    if (given.composed) configuration = 'composed';
+    // Every case's spec carries the policy (its document's, or --policy checked against
+    // the spec's own schema), read once per file: a task's trials share it.
+    judges = {};
+    const read = new Map<string, CaseSpec>();
     specFor = async (evalCase): Promise<CaseSpec> => {
-      const path = join(specsDirectory, specFileOf(data.runs[evalCase.index]?.taskId ?? -1));
-      return givenSpec(evalCase, await readInput(io, path, 'spec'), 'file', path);
+      const path = pathOf(data.runs[evalCase.index]?.taskId ?? -1);
+      let spec = read.get(path);
+      if (spec === undefined) {
+        spec = fileSpec(evalCase, given.texts.get(path) ?? '', path, checkedPolicy);
+        read.set(path, spec);
+      }
+      return spec;
     };
     model = `specs:${specsDirectory}`;
   } else if (policy !== undefined && !formalizes) {
@@ -222,7 +239,7 @@ async function runTaubench(
       },
     },
     recording,
-    policy !== undefined ? { policy } : {},
+    judges,
   );
 }
 
@@ -236,7 +253,10 @@ export function registerTaubench(group: Command, io: CliIo, state: { exitCode: n
         '--tasks <list>',
         'task ids and ranges, e.g. 0-49 or 0-9,20 (default all; every trial)',
       )
-      .option('--specs <dir>', 'evaluate the intents DIR/task-<id>.intent instead of formalizing')
+      .option(
+        '--specs <dir>',
+        'evaluate the intents DIR/task-<id>.intent (or compiled documents DIR/task-<id>.json) instead of formalizing',
+      )
       .option(
         '--policy <file>',
         "the operator's policy, composed with each task's intent; alone (no --specs, --model or --replay), the policy only",

@@ -1,4 +1,4 @@
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -32,6 +32,7 @@ import { printJson, readInput } from '../inputs.js';
 import { CliError, type CliIo } from '../io.js';
 import type { CommandRegistration } from '../program.js';
 import { projectDataFolder } from '../project-data.js';
+import { fileSpec, readGivenSpecs, specFiles } from './eval-specs.js';
 import { registerTaubench } from './eval-taubench.js';
 
 const invisibleCharacter = new RegExp(`[${invisibleClass}]`, 'gu');
@@ -314,19 +315,6 @@ async function readData(io: CliIo, directory: string, file: string): Promise<str
   }
 }
 
-/** Spec files of `--specs DIR`, by case: `<name>.intent` or `<index>.intent`. */
-export async function specFiles(directory: string): Promise<Set<string>> {
-  try {
-    return new Set((await readdir(directory)).filter((name) => name.endsWith('.intent')));
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    throw new CliError(
-      `--specs: cannot read '${directory}': ${code === 'ENOENT' ? 'no such folder' : (error as Error).message}`,
-      2,
-    );
-  }
-}
-
 async function runToolemu(
   io: CliIo,
   state: { exitCode: number },
@@ -367,31 +355,29 @@ async function runToolemu(
     const fileOf = (index: number): string | undefined => {
       const named = (() => {
         try {
-          return `${data.caseAt(index).id}.intent`;
+          return data.caseAt(index).id;
         } catch {
           return undefined;
         }
       })();
-      return named !== undefined && files.has(named)
-        ? named
-        : files.has(`${index}.intent`)
-          ? `${index}.intent`
-          : undefined;
+      return (named !== undefined ? files.get(named) : undefined) ?? files.get(String(index));
     };
     if (flags.cases === undefined) indexes = indexes.filter((index) => fileOf(index) !== undefined);
     const missing = indexes.filter((index) => fileOf(index) === undefined);
     if (missing.length > 0) {
       throw new CliError(
-        `--specs: no spec${missing.length === 1 ? '' : 's'} for case${missing.length === 1 ? '' : 's'} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''} in '${specsDirectory}' (write <case name>.intent or <index>.intent)`,
+        `--specs: no spec${missing.length === 1 ? '' : 's'} for case${missing.length === 1 ? '' : 's'} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''} in '${specsDirectory}' (write <case name>.intent or <index>.intent, or compile one to .json)`,
         2,
       );
     }
     if (indexes.length === 0)
-      throw new CliError(`--specs: '${specsDirectory}' holds no .intent files`, 2);
+      throw new CliError(`--specs: '${specsDirectory}' holds no .intent or .json files`, 2);
+    const pathOf = (index: number): string => join(specsDirectory, fileOf(index) ?? '');
+    // ToolEmu takes no --policy: a document's own policy part judges its case.
+    const { texts } = await readGivenSpecs(io, indexes.map(pathOf), undefined);
     specFor = async (evalCase): Promise<CaseSpec> => {
-      const file = fileOf(evalCase.index) ?? '';
-      const path = join(specsDirectory, file);
-      return givenSpec(evalCase, await readInput(io, path, 'spec'), 'file', path);
+      const path = pathOf(evalCase.index);
+      return fileSpec(evalCase, texts.get(path) ?? '', path);
     };
     model = `specs:${specsDirectory}`;
   } else {

@@ -14,12 +14,18 @@ interface ExplainOptions {
   readonly json?: boolean;
 }
 
-/** `intentguard explain SPEC --states S.json`: the plan in plain language. */
+/**
+ * `intentguard explain SPEC --states S.json`: the plan in plain language. A compiled
+ * document explains as its source texts do; a composition's policy part as `--policy`.
+ */
 export const registerExplain: CommandRegistration = (program: Command, io, state) => {
   program
     .command('explain')
     .description('Explain a spec in plain language: its steps, the ways to finish, and its guards.')
-    .argument('<spec>', 'the spec file, or - for standard input')
+    .argument(
+      '<spec>',
+      'the spec file or a compiled document (intentguard compile), or - for standard input',
+    )
     .option('--states <file>', 'a states schema (JSON)')
     .option('--tools <file>', 'tool schemas (ToolEmu, MCP tools/list, OpenAI tools)')
     .option('--now <iso>', 'resolve today/now against this wall-clock time, e.g. 2025-03-14T12:00')
@@ -33,7 +39,7 @@ export const registerExplain: CommandRegistration = (program: Command, io, state
     .action(async (specPath: string, options: ExplainOptions) => {
       // Validated like replay's, so that a bad --now is a usage error, not a crash.
       const { timeZone } = sessionOptionsFromFlags(options);
-      const { spec, policy } = await loadCheckedSpec(io, specPath, options);
+      const { spec, policy } = await loadCheckedSpec(io, specPath, options, true);
       // Without --now, `today` is the real today (explainSpec alone would pick a fixed date).
       const now = options.now ?? new Date();
       const explanation = explainSpec(spec, { now, timeZone });
