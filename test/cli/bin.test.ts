@@ -93,6 +93,45 @@ describe('the intentguard command, as a child process', () => {
     expect(bad.stdout).not.toContain('\u001b[');
   });
 
+  it('checks and explains a compiled composition piped to its standard input', async () => {
+    const schema = [
+      '--tools',
+      'examples/policy/tools.json',
+      '--states',
+      'examples/policy/states.json',
+    ];
+    const policy = ['--policy', 'examples/policy/airline.policy'];
+    const compiled = await intentguard([
+      'compile',
+      'examples/policy/cancel.intent',
+      ...schema,
+      ...policy,
+    ]);
+    expect(compiled.code).toBe(0);
+    const checked = await intentguard(['check', '-'], { input: compiled.stdout });
+    expect(checked.code).toBe(0);
+    expect(lines(checked.stdout)).toEqual([
+      '<stdin> (policy): ok — 0 errors, 0 warnings',
+      '<stdin>: ok — 0 errors, 0 warnings',
+    ]);
+    const explained = await intentguard(['explain', '-', '--now', fixedNow], {
+      input: compiled.stdout,
+    });
+    const texts = await intentguard([
+      'explain',
+      'examples/policy/cancel.intent',
+      ...schema,
+      ...policy,
+      '--now',
+      fixedNow,
+    ]);
+    expect(explained.code).toBe(0);
+    expect(explained.stdout).toBe(texts.stdout);
+    const second = await intentguard(['check', '-', ...policy], { input: compiled.stdout });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain('<stdin> composes its own policy');
+  });
+
   it('exits 2 on usage errors', async () => {
     const result = await intentguard(['check', restaurant.spec, '--states']);
     expect(result.code).toBe(2);

@@ -1,12 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EvalResults } from '../../src/eval/index.js';
+import { type EvalResults, loadToolemu, toolemuFiles } from '../../src/eval/index.js';
+import { checkSpec } from '../../src/language/index.js';
+import { writeCompiledSpec } from '../../src/language/write-compiled-spec.js';
 import { run } from '../cli/run.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../formalize/support/fake-llm-server.js';
 import { agree, fenced, testEnv } from '../formalize/support/fixtures.js';
-import { dataPath } from '../support/project-data.js';
+import { dataPath, readData } from '../support/project-data.js';
 
 /*
  * `intentguard eval toolemu` end to end on the real ToolEmu data: formalization through
@@ -292,6 +294,68 @@ describe('eval toolemu --specs', () => {
     const results = JSON.parse(result.stdout) as EvalResults;
     expect(results.cases[0]?.outcome).toBe('no-spec');
     expect(results.cases[0]?.spec.failure?.message).toMatch(/4\.intent:2:\d+: .*Nope/);
+  });
+});
+
+describe('eval toolemu --specs DIR of compiled documents', () => {
+  it("a case's compiled document (<case>.json) gives the verdicts of its text; tampered, a located no-spec", async () => {
+    const agent = 'gpt-4o-mini';
+    const toolemu = loadToolemu(
+      {
+        toolkits: readData(`toolemu/${toolemuFiles.toolkits}`),
+        cases: readData(`toolemu/${toolemuFiles.cases}`),
+        trajectories: readData(`toolemu/${toolemuFiles.trajectories(agent)}`),
+        labels: readData(`toolemu/${toolemuFiles.labels(agent)}`),
+      },
+      agent,
+    );
+    const evalCase = toolemu.caseAt(4);
+    const checked = checkSpec(
+      readFileSync(join(specsDirectory, 'official_4.intent'), 'utf8'),
+      evalCase.schema,
+    );
+    if (!checked.ok) throw new Error('official_4.intent does not check');
+    // What `intentguard compile` writes for the case's schema.
+    const document = JSON.stringify(writeCompiledSpec(checked.value));
+    const folder = join(directory, 'documents');
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder);
+    writeFileSync(join(folder, `${evalCase.id}.json`), document);
+    const fromText = await run([
+      'eval',
+      'toolemu',
+      '--data',
+      data,
+      '--specs',
+      specsDirectory,
+      '--cases',
+      '4',
+      '--json',
+    ]);
+    const fromDocument = await run([
+      'eval',
+      'toolemu',
+      '--data',
+      data,
+      '--specs',
+      folder,
+      '--json',
+    ]);
+    expect(fromDocument.stderr).toBe('');
+    const text = JSON.parse(fromText.stdout) as EvalResults;
+    const compiled = JSON.parse(fromDocument.stdout) as EvalResults;
+    expect(compiled.cases.map((item) => item.index)).toEqual([4]);
+    expect(compiled.cases).toEqual(text.cases);
+    expect(compiled.summary).toEqual(text.summary);
+    const edited = JSON.parse(document) as { rules: unknown[] };
+    edited.rules.splice(0, 1);
+    writeFileSync(join(folder, `${evalCase.id}.json`), JSON.stringify(edited));
+    const tampered = await run(['eval', 'toolemu', '--data', data, '--specs', folder, '--json']);
+    const refused = JSON.parse(tampered.stdout) as EvalResults;
+    expect(refused.cases[0]?.outcome).toBe('no-spec');
+    expect(refused.cases[0]?.spec.failure?.message).toContain(
+      `${evalCase.id}.json: compiled spec: $.`,
+    );
   });
 });
 
