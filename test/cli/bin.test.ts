@@ -93,7 +93,7 @@ describe('the intentguard command, as a child process', () => {
     expect(bad.stdout).not.toContain('\u001b[');
   });
 
-  it('checks and explains a compiled composition piped to its standard input', async () => {
+  it('checks a compiled composition piped to its standard input', async () => {
     const schema = [
       '--tools',
       'examples/policy/tools.json',
@@ -114,23 +114,11 @@ describe('the intentguard command, as a child process', () => {
       '<stdin> (policy): ok — 0 errors, 0 warnings',
       '<stdin>: ok — 0 errors, 0 warnings',
     ]);
-    const explained = await intentguard(['explain', '-', '--now', fixedNow], {
-      input: compiled.stdout,
-    });
-    const texts = await intentguard([
-      'explain',
-      'examples/policy/cancel.intent',
-      ...schema,
-      ...policy,
-      '--now',
-      fixedNow,
-    ]);
-    expect(explained.code).toBe(0);
-    expect(explained.stdout).toBe(texts.stdout);
     const second = await intentguard(['check', '-', ...policy], { input: compiled.stdout });
     expect(second.code).toBe(2);
     expect(second.stderr).toContain('<stdin> composes its own policy');
-  });
+    // Three processes on a shared machine: explain's equality with the texts is test/cli's.
+  }, 90_000);
 
   it('exits 2 on usage errors', async () => {
     const result = await intentguard(['check', restaurant.spec, '--states']);
