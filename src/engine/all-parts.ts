@@ -1,7 +1,7 @@
 import { confusablePrototypes } from '../language/unicode/confusables.js';
 import { confusablesFrom } from '../language/unicode/skeleton.js';
 import type { EngineParts } from './engine-parts.js';
-import { evaluators, lexicalSimilarity, refuseAnswer } from './on-demand-part.js';
+import { evaluators, frameConditions, lexicalSimilarity, refuseAnswer } from './on-demand-part.js';
 import { policyComposition } from './policy-composition.js';
 
 /**
@@ -15,6 +15,7 @@ export const allEngineParts: EngineParts = {
   answerCheck: refuseAnswer,
   confusables: /* @__PURE__ */ confusablesFrom(confusablePrototypes),
   policy: policyComposition,
+  frame: frameConditions,
 };
 
 /**

@@ -1,19 +1,21 @@
 import { argumentError, specProblem } from '../language/arguments.js';
-import type {
-  CheckedGuard,
-  CheckedPattern,
-  CheckedRule,
-  ObjectiveCondition,
-  PredicateDeclaration,
-  Spec,
-  VariableDeclaration,
+import {
+  type CheckedGuard,
+  type CheckedPattern,
+  type CheckedRule,
+  declaresSettings,
+  type ObjectiveCondition,
+  type PredicateDeclaration,
+  type Spec,
+  type VariableDeclaration,
 } from '../language/index.js';
 import { buildArgumentIndex } from './argument-index.js';
 import { patternCompiler } from './compile-pattern.js';
 import { compilePredicates } from './compile-predicates.js';
 import { compileGuards, compileRules, stepNumbersOf } from './compile-rules.js';
 import type { CompileSettings, ConstraintTest } from './constraint-test.js';
-import type { EngineParts } from './engine-parts.js';
+import { type EngineParts, requirePart } from './engine-parts.js';
+import type { FrameCheck } from './frame-conditions.js';
 import type { CompiledBinding, JoinPlan } from './join.js';
 import type { Value } from './values.js';
 
@@ -130,6 +132,11 @@ export interface CompiledSpec {
   readonly doneRulesByObjective: ReadonlyMap<string, readonly CompiledRule[]>;
   /** The engine's parts it was compiled with: what evaluating it and explaining its verdicts use. */
   readonly parts: EngineParts;
+  /**
+   * The frame conditions of the settings its schema marks and no rule or guard
+   * constrains (frame-conditions.ts); undefined where there are none.
+   */
+  readonly frame: FrameCheck | undefined;
 }
 
 /**
@@ -171,5 +178,9 @@ export function compileSpec(spec: Spec, settings: CompileSettings): CompiledSpec
     doneRulesByPredicate: compiled.doneRulesByPredicate,
     doneRulesByObjective: compiled.doneRulesByObjective,
     parts: settings.parts,
+    // A schema that marks settings is refused without the part: they would go unchecked.
+    frame: declaresSettings(spec.schema)
+      ? requirePart(settings.parts, 'frame')(spec, table.predicates)
+      : undefined,
   };
 }

@@ -1,9 +1,13 @@
 import type { Confusables } from '../language/unicode/skeleton.js';
 import { IntentguardError } from '../support/errors.js';
 import type { refuseAnswer } from './answer-refusal.js';
+import type { frameConditions } from './frame-conditions.js';
 import type { PathEvaluators } from './path-evaluators.js';
 import type { PolicyComposition } from './policy-composition.js';
 import type { SimilarityFunction } from './similarity.js';
+
+/** The frame conditions of a spec whose schema marks settings (frame-conditions.ts). */
+export type FrameConditions = typeof frameConditions;
 
 /** The fabricated-action check of a final answer (answer-refusal.ts, fabricated-action.ts). */
 export type AnswerCheck = typeof refuseAnswer;
@@ -44,6 +48,11 @@ export interface EngineParts {
    * session given a policy is refused when it is created.
    */
   readonly policy?: PolicyComposition;
+  /**
+   * The frame conditions of settings (frame-conditions.ts, LANGUAGE.md §9); without it, a
+   * spec whose schema marks a setting is refused when it is compiled.
+   */
+  readonly frame?: FrameConditions;
 }
 
 /** What each part is for, in the error that refuses a spec needing it. */
@@ -58,6 +67,8 @@ const missing: { readonly [Name in keyof EngineParts]-?: string } = {
     'Confusable skeletons need the confusables table, which is not given (parts.confusables).',
   policy:
     'Composing a policy with the intent needs the composition part, which is not given (parts.policy).',
+  frame:
+    'The schema marks settings, and the check of their frame conditions is not given (parts.frame).',
 };
 
 /** The error that refuses what needs the part `name` where it is not given. */

@@ -381,6 +381,10 @@ export function brokenDoneReason(rule: CompiledRule, unmet: readonly Reason[]): 
 export const softFeedbackTail =
   'If this is an intermediate step on the way to the right value, propose the same step again and it will be accepted.';
 
+/** The tail of a soft refusal that only changes settings the task does not name (§9). */
+export const frameFeedbackTail =
+  'If the task really needs this change, propose the same step again and it will be accepted.';
+
 /**
  * The arguments of the call an action pattern constrains (compared, bound, required
  * absent, or counted per value): what a person approving the call must see.

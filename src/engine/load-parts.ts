@@ -7,7 +7,8 @@ export type EnginePartName = keyof EngineParts;
 /**
  * Loads the named parts, for a page's guard: the evaluators of paths, the lexical
  * similarity, the answer check and the reader of the confusables table come in one module
- * (on-demand-part.ts) with the composition of a policy with the intent (a module of its
+ * (on-demand-part.ts) with the composition of a policy with the intent and the frame
+ * conditions of settings (a module of its
  * own would split what the page loads up front into more files), the table in another
  * (about 24 KB gzipped). A page downloads them only when its spec, or its policy, needs them.
  */
@@ -17,7 +18,8 @@ export async function loadEngineParts(names: Iterable<EnginePartName>): Promise<
     wanted.has('paths') ||
     wanted.has('lexicalSimilarity') ||
     wanted.has('answerCheck') ||
-    wanted.has('policy')
+    wanted.has('policy') ||
+    wanted.has('frame')
       ? import('./on-demand-part.js')
       : undefined,
     wanted.has('confusables') ? loadConfusables() : undefined,
@@ -30,6 +32,7 @@ export async function loadEngineParts(names: Iterable<EnginePartName>): Promise<
     ...(engine && wanted.has('answerCheck') ? { answerCheck: engine.refuseAnswer } : {}),
     ...(confusables ? { confusables } : {}),
     ...(engine && wanted.has('policy') ? { policy: engine.policyComposition } : {}),
+    ...(engine && wanted.has('frame') ? { frame: engine.frameConditions } : {}),
   };
 }
 

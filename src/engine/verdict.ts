@@ -7,6 +7,7 @@ export type Severity = 'soft' | 'hard';
 export const reasonCodes = [
   'unmet-conditions',
   'soft-deviation',
+  'unplanned-change',
   'premature-finish',
   'already-achieved',
   'unplanned-critical',
@@ -82,6 +83,7 @@ export const reasonDecisions: Readonly<
 > = {
   'unmet-conditions': { decision: 'revise', severity: 'hard' },
   'soft-deviation': { decision: 'revise', severity: 'soft' },
+  'unplanned-change': { decision: 'revise', severity: 'soft' },
   'premature-finish': { decision: 'revise', severity: 'hard' },
   'already-achieved': { decision: 'revise', severity: 'hard' },
   'unplanned-critical': { decision: 'revise', severity: 'hard' },

@@ -7,7 +7,7 @@ import {
 } from '../language/checker/spec.js';
 import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { type ReadCompiledSpecOptions, readCompiledSpec } from '../language/read-compiled-spec.js';
-import type { Schema } from '../language/schema-model.js';
+import { declaresSettings, type Schema } from '../language/schema-model.js';
 import { checkGuardOptions, IntentGuard } from './intent-guard.js';
 import {
   declaresToolResults,
@@ -194,6 +194,8 @@ export async function partsFor(
   if (usesSimilarity(spec) && options.similarity === undefined) needs.push('lexicalSimilarity');
   // A guard given the operator's policy composes it with the spec (LANGUAGE.md §8).
   if (options.policy !== undefined) needs.push('policy');
+  // Settings' frame conditions (LANGUAGE.md §9): a page whose schema marks none loads nothing more.
+  if (declaresSettings(spec.schema) && loaded.frame === undefined) needs.push('frame');
   const [engine, toolResults] = await Promise.all([
     loadEngineParts(needs),
     declaresToolResults(spec.schema) ? loadToolResultReader() : undefined,

@@ -73,6 +73,7 @@ export const shapes: Readonly<Record<string, Shape>> = {
       required: '?bool',
       jsonText: '?bool',
       observed: '?bool',
+      setting: '?bool',
       sourcePath: '?str[]',
       record: '?recordShape',
       argument: '?str',

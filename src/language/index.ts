@@ -145,6 +145,7 @@ export type {
 export {
   callName,
   createSchema,
+  declaresSettings,
   findField,
   findVariable,
   formatType,

@@ -33,6 +33,13 @@ export interface VariableDeclaration {
    */
   readonly observed?: boolean;
   /**
+   * A persistent setting of a state predicate (a toggle, mute, a selected filter or tab)
+   * that the user expects to stay as it is unless the task names it (LANGUAGE.md §9,
+   * frame conditions): a proposal that changes it where no rule or guard constrains it
+   * is `revise` (soft, `unplanned-change`). See `declaresSettings`.
+   */
+  readonly setting?: boolean;
+  /**
    * Where the value sits in a tool's arguments or result when that differs from
    * `[name]`: nested objects flatten to `a_b`, and names that are not identifiers are
    * rewritten. The engine reads proposal arguments through this path.
@@ -187,6 +194,17 @@ export function hasObservedFacts(predicate: PredicateDeclaration): boolean {
   return (
     isObserved(predicate) || predicate.variables.some((variable) => variable.observed === true)
   );
+}
+
+/**
+ * Whether some state variable of the schema is marked `"setting": true`: a spec over it
+ * needs the engine's frame-condition part (engine-parts.ts `frame`).
+ */
+export function declaresSettings(schema: Schema): boolean {
+  for (const predicate of schema.predicates.values())
+    if (predicate.kind === 'state' && predicate.variables.some((variable) => variable.setting))
+      return true;
+  return false;
 }
 
 /** Builds a schema from declarations; later declarations of the same name replace earlier ones. */

@@ -13,6 +13,7 @@ import type { SchemaLimits } from './limits.js';
 import { type LoadContext, runLoader } from './load-context.js';
 import { loadToolSchema } from './load-tools.js';
 import { isIdentifier, isReservedPredicateName } from './names.js';
+import { checkSettingVariables } from './settings.js';
 import { readStateKeys, readStateVariables, type StateVariable } from './state-variables.js';
 import { isToolsAndStates, loadToolsAndStates } from './tools-and-states.js';
 
@@ -192,6 +193,7 @@ function readPredicate(
   const observed = readObserved(body, path, name, kind, context);
   const source = readSource(body, path, name, kind, context);
   checkObservedVariables(variables, keys, path, name, kind, context);
+  checkSettingVariables(variables, keys, path, name, kind, context);
   if (!nameIsValid) return undefined;
   return {
     name,

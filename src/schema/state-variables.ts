@@ -11,6 +11,7 @@ import { abbreviate, describeValue } from './json-input.js';
 import { childPath } from './json-path.js';
 import type { LoadContext } from './load-context.js';
 import { sanitizeName } from './names.js';
+import { readSettingVariable, refuseSettingField } from './settings.js';
 import { parseJsonStateType, parseRecordStateType, parseStateType } from './state-types.js';
 
 const typeHint =
@@ -130,6 +131,10 @@ function readStateVariable(
   const type = readStateType(value, path, name ?? abbreviate(originalName), context);
   const description = readDescription(value, path, context);
   const observed = readObservedVariable(value['observed'], childPath(path, 'observed'), context);
+  const setting =
+    depth === 0
+      ? readSettingVariable(value['setting'], childPath(path, 'setting'), context)
+      : refuseSettingField(value, path, context);
   if (name === undefined) return undefined;
   const spelling = typeof value['type'] === 'string' ? value['type'] : '';
   const record = readRecordFields(value, path, name, spelling, context, depth);
@@ -142,6 +147,7 @@ function readStateVariable(
     ...(description ? { description } : {}),
     ...(name === originalName ? {} : { sourcePath: [originalName] }),
     ...(observed ? { observed } : {}),
+    ...(setting ? { setting } : {}),
   };
   return { declaration, originalName, index };
 }

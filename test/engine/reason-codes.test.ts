@@ -371,6 +371,35 @@ describe('soft-deviation', () => {
   });
 });
 
+describe('unplanned-change', () => {
+  caseFor(
+    'unplanned-change',
+    'names a setting no rule constrains with its value before and after; a repeat passes',
+    () => {
+      const schema = schemaOf(
+        state('Display', { seconds: 'boolean' }),
+        state('Call', { muted: { type: 'boolean', setting: true } }),
+      );
+      const session = createSession(specOf('Display(seconds = true) -> Done', schema), {
+        now: fixedNow,
+      });
+      expect(session.observe({ updates: { Call: { muted: false } } }).ok).toBe(true);
+      const step = { updates: { Display: { seconds: true }, Call: { muted: true } } };
+      const verdict = session.propose(step);
+      expectDecidedBy(verdict, 'unplanned-change');
+      expect(verdict.reasons[0]).toMatchObject({
+        predicate: 'Call',
+        variable: 'muted',
+        expected: 'false',
+        actual: 'true',
+        message:
+          'This step would change the setting muted of Call (the Call state) from false to true, which the task does not ask for; leave it as it is.',
+      });
+      expect(session.propose(step).decision).toBe('allow');
+    },
+  );
+});
+
 describe('premature-finish', () => {
   caseFor(
     'premature-finish',
@@ -1116,6 +1145,7 @@ describe('the reason code catalog', () => {
     expect(reasonCodes).toEqual([
       'unmet-conditions',
       'soft-deviation',
+      'unplanned-change',
       'premature-finish',
       'already-achieved',
       'unplanned-critical',

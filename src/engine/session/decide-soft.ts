@@ -2,6 +2,7 @@ import type { CompiledRule } from '../compiled-spec.js';
 import { type EvaluationContext, explainRule, ruleFires } from '../evaluation.js';
 import {
   brokenDoneReason,
+  frameFeedbackTail,
   softDeviationReason,
   softFeedbackTail,
   unmetReason,
@@ -35,16 +36,26 @@ export function softRefusal(
     'soft',
     deviations,
     performed,
-    joinFeedback('', deviations, softFeedbackTail),
+    joinFeedback(
+      '',
+      deviations,
+      deviations.every((reason) => reason.code === 'unplanned-change')
+        ? frameFeedbackTail
+        : softFeedbackTail,
+    ),
   );
 }
 
 /**
- * Each changed value must fit some live pattern that constrains its variable, and an
- * update must not make a holding Done stop holding (LANGUAGE.md §6 step 6).
+ * Each changed value must fit some live pattern that constrains its variable, a setting
+ * no rule or guard constrains must not change (§9), and an update must not make a
+ * holding Done stop holding (LANGUAGE.md §6 step 6).
  */
 function softCheck(host: DecisionHost, updates: readonly StateUpdate[], view: StateView): Reason[] {
   const deviations = variableDeviations(host, updates);
+  // Frame conditions (LANGUAGE.md §9): settings no rule or guard constrains stay as they are.
+  const frame = host.compiled.frame?.(updates, host.store, host.settings.limits.maxEchoLength);
+  if (frame !== undefined) deviations.push(...frame);
   if (deviations.length === 0 && host.doneHolding.size > 0) {
     const broken = brokenDone(host, updates, view);
     if (broken) deviations.push(broken);

@@ -12,6 +12,12 @@ export interface StateVariable {
   readonly description?: string;
   /** A fact the app reports (set only by `observe`); a proposal cannot set it. */
   readonly observed?: boolean;
+  /**
+   * A persistent setting (a toggle, mute, a selected filter or tab) that stays as it is
+   * unless the task's spec constrains it: changing it otherwise is `revise` (soft,
+   * `unplanned-change`).
+   */
+  readonly setting?: boolean;
 }
 
 /** One predicate: a screen's state, or an action a UI element performs. */
