@@ -57,6 +57,8 @@ interface VariableModel {
   readonly name: string;
   readonly type: TypeName;
   readonly observed?: boolean;
+  /** A persistent setting (`"setting": true`, LANGUAGE.md §9 frame conditions). */
+  readonly setting?: boolean;
 }
 
 interface PredicateModel {
@@ -118,16 +120,18 @@ const schemaModelArbOf = (pool: readonly TypeName[]): fc.Arbitrary<PredicateMode
         minLength: 4,
         maxLength: 4,
       }),
+      // Which states mark their first variable a setting (§9 frame conditions).
+      settings: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
     })
-    .map(({ states, keyed, actions, tool, observed }) => {
+    .map(({ states, keyed, actions, tool, observed, settings }) => {
       const predicates: PredicateModel[] = [];
       const mark = (variables: readonly VariableModel[], index: number) => {
         const last = variables.length - 1;
-        return observed[index] === 'variable'
-          ? variables.map((variable, at) =>
-              at === last ? { ...variable, observed: true } : variable,
-            )
-          : [...variables];
+        return variables.map((variable, at) => ({
+          ...variable,
+          ...(observed[index] === 'variable' && at === last ? { observed: true } : {}),
+          ...(settings[index] === true && at === 0 ? { setting: true } : {}),
+        }));
       };
       for (const [index, variables] of states.entries()) {
         predicates.push({
@@ -198,8 +202,13 @@ function schemaFrom(models: readonly PredicateModel[]): Schema {
     const variables = Object.fromEntries(
       model.variables.map((variable) => [
         variable.name,
-        variable.observed === true
-          ? { type: typeSpelling[variable.type], observed: true }
+        variable.observed === true || variable.setting === true
+          ? {
+              type: typeSpelling[variable.type],
+              ...(variable.observed === true ? { observed: true } : {}),
+              ...(variable.setting === true ? { setting: true } : {}),
+              ...(variable.type === 'list<json>' ? { jsonText: true } : {}),
+            }
           : variable.type === 'list<json>'
             ? { type: typeSpelling[variable.type], jsonText: true }
             : typeSpelling[variable.type],
@@ -1922,6 +1931,7 @@ describe('the engine agrees with the reference evaluator of LANGUAGE.md §6', ()
       'confirm/unplanned-critical',
       'revise/unmet-conditions',
       'revise/soft-deviation',
+      'revise/unplanned-change',
       'revise/premature-finish',
       'revise/already-achieved',
       'revise/unplanned-critical',

@@ -500,6 +500,27 @@ function keywordArguments(text: string): Record<string, unknown> | undefined {
   return args;
 }
 
+/**
+ * Whether a pattern anywhere in the spec (a rule's states, its `not P(…)`, its scopes at
+ * any depth, a guard) constrains `predicate.variable`: such a setting is the spec's to
+ * judge, not a frame condition (LANGUAGE.md §9).
+ */
+function constrainsSetting(spec: Spec, predicate: string, variable: string): boolean {
+  const inPattern = (pattern: CheckedPattern) =>
+    pattern.predicate.name === predicate &&
+    pattern.constraints.some((constraint) => constraint.variable.name === variable);
+  const inScope = (scope: CheckedScope): boolean =>
+    scope.states.some(inPattern) || (scope.scopes ?? []).some(inScope);
+  return (
+    spec.rules.some(
+      (rule) =>
+        rule.states.some(inPattern) ||
+        (rule.negations ?? []).some(inPattern) ||
+        (rule.scopes ?? []).some(inScope),
+    ) || spec.guards.some((guard) => inPattern(guard.pattern))
+  );
+}
+
 function identity(value: RefValue | null | undefined): string {
   if (value === undefined || value === null) return 'unset';
   if (isJsonBox(value)) return `j:${canonical(value.json)}`;
@@ -2173,6 +2194,34 @@ export class ReferenceSession {
   }
 
   /** Step 9: a hard refusal, or after N identical ones a question to a person. */
+
+  /**
+   * §9: whether the updates change a setting (`"setting": true`) that no pattern of the
+   * spec constrains: a value other than the committed one, or a cleared one. A new
+   * instance of a keyed state changes no setting the user had; a single-instance state's
+   * setting the app never reported counts as changed.
+   */
+  #changesFreeSetting(updates: readonly Update[]): boolean {
+    return updates.some((update) => {
+      if (update.predicate.kind !== 'state') return false;
+      const before = this.#state[update.predicate.name]?.[update.key];
+      const keyed = update.predicate.keys.length > 0;
+      if (keyed && before === undefined) return false;
+      if (update.remove && keyed) return false;
+      return update.predicate.variables.some((variable) => {
+        if (variable.setting !== true) return false;
+        if (constrainsSetting(this.#spec, update.predicate.name, variable.name)) return false;
+        const had = before?.[variable.name];
+        const has = update.remove ? undefined : update.values[variable.name];
+        // Not given: the update leaves it as it is.
+        if (!update.remove && !(variable.name in update.values)) return false;
+        const hadValue = had !== undefined && had !== null;
+        const hasValue = has !== undefined && has !== null;
+        if (!hadValue && !hasValue) return false;
+        return !hadValue || !hasValue || identity(had) !== identity(has);
+      });
+    });
+  }
   #hardRefusal(
     proposal: Proposal,
     key: string,
@@ -2562,8 +2611,14 @@ export class ReferenceSession {
         if (!fits) deviates = true;
       }
     }
+    // §9 frame conditions: a setting no rule or guard constrains stays as it is. The
+    // first reason names a value that fits no pattern, else the setting.
+    const frame = this.#changesFreeSetting(proposal.updates);
+    const code = !deviates && frame ? 'unplanned-change' : 'soft-deviation';
+    if (frame) deviates = true;
     // §6 step 6: an update that would make a holding Done stop holding deviates too.
     if (
+      !deviates &&
       doneNow &&
       proposal.updates.length > 0 &&
       !this.#spec.rules.some((rule) => rule.isDone && this.#fires(rule, tentative, undefined))
@@ -2571,7 +2626,7 @@ export class ReferenceSession {
       deviates = true;
     if (deviates && !this.#softRefused.includes(key)) {
       if (!this.#approving) this.#softRefused.push(key);
-      return this.#verdict('revise', 'soft-deviation', performed, 'soft');
+      return this.#verdict('revise', code, performed, 'soft');
     }
 
     // 7. approval
