@@ -13,9 +13,9 @@ import type { SchemaLimits } from './limits.js';
 import { type LoadContext, runLoader } from './load-context.js';
 import { loadToolSchema } from './load-tools.js';
 import { isIdentifier, isReservedPredicateName } from './names.js';
-import { checkSettingVariables } from './settings.js';
-import { readStateKeys, readStateVariables, type StateVariable } from './state-variables.js';
+import { readStateKeys, readStateVariables } from './state-variables.js';
 import { isToolsAndStates, loadToolsAndStates } from './tools-and-states.js';
+import { checkVariableMarks } from './variable-marks.js';
 
 export interface LoadStateSchemaOptions {
   /** The schema's id; defaults to `'states'`. */
@@ -192,8 +192,7 @@ function readPredicate(
   }
   const observed = readObserved(body, path, name, kind, context);
   const source = readSource(body, path, name, kind, context);
-  checkObservedVariables(variables, keys, path, name, kind, context);
-  checkSettingVariables(variables, keys, path, name, kind, context);
+  checkVariableMarks(variables, keys, path, name, kind, context);
   if (!nameIsValid) return undefined;
   return {
     name,
@@ -271,42 +270,6 @@ function readObserved(
     );
   }
   return observed;
-}
-
-/**
- * Observed variables belong to state predicates and are not keys: a proposal names an
- * instance by its key to update the rest, so a key cannot be observed alone.
- */
-function checkObservedVariables(
-  variables: readonly StateVariable[],
-  keys: readonly string[],
-  path: string,
-  name: string,
-  kind: PredicateKind,
-  context: LoadContext,
-): void {
-  variables.forEach((variable) => {
-    if (variable.declaration.observed !== true) return;
-    const observedPath = childPath(
-      childPath(childPath(path, 'variables'), variable.index),
-      'observed',
-    );
-    if (kind === 'action') {
-      context.problem(
-        'schema-misplaced-field',
-        observedPath,
-        `Only variables of state predicates are observed; '${abbreviate(name)}' is an action, whose arguments the agent proposes.`,
-        'Remove "observed", or make the predicate a state.',
-      );
-    } else if (keys.includes(variable.declaration.name)) {
-      context.problem(
-        'schema-misplaced-field',
-        observedPath,
-        `The key '${variable.declaration.name}' cannot be observed alone: a proposal names an instance by its key.`,
-        'Mark the whole predicate "observed": true, or leave the key unmarked.',
-      );
-    }
-  });
 }
 
 function checkPredicateName(name: string, path: string, context: LoadContext): boolean {

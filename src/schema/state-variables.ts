@@ -11,8 +11,8 @@ import { abbreviate, describeValue } from './json-input.js';
 import { childPath } from './json-path.js';
 import type { LoadContext } from './load-context.js';
 import { sanitizeName } from './names.js';
-import { readSettingVariable, refuseSettingField } from './settings.js';
 import { parseJsonStateType, parseRecordStateType, parseStateType } from './state-types.js';
+import { readVariableMark, refuseSettingField } from './variable-marks.js';
 
 const typeHint =
   'Types are Text, Number, Boolean, Date, Time, DateTime, Enum (with enum_values), List<Text>, List<Number>, Json, List<Json>, Record and List<Record> (with fields).';
@@ -130,10 +130,15 @@ function readStateVariable(
   // The type and description are read even under a bad name, to report all problems at once.
   const type = readStateType(value, path, name ?? abbreviate(originalName), context);
   const description = readDescription(value, path, context);
-  const observed = readObservedVariable(value['observed'], childPath(path, 'observed'), context);
+  const observed = readVariableMark(
+    value['observed'],
+    childPath(path, 'observed'),
+    'observed',
+    context,
+  );
   const setting =
     depth === 0
-      ? readSettingVariable(value['setting'], childPath(path, 'setting'), context)
+      ? readVariableMark(value['setting'], childPath(path, 'setting'), 'setting', context)
       : refuseSettingField(value, path, context);
   if (name === undefined) return undefined;
   const spelling = typeof value['type'] === 'string' ? value['type'] : '';
@@ -186,18 +191,6 @@ function readRecordFields(
   }
   const fields = readStateVariables(value['fields'], fieldsPath, name, context, depth + 1);
   return { fields: fields.map((field) => field.declaration) };
-}
-
-/** `observed` on a variable: the app reports it; the agent cannot claim it (FORMATS.md §1). */
-function readObservedVariable(value: unknown, path: string, context: LoadContext): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value === 'boolean') return value;
-  context.problem(
-    'schema-wrong-type',
-    path,
-    `'observed' must be true or false; found ${describeValue(value)}.`,
-  );
-  return false;
 }
 
 function readStateType(

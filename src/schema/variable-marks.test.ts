@@ -3,7 +3,7 @@ import type { Result } from '../language/result.js';
 import { declaresSettings, type Schema } from '../language/schema-model.js';
 import { loadStateSchema, loadToolSchema } from './index.js';
 
-/** `"setting": true` on a state variable (FORMATS.md §1, LANGUAGE.md §9 frame conditions). */
+/** The marks of states files' variables: `"setting": true` (LANGUAGE.md §9 frame conditions). */
 function problems(result: Result<Schema>): [string, string | undefined][] {
   return result.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.path]);
 }
