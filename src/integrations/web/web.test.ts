@@ -127,6 +127,21 @@ describe('defineStates', () => {
       IntentguardDiagnosticsError,
     );
   });
+
+  it('keeps a setting in the schema and in the written states file; refuses it on an action', () => {
+    const states = defineStates({
+      Call: { variables: [{ name: 'muted', type: 'Boolean', setting: true }] },
+    });
+    expect(states.schema.predicates.get('Call')?.variables[0]?.setting).toBe(true);
+    expect(JSON.parse(JSON.stringify(states))).toEqual({
+      Call: { variables: [{ name: 'muted', type: 'Boolean', setting: true }] },
+    });
+    expect(() =>
+      defineStates({
+        Mute: { kind: 'action', variables: [{ name: 'on', type: 'Boolean', setting: true }] },
+      }),
+    ).toThrow(IntentguardDiagnosticsError);
+  });
 });
 
 describe('triggers with a guard in the page', () => {
