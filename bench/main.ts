@@ -1,6 +1,7 @@
 import { createSession, type Session } from '../src/engine/index.js';
 import { checkSpec, type Spec } from '../src/language/index.js';
 import { adapterBench } from './adapters.js';
+import { frameConditionsBench } from './frame-conditions.js';
 import {
   allowedProposal,
   generateSpec,
@@ -151,7 +152,7 @@ function measureCheck(rules: number): { parseCheck: number; text: number } {
 
 /**
  * `BENCH_ONLY=decisions,prolog` runs only those parts (decisions, check, security, v2-rules,
- * guard, bindings, records, v3-terms, v3-scopes, v3-maps, policy, prolog, adapters, servers, stores); all of them
+ * guard, bindings, records, v3-terms, v3-scopes, v3-maps, frame, policy, prolog, adapters, servers, stores); all of them
  * by default.
  */
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
@@ -170,6 +171,7 @@ async function main(): Promise<void> {
   if (runs('v3-terms')) languageV3Bench(proposalsPerKind);
   if (runs('v3-scopes')) universalBench(proposalsPerKind);
   if (runs('v3-maps')) mapsBench(proposalsPerKind);
+  if (runs('frame')) frameConditionsBench(proposalsPerKind);
   if (runs('policy')) policyBench(Math.min(proposalsPerKind, 20_000));
   if (runs('prolog')) prologBench(sizes, Number(process.env.BENCH_STEPS ?? 100_000));
   if (runs('adapters')) await adapterBench();
