@@ -55,8 +55,9 @@ export function frameConditions(
       // A new instance of a keyed state (a new alarm with its toggle) changes no setting
       // the user had; a single-instance state is there from the start, observed or not.
       if (before === undefined && update.predicate.keyIndexes.length > 0) continue;
+      // Deleting the instance that holds a setting changes it too: otherwise a keyed
+      // setting could be changed by deleting its instance and adding it anew.
       if (update.operation === 'delete') {
-        if (update.predicate.keyIndexes.length > 0) continue;
         for (const variable of settings)
           pushChange(changes, update.predicate, variable, before?.[variable], undefined, maxEcho);
         continue;

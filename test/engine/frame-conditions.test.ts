@@ -261,5 +261,22 @@ describe('frame conditions of settings', () => {
       'not observed',
       'true',
     );
+    // Deleting the alarm and adding it anew would change its toggle in two steps.
+    const deleted = fresh.propose({
+      updates: [{ predicate: 'Alarm', op: 'delete', values: { id: 'a1' } }],
+    });
+    expectUnplanned(deleted, 'enabled', 'true', 'cleared');
+    // In one proposal too: deleted and added again with the toggle off.
+    expectUnplanned(
+      fresh.propose({
+        updates: [
+          { predicate: 'Alarm', op: 'delete', values: { id: 'a1' } },
+          { predicate: 'Alarm', op: 'add', values: { id: 'a1', enabled: false } },
+        ],
+      }),
+      'enabled',
+      'true',
+      'cleared',
+    );
   });
 });

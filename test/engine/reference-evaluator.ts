@@ -2197,8 +2197,8 @@ export class ReferenceSession {
 
   /**
    * §9: whether the updates change a setting (`"setting": true`) that no pattern of the
-   * spec constrains: a value other than the committed one, or a cleared one. A new
-   * instance of a keyed state changes no setting the user had; a single-instance state's
+   * spec constrains: a value other than the committed one, a cleared one, or the instance
+   * holding it deleted. A new instance of a keyed state changes no setting the user had; a single-instance state's
    * setting the app never reported counts as changed.
    */
   #changesFreeSetting(updates: readonly Update[]): boolean {
@@ -2207,7 +2207,6 @@ export class ReferenceSession {
       const before = this.#state[update.predicate.name]?.[update.key];
       const keyed = update.predicate.keys.length > 0;
       if (keyed && before === undefined) return false;
-      if (update.remove && keyed) return false;
       return update.predicate.variables.some((variable) => {
         if (variable.setting !== true) return false;
         if (constrainsSetting(this.#spec, update.predicate.name, variable.name)) return false;
