@@ -117,6 +117,8 @@ describe('intentguard/web in the browser', () => {
         'src/language/check-compiled-paths.ts',
         'src/engine/record-values.ts',
         'src/engine/lexical-similarity.ts',
+        // Settings' frame conditions load only for a schema that marks a setting.
+        'src/engine/frame-conditions.ts',
         'src/integrations/web/dialog.ts',
       ])
         expect([...upFront], `${bundled.name}: ${heavy}`).not.toContain(heavy);
