@@ -1,6 +1,6 @@
 import { type Bindings, fail } from './check-compiled-spec.js';
 import type { CheckedArithmetic, CheckedComparison } from './checker/spec.js';
-import { arithmeticKind } from './value-shapes.js';
+import { arithmeticKind, extremumKind, orderedKinds } from './value-shapes.js';
 
 /*
  * Conditions on bindings (v3, LANGUAGE.md §9) and the arithmetic of bindings, typed as a
@@ -41,11 +41,8 @@ export function arithmeticResult(
     case 'extremum': {
       const left = arithmeticResult(expression.left, bindings, `${path}.left`);
       const right = arithmeticResult(expression.right, bindings, `${path}.right`);
-      const kind = left ?? right;
-      if (
-        (kind !== undefined && !['number', 'date', 'time', 'datetime'].includes(kind)) ||
-        (left !== undefined && right !== undefined && left !== right)
-      )
+      const kind = extremumKind(left, right);
+      if (kind === false)
         fail(
           path,
           `${expression.function} of ${left ?? 'json'} and ${right ?? 'json'} does not type`,
@@ -54,8 +51,6 @@ export function arithmeticResult(
     }
   }
 }
-
-const orderedKinds = new Set(['number', 'date', 'time', 'datetime']);
 
 /**
  * A condition on bindings (v3) as the checker types it (checker/comparisons.ts): every

@@ -14,6 +14,7 @@ import {
   elementVariable,
   isListShape,
   jsonList,
+  orderedKinds,
   projectionShape,
   type Shape,
   shapeOf,
@@ -242,11 +243,7 @@ function checkBinding(constraint: CheckedConstraint, shape: Shape, where: Where)
   if (recorded !== kind) fail(`${at}.kind`, `expected ${kind ?? 'no kind (json values)'}`);
   if (binding.each !== (isList && !constraint.operator.endsWith('contains')))
     fail(`${at}.each`, `expected ${isList && !constraint.operator.endsWith('contains')}`);
-  if (
-    orderOperators.has(constraint.operator) &&
-    kind !== undefined &&
-    !['number', 'date', 'time', 'datetime'].includes(kind)
-  )
+  if (orderOperators.has(constraint.operator) && kind !== undefined && !orderedKinds.has(kind))
     fail(`${where.path}.operator`, `${constraint.operator} does not order ${kind} values`);
 }
 

@@ -1,4 +1,5 @@
 import type { VariableType } from './schema-model.js';
+import { temporalKinds } from './value-shapes.js';
 
 /**
  * The operator table (LANGUAGE.md §2, §5.1): one record per constraint operator with
@@ -216,8 +217,6 @@ export function allowedOperators(type: VariableType): readonly Operator[] {
   const kind = typeClass(type);
   return operators.filter((operator) => operatorTable[operator].types.has(kind));
 }
-
-const temporalKinds = new Set(['date', 'time', 'datetime']);
 
 /** `earlier than`, `with an element matching`: how feedback says an operator. */
 export function operatorPhrase(operator: Operator, type: VariableType): string {

@@ -106,7 +106,25 @@ export const bindingOperators: readonly Operator[] = [
   'not contains',
 ];
 
-const temporalKinds = new Set(['date', 'time', 'datetime']);
+/** The kinds of dates, times and date-times: moved by durations, compared with clock words. */
+export const temporalKinds: ReadonlySet<string> = new Set(['date', 'time', 'datetime']);
+
+/** The kinds with an order: what `<`, `min`/`max` and computed conditions on bindings take. */
+export const orderedKinds: ReadonlySet<string> = new Set(['number', ...temporalKinds]);
+
+/**
+ * The kind of `min(a, b)` / `max(a, b)` (LANGUAGE.md §9) of its operands' kinds: one ordered
+ * kind, or undefined when both are json (known at run time); false when they do not type.
+ */
+export function extremumKind(
+  left: string | undefined,
+  right: string | undefined,
+): string | undefined | false {
+  const kind = left ?? right;
+  if (kind !== undefined && !orderedKinds.has(kind)) return false;
+  if (left !== undefined && right !== undefined && left !== right) return false;
+  return kind;
+}
 
 /**
  * The kind arithmetic gives its operands' kinds (LANGUAGE.md §7), false when they do not

@@ -26,13 +26,16 @@ import {
   bindingOperators,
   elementShape,
   elementVariable,
+  extremumKind,
   isListShape,
   json,
   jsonList,
+  orderedKinds,
   projectionShape,
   type Shape,
   shapeOf,
   shapeType,
+  temporalKinds,
 } from '../value-shapes.js';
 import { aggregateHint, aggregatesElements, isAggregate } from './aggregates.js';
 import { type TypingProblem, typeConstraintValue } from './literal.js';
@@ -275,11 +278,7 @@ function resolveBinding(
     return undefined;
   }
   warnJsonTemporal(node, known, boundKind, arithmetic, useKind, shape, isList, text, context);
-  if (
-    orderOperators.has(node.operator) &&
-    kind !== undefined &&
-    !['number', 'date', 'time', 'datetime'].includes(kind)
-  ) {
+  if (orderOperators.has(node.operator) && kind !== undefined && !orderedKinds.has(kind)) {
     context.scope.diagnostics.report(
       'operator-not-allowed',
       { range: node.range },
@@ -308,8 +307,6 @@ function resolveBinding(
     },
   };
 }
-
-const temporalKinds = new Set(['date', 'time', 'datetime']);
 
 /**
  * JSON has no dates or times: a tool writes them as text, so a json value never equals,
@@ -378,12 +375,8 @@ export function typeArithmetic(
       const left = typeArithmetic(node.left, bindings, context, clockAs);
       const right = typeArithmetic(node.right, bindings, context, clockAs);
       if (left === undefined || right === undefined) return undefined;
-      const kind = left.kind ?? right.kind;
-      const scalar = kind === undefined || ['number', 'date', 'time', 'datetime'].includes(kind);
-      if (
-        !scalar ||
-        (left.kind !== undefined && right.kind !== undefined && left.kind !== right.kind)
-      )
+      const kind = extremumKind(left.kind, right.kind);
+      if (kind === false)
         return mismatch(node, describeOperands(left.kind, right.kind), left.kind, context);
       return {
         kind,

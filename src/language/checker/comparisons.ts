@@ -1,5 +1,6 @@
 import { type ArithmeticOperand, type ComparisonAtom, hasClockWord } from '../ast.js';
 import { printAtom, printValue } from '../printer.js';
+import { orderedKinds, temporalKinds } from '../value-shapes.js';
 import { inDays, typeArithmetic } from './access.js';
 import type { BindingInfo, NameScope } from './resolve.js';
 import type { CheckedArithmetic, CheckedComparison } from './spec.js';
@@ -10,9 +11,6 @@ import type { CheckedArithmetic, CheckedComparison } from './spec.js';
  * pattern of the same rule or guard (a comparison binds nothing), and both sides must be
  * of one type: numbers, or dates, times or date-times with durations and clock words.
  */
-
-const ordered = new Set(['number', 'date', 'time', 'datetime']);
-const temporal = new Set(['date', 'time', 'datetime']);
 
 function bindingsIn(
   node: ArithmeticOperand,
@@ -70,14 +68,14 @@ export function resolveComparison(
   if (left === undefined || right === undefined) return undefined;
   // A clock word takes the type of the other side: `$time <= now` reads the time of day.
   if (left.kind !== right.kind) {
-    if (right.kind !== undefined && temporal.has(right.kind) && hasClockWord(atom.left))
+    if (right.kind !== undefined && temporalKinds.has(right.kind) && hasClockWord(atom.left))
       left = typeArithmetic(
         atom.left,
         bindings,
         context,
         right.kind as 'date' | 'time' | 'datetime',
       );
-    else if (left.kind !== undefined && temporal.has(left.kind) && hasClockWord(atom.right))
+    else if (left.kind !== undefined && temporalKinds.has(left.kind) && hasClockWord(atom.right))
       right = typeArithmetic(
         atom.right,
         bindings,
@@ -109,7 +107,7 @@ export function resolveComparison(
   if (kind === 'duration')
     return mismatch('A duration alone is no value: add it to a date, time or date-time.');
   const computed = atom.left.kind !== 'binding' || atom.right.kind !== 'binding';
-  if (kind !== undefined && !ordered.has(kind)) {
+  if (kind !== undefined && !orderedKinds.has(kind)) {
     if (computed || (atom.operator !== '=' && atom.operator !== '!='))
       return mismatch(
         `Only numbers, dates, times and date-times are computed on and ordered; ${kind} bindings compare with = and != only.`,
