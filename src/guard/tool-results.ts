@@ -109,12 +109,14 @@ function declaredContent(
   result: PredicateDeclaration,
   output: unknown,
 ): Record<string, unknown> | undefined {
-  const text = outputText(output);
-  if (text === undefined || parsedObject(text) !== undefined) return undefined;
+  // The declaration first: most results declare no such content, and their text (a JSON
+  // object, often) is then parsed once, by resultFields, not here as well.
   const content = result.variables.find(
     (variable) => variable.name === 'content' && !result.keys.includes(variable.name),
   );
   if (content === undefined || content.jsonText !== true) return undefined;
+  const text = outputText(output);
+  if (text === undefined || parsedObject(text) !== undefined) return undefined;
   try {
     return { content: JSON.parse(text) as unknown };
   } catch {
