@@ -696,13 +696,17 @@ class JoinSearch {
     return true;
   }
 
+  /**
+   * Inside a negative scope, a tool's result is read broadly: one that could not be read,
+   * or that does not report a field, may hold whatever the scope asks of it.
+   */
+  #readsBroadly(pattern: CompiledPattern): boolean {
+    return this.#negative && pattern.predicate.declaration.resultOf !== undefined;
+  }
+
   /** Inside a negative scope: a result that came and could not be read matches whatever it is asked. */
   #unreadableMatches(pattern: CompiledPattern, instance: Instance): boolean {
-    return (
-      this.#negative &&
-      pattern.predicate.declaration.resultOf !== undefined &&
-      unreadableReason(instance) !== undefined
-    );
+    return this.#readsBroadly(pattern) && unreadableReason(instance) !== undefined;
   }
 
   /** A failed use, kept when it is the deepest so far (with up to three bound values). */
@@ -997,7 +1001,7 @@ class JoinSearch {
     const unobserved =
       raw === undefined &&
       pattern.predicate.declaration.kind === 'state' &&
-      !(this.#negative && pattern.predicate.declaration.resultOf !== undefined);
+      !this.#readsBroadly(pattern);
     if (binding.filter !== undefined)
       return this.#bindThroughFilters(index, position, pattern, constraint, raw, unobserved, next);
     const failed = (bound: unknown) =>
@@ -1057,7 +1061,7 @@ class JoinSearch {
     this.#step();
     if (this.#unreadableMatches(pattern, instance)) return this.holdsFrom(index + 1);
     // Inside a negative scope, a field a result does not report may be anything.
-    const unreported = this.#negative && pattern.predicate.declaration.resultOf !== undefined;
+    const unreported = this.#readsBroadly(pattern);
     // The plain constraints first: they need no assignment.
     for (const constraint of pattern.constraints) {
       if (constraint.binding !== undefined) continue;
