@@ -2,8 +2,8 @@ import {
   answerPredicate,
   type PredicateDeclaration,
   refusedPrefix,
+  ruleStatePatterns,
   type Spec,
-  scopePatterns,
 } from '../language/index.js';
 import type { CompiledPredicate } from './compiled-spec.js';
 import { type EngineParts, requirePart } from './engine-parts.js';
@@ -22,11 +22,7 @@ export interface PredicateTable {
 function refusedStates(spec: Spec): PredicateDeclaration[] {
   const found = new Map<string, PredicateDeclaration>();
   for (const rule of spec.rules)
-    for (const pattern of [
-      ...rule.states,
-      ...(rule.negations ?? []),
-      ...scopePatterns(rule.scopes),
-    ])
+    for (const pattern of ruleStatePatterns(rule))
       if (pattern.predicate.name.startsWith(refusedPrefix))
         found.set(pattern.predicate.name, pattern.predicate);
   return [...found.values()];
@@ -37,9 +33,7 @@ function usesAnswer(spec: Spec): boolean {
   return (
     !spec.schema.predicates.has(answerPredicate.name) &&
     spec.rules.some((rule) =>
-      [...rule.states, ...(rule.negations ?? []), ...scopePatterns(rule.scopes)].some(
-        (pattern) => pattern.predicate === answerPredicate,
-      ),
+      ruleStatePatterns(rule).some((pattern) => pattern.predicate === answerPredicate),
     )
   );
 }

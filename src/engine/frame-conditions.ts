@@ -1,4 +1,4 @@
-import { type CheckedPattern, type Spec, scopePatterns } from '../language/index.js';
+import { type CheckedPattern, ruleStatePatterns, type Spec } from '../language/index.js';
 import type { CompiledPredicate } from './compiled-spec.js';
 import { describePredicate } from './describe.js';
 import type { StateUpdate, StateView } from './state.js';
@@ -104,11 +104,7 @@ function constrainedVariables(spec: Spec): Set<string> {
     for (const constraint of pattern.constraints)
       found.add(variableKey(pattern.predicate.name, constraint.variable.name));
   };
-  for (const rule of spec.rules) {
-    rule.states.forEach(visit);
-    rule.negations?.forEach(visit);
-    scopePatterns(rule.scopes).forEach(visit);
-  }
+  for (const rule of spec.rules) ruleStatePatterns(rule).forEach(visit);
   for (const guard of spec.guards) visit(guard.pattern);
   return found;
 }

@@ -2,6 +2,7 @@ import { type EnginePartName, loadEngineParts } from '../engine/load-parts.js';
 import {
   type CheckedConstraint,
   type CheckedPattern,
+  ruleStatePatterns,
   type Spec,
   scopePatterns,
 } from '../language/checker/spec.js';
@@ -42,9 +43,7 @@ function comparesText(constraint: CheckedConstraint): boolean {
 function patternsOf(spec: Spec): CheckedPattern[] {
   return [
     ...spec.rules.flatMap((rule) => [
-      ...rule.states,
-      ...(rule.negations ?? []),
-      ...scopePatterns(rule.scopes),
+      ...ruleStatePatterns(rule),
       ...(rule.action ? [rule.action] : []),
     ]),
     ...spec.guards.map((guard) => guard.pattern),

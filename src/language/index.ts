@@ -72,6 +72,7 @@ export {
   refusedPredicate,
   refusedPrefix,
   resolvePredicate,
+  ruleStatePatterns,
   scopePatterns,
 } from './checker/spec.js';
 export {

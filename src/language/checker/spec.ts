@@ -277,6 +277,11 @@ export function scopePatterns(scopes: readonly CheckedScope[] | undefined): Chec
   return found;
 }
 
+/** Every state pattern of a rule's body: its own, its `not P(…)`, and those inside its scopes. */
+export function ruleStatePatterns(rule: CheckedRule): CheckedPattern[] {
+  return [...rule.states, ...(rule.negations ?? []), ...scopePatterns(rule.scopes)];
+}
+
 export interface CheckedGuard {
   readonly index: number;
   /** Absent in a spec read from a compiled document. */
