@@ -637,6 +637,13 @@ describe('annotations', () => {
     expect(span(parsed.range)).toBe('1:1-2:7');
   });
 
+  it('leaves a body that starts with a parenthesized term to the rule, not to the annotation', () => {
+    for (const text of ['@repeat\n($a + 0) = 1 -> A', '@confirm\n( $a * 2) > $b -> A']) {
+      expect(diagnosticsOf(text), text).toEqual([]);
+      expect(rule(text).annotations, text).toHaveLength(1);
+    }
+  });
+
   it('reads several annotations, also on the rule line', () => {
     const parsed = rule('@repeat(2) @confirm(ethics) 1. L: A -> B');
     expect(stripRanges(parsed.annotations)).toEqual([

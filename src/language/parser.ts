@@ -494,11 +494,15 @@ class Parser {
       } else if (this.isSymbol('|', token)) return true;
       else if (this.isSymbol(')', token) && --depth === 0) {
         const next = this.peek(offset + 1);
+        // After it, a comparison or an operator: the parenthesis opened a term of a
+        // condition on bindings (v3, `($a + 1) * 2 > $b`), never an annotation's arguments.
         return (
           this.isSymbol('&', next) ||
           this.isSymbol(',', next) ||
           this.isSymbol('|', next) ||
-          isKeyword(next, 'and')
+          isKeyword(next, 'and') ||
+          (next.kind === 'symbol' &&
+            (comparisonSymbols.has(next.text) || '+-*/'.includes(next.text)))
         );
       }
     }
