@@ -1,4 +1,5 @@
 import type { ObjectiveCondition } from '../language/index.js';
+import { plainConstructor } from '../support/plain-constructor.js';
 import type { SessionClock } from './clock.js';
 import type {
   CompiledConstraint,
@@ -16,6 +17,18 @@ export interface ProposedAction {
   readonly predicate: CompiledPredicate;
   readonly values: Instance;
 }
+
+/**
+ * A proposed action, made by a constructor for the reason `PlainVerdict` is (verdict.ts):
+ * a session keeps the actions it committed (up to `maxHistory`).
+ */
+export const PlainAction = plainConstructor<
+  [predicate: CompiledPredicate, values: Instance],
+  ProposedAction
+>(function (this: Record<string, unknown>, predicate, values) {
+  this.predicate = predicate;
+  this.values = values;
+});
 
 /** Everything a rule is evaluated against. */
 export interface EvaluationContext {

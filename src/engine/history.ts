@@ -1,4 +1,19 @@
+import { plainConstructor } from '../support/plain-constructor.js';
 import type { HistoryEntry } from './session-types.js';
+import type { Verdict } from './verdict.js';
+
+/**
+ * A session's history entry of a proposal, made by a constructor for the reason
+ * `PlainVerdict` is (verdict.ts): a long session keeps thousands of them.
+ */
+export const ProposeEntry = plainConstructor<
+  [label: string | undefined, verdict: Verdict],
+  Extract<HistoryEntry, { kind: 'propose' }>
+>(function (this: Record<string, unknown>, label, verdict) {
+  this.kind = 'propose';
+  this.label = label;
+  this.verdict = verdict;
+});
 
 /**
  * Appends to a session's history and keeps at least the newest `limit` entries. Trimmed

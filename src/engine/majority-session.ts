@@ -1,7 +1,7 @@
 import { canonicalSpecText, meaningKey, type Schema, type Spec } from '../language/index.js';
 import { withAllParts } from './all-parts.js';
 import { createClock, type SessionClock } from './clock.js';
-import { appendBounded } from './history.js';
+import { appendBounded, ProposeEntry } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import { callIdOf, PendingApprovals } from './pending-approvals.js';
 import {
@@ -224,12 +224,8 @@ export class MajoritySession implements IntentSession {
 
   #record(input: unknown, verdict: MajorityVerdict): MajorityVerdict {
     this.#proposals++;
-    this.#push({
-      kind: 'propose',
-      label:
-        typeof field(input, 'label') === 'string' ? (field(input, 'label') as string) : undefined,
-      verdict,
-    });
+    const label = field(input, 'label');
+    this.#push(new ProposeEntry(typeof label === 'string' ? label : undefined, verdict));
     return verdict;
   }
 

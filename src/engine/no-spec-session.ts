@@ -1,6 +1,6 @@
 import { defaultLimits, type Schema } from '../language/index.js';
 import { type ClockInput, createClock, type SessionClock } from './clock.js';
-import { appendBounded } from './history.js';
+import { appendBounded, ProposeEntry } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import type {
   HistoryEntry,
@@ -69,11 +69,7 @@ export class NoSpecSession implements IntentSession {
   }
 
   #recorded(verdict: Verdict): Verdict {
-    appendBounded(
-      this.#history,
-      { kind: 'propose', label: undefined, verdict },
-      this.#historyLimit,
-    );
+    appendBounded(this.#history, new ProposeEntry(undefined, verdict), this.#historyLimit);
     return verdict;
   }
 

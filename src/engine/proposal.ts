@@ -4,7 +4,7 @@ import { isRecord } from '../support/is-record.js';
 import type { SessionClock } from './clock.js';
 import type { CompiledPredicate, CompiledSpec } from './compiled-spec.js';
 import { requirePart } from './engine-parts.js';
-import type { ProposedAction } from './evaluation.js';
+import { PlainAction, type ProposedAction } from './evaluation.js';
 import { preview } from './plain-data.js';
 import { type Instance, type StateUpdate, type StateView, singleKey } from './state.js';
 import {
@@ -812,10 +812,10 @@ function readAction(input: unknown, context: ReadContext): ProposedAction | unde
     });
     return undefined;
   }
-  return {
+  return new PlainAction(
     predicate,
-    values: readFlatArguments(predicate, args, context) ?? readArguments(predicate, args, context),
-  };
+    readFlatArguments(predicate, args, context) ?? readArguments(predicate, args, context),
+  );
 }
 
 /** An action's arguments read by `readValues`, which names every problem. */

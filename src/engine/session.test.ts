@@ -40,6 +40,37 @@ describe('status and history', () => {
     expect(bank.status().proposals).toBe(3000);
   });
 
+  it('gives verdicts and history entries as plain objects, their fields in the documented order', () => {
+    const bank = createSession(bankSpec, { now: fixedNow });
+    const allowed = bank.propose({ action: { name: 'BankCheckBalance' } });
+    const refused = bank.propose({ finish: true });
+    for (const verdict of [allowed, refused]) {
+      expect(Object.getPrototypeOf(verdict)).toBe(Object.prototype);
+      expect(verdict.constructor).toBe(Object);
+    }
+    expect(Object.keys(allowed)).toEqual([
+      'decision',
+      'reasons',
+      'performs',
+      'achieved',
+      'done',
+      'feedback',
+    ]);
+    expect(Object.keys(refused)).toEqual([
+      'decision',
+      'severity',
+      'reasons',
+      'performs',
+      'achieved',
+      'done',
+      'feedback',
+      'roadmap',
+    ]);
+    const entry = bank.history[0]!;
+    expect(Object.getPrototypeOf(entry)).toBe(Object.prototype);
+    expect(entry).toStrictEqual({ kind: 'propose', label: undefined, verdict: allowed });
+  });
+
   it('records every event and counts proposals', () => {
     const bank = createSession(bankSpec, { now: fixedNow });
     expect(bank.status()).toEqual({

@@ -20,7 +20,7 @@ import type { CommittedCall } from './fabricated-action.js';
 import { internalErrorVerdict } from './fail-closed.js';
 import { repeatedViolationReason } from './feedback.js';
 import { givenUpdates } from './given-facts.js';
-import { appendBounded } from './history.js';
+import { appendBounded, ProposeEntry } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
 import { callIdOf, PendingApprovals } from './pending-approvals.js';
@@ -58,6 +58,7 @@ import { missingSimilarity } from './similarity.js';
 import { type Instance, Overlay, StateStore, type StateUpdate } from './state.js';
 import {
   type Decision,
+  PlainVerdict,
   type Reason,
   type Severity,
   sessionFinishedReason,
@@ -256,11 +257,7 @@ export class Session implements IntentSession {
       this.#pending = undefined;
     }
     this.#proposals++;
-    this.#record({
-      kind: 'propose',
-      label: proposalLabel(input, this.#settings.limits),
-      verdict,
-    });
+    this.#record(new ProposeEntry(proposalLabel(input, this.#settings.limits), verdict));
     return verdict;
   }
 
@@ -584,15 +581,16 @@ export class Session implements IntentSession {
     if (feedback.length > maxFeedbackLength) feedback = cutFeedback(feedback, maxFeedbackLength);
     if (roadmap !== undefined && roadmap.length > maxFeedbackLength)
       roadmap = cutFeedback(roadmap, maxFeedbackLength);
-    // Literal shapes rather than spreads: this runs for every proposal.
-    if (severity === undefined) {
-      return roadmap === undefined
-        ? { decision, reasons, performs, achieved, done, feedback }
-        : { decision, reasons, performs, achieved, done, feedback, roadmap };
-    }
-    return roadmap === undefined
-      ? { decision, severity, reasons, performs, achieved, done, feedback }
-      : { decision, severity, reasons, performs, achieved, done, feedback, roadmap };
+    return new PlainVerdict(
+      decision,
+      severity,
+      reasons,
+      performs,
+      achieved,
+      done,
+      feedback,
+      roadmap,
+    );
   }
 
   #done(): boolean {

@@ -1,4 +1,5 @@
 import type { ConfirmCategory } from '../language/index.js';
+import { plainConstructor } from '../support/plain-constructor.js';
 
 export type Decision = 'allow' | 'confirm' | 'revise' | 'reject';
 export type Severity = 'soft' | 'hard';
@@ -98,3 +99,46 @@ export const reasonDecisions: Readonly<
   'fabricated-action': { decision: 'revise', severity: 'hard' },
   'policy-violation': { decision: 'revise', severity: 'hard' },
 };
+
+/**
+ * A verdict, with `severity` and `roadmap` only when given — made by a constructor, not
+ * an object literal, for the garbage collector's sake. V8 tracks where each literal is
+ * made; once a long session has kept thousands of verdicts in its history, it decides the
+ * literal's objects live long and makes every later one of the process in the old
+ * generation, where even those that die at once wait for a full marking of the heap —
+ * whose size is the spec's (≈ 100 MB at 10,000 rules). Objects made by `new` are not
+ * tracked so. The prototype is `Object.prototype`: to every reader a verdict is a plain
+ * object, its fields in the order of the interface.
+ */
+export const PlainVerdict = plainConstructor<
+  [
+    decision: Decision,
+    severity: Severity | undefined,
+    reasons: readonly Reason[],
+    performs: readonly string[],
+    achieved: Readonly<Record<string, number>>,
+    done: boolean,
+    feedback: string,
+    roadmap: string | undefined,
+  ],
+  Verdict
+>(function (
+  this: Record<string, unknown>,
+  decision,
+  severity,
+  reasons,
+  performs,
+  achieved,
+  done,
+  feedback,
+  roadmap,
+) {
+  this.decision = decision;
+  if (severity !== undefined) this.severity = severity;
+  this.reasons = reasons;
+  this.performs = performs;
+  this.achieved = achieved;
+  this.done = done;
+  this.feedback = feedback;
+  if (roadmap !== undefined) this.roadmap = roadmap;
+});
