@@ -6,7 +6,7 @@ import type { CompiledRule, CompiledSpec } from './compiled-spec.js';
 import type { EvaluationContext, ProposedAction } from './evaluation.js';
 import { guardReason, ruleConfirmReason } from './feedback.js';
 import type { NormalizedProposal } from './proposal.js';
-import { countPerValue, hasBudget, type RuleCounts } from './rule-budget.js';
+import { countPerformance, countPerValue, hasBudget, type RuleCounts } from './rule-budget.js';
 import { matchingGuard } from './session/decide-guards.js';
 import { decidingRules } from './session/decide-performed.js';
 import { type DecisionHost, headsOf, isVerdict, noRules } from './session/decision.js';
@@ -169,9 +169,7 @@ export class PolicyJudge {
     const own = action ? this.#translateAction(action) : undefined;
     for (const rule of rules) {
       if (rule.per && own) countPerValue(this.#perValue, this.#settings.parts, rule, own, change);
-      const performed = (this.#performances.get(rule.budget) ?? 0) + change;
-      if (performed > 0) this.#performances.set(rule.budget, performed);
-      else this.#performances.delete(rule.budget);
+      countPerformance(this.#performances, rule, change);
       const achieved = (this.#achieved.get(rule.head) ?? 0) + change;
       if (achieved > 0) this.#achieved.set(rule.head, achieved);
       else this.#achieved.delete(rule.head);

@@ -43,6 +43,22 @@ export function hasBudget(
   );
 }
 
+/**
+ * Counts (1) or gives back (-1) one performance of the rule. Only a rule whose
+ * performances `hasBudget` reads — `@repeat(n)` — is counted: a plain rule is judged by its
+ * head's count and `@repeat` has no bound, so a count of theirs would be kept and never read.
+ */
+export function countPerformance(
+  performances: Map<number, number>,
+  rule: CompiledRule,
+  change: 1 | -1,
+): void {
+  if (rule.source.repeat === undefined || rule.limit === Number.POSITIVE_INFINITY) return;
+  const performed = (performances.get(rule.budget) ?? 0) + change;
+  if (performed > 0) performances.set(rule.budget, performed);
+  else performances.delete(rule.budget);
+}
+
 /** Counts (1) or gives back (-1) the values a `@repeat(per:)` rule served with `action`. */
 export function countPerValue(
   perValue: Map<number, Map<string, number>>,

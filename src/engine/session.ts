@@ -36,7 +36,7 @@ import {
   readProposal,
 } from './proposal.js';
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
-import { countPerValue, hasBudget, type RuleCounts } from './rule-budget.js';
+import { countPerformance, countPerValue, hasBudget, type RuleCounts } from './rule-budget.js';
 import { decide, invalidProposal } from './session/decide.js';
 import { guardRejection, matchingGuard } from './session/decide-guards.js';
 import {
@@ -663,9 +663,7 @@ export class Session implements IntentSession {
       for (const rule of record.rules) {
         if (rule.per && record.action)
           countPerValue(this.#perValue, this.#settings.parts, rule, record.action, -1);
-        const performed = (this.#performances.get(rule.budget) ?? 1) - 1;
-        if (performed > 0) this.#performances.set(rule.budget, performed);
-        else this.#performances.delete(rule.budget);
+        countPerformance(this.#performances, rule, -1);
         const achieved = (this.#achieved.get(rule.head) ?? 1) - 1;
         if (achieved > 0) this.#achieved.set(rule.head, achieved);
         else this.#achieved.delete(rule.head);
@@ -702,7 +700,7 @@ export class Session implements IntentSession {
     for (const rule of plan.rules) {
       if (rule.per && plan.action)
         countPerValue(this.#perValue, this.#settings.parts, rule, plan.action, 1);
-      this.#performances.set(rule.budget, (this.#performances.get(rule.budget) ?? 0) + 1);
+      countPerformance(this.#performances, rule, 1);
       const before = this.#achieved.get(rule.head) ?? 0;
       this.#achieved.set(rule.head, before + 1);
       for (const done of this.#compiled.doneRulesByObjective.get(rule.head) ?? noRules) {

@@ -92,8 +92,8 @@ export const allowFeedback = 'Allowed.';
 /** The distinct heads of a shared rules array, and the `achieved` records shared for them. */
 export interface PerformedHeads {
   readonly heads: readonly string[];
-  /** For one head: the frozen record of each count up to `sharedCounts`, made when first needed. */
-  readonly byCount: (Readonly<Record<string, number>> | undefined)[];
+  /** Frozen `achieved` records by their counts (`countsKey`), each made when first needed. */
+  readonly byCounts: Map<number, Readonly<Record<string, number>>>;
 }
 
 const headsCache = new WeakMap<readonly CompiledRule[], PerformedHeads>();
@@ -103,7 +103,8 @@ export function performedHeads(rules: readonly CompiledRule[]): PerformedHeads {
   let entry = headsCache.get(rules);
   if (!entry) {
     // Frozen: verdicts of every session share it, so no caller may change it (D12).
-    entry = { heads: Object.freeze([...new Set(rules.map((rule) => rule.head))]), byCount: [] };
+    const heads = Object.freeze([...new Set(rules.map((rule) => rule.head))]);
+    entry = { heads, byCounts: new Map() };
     headsCache.set(rules, entry);
   }
   return entry;
@@ -115,28 +116,49 @@ export function headsOf(rules: readonly CompiledRule[]): readonly string[] {
 }
 
 const nothingAchieved: Readonly<Record<string, number>> = Object.freeze({});
-/** Counts up to which a one-head record is shared (a session's repeats rarely go further). */
-const sharedCounts = 64;
+/**
+ * Records are shared for up to `sharedHeads` heads each counted below `sharedCount` (a
+ * session's repeats rarely go further), and at most `sharedRecords` per rule list: each
+ * is made the first time some session reaches its counts, so what is kept grows no faster
+ * than allowed steps are taken, and stays below ≈ 20 KB per list.
+ */
+const sharedHeads = 3;
+const sharedCount = 256;
+const sharedRecords = 256;
+
+/** The counts of `heads` as one number (mixed radix), or undefined when not shared. */
+function countsKey(
+  heads: readonly string[],
+  counts: ReadonlyMap<string, number>,
+): number | undefined {
+  if (heads.length > sharedHeads) return undefined;
+  let key = 0;
+  for (const head of heads) {
+    const count = counts.get(head) ?? 0;
+    if (count >= sharedCount) return undefined;
+    key = key * sharedCount + count;
+  }
+  return key;
+}
 
 /**
  * A verdict's `achieved`: each distinct head of the performed rules (their
  * `performedHeads`, undefined when none was performed) with its count now, frozen like
- * `performs` (D12). One head with a count below `sharedCounts` — an allowed step, most
- * often — gets the one record of that count, shared by every verdict.
+ * `performs` (D12). The record of the same counts is one object for every verdict, while
+ * the counts are small enough to be shared.
  */
 export function achievedCounts(
   entry: PerformedHeads | undefined,
   counts: ReadonlyMap<string, number>,
 ): Readonly<Record<string, number>> {
   if (entry === undefined) return nothingAchieved;
-  const { heads } = entry;
-  if (heads.length !== 1) return countsRecord(heads, counts);
-  const count = counts.get(heads[0]!) ?? 0;
-  if (count >= sharedCounts) return countsRecord(heads, counts);
-  let shared = entry.byCount[count];
+  const { heads, byCounts } = entry;
+  const key = countsKey(heads, counts);
+  if (key === undefined) return countsRecord(heads, counts);
+  let shared = byCounts.get(key);
   if (shared === undefined) {
     shared = countsRecord(heads, counts);
-    entry.byCount[count] = shared;
+    if (byCounts.size < sharedRecords) byCounts.set(key, shared);
   }
   return shared;
 }
