@@ -86,6 +86,30 @@ describe('normalizeText: NFKC_Casefold, invisible characters out, whitespace col
     );
   });
 
+  it('reads short printable text by its loop as the expression and the Unicode path do', () => {
+    const printable = fc.string({
+      unit: fc.integer({ min: 0x1f, max: 0x7f }).map((code) => String.fromCharCode(code)),
+      maxLength: 40,
+    });
+    fc.assert(
+      fc.property(printable, (text) => {
+        expect(normalizeText(text)).toBe(normalizeText(`${text}\u200b`));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const [text, expected] of [
+      ['t0', 't0'],
+      ['Alice Smith', 'alice smith'],
+      ['a  b', 'a b'],
+      [' a', 'a'],
+      ['a ', 'a'],
+      ['', ''],
+      ['x'.repeat(32), 'x'.repeat(32)],
+      [`${'X'.repeat(33)}`, 'x'.repeat(33)],
+    ])
+      expect(normalizeText(text!)).toBe(expected);
+  });
+
   it('leaves no invisible character, control or outer space in its result', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (text) => {

@@ -102,6 +102,33 @@ function foldText(text: string): string {
   return current;
 }
 
+/** Up to this length a loop over the code units tells plain text faster than `plainAscii`. */
+const shortText = 32;
+
+/**
+ * A short text that `plainAscii` matches with no space doubled, lowered — the text itself
+ * when it has no capital letter — or undefined when it is not such a text. Arguments are
+ * mostly short identifiers, read at every proposal.
+ */
+function shortPlainAscii(text: string): string | undefined {
+  const last = text.length - 1;
+  let capitals = false;
+  let afterSpace = false;
+  for (let index = 0; index <= last; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x20) {
+      if (index === 0 || index === last || afterSpace) return undefined;
+      afterSpace = true;
+      continue;
+    }
+    if (code < 0x21 || code > 0x7e) return undefined;
+    afterSpace = false;
+    if (code >= 0x41 && code <= 0x5a) capitals = true;
+  }
+  if (last < 0) return undefined;
+  return capitals ? text.toLowerCase() : text;
+}
+
 /**
  * Text in the language is compared as the user reads it (LANGUAGE.md §5.1): Unicode
  * NFKC_Casefold — compatibility forms, full case folding, default-ignorable code
@@ -114,7 +141,10 @@ function foldText(text: string): string {
  * normalizeText('  STRAẞE\u200b ') // 'strasse'
  */
 export function normalizeText(text: string): string {
-  if (plainAscii.test(text) && !text.includes('  ')) return text.toLowerCase();
+  if (text.length <= shortText) {
+    const plain = shortPlainAscii(text);
+    if (plain !== undefined) return plain;
+  } else if (plainAscii.test(text) && !text.includes('  ')) return text.toLowerCase();
   // ASCII needs no Unicode tables: NFKC leaves it, folding is lowering, and the
   // controls are dropped (or read as a space) in the same pass that collapses spaces.
   if (asciiOnly.test(text)) return collapseSpaces(text.toLowerCase(), true, true);
