@@ -697,8 +697,13 @@ const nothingIgnored: ProposalProblem[] = Object.freeze([]) as unknown as Propos
 const updateFields: ReadonlySet<string> = new Set(['predicate', 'op', 'values']);
 
 function readUpdates(input: unknown, context: ReadContext): readonly StateUpdate[] {
-  // Most proposals carry no updates: allocate nothing for them.
+  // Most proposals carry no updates: allocate nothing for them — not even the scope of
+  // the closure below, which a function makes on entry, so it is another function's.
   if (input === undefined || input === null) return noUpdates;
+  return readGivenUpdates(input, context);
+}
+
+function readGivenUpdates(input: unknown, context: ReadContext): readonly StateUpdate[] {
   const updates: StateUpdate[] = [];
   const pending = new Map<string, boolean>();
   const add = (update: StateUpdate | undefined) => {

@@ -693,17 +693,23 @@ export class Session implements IntentSession {
     this.#version++;
     if (plan.action)
       appendBounded(this.#committedCalls, plan.action, this.#settings.limits.maxHistory);
-    for (const update of plan.updates) this.#store.apply(update);
+    // Indexed loops: these lists are often frozen shared ones (no updates, one rule), and
+    // V8 iterates a frozen array with `for…of` through its generic, allocating protocol.
+    const { updates, rules } = plan;
+    for (let index = 0; index < updates.length; index++) this.#store.apply(updates[index]!);
     // The Done rules whose count conditions on an objective this commit achieves judge
     // otherwise after it (`Paid >= 2` at the second payment, not at the third).
     let turned: CompiledRule[] | undefined;
-    for (const rule of plan.rules) {
+    for (let index = 0; index < rules.length; index++) {
+      const rule = rules[index]!;
       if (rule.per && plan.action)
         countPerValue(this.#perValue, this.#settings.parts, rule, plan.action, 1);
       countPerformance(this.#performances, rule, 1);
       const before = this.#achieved.get(rule.head) ?? 0;
       this.#achieved.set(rule.head, before + 1);
-      for (const done of this.#compiled.doneRulesByObjective.get(rule.head) ?? noRules) {
+      const counting = this.#compiled.doneRulesByObjective.get(rule.head);
+      if (counting === undefined) continue;
+      for (const done of counting) {
         if (!countTurns(done, rule.head, before, before + 1)) continue;
         turned ??= [];
         turned.push(done);
@@ -718,8 +724,9 @@ export class Session implements IntentSession {
     // A Done rule reads nothing else (the clock is fixed), so the others judge as before.
     // Most commits change no state a Done rule reads: no set is made for them.
     let stale: Set<CompiledRule> | undefined = turned && new Set(turned);
-    for (const update of plan.updates)
-      for (const rule of this.#compiled.doneRulesByPredicate[update.predicate.index] ?? noRules) {
+    for (let index = 0; index < updates.length; index++)
+      for (const rule of this.#compiled.doneRulesByPredicate[updates[index]!.predicate.index] ??
+        noRules) {
         stale ??= new Set();
         stale.add(rule);
       }

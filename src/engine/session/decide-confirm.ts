@@ -37,7 +37,7 @@ export function confirmation(
     confirmGuard === undefined &&
     unplanned === undefined &&
     narrowedAway.length === 0 &&
-    !deciding.some(confirms)
+    !someConfirms(deciding)
   )
     return undefined;
   const confirming = [...deciding.filter(confirms), ...narrowedAway];
@@ -65,6 +65,12 @@ export function confirmation(
 
 function confirms(rule: CompiledRule): boolean {
   return rule.source.confirm !== undefined;
+}
+
+/** `rules.some(confirms)` by index: the list is often a frozen shared one, which V8's `some` walks slowly. */
+function someConfirms(rules: readonly CompiledRule[]): boolean {
+  for (let index = 0; index < rules.length; index++) if (confirms(rules[index]!)) return true;
+  return false;
 }
 
 /** Firing, budgeted @confirm rules of the action that a declared objective left out. */

@@ -20,8 +20,19 @@ export function matchingGuard(
 ): CompiledGuard | undefined {
   const guards = host.compiled.guardsByPredicate;
   if (guards.size === 0) return undefined;
-  // Most calls meet no guard: decided before the closure below is made.
+  // Most calls meet no guard: decided here, before the scope of the closure in
+  // `guardOf` is made (a function makes it on entry).
   if (updates.length === 0 && (!action || !guards.has(action.predicate.name))) return undefined;
+  return guardOf(host, action, updates, view);
+}
+
+function guardOf(
+  host: DecisionHost,
+  action: ProposedAction | undefined,
+  updates: readonly StateUpdate[],
+  view: StateView,
+): CompiledGuard | undefined {
+  const guards = host.compiled.guardsByPredicate;
   let confirm: CompiledGuard | undefined;
   const consider = (guard: CompiledGuard, candidate: ProposedAction): boolean => {
     if (!actionMatches(guard.pattern, candidate, host.clock)) return false;

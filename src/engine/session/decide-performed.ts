@@ -63,14 +63,37 @@ export function decidingRules(
   performed: readonly CompiledRule[],
   context: EvaluationContext,
 ): readonly CompiledRule[] | Verdict {
-  const action = proposal.action;
   const firing = firingRules(firingCandidates(host, proposal, performed), context);
   if (firing.length === 0) return unmetRefusal(host, proposal, recheck, performed, context);
   const deciding =
-    firing.length === 1 && host.hasBudget(firing[0]!, action)
+    firing.length === 1 && host.hasBudget(firing[0]!, proposal.action)
       ? firing
-      : onePerSourceRule(firing.filter((rule) => host.hasBudget(rule, action)));
+      : budgetedRules(host, firing, proposal.action);
   if (deciding.length > 0) return deciding;
+  return achievedRefusal(host, proposal, recheck, performed, firing);
+}
+
+// The closures of the uncommon paths live in functions of their own: a function makes the
+// scope its closures capture on entry, even on a path that makes none.
+
+/** The firing rules that still have budget, one per source rule. */
+function budgetedRules(
+  host: DecisionHost,
+  firing: readonly CompiledRule[],
+  action: ProposedAction | undefined,
+): readonly CompiledRule[] {
+  return onePerSourceRule(firing.filter((rule) => host.hasBudget(rule, action)));
+}
+
+/** Every firing rule has spent its budget: what each has achieved. */
+function achievedRefusal(
+  host: DecisionHost,
+  proposal: NormalizedProposal,
+  recheck: Recheck | undefined,
+  performed: readonly CompiledRule[],
+  firing: readonly CompiledRule[],
+): Verdict {
+  const action = proposal.action;
   const reasons = uniqueByHead(firing).map((rule) =>
     alreadyAchievedReason(
       rule,
@@ -157,6 +180,14 @@ function firingRules(
   context: EvaluationContext,
 ): readonly CompiledRule[] {
   if (candidates.length === 1) return ruleFires(candidates[0]!, context) ? candidates : noRules;
+  return severalFiring(candidates, context);
+}
+
+/** The rules that fire among several candidates, as a shared list where there is one. */
+function severalFiring(
+  candidates: readonly CompiledRule[],
+  context: EvaluationContext,
+): readonly CompiledRule[] {
   const firing = candidates.filter((rule) => ruleFires(rule, context));
   // Shared lists where possible: the performed heads and counts are cached per list
   // (decision.ts), and a fresh list per proposal would miss that cache every time.

@@ -133,8 +133,9 @@ function countsKey(
 ): number | undefined {
   if (heads.length > sharedHeads) return undefined;
   let key = 0;
-  for (const head of heads) {
-    const count = counts.get(head) ?? 0;
+  // Indexed: `heads` is frozen, and `for…of` over a frozen array allocates in V8.
+  for (let index = 0; index < heads.length; index++) {
+    const count = counts.get(heads[index]!) ?? 0;
     if (count >= sharedCount) return undefined;
     key = key * sharedCount + count;
   }
