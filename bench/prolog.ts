@@ -12,14 +12,18 @@ import {
   rulesPerAction,
 } from './generate.js';
 import { table } from './measure.js';
+import { refineActProgram } from './refineact-verifier.js';
 
 /**
- * The side-by-side with SWI-Prolog (issue #3's reference: a RefineAct-style step check
- * in SWI-Prolog, in-process, with first-argument indexing): the bench's chain of rules
- * (generate.ts) as Prolog clauses, the same ten allowed steps checked and counted in a
- * loop in both, in one run. Prolog receives its steps already as terms; the engine reads
- * each proposal from its JSON-shaped object, decides, commits and renders the verdict.
- * Needs `swipl` on the PATH (Debian: `apt install swi-prolog-nox`) or in `SWIPL`.
+ * The side-by-side with SWI-Prolog: the bench's chain of rules (generate.ts) in two Prolog
+ * programs, the same ten allowed steps checked and counted in a loop in all three, in one
+ * run. Issue #3's reference is the first: a RefineAct-style step check in SWI-Prolog,
+ * in-process, with first-argument indexing (refineact-verifier.ts: the refiner's facts and
+ * the verifier of the RefineAct paper, §4.3–4.4). The second is the least a clause program
+ * can do: each rule as one clause, the step's rule found by indexing, its goal counted.
+ * Prolog receives its steps already as terms; the engine reads each proposal from its
+ * JSON-shaped object, decides, commits and renders the verdict. Needs `swipl` on the PATH
+ * (Debian: `apt install swi-prolog-nox`) or in `SWIPL`.
  */
 const now = '2025-03-14T12:00';
 const workingSet = 10;
@@ -29,8 +33,28 @@ function workingRules(rules: number): number[] {
   return Array.from({ length: workingSet }, (_, index) => Math.floor((index * rules) / workingSet));
 }
 
-/** `Step<r>: Screen<g>(level >= 1, mode in [on, auto], when < 19:00) & Act<a>(x = r, target = "t<g>") -> Goal<r>`. */
-function prologProgram(rules: number, steps: number): string {
+/**
+ * The timing of a program that defines `steps/1` (a list of `p(A, X, T)`) and `step/3`:
+ * failure-driven loops over the same steps, one checking them and one doing nothing but
+ * walking them, whose time is subtracted; the best of the rounds, in µs per step. `main`
+ * first checks that every step passes, and runs `afterTiming` (goals that must succeed)
+ * before it prints.
+ */
+function measuredLoop(steps: number, afterTiming = ''): string[] {
+  return [
+    'none(_, _, _).',
+    `timed(Ps, Goal, Us) :- statistics(cputime, T0), ( between(1, ${steps}, _), member(p(A, X, T), Ps), call(Goal, A, X, T), fail ; true ), statistics(cputime, T1), Us is (T1 - T0) * 1e6 / (${steps} * ${workingSet}).`,
+    `round(Us) :- steps(Ps), timed(Ps, step, S), timed(Ps, none, E), Us is S - E.`,
+    `main :- steps(Ps), forall(member(p(A, X, T), Ps), (step(A, X, T) -> true ; (format("a step is refused~n"), halt(1)))), findall(U, (between(1, ${rounds}, _), round(U)), Us), min_list(Us, Best), ${afterTiming}format("~6f~n", [Best]).`,
+  ];
+}
+
+/**
+ * The minimal clause program: `Step<r>: Screen<g>(level >= 1, mode in [on, auto], when < 19:00) & Act<a>(x = r, target = "t<g>") -> Goal<r>`
+ * as `fires(Act<a>, r, t<g>, Goal<r>)` reading `screen/4`; a step is the first clause that
+ * fires, its goal counted.
+ */
+function minimalProgram(rules: number, steps: number): string {
   const lines = [':- dynamic screen/4.', ':- discontiguous fires/4.'];
   const groups = new Set(workingRules(rules).map((rule) => Math.floor(rule / groupSize)));
   // The observed screens: level 5, mode on, 18:00 (as preparingObservation).
@@ -54,25 +78,16 @@ function prologProgram(rules: number, steps: number): string {
       .join(',\n'),
   );
   lines.push('].');
-  // Failure-driven loops over the same steps, one checking them and one doing nothing
-  // but walking them, whose time is subtracted: the best of the rounds, in µs per step.
-  lines.push('none(_, _, _).');
-  lines.push(
-    `timed(Ps, Goal, Us) :- statistics(cputime, T0), ( between(1, ${steps}, _), member(p(A, X, T), Ps), call(Goal, A, X, T), fail ; true ), statistics(cputime, T1), Us is (T1 - T0) * 1e6 / (${steps} * ${workingSet}).`,
-  );
-  lines.push(
-    `round(Us) :- steps(Ps), timed(Ps, step, S), timed(Ps, none, E), Us is S - E.`,
-    `main :- steps(Ps), forall(member(p(A, X, T), Ps), (step(A, X, T) -> true ; (format("a step is refused~n"), halt(1)))), findall(U, (between(1, ${rounds}, _), round(U)), Us), min_list(Us, Best), format("~6f~n", [Best]).`,
-  );
+  lines.push(...measuredLoop(steps));
   return `${lines.join('\n')}\n`;
 }
 
-/** SWI-Prolog's µs per step on the chain of `rules` rules; undefined when swipl cannot be run. */
-function prologMicros(rules: number, steps: number): number | string {
+/** SWI-Prolog's µs per step of `program`; a text saying why when it cannot be run or fails. */
+function prologMicros(program: string): number | string {
   const folder = mkdtempSync(join(tmpdir(), 'intentguard-prolog-'));
   try {
     const file = join(folder, 'chain.pl');
-    writeFileSync(file, prologProgram(rules, steps));
+    writeFileSync(file, program);
     const run = spawnSync(process.env.SWIPL ?? 'swipl', ['-q', '-g', 'main', '-t', 'halt', file], {
       encoding: 'utf8',
       timeout: 600_000,
@@ -125,21 +140,38 @@ function engineMicros(rules: number, steps: number): number {
   return best;
 }
 
+/** The RefineAct-style verifier's program, with its refusal checks run after timing. */
+function refineActMeasured(rules: number, steps: number): string {
+  return `${refineActProgram(rules, workingRules(rules))}${measuredLoop(steps, 'refusals_hold, ').join('\n')}\n`;
+}
+
 export function prologBench(sizes: readonly number[], steps: number): void {
+  const micros = (prolog: number | string): string =>
+    typeof prolog === 'number' ? prolog.toFixed(2) : prolog;
+  const faster = (prolog: number | string, engine: number): string =>
+    typeof prolog === 'number' ? `${(prolog / engine).toFixed(1)}×` : '–';
   const rows = sizes.map((rules) => {
     const engine = engineMicros(rules, steps);
-    const prolog = prologMicros(rules, steps);
+    const refineAct = prologMicros(refineActMeasured(rules, steps));
+    const minimal = prologMicros(minimalProgram(rules, steps));
     return [
       rules.toLocaleString('en-US'),
       engine.toFixed(2),
-      typeof prolog === 'number' ? prolog.toFixed(2) : prolog,
-      typeof prolog === 'number' ? `${(prolog / engine).toFixed(1)}×` : '–',
+      micros(refineAct),
+      faster(refineAct, engine),
+      micros(minimal),
+      faster(minimal, engine),
     ];
   });
   console.log(
-    `\nSide by side with SWI-Prolog: the same chain, the same ${workingSet} allowed steps checked and counted in a loop (${(steps * workingSet).toLocaleString('en-US')} steps, best of ${rounds} rounds; mean µs of CPU time per step). Target: ≥ 5× faster`,
+    `\nSide by side with SWI-Prolog: the same chain, the same ${workingSet} allowed steps checked and counted in a loop (${(steps * workingSet).toLocaleString('en-US')} steps, best of ${rounds} rounds; mean µs of CPU time per step). Two Prolog programs: the RefineAct-style step check (bench/refineact-verifier.ts: refined steps, risky-action patterns, chain resolution, state tracking) is issue #3's reference, against which the target is set (≥ 5× faster); the minimal clause check (one clause per rule, the first that fires, its goal counted) is the least a Prolog program can do. "faster" is Prolog's µs over intentguard's.`,
   );
-  console.log(table(['rules', 'intentguard µs', 'SWI-Prolog µs', 'faster'], rows));
+  console.log(
+    table(
+      ['rules', 'intentguard µs', 'RefineAct-style µs', 'faster', 'minimal clauses µs', 'faster'],
+      rows,
+    ),
+  );
 }
 
 if (process.argv[1]?.endsWith('prolog.js'))
