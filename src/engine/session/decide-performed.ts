@@ -174,26 +174,31 @@ function runtimeIndexKey(value: Value): string | number | boolean {
   return isTextValue(value) ? value.key : (value as number | boolean | string);
 }
 
-/** The rules that fire, without allocating when there is one candidate (the common case). */
+/**
+ * The rules that fire, as a shared list where there is one — the candidates when all fire,
+ * a rule's own one-rule list when only it does — so that the performed heads and counts
+ * cached per list (decision.ts) are found, and nothing is allocated in the common cases.
+ */
 function firingRules(
   candidates: readonly CompiledRule[],
   context: EvaluationContext,
 ): readonly CompiledRule[] {
-  if (candidates.length === 1) return ruleFires(candidates[0]!, context) ? candidates : noRules;
-  return severalFiring(candidates, context);
-}
-
-/** The rules that fire among several candidates, as a shared list where there is one. */
-function severalFiring(
-  candidates: readonly CompiledRule[],
-  context: EvaluationContext,
-): readonly CompiledRule[] {
-  const firing = candidates.filter((rule) => ruleFires(rule, context));
-  // Shared lists where possible: the performed heads and counts are cached per list
-  // (decision.ts), and a fresh list per proposal would miss that cache every time.
-  if (firing.length === 0) return noRules;
-  if (firing.length === candidates.length) return candidates;
-  return firing.length === 1 ? ruleAlone(firing[0]!) : firing;
+  let first: CompiledRule | undefined;
+  let several: CompiledRule[] | undefined;
+  // Indexed: the candidates are often a frozen shared list (see Session#apply).
+  for (let index = 0; index < candidates.length; index++) {
+    const rule = candidates[index]!;
+    if (!ruleFires(rule, context)) continue;
+    if (first === undefined) {
+      first = rule;
+      continue;
+    }
+    several ??= [first];
+    several.push(rule);
+  }
+  if (first === undefined) return noRules;
+  if (several === undefined) return candidates.length === 1 ? candidates : ruleAlone(first);
+  return several.length === candidates.length ? candidates : several;
 }
 
 const aloneCache = new WeakMap<CompiledRule, readonly CompiledRule[]>();
