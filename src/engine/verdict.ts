@@ -101,14 +101,9 @@ export const reasonDecisions: Readonly<
 };
 
 /**
- * A verdict, with `severity` and `roadmap` only when given — made by a constructor, not
- * an object literal, for the garbage collector's sake. V8 tracks where each literal is
- * made; once a long session has kept thousands of verdicts in its history, it decides the
- * literal's objects live long and makes every later one of the process in the old
- * generation, where even those that die at once wait for a full marking of the heap —
- * whose size is the spec's (≈ 100 MB at 10,000 rules). Objects made by `new` are not
- * tracked so. The prototype is `Object.prototype`: to every reader a verdict is a plain
- * object, its fields in the order of the interface.
+ * A verdict, with `severity` and `roadmap` only when given, its fields in the order of the
+ * interface. Made by a constructor, not an object literal (`plainConstructor` says why): a
+ * long session keeps thousands of verdicts in its history.
  */
 export const PlainVerdict = plainConstructor<
   [
