@@ -14,6 +14,9 @@ import type {
 import { type EngineParts, requirePart } from './engine-parts.js';
 import type { JoinPlan } from './join.js';
 
+/** The empty list of rules, shared; frozen, as every list a compiled spec shares. */
+export const noRules: readonly CompiledRule[] = Object.freeze([]);
+
 /*
  * The middle steps of compiling a spec: its rules, with their patterns and the indexes
  * from heads, actions, objectives and state variables to them, and its guards.
@@ -72,7 +75,10 @@ function compileRule(
     budget: sourceRuleIndex(source, sourceRules),
     per: undefined as CompiledRule['per'],
     join: undefined as JoinPlan | undefined,
+    alone: noRules,
+    countedBy: noRules,
   };
+  rule.alone = Object.freeze([rule]);
   const slots = new Map<string, number>();
   rule.states = source.states.map((pattern) => compilePattern(pattern, rule, false, slots));
   rule.negations = (source.negations ?? []).map((pattern) =>
@@ -153,6 +159,10 @@ export function compileRules(
       }
     }
   }
+  // Filled in place once every Done rule is known (the rule objects are this module's).
+  for (const rule of rules)
+    (rule as { countedBy: readonly CompiledRule[] }).countedBy =
+      doneRulesByObjective.get(rule.head) ?? noRules;
   return {
     rules,
     rulesByHead,

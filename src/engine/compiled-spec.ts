@@ -85,6 +85,13 @@ export interface CompiledRule {
   readonly per: { readonly variable: number; readonly limit: number } | undefined;
   /** Set when the rule has bindings: it fires by a join (LANGUAGE.md §7). */
   readonly join?: JoinPlan | undefined;
+  /**
+   * The list of this rule alone, one list for every proposal that performs only it, so that
+   * what is cached per list (decision.ts) is found and no list is made per proposal.
+   */
+  readonly alone: readonly CompiledRule[];
+  /** The Done rules with a count condition on this rule's head (`Paid >= 2`). */
+  readonly countedBy: readonly CompiledRule[];
 }
 
 /**

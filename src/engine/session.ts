@@ -3,6 +3,7 @@ import type { Schema, Spec } from '../language/index.js';
 import { errorMessage } from '../support/error-message.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { createClock, type SessionClock } from './clock.js';
+import { noRules } from './compile-rules.js';
 import {
   type CompiledPredicate,
   type CompiledRule,
@@ -707,9 +708,7 @@ export class Session implements IntentSession {
       countPerformance(this.#performances, rule, 1);
       const before = this.#achieved.get(rule.head) ?? 0;
       this.#achieved.set(rule.head, before + 1);
-      const counting = this.#compiled.doneRulesByObjective.get(rule.head);
-      if (counting === undefined) continue;
-      for (const done of counting) {
+      for (const done of rule.countedBy) {
         if (!countTurns(done, rule.head, before, before + 1)) continue;
         turned ??= [];
         turned.push(done);
@@ -762,8 +761,6 @@ export class Session implements IntentSession {
     else this.#doneHolding.delete(rule);
   }
 }
-
-const noRules: readonly CompiledRule[] = Object.freeze([]);
 
 /** Whether some count condition of the rule on the objective judges `after` otherwise than `before`. */
 function countTurns(rule: CompiledRule, objective: string, before: number, after: number): boolean {

@@ -197,19 +197,8 @@ function firingRules(
     several.push(rule);
   }
   if (first === undefined) return noRules;
-  if (several === undefined) return candidates.length === 1 ? candidates : ruleAlone(first);
+  if (several === undefined) return candidates.length === 1 ? candidates : first.alone;
   return several.length === candidates.length ? candidates : several;
-}
-
-const aloneCache = new WeakMap<CompiledRule, readonly CompiledRule[]>();
-/** The one-rule list of `rule`, the same list at every call. */
-function ruleAlone(rule: CompiledRule): readonly CompiledRule[] {
-  let list = aloneCache.get(rule);
-  if (!list) {
-    list = Object.freeze([rule]);
-    aloneCache.set(rule, list);
-  }
-  return list;
 }
 
 /** `to = "+1 555…"`: the value a `@repeat(per: …)` budget is counted for, for feedback. */

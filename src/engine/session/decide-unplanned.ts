@@ -23,7 +23,8 @@ export function unplannedCritical(
     !action ||
     confirmGuard !== undefined ||
     !action.predicate.declaration.critical ||
-    host.compiled.rulesByAction.has(action.predicate.name)
+    // The performed rules are the action's own (step 3): none means no rule names it.
+    performed.length > 0
   )
     return undefined;
   const asConfirm = host.settings.unplannedCritical === 'confirm';

@@ -84,7 +84,7 @@ export interface Recheck {
   readonly approved: true;
 }
 
-export const noRules: readonly CompiledRule[] = Object.freeze([]);
+export { noRules } from '../compile-rules.js';
 /** Shared by allowed verdicts, which carry no reasons; frozen so no caller can change it. */
 export const noReasons: readonly Reason[] = Object.freeze([]);
 export const allowFeedback = 'Allowed.';
