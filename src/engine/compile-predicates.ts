@@ -5,6 +5,7 @@ import {
   ruleStatePatterns,
   type Spec,
 } from '../language/index.js';
+import { noRules } from './compile-rules.js';
 import type { CompiledPredicate } from './compiled-spec.js';
 import { type EngineParts, requirePart } from './engine-parts.js';
 
@@ -74,6 +75,8 @@ export function compilePredicates(spec: Spec, parts: EngineParts): PredicateTabl
         const index = variableIndex.get(key);
         return index === undefined ? [] : [index];
       }),
+      actionRules: noRules,
+      argumentIndex: undefined,
     };
     predicateList.push(compiled);
     if (declaration === answerPredicate) {

@@ -33,6 +33,13 @@ export interface CompiledPredicate {
   readonly variableIndex: ReadonlyMap<string, number>;
   /** Indexes of the key variables; empty for a single-instance predicate. */
   readonly keyIndexes: readonly number[];
+  /**
+   * For an action: the rules whose action pattern names it (`rulesByAction`), and their
+   * first-argument index (`argumentIndexes`) — found from a proposal's action without a
+   * lookup by name. Filled in once the rules are compiled.
+   */
+  readonly actionRules: readonly CompiledRule[];
+  readonly argumentIndex: ArgumentIndex | undefined;
 }
 
 export interface CompiledConstraint {
@@ -164,6 +171,14 @@ export function compileSpec(spec: Spec, settings: CompileSettings): CompiledSpec
   for (const [name, actionRules] of compiled.rulesByAction) {
     const index = buildArgumentIndex(actionRules);
     if (index) argumentIndexes.set(name, index);
+    // The action's predicate object, this compilation's own (compile-predicates.ts).
+    const predicate = actionRules[0]?.action?.predicate;
+    if (predicate === undefined) continue;
+    const filled = predicate as { actionRules: CompiledPredicate['actionRules'] } & {
+      argumentIndex: CompiledPredicate['argumentIndex'];
+    };
+    filled.actionRules = actionRules;
+    filled.argumentIndex = index;
   }
   return {
     spec,

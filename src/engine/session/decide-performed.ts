@@ -1,5 +1,5 @@
 import { callName } from '../../language/index.js';
-import type { CompiledRule } from '../compiled-spec.js';
+import type { CompiledRule, CompiledSpec } from '../compiled-spec.js';
 import {
   closestRule,
   type EvaluationContext,
@@ -35,7 +35,7 @@ export function performedRules(
   const { objective, action } = proposal;
   const { compiled } = host;
   if (action) {
-    const byAction = compiled.rulesByAction.get(action.predicate.name) ?? noRules;
+    const byAction = actionRulesOf(compiled, action);
     if (objective === undefined) return byAction;
     const narrowed = rulesWithHead(byAction, objective);
     if (narrowed.length > 0) return narrowed;
@@ -53,6 +53,17 @@ export function performedRules(
 }
 
 /**
+ * The rules whose action pattern names the action: kept on its compiled predicate, found
+ * by name only for a predicate of another compilation (which a session never reads).
+ */
+function actionRulesOf(compiled: CompiledSpec, action: ProposedAction): readonly CompiledRule[] {
+  const { predicate } = action;
+  return compiled.predicateList[predicate.index] === predicate
+    ? predicate.actionRules
+    : (compiled.rulesByAction.get(predicate.name) ?? noRules);
+}
+
+/**
  * Step 4, the rule-level (hard) check: the performed rules that fire and still have
  * budget, one per source rule — or the refusal when none fires, or none has budget.
  */
@@ -63,7 +74,7 @@ export function decidingRules(
   performed: readonly CompiledRule[],
   context: EvaluationContext,
 ): readonly CompiledRule[] | Verdict {
-  const firing = firingRules(firingCandidates(host, proposal, performed), context);
+  const firing = firingRules(firingCandidates(proposal, performed), context);
   if (firing.length === 0) return unmetRefusal(host, proposal, recheck, performed, context);
   const deciding =
     firing.length === 1 && host.hasBudget(firing[0]!, proposal.action)
@@ -154,14 +165,15 @@ function unmetRefusal(
  * proposal names no objective, so a call touches only the rules that can match it.
  */
 function firingCandidates(
-  host: DecisionHost,
   proposal: NormalizedProposal,
   performed: readonly CompiledRule[],
 ): readonly CompiledRule[] {
   const action = proposal.action;
   // A declared objective has already narrowed the rules; the index covers all of them.
   if (proposal.objective !== undefined || !action) return performed;
-  const index = host.compiled.argumentIndexes.get(action.predicate.name);
+  // The index of exactly these rules: the action's own, in the spec they were compiled with.
+  const index =
+    action.predicate.actionRules === performed ? action.predicate.argumentIndex : undefined;
   if (!index) return performed;
   const value = action.values[index.variable];
   const pinned = value === undefined ? undefined : index.byKey.get(runtimeIndexKey(value));
