@@ -35,8 +35,8 @@ export interface CompiledPredicate {
   readonly keyIndexes: readonly number[];
   /**
    * For an action: the rules whose action pattern names it (`rulesByAction`), and their
-   * first-argument index (`argumentIndexes`) — found from a proposal's action without a
-   * lookup by name. Filled in once the rules are compiled.
+   * first-argument index — found from a proposal's action without a lookup by name.
+   * Filled in once the rules are compiled.
    */
   readonly actionRules: readonly CompiledRule[];
   readonly argumentIndex: ArgumentIndex | undefined;
@@ -134,16 +134,14 @@ export interface CompiledSpec {
   readonly rulesByAction: ReadonlyMap<string, readonly CompiledRule[]>;
   /** Per objective, its rules without an action pattern: what a proposal without an action may perform. */
   readonly gestureRulesByHead: ReadonlyMap<string, readonly CompiledRule[]>;
-  readonly argumentIndexes: ReadonlyMap<string, ArgumentIndex>;
   /** The non-Done rules (the roadmap's steps), and each objective's step numbers. */
   readonly steps: readonly CompiledRule[];
   readonly stepNumbers: ReadonlyMap<string, readonly number[]>;
   readonly guardsByPredicate: ReadonlyMap<string, readonly CompiledGuard[]>;
   /** predicate index → variable index → state patterns (of any rule) constraining it. */
   readonly patternsByVariable: ReadonlyArray<ReadonlyArray<readonly CompiledPattern[]>>;
-  /** Done rules by the predicate indexes and objectives they mention. */
+  /** Done rules by the predicate indexes they mention (by objective: each rule's `countedBy`). */
   readonly doneRulesByPredicate: ReadonlyArray<readonly CompiledRule[]>;
-  readonly doneRulesByObjective: ReadonlyMap<string, readonly CompiledRule[]>;
   /** The engine's parts it was compiled with: what evaluating it and explaining its verdicts use. */
   readonly parts: EngineParts;
   /**
@@ -167,10 +165,8 @@ export function compileSpec(spec: Spec, settings: CompileSettings): CompiledSpec
   const compilePattern = patternCompiler(table, settings);
   const compiled = compileRules(spec.rules, compilePattern, table.predicateList, settings.parts);
   const steps = compiled.rules.filter((rule) => !rule.isDone);
-  const argumentIndexes = new Map<string, ArgumentIndex>();
-  for (const [name, actionRules] of compiled.rulesByAction) {
+  for (const actionRules of compiled.rulesByAction.values()) {
     const index = buildArgumentIndex(actionRules);
-    if (index) argumentIndexes.set(name, index);
     // The action's predicate object, this compilation's own (compile-predicates.ts).
     const predicate = actionRules[0]?.action?.predicate;
     if (predicate === undefined) continue;
@@ -192,13 +188,11 @@ export function compileSpec(spec: Spec, settings: CompileSettings): CompiledSpec
     rulesByHead: compiled.rulesByHead,
     rulesByAction: compiled.rulesByAction,
     gestureRulesByHead: compiled.gestureRulesByHead,
-    argumentIndexes,
     steps,
     stepNumbers: stepNumbersOf(steps),
     guardsByPredicate: compileGuards(spec.guards, compilePattern, settings.parts),
     patternsByVariable: compiled.patternsByVariable,
     doneRulesByPredicate: compiled.doneRulesByPredicate,
-    doneRulesByObjective: compiled.doneRulesByObjective,
     parts: settings.parts,
     // A schema that marks settings is refused without the part: they would go unchecked.
     frame: declaresSettings(spec.schema)

@@ -113,20 +113,18 @@ const shortText = 32;
 function shortPlainAscii(text: string): string | undefined {
   const last = text.length - 1;
   let capitals = false;
-  let afterSpace = false;
   for (let index = 0; index <= last; index++) {
     const code = text.charCodeAt(index);
-    if (code === 0x20) {
-      if (index === 0 || index === last || afterSpace) return undefined;
-      afterSpace = true;
-      continue;
-    }
-    if (code < 0x21 || code > 0x7e) return undefined;
-    afterSpace = false;
+    // A space: not at either end, not after another (the one before is checked, so 0x20).
+    if (
+      code === 0x20
+        ? index === 0 || index === last || text.charCodeAt(index - 1) === 0x20
+        : code < 0x21 || code > 0x7e
+    )
+      return undefined;
     if (code >= 0x41 && code <= 0x5a) capitals = true;
   }
-  if (last < 0) return undefined;
-  return capitals ? text.toLowerCase() : text;
+  return last < 0 ? undefined : capitals ? text.toLowerCase() : text;
 }
 
 /**
