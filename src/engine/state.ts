@@ -48,67 +48,41 @@ export class StateStore implements StateView {
    * into a slow dictionary (or costs 8 bytes per declared predicate in every session).
    */
   readonly #predicates = new Map<number, Map<string, Instance>>();
-  /**
-   * The instance of each single-instance predicate (no key variables; its key is
-   * `singleKey`), by predicate index: one lookup where the maps above take two, and a
-   * rule's states are mostly such screens.
-   */
-  readonly #single = new Map<number, Instance>();
 
   someInstance(predicate: CompiledPredicate, visit: (instance: Instance) => boolean): boolean {
-    if (predicate.keyIndexes.length === 0) {
-      const only = this.#single.get(predicate.index);
-      return only !== undefined && visit(only);
-    }
     const instances = this.#predicates.get(predicate.index);
     if (!instances) return false;
+    if (predicate.keyIndexes.length === 0) {
+      const only = instances.get(singleKey);
+      return only !== undefined && visit(only);
+    }
     for (const instance of instances.values()) if (visit(instance)) return true;
     return false;
   }
 
   instance(predicate: CompiledPredicate, key: string): Instance | undefined {
-    return isSingle(predicate, key)
-      ? this.#single.get(predicate.index)
-      : this.#predicates.get(predicate.index)?.get(key);
+    return this.#predicates.get(predicate.index)?.get(key);
   }
 
   instanceCount(predicate: CompiledPredicate): number {
-    return (
-      (this.#single.has(predicate.index) ? 1 : 0) +
-      (this.#predicates.get(predicate.index)?.size ?? 0)
-    );
+    return this.#predicates.get(predicate.index)?.size ?? 0;
   }
 
   apply(update: StateUpdate): void {
-    const { predicate, key } = update;
-    if (isSingle(predicate, key)) {
-      if (update.operation === 'delete') this.#single.delete(predicate.index);
-      else
-        this.#single.set(
-          predicate.index,
-          applyAssignments(this.#single.get(predicate.index), update),
-        );
-      return;
-    }
-    let instances = this.#predicates.get(predicate.index);
+    let instances = this.#predicates.get(update.predicate.index);
     if (update.operation === 'delete') {
-      instances?.delete(key);
+      instances?.delete(update.key);
       return;
     }
     if (!instances) {
       instances = new Map();
-      this.#predicates.set(predicate.index, instances);
+      this.#predicates.set(update.predicate.index, instances);
     }
-    instances.set(key, applyAssignments(instances.get(key), update));
+    instances.set(update.key, applyAssignments(instances.get(update.key), update));
   }
 
   /** Puts an instance back as it was (undefined: absent); used to roll a commit back. */
   put(predicate: CompiledPredicate, key: string, instance: Instance | undefined): void {
-    if (isSingle(predicate, key)) {
-      if (instance === undefined) this.#single.delete(predicate.index);
-      else this.#single.set(predicate.index, instance);
-      return;
-    }
     let instances = this.#predicates.get(predicate.index);
     if (instance === undefined) {
       instances?.delete(key);
@@ -126,18 +100,11 @@ export class StateStore implements StateView {
     predicates: readonly CompiledPredicate[],
   ): Generator<[CompiledPredicate, string, Instance]> {
     for (const predicate of predicates) {
-      const only = this.#single.get(predicate.index);
-      if (only !== undefined) yield [predicate, singleKey, only];
       const instances = this.#predicates.get(predicate.index);
       if (!instances) continue;
       for (const [key, instance] of instances) yield [predicate, key, instance];
     }
   }
-}
-
-/** Whether the instance is a single-instance predicate's (StateStore keeps those apart). */
-function isSingle(predicate: CompiledPredicate, key: string): boolean {
-  return predicate.keyIndexes.length === 0 && key === singleKey;
 }
 
 export function applyAssignments(base: Instance | undefined, update: StateUpdate): Instance {
