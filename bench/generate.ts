@@ -9,6 +9,14 @@ import { createSchema, type PredicateDeclaration, type Schema } from '../src/lan
 export const groupSize = 10;
 export const rulesPerAction = 2;
 
+/** How many rules a bench's proposals touch, spread evenly over the spec. */
+export const workingSet = 10;
+
+/** The rules the proposals touch: `workingSet` of them, spread evenly over the spec. */
+export function workingRules(rules: number): number[] {
+  return Array.from({ length: workingSet }, (_, index) => Math.floor((index * rules) / workingSet));
+}
+
 function actionName(rule: number): string {
   return `Act${Math.floor(rule / rulesPerAction)}`;
 }

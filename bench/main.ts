@@ -9,6 +9,8 @@ import {
   preparingObservation,
   refusedProposal,
   rulesPerAction,
+  workingRules,
+  workingSet,
 } from './generate.js';
 import { guardBench } from './guard.js';
 import { languageV2Bench } from './language-v2.js';
@@ -39,15 +41,9 @@ import { v2RulesBench } from './v2-rules.js';
 const sizes = [10, 100, 1_000, 10_000];
 const proposalsPerKind = Number(process.env.BENCH_PROPOSALS ?? 100_000);
 const now = '2025-03-14T12:00';
-const workingSet = 10;
 const sessionLength = 1_000;
 /** Rounds per cell; the table shows the round with the lowest median (the least disturbed). */
 const rounds = 3;
-
-/** The rules the proposals touch: `workingSet` of them, spread evenly over the spec. */
-function workingRules(rules: number): number[] {
-  return Array.from({ length: workingSet }, (_, index) => Math.floor((index * rules) / workingSet));
-}
 
 /** A session that has observed the screens its proposals need (and only those, as an agent would). */
 function preparedSession(spec: Spec, rules: number): Session {

@@ -10,6 +10,8 @@ import {
   groupSize,
   preparingObservation,
   rulesPerAction,
+  workingRules,
+  workingSet,
 } from './generate.js';
 import { table } from './measure.js';
 import { refineActProgram } from './refineact-verifier.js';
@@ -26,12 +28,7 @@ import { refineActProgram } from './refineact-verifier.js';
  * (Debian: `apt install swi-prolog-nox`) or in `SWIPL`.
  */
 const now = '2025-03-14T12:00';
-const workingSet = 10;
 const rounds = 3;
-
-function workingRules(rules: number): number[] {
-  return Array.from({ length: workingSet }, (_, index) => Math.floor((index * rules) / workingSet));
-}
 
 /**
  * The timing of a program that defines `steps/1` (a list of `p(A, X, T)`) and `step/3`:
