@@ -6,9 +6,15 @@ import type { CompiledRule, CompiledSpec } from './compiled-spec.js';
 import type { EvaluationContext, ProposedAction } from './evaluation.js';
 import { guardReason, ruleConfirmReason } from './feedback.js';
 import type { NormalizedProposal } from './proposal.js';
-import { countPerformance, countPerValue, hasBudget, type RuleCounts } from './rule-budget.js';
+import {
+  countAchieved,
+  countPerformance,
+  countPerValue,
+  hasBudget,
+  type RuleCounts,
+} from './rule-budget.js';
 import { matchingGuard } from './session/decide-guards.js';
-import { decidingRules } from './session/decide-performed.js';
+import { actionRulesOf, decidingRules } from './session/decide-performed.js';
 import { type DecisionHost, headsOf, isVerdict, noRules } from './session/decision.js';
 import type { SessionSettings } from './session-settings.js';
 import type { StateView } from './state.js';
@@ -108,9 +114,9 @@ export class PolicyJudge {
       };
     }
     const action = own.action;
-    const governing = action ? this.#compiled.rulesByAction.get(action.predicate.name) : undefined;
+    const governing = action ? actionRulesOf(this.#compiled, action) : noRules;
     let deciding: readonly CompiledRule[] = noRules;
-    if (governing && governing.length > 0) {
+    if (governing.length > 0) {
       const context: EvaluationContext = {
         view,
         action,
@@ -170,9 +176,7 @@ export class PolicyJudge {
     for (const rule of rules) {
       if (rule.per && own) countPerValue(this.#perValue, this.#settings.parts, rule, own, change);
       countPerformance(this.#performances, rule, change);
-      const achieved = (this.#achieved.get(rule.head) ?? 0) + change;
-      if (achieved > 0) this.#achieved.set(rule.head, achieved);
-      else this.#achieved.delete(rule.head);
+      countAchieved(this.#achieved, rule.head, change);
     }
     if (commit !== undefined && rules.length > 0) {
       this.#undo.set(commit, { rules, action });

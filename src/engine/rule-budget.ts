@@ -43,6 +43,14 @@ export function hasBudget(
   );
 }
 
+/** Counts (1) or gives back (-1) one achievement of the head; answers its count before. */
+export function countAchieved(achieved: Map<string, number>, head: string, change: 1 | -1): number {
+  const before = achieved.get(head) ?? 0;
+  if (before + change > 0) achieved.set(head, before + change);
+  else achieved.delete(head);
+  return before;
+}
+
 /**
  * Counts (1) or gives back (-1) one performance of the rule. Only a rule whose
  * performances `hasBudget` reads — `@repeat(n)` — is counted: a plain rule is judged by its

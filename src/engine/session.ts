@@ -37,7 +37,13 @@ import {
   readProposal,
 } from './proposal.js';
 import { renderRoadmap, ruleDescriber } from './roadmap.js';
-import { countPerformance, countPerValue, hasBudget, type RuleCounts } from './rule-budget.js';
+import {
+  countAchieved,
+  countPerformance,
+  countPerValue,
+  hasBudget,
+  type RuleCounts,
+} from './rule-budget.js';
 import { decide, invalidProposal } from './session/decide.js';
 import { guardRejection, matchingGuard } from './session/decide-guards.js';
 import {
@@ -665,9 +671,7 @@ export class Session implements IntentSession {
         if (rule.per && record.action)
           countPerValue(this.#perValue, this.#settings.parts, rule, record.action, -1);
         countPerformance(this.#performances, rule, -1);
-        const achieved = (this.#achieved.get(rule.head) ?? 1) - 1;
-        if (achieved > 0) this.#achieved.set(rule.head, achieved);
-        else this.#achieved.delete(rule.head);
+        countAchieved(this.#achieved, rule.head, -1);
       }
       for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
     } catch (error) {
@@ -706,8 +710,7 @@ export class Session implements IntentSession {
       if (rule.per && plan.action)
         countPerValue(this.#perValue, this.#settings.parts, rule, plan.action, 1);
       countPerformance(this.#performances, rule, 1);
-      const before = this.#achieved.get(rule.head) ?? 0;
-      this.#achieved.set(rule.head, before + 1);
+      const before = countAchieved(this.#achieved, rule.head, 1);
       for (const done of rule.countedBy) {
         if (!countTurns(done, rule.head, before, before + 1)) continue;
         turned ??= [];

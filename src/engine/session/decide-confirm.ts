@@ -3,6 +3,7 @@ import { type EvaluationContext, ruleFires } from '../evaluation.js';
 import { guardReason, ruleConfirmReason } from '../feedback.js';
 import type { NormalizedProposal } from '../proposal.js';
 import type { Reason, Verdict } from '../verdict.js';
+import { actionRulesOf } from './decide-performed.js';
 import {
   allowFeedback,
   type CommitPlan,
@@ -82,7 +83,7 @@ function narrowedAwayConfirms(
 ): readonly CompiledRule[] {
   const { action, objective } = proposal;
   if (!action || objective === undefined) return noRules;
-  const own = host.compiled.rulesByAction.get(action.predicate.name) ?? noRules;
+  const own = actionRulesOf(host.compiled, action);
   return own.filter(
     (rule) =>
       rule.source.confirm !== undefined &&

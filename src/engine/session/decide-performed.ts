@@ -54,9 +54,12 @@ export function performedRules(
 
 /**
  * The rules whose action pattern names the action: kept on its compiled predicate, found
- * by name only for a predicate of another compilation (which a session never reads).
+ * by name only for a predicate of another compilation (a policy reads its own, translated).
  */
-function actionRulesOf(compiled: CompiledSpec, action: ProposedAction): readonly CompiledRule[] {
+export function actionRulesOf(
+  compiled: CompiledSpec,
+  action: ProposedAction,
+): readonly CompiledRule[] {
   const { predicate } = action;
   return compiled.predicateList[predicate.index] === predicate
     ? predicate.actionRules
