@@ -62,7 +62,8 @@ function instanceSatisfies(
   clock: SessionClock,
   unobservedMatches = false,
 ): boolean {
-  for (const constraint of constraints) {
+  for (let index = 0; index < constraints.length; index++) {
+    const constraint = constraints[index]!;
     const value = instance[constraint.variable] ?? constraint.absent;
     if (value === undefined) {
       // Unobserved: false, except a guard's negative constraint on an action (§5.1).
@@ -150,12 +151,15 @@ export function actionMatches(
 
 /** Whether every atom of the rule's body holds. */
 export function ruleFires(rule: CompiledRule, context: EvaluationContext): boolean {
-  for (const condition of rule.objectives) {
+  const { objectives, negations, states } = rule;
+  for (let index = 0; index < objectives.length; index++) {
+    const condition = objectives[index]!;
     if (!compareCount(context.achieved.get(condition.name) ?? 0, condition)) return false;
   }
   // `not P(...)` (v2): no instance satisfies the pattern; it never binds anything. One
   // that uses bindings is judged inside the join, for each assignment.
-  for (const pattern of rule.negations) {
+  for (let index = 0; index < negations.length; index++) {
+    const pattern = negations[index]!;
     if (rule.join?.negations.includes(pattern)) continue;
     if (negationMatches(pattern, context.view, context.clock)) return false;
   }
@@ -170,8 +174,8 @@ export function ruleFires(rule: CompiledRule, context: EvaluationContext): boole
     return requirePart(rule.join.parts, 'paths').joinHolds(rule.join, context, false);
   }
   if (rule.action && !actionMatches(rule.action, context.action, context.clock)) return false;
-  for (const pattern of rule.states) {
-    if (!patternHolds(pattern, context.view, context.clock)) return false;
+  for (let index = 0; index < states.length; index++) {
+    if (!patternHolds(states[index]!, context.view, context.clock)) return false;
   }
   return true;
 }

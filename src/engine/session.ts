@@ -711,10 +711,11 @@ export class Session implements IntentSession {
         countPerValue(this.#perValue, this.#settings.parts, rule, plan.action, 1);
       countPerformance(this.#performances, rule, 1);
       const before = countAchieved(this.#achieved, rule.head, 1);
-      for (const done of rule.countedBy) {
-        if (!countTurns(done, rule.head, before, before + 1)) continue;
+      const { countedBy } = rule;
+      for (let done = 0; done < countedBy.length; done++) {
+        if (!countTurns(countedBy[done]!, rule.head, before, before + 1)) continue;
         turned ??= [];
-        turned.push(done);
+        turned.push(countedBy[done]!);
       }
     }
     if (plan.policyRules !== undefined && plan.policyRules.length > 0)
