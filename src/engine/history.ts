@@ -21,7 +21,9 @@ export const ProposeEntry = plainConstructor<
  * kind (with a spec, without one, by majority) bounds its history this way.
  */
 export function appendBounded<T = HistoryEntry>(history: T[], entry: T, limit: number): void {
-  history.push(entry);
+  // A store at the end, not `push`: V8 compiled this call of `push` to a builtin call
+  // (about 110 instructions an allowed step) where the store is inline.
+  history[history.length] = entry;
   if (history.length >= limit + Math.min(1024, limit + 1))
     history.splice(0, history.length - limit);
 }

@@ -91,7 +91,10 @@ export const allowFeedback = 'Allowed.';
 
 /** The distinct heads of a shared rules array, and the `achieved` records shared for them. */
 export interface PerformedHeads {
+  /** Frozen: verdicts of every session share it as their `performs`. */
   readonly heads: readonly string[];
+  /** The same heads, not frozen, for the engine's own reading (a frozen array's are slower). */
+  readonly read: readonly string[];
   /** Frozen `achieved` records by their counts (`countsKey`), each made when first needed. */
   readonly byCounts: Map<number, Readonly<Record<string, number>>>;
 }
@@ -103,8 +106,8 @@ export function performedHeads(rules: readonly CompiledRule[]): PerformedHeads {
   let entry = headsCache.get(rules);
   if (!entry) {
     // Frozen: verdicts of every session share it, so no caller may change it (D12).
-    const heads = Object.freeze([...new Set(rules.map((rule) => rule.head))]);
-    entry = { heads, byCounts: new Map() };
+    const read = [...new Set(rules.map((rule) => rule.head))];
+    entry = { heads: Object.freeze(read.slice()), read, byCounts: new Map() };
     headsCache.set(rules, entry);
   }
   return entry;
@@ -133,7 +136,6 @@ function countsKey(
 ): number | undefined {
   if (heads.length > sharedHeads) return undefined;
   let key = 0;
-  // Indexed: `heads` is frozen, and `for…of` over a frozen array allocates in V8.
   for (let index = 0; index < heads.length; index++) {
     const count = counts.get(heads[index]!) ?? 0;
     if (count >= sharedCount) return undefined;
@@ -153,12 +155,12 @@ export function achievedCounts(
   counts: ReadonlyMap<string, number>,
 ): Readonly<Record<string, number>> {
   if (entry === undefined) return nothingAchieved;
-  const { heads, byCounts } = entry;
-  const key = countsKey(heads, counts);
-  if (key === undefined) return countsRecord(heads, counts);
+  const { read, byCounts } = entry;
+  const key = countsKey(read, counts);
+  if (key === undefined) return countsRecord(read, counts);
   let shared = byCounts.get(key);
   if (shared === undefined) {
-    shared = countsRecord(heads, counts);
+    shared = countsRecord(read, counts);
     if (byCounts.size < sharedRecords) byCounts.set(key, shared);
   }
   return shared;
