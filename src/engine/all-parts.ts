@@ -1,7 +1,13 @@
 import { confusablePrototypes } from '../language/unicode/confusables.js';
 import { confusablesFrom } from '../language/unicode/skeleton.js';
 import type { EngineParts } from './engine-parts.js';
-import { evaluators, frameConditions, lexicalSimilarity, refuseAnswer } from './on-demand-part.js';
+import {
+  evaluators,
+  frameConditions,
+  givenUpdates,
+  lexicalSimilarity,
+  refuseAnswer,
+} from './on-demand-part.js';
 import { policyComposition } from './policy-composition.js';
 
 /**
@@ -16,6 +22,7 @@ export const allEngineParts: EngineParts = {
   confusables: /* @__PURE__ */ confusablesFrom(confusablePrototypes),
   policy: policyComposition,
   frame: frameConditions,
+  givens: givenUpdates,
 };
 
 /**

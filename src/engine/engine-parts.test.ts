@@ -65,6 +65,31 @@ describe('engine parts are passed in options, never registered', () => {
     expect(session.propose(send('Маllory')).decision).toBe('reject');
   });
 
+  it("reads the intent's given facts only with their part, and refuses a session without it", async () => {
+    const withFacts = schemaOf(
+      { ...state('Purpose', { reason: 'text' }), source: 'user' },
+      action('SendEmail', { to: 'text', note: 'text' }),
+    );
+    const spec = specOf(
+      'given Purpose(reason = "health")\nPurpose(reason = "health") & SendEmail(to = "Ann") -> Sent\nSent -> Done',
+      withFacts,
+    );
+    // Fail closed: never a session that starts without what the user said.
+    expect(() => new Session(spec, { now: fixedNow, parts: {} })).toThrow(
+      /given facts, and their reading is not given \(parts\.givens\)/,
+    );
+    const loaded = await loadEngineParts(['givens']);
+    expect(Object.keys(loaded)).toEqual(['givens']);
+    const session = new Session(spec, { now: fixedNow, parts: loaded });
+    expect(session.propose(send('Ann')).decision).toBe('allow');
+    expect(
+      new Session(specOf('SendEmail(to = "Ann") -> Sent\nSent -> Done', withFacts), {
+        now: fixedNow,
+        parts: {},
+      }).propose(send('Ann')).decision,
+    ).toBe('allow');
+  });
+
   it('refuses parts that are not an object', () => {
     expect(() => new Session(similar, { now: fixedNow, parts: 'all' as never })).toThrow(
       /options\.parts/,

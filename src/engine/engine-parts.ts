@@ -2,12 +2,16 @@ import type { Confusables } from '../language/unicode/skeleton.js';
 import { IntentguardError } from '../support/errors.js';
 import type { refuseAnswer } from './answer-refusal.js';
 import type { frameConditions } from './frame-conditions.js';
+import type { givenUpdates } from './given-facts.js';
 import type { PathEvaluators } from './path-evaluators.js';
 import type { PolicyComposition } from './policy-composition.js';
 import type { SimilarityFunction } from './similarity.js';
 
 /** The frame conditions of a spec whose schema marks settings (frame-conditions.ts). */
 export type FrameConditions = typeof frameConditions;
+
+/** The intent's `given` facts as the updates of the state a session starts with (given-facts.ts). */
+export type GivenFacts = typeof givenUpdates;
 
 /** The fabricated-action check of a final answer (answer-refusal.ts, fabricated-action.ts). */
 export type AnswerCheck = typeof refuseAnswer;
@@ -53,6 +57,11 @@ export interface EngineParts {
    * spec whose schema marks a setting is refused when it is compiled.
    */
   readonly frame?: FrameConditions;
+  /**
+   * The reading of the intent's `given` facts (given-facts.ts, LANGUAGE.md §8); without it, a
+   * session whose intent states facts is refused when it is created.
+   */
+  readonly givens?: GivenFacts;
 }
 
 /** What each part is for, in the error that refuses a spec needing it. */
@@ -69,6 +78,7 @@ const missing: { readonly [Name in keyof EngineParts]-?: string } = {
     'Composing a policy with the intent needs the composition part, which is not given (parts.policy).',
   frame:
     'The schema marks settings, and the check of their frame conditions is not given (parts.frame).',
+  givens: 'The intent states given facts, and their reading is not given (parts.givens).',
 };
 
 /** The error that refuses what needs the part `name` where it is not given. */

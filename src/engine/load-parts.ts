@@ -7,8 +7,8 @@ export type EnginePartName = keyof EngineParts;
 /**
  * Loads the named parts, for a page's guard: the evaluators of paths, the lexical
  * similarity, the answer check and the reader of the confusables table come in one module
- * (on-demand-part.ts) with the composition of a policy with the intent and the frame
- * conditions of settings (a module of its
+ * (on-demand-part.ts) with the composition of a policy with the intent, the frame
+ * conditions of settings and the reading of the intent's `given` facts (a module of its
  * own would split what the page loads up front into more files), the table in another
  * (about 24 KB gzipped). A page downloads them only when its spec, or its policy, needs them.
  */
@@ -19,7 +19,8 @@ export async function loadEngineParts(names: Iterable<EnginePartName>): Promise<
     wanted.has('lexicalSimilarity') ||
     wanted.has('answerCheck') ||
     wanted.has('policy') ||
-    wanted.has('frame')
+    wanted.has('frame') ||
+    wanted.has('givens')
       ? import('./on-demand-part.js')
       : undefined,
     wanted.has('confusables') ? loadConfusables() : undefined,
@@ -33,6 +34,7 @@ export async function loadEngineParts(names: Iterable<EnginePartName>): Promise<
     ...(confusables ? { confusables } : {}),
     ...(engine && wanted.has('policy') ? { policy: engine.policyComposition } : {}),
     ...(engine && wanted.has('frame') ? { frame: engine.frameConditions } : {}),
+    ...(engine && wanted.has('givens') ? { givens: engine.givenUpdates } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { refuseAnswer } from './answer-refusal.js';
 import { boundText, describeBound, pathText, someElementText } from './binding-feedback.js';
 import { comparisonsText } from './describe-comparisons.js';
 import { frameConditions } from './frame-conditions.js';
+import { givenUpdates } from './given-facts.js';
 import { compileBinding, joinHolds, scopeWitnesses } from './join.js';
 import { joinPlan } from './join-plan.js';
 import { lexicalSimilarity } from './lexical-similarity.js';
@@ -22,7 +23,8 @@ import { compileScopes, scopePlanPatterns } from './universal.js';
  * similarity of `~`, the reader of the confusables table (skeleton.ts; the table
  * itself is a module of its own), and the composition of a policy with the intent
  * (policy-composition.ts, LANGUAGE.md §8), and the frame conditions of settings
- * (frame-conditions.ts, LANGUAGE.md §9). Node entry points take them from here at once (all-parts.ts).
+ * (frame-conditions.ts, LANGUAGE.md §9), and the reading of the intent's `given` facts
+ * (given-facts.ts, LANGUAGE.md §8). Node entry points take them from here at once (all-parts.ts).
  * One module rather than one each: every part on its own would share a different set of
  * the engine's modules with the page, and the bundler would split what the page loads
  * up front into that many more files, each compressed on its own.
@@ -48,4 +50,11 @@ export const evaluators: PathEvaluators = {
   compiledChecks: compiledPathChecks,
 };
 
-export { confusablesFrom, frameConditions, lexicalSimilarity, policyComposition, refuseAnswer };
+export {
+  confusablesFrom,
+  frameConditions,
+  givenUpdates,
+  lexicalSimilarity,
+  policyComposition,
+  refuseAnswer,
+};

@@ -20,7 +20,6 @@ import {
 import type { CommittedCall } from './fabricated-action.js';
 import { internalErrorVerdict } from './fail-closed.js';
 import { repeatedViolationReason } from './feedback.js';
-import { givenUpdates } from './given-facts.js';
 import { appendBounded, ProposeEntry } from './history.js';
 import type { IntentSession } from './intent-session.js';
 import { NoSpecSession } from './no-spec-session.js';
@@ -222,8 +221,15 @@ export class Session implements IntentSession {
       );
     }
     // What the user said holds from the start (LANGUAGE.md §8).
-    const givens = givenUpdates(this.#compiled, this.#clock, settings.limits);
-    if (givens.length > 0) this.#apply({ updates: givens, rules: [], finish: false });
+    // Read by an engine part: few intents state facts, and every page would carry the reader.
+    if (this.#compiled.spec.givens !== undefined && this.#compiled.spec.givens.length > 0) {
+      const givens = requirePart(settings.parts, 'givens')(
+        this.#compiled,
+        this.#clock,
+        settings.limits,
+      );
+      this.#apply({ updates: givens, rules: [], finish: false });
+    }
     for (const rule of this.#compiled.doneRules) this.#refreshDone(rule);
   }
 

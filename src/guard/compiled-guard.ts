@@ -195,6 +195,9 @@ export async function partsFor(
   if (options.policy !== undefined) needs.push('policy');
   // Settings' frame conditions (LANGUAGE.md §9): a page whose schema marks none loads nothing more.
   if (declaresSettings(spec.schema) && loaded.frame === undefined) needs.push('frame');
+  // The intent's `given` facts (LANGUAGE.md §8): only a composed document has them.
+  if (spec.givens !== undefined && spec.givens.length > 0 && loaded.givens === undefined)
+    needs.push('givens');
   const [engine, toolResults] = await Promise.all([
     loadEngineParts(needs),
     declaresToolResults(spec.schema) ? loadToolResultReader() : undefined,

@@ -1,3 +1,4 @@
+import { noRules } from '../compile-rules.js';
 import type { CompiledRule } from '../compiled-spec.js';
 import type { EvaluationContext } from '../evaluation.js';
 import { invalidProposalReasons } from '../feedback.js';
@@ -44,7 +45,7 @@ export function decide(
     return invalidProposal(host, [{ code: 'objective-not-performed', message: performed }]);
   const context: EvaluationContext = { view, action, achieved: host.achieved, clock: host.clock };
   // 4. the rule-level (hard) check
-  let deciding: readonly CompiledRule[] = [];
+  let deciding: readonly CompiledRule[] = noRules;
   if (performed.length > 0) {
     const decided = decidingRules(host, proposal, recheck, performed, context);
     if (isVerdict(decided)) return decided;
