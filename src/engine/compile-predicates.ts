@@ -77,6 +77,8 @@ export function compilePredicates(spec: Spec, parts: EngineParts): PredicateTabl
       }),
       actionRules: noRules,
       argumentIndex: undefined,
+      layout: undefined,
+      actionHeads: undefined,
     };
     predicateList.push(compiled);
     if (declaration === answerPredicate) {

@@ -17,6 +17,8 @@ import type { CompileSettings, ConstraintTest } from './constraint-test.js';
 import { type EngineParts, requirePart } from './engine-parts.js';
 import type { FrameCheck } from './frame-conditions.js';
 import type { CompiledBinding, JoinPlan } from './join.js';
+import type { ArgumentLayout } from './proposal.js';
+import type { PerformedHeads } from './session/decision.js';
 import type { Value } from './values.js';
 
 /**
@@ -40,6 +42,15 @@ export interface CompiledPredicate {
    */
   readonly actionRules: readonly CompiledRule[];
   readonly argumentIndex: ArgumentIndex | undefined;
+  /**
+   * Made on first use and kept here, read by every proposal that names the predicate (a
+   * field read where a WeakMap would cost a hash lookup on the allowed path): the
+   * proposal reader's layout of its arguments (proposal.ts), and the heads of
+   * `actionRules` with their shared `achieved` records (session/decision.ts). Derived
+   * from the predicate and its rules alone, so equal whichever session makes them.
+   */
+  layout: ArgumentLayout | undefined;
+  actionHeads: PerformedHeads | undefined;
 }
 
 export interface CompiledConstraint {

@@ -149,7 +149,7 @@ interface FieldNode {
   readonly children: Map<string, FieldNode>;
 }
 
-interface ArgumentLayout {
+export interface ArgumentLayout {
   readonly paths: readonly (readonly string[])[];
   readonly roots: ReadonlySet<string>;
   readonly tree: ReadonlyMap<string, FieldNode>;
@@ -166,11 +166,9 @@ interface ArgumentLayout {
   readonly empty: Instance;
 }
 
-const layouts = new WeakMap<CompiledPredicate, ArgumentLayout>();
-
 /** Where each variable's value sits in an arguments object (nested objects flatten to `a_b`). */
 function layoutOf(predicate: CompiledPredicate): ArgumentLayout {
-  let layout = layouts.get(predicate);
+  let layout = predicate.layout;
   if (!layout) {
     const paths = predicate.variables.map((variable) => variable.sourcePath ?? [variable.name]);
     const tree = new Map<string, FieldNode>();
@@ -198,7 +196,7 @@ function layoutOf(predicate: CompiledPredicate): ArgumentLayout {
     const topLevel =
       paths.every((path) => path.length === 1) && fields.size === paths.length ? fields : undefined;
     layout = { paths, roots, tree, aliases, aliased, topLevel, empty: emptyInstance(paths.length) };
-    layouts.set(predicate, layout);
+    predicate.layout = layout;
   }
   return layout;
 }

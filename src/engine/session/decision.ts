@@ -103,14 +103,24 @@ const headsCache = new WeakMap<readonly CompiledRule[], PerformedHeads>();
 
 /** The heads of performed rules, looked up once for a verdict's `performs` and `achieved`. */
 export function performedHeads(rules: readonly CompiledRule[]): PerformedHeads {
+  // An action's own rules (the common case): kept on its predicate, no lookup.
+  const owner = rules[0]?.action?.predicate;
+  if (owner !== undefined && owner.actionRules === rules) {
+    owner.actionHeads ??= headsEntry(rules);
+    return owner.actionHeads;
+  }
   let entry = headsCache.get(rules);
   if (!entry) {
-    // Frozen: verdicts of every session share it, so no caller may change it (D12).
-    const read = [...new Set(rules.map((rule) => rule.head))];
-    entry = { heads: Object.freeze(read.slice()), read, byCounts: new Map() };
+    entry = headsEntry(rules);
     headsCache.set(rules, entry);
   }
   return entry;
+}
+
+function headsEntry(rules: readonly CompiledRule[]): PerformedHeads {
+  // Frozen: verdicts of every session share it, so no caller may change it (D12).
+  const read = [...new Set(rules.map((rule) => rule.head))];
+  return { heads: Object.freeze(read.slice()), read, byCounts: new Map() };
 }
 
 /** The distinct heads of rules, cached for the shared arrays of the compiled spec's indexes. */
