@@ -4,8 +4,7 @@ import {
   performanceLimit,
   perValueLimit,
 } from '../language/index.js';
-import type { PatternCompiler } from './compile-pattern.js';
-import { orNone } from './compile-pattern.js';
+import { orNone, type PatternCompiler } from './compile-pattern.js';
 import type {
   CompiledGuard,
   CompiledPattern,

@@ -1098,8 +1098,10 @@ function readProposalFields(
   };
 }
 
-/** An optional text field of a proposal (`answer`, `ask`), bounded like every value. */
-/** `value`, read as the field by name by its caller: a keyed read misses through the prototypes. */
+/**
+ * An optional text field of a proposal (`answer`, `ask`), bounded like every value. Given
+ * its value, read by name by the caller: a keyed read of a missing field walks the prototypes.
+ */
 function readText(
   value: unknown,
   field: 'answer' | 'ask',

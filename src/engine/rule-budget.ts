@@ -34,8 +34,8 @@ export function hasBudget(
       (key) => (served?.get(key) ?? 0) < limit,
     );
   }
-  // `@repeat` without a bound never runs out: nothing to look up.
-  if (rule.limit === Number.POSITIVE_INFINITY && rule.source.repeat !== undefined) return true;
+  // Only `@repeat` without a bound has no limit (performanceLimit): nothing to look up.
+  if (rule.limit === Number.POSITIVE_INFINITY) return true;
   if ((counts.achieved.get(rule.head) ?? 0) === 0) return true;
   // @repeat(n) counts this rule's own performances (LANGUAGE.md §5.2) — of all its
   // alternatives (E5) — so even @repeat(1) lets the rule perform a head another rule

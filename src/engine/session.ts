@@ -1,5 +1,5 @@
 import { argumentError, specProblem } from '../language/arguments.js';
-import type { Schema, Spec } from '../language/index.js';
+import { type Schema, type Spec, statesGivens } from '../language/index.js';
 import { errorMessage } from '../support/error-message.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { createClock, type SessionClock } from './clock.js';
@@ -222,7 +222,7 @@ export class Session implements IntentSession {
     }
     // What the user said holds from the start (LANGUAGE.md §8).
     // Read by an engine part: few intents state facts, and every page would carry the reader.
-    if (this.#compiled.spec.givens !== undefined && this.#compiled.spec.givens.length > 0) {
+    if (statesGivens(this.#compiled.spec)) {
       const givens = requirePart(settings.parts, 'givens')(
         this.#compiled,
         this.#clock,

@@ -5,6 +5,7 @@ import {
   ruleStatePatterns,
   type Spec,
   scopePatterns,
+  statesGivens,
 } from '../language/checker/spec.js';
 import type { RegexCompiler } from '../language/compiled-spec-format.js';
 import { type ReadCompiledSpecOptions, readCompiledSpec } from '../language/read-compiled-spec.js';
@@ -196,8 +197,7 @@ export async function partsFor(
   // Settings' frame conditions (LANGUAGE.md §9): a page whose schema marks none loads nothing more.
   if (declaresSettings(spec.schema) && loaded.frame === undefined) needs.push('frame');
   // The intent's `given` facts (LANGUAGE.md §8): only a composed document has them.
-  if (spec.givens !== undefined && spec.givens.length > 0 && loaded.givens === undefined)
-    needs.push('givens');
+  if (statesGivens(spec) && loaded.givens === undefined) needs.push('givens');
   const [engine, toolResults] = await Promise.all([
     loadEngineParts(needs),
     declaresToolResults(spec.schema) ? loadToolResultReader() : undefined,

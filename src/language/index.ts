@@ -74,6 +74,7 @@ export {
   resolvePredicate,
   ruleStatePatterns,
   scopePatterns,
+  statesGivens,
 } from './checker/spec.js';
 export {
   compareNumbers,

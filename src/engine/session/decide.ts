@@ -1,4 +1,3 @@
-import { noRules } from '../compile-rules.js';
 import type { CompiledRule } from '../compiled-spec.js';
 import type { EvaluationContext } from '../evaluation.js';
 import { invalidProposalReasons } from '../feedback.js';
@@ -18,6 +17,7 @@ import {
   isVerdict,
   joinFeedback,
   noReasons,
+  noRules,
   type Recheck,
 } from './decision.js';
 

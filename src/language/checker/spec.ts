@@ -294,6 +294,11 @@ export interface CheckedGuard {
 }
 
 /** How often a rule's head may be achieved by this rule: 1 without @repeat. */
+/** Whether the intent states `given` facts (LANGUAGE.md §8): what needs their reading part. */
+export function statesGivens(spec: Spec): boolean {
+  return spec.givens !== undefined && spec.givens.length > 0;
+}
+
 export function performanceLimit(rule: CheckedRule): number {
   if (!rule.repeat) return 1;
   // Per value, the budget is unbounded over all values (each value has `limit`).
